@@ -1,0 +1,35 @@
+//! The shared byte layer of levelgeom.
+//!
+//! Both engines store little-endian data in nested chunks. This crate knows nothing about
+//! either game; it gives every format reader the same three tools:
+//!
+//! * [`Reader`]: a cursor over a byte slice that always knows its **absolute file offset** and
+//!   the **chunk path** it is in (`MAP/tiles[17]`), checks every read and every count against
+//!   the bytes that remain (so a corrupt count can never make us allocate more than the file
+//!   could back), and produces [`ReadError`]s that say where things went wrong;
+//! * [`Writer`]: an append-only byte buffer with back-patching for size fields;
+//! * [`write_atomic`]: output files are written to a temporary file beside the target and
+//!   renamed into place, so a crash never leaves half a file and an input is never clobbered.
+//!
+//! # Example
+//! ```
+//! use levelgeom_binary::Reader;
+//! let bytes = [3u8, 0, 0, 0, 0xAA, 0xBB];
+//! let mut r = Reader::new(&bytes);
+//! r.push("HEAD", None);
+//! let n = r.u32().unwrap();
+//! let err = r.count(n, 1).unwrap_err(); // 3 bytes wanted, 2 remain
+//! assert_eq!(err.to_string(), "at 0x00000004 in HEAD: count 3 × 1 bytes exceeds the 2 bytes that remain");
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod error;
+mod fs;
+mod reader;
+mod writer;
+
+pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
+pub use fs::{read_file, write_atomic};
+pub use reader::Reader;
+pub use writer::Writer;

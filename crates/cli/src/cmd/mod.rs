@@ -1,0 +1,31 @@
+//! One module per subcommand. Each `run` writes data to `out` and returns the exit code.
+
+use std::io::Write;
+
+pub mod check;
+pub mod export;
+pub mod info;
+pub mod rebuild;
+
+/// The subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// Show the chunks of a level file and a summary of what they hold.
+    Info(info::Args),
+    /// Parse a level file into its typed model and write it back (byte for byte when unchanged).
+    Rebuild(rebuild::Args),
+    /// Check a level file against the format's consistency rules.
+    Check(check::Args),
+    /// Export a level to glTF (GLB), OBJ/MTL and PNG.
+    Export(export::Args),
+}
+
+/// Run a subcommand; returns the process exit code (0 ok, 1 problems found).
+pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
+    match cmd {
+        Command::Info(a) => info::run(a, out),
+        Command::Rebuild(a) => rebuild::run(a, out),
+        Command::Check(a) => check::run(a, out),
+        Command::Export(a) => export::run(a, out),
+    }
+}

@@ -1,0 +1,295 @@
+//! The engine-neutral scene model that every exporter reads and every importer writes.
+//!
+//! Engines convert their file models into a [`Scene`] (`to_scene`), exporters (glTF, OBJ, PNG,
+//! the preview renderer) only ever see a `Scene`. It is plain data with public fields and no I/O.
+//!
+//! # Conventions
+//! * **Space**: glTF's — right-handed, +Y up, metres or game units as the engine has them.
+//!   Engines do any mirroring (and the matching winding flip) in their `to_scene`.
+//! * **Winding**: counter-clockwise triangles are front faces.
+//! * **UV**: origin at the top-left of the image (glTF/D3D convention). The OBJ writer flips V.
+//! * **Colours**: linear floats 0..1 as the engine means them (no sRGB conversion is applied).
+//! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+/// A whole exported level: a node tree over shared meshes, materials and textures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    /// Scene name (usually the input file's stem).
+    pub name: String,
+    /// All meshes; nodes refer to them by index, several nodes may share one (instancing).
+    pub meshes: Vec<Mesh>,
+    /// All materials; primitives refer to them by index.
+    pub materials: Vec<Material>,
+    /// All textures; materials refer to them by index.
+    pub textures: Vec<Texture>,
+    /// All nodes; `roots` and [`Node::children`] refer to them by index.
+    pub nodes: Vec<Node>,
+    /// Top-level nodes in display order.
+    pub roots: Vec<usize>,
+    /// Things the conversion noticed but could not represent (shown to the user as warnings).
+    pub warnings: Vec<String>,
+}
+
+/// A named set of primitives drawn together.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    /// Mesh name, unique within the scene.
+    pub name: String,
+    /// Primitives, one per material.
+    pub primitives: Vec<Primitive>,
+}
+
+/// A triangle list with one material and per-vertex attributes (structure of arrays).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Primitive {
+    /// Index into [`Scene::materials`]; `None` means the exporter's default material.
+    pub material: Option<usize>,
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit vertex normals, or empty.
+    pub normals: Vec<[f32; 3]>,
+    /// Tangents `xyz` plus handedness `w` = ±1 (glTF convention), or empty.
+    pub tangents: Vec<[f32; 4]>,
+    /// Texture coordinate sets: `uvs[0]` = base (TEXCOORD_0), `uvs[1]` = lightmap (TEXCOORD_1), …
+    pub uvs: Vec<Vec<[f32; 2]>>,
+    /// Vertex colour sets RGBA 0..1: `colors[0]` = COLOR_0, `colors[1]` = COLOR_1, …
+    pub colors: Vec<Vec<[f32; 4]>>,
+    /// Extra named scalar attributes (e.g. X-Ray `_HEMI`, `_SUN`); glTF custom attributes.
+    pub scalars: Vec<(String, Vec<f32>)>,
+    /// Triangle list, three indices per triangle into the vertex arrays.
+    pub indices: Vec<u32>,
+}
+
+impl Primitive {
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Axis-aligned bounds of the positions, or `None` when empty.
+    pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
+        let first = *self.positions.first()?;
+        let mut lo = first;
+        let mut hi = first;
+        for p in &self.positions {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        Some((lo, hi))
+    }
+}
+
+/// How a material's alpha is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha ignored.
+    #[default]
+    Opaque,
+    /// Texels below the cutoff are discarded (1-bit transparency).
+    Mask(f32),
+    /// Alpha blended.
+    Blend,
+}
+
+/// A surface description, kept to what glTF and MTL can both say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// Material name, unique within the scene.
+    pub name: String,
+    /// Base colour factor RGBA (multiplies the texture and vertex colours).
+    pub base_color: [f32; 4],
+    /// Index into [`Scene::textures`] for the base colour, if any.
+    pub texture: Option<usize>,
+    /// Draw both sides (no back-face culling).
+    pub double_sided: bool,
+    /// Alpha handling.
+    pub alpha: AlphaMode,
+    /// The engine does no lighting for it (baked colours): glTF `KHR_materials_unlit`.
+    pub unlit: bool,
+    /// Engine-specific facts worth keeping as glTF `extras` (e.g. `("blend_mode", "2")`).
+    pub extras: Vec<(String, String)>,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            name: String::new(),
+            base_color: [1.0; 4],
+            texture: None,
+            double_sided: false,
+            alpha: AlphaMode::Opaque,
+            unlit: false,
+            extras: Vec::new(),
+        }
+    }
+}
+
+/// An image a material samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texture {
+    /// Name, also the file stem used by exporters (`page_03` → `page_03.png`).
+    pub name: String,
+    /// The pixels or where to find them.
+    pub source: TextureSource,
+}
+
+/// Where a texture's pixels come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TextureSource {
+    /// Decoded pixels, row-major from the top-left, 4 bytes RGBA8 per pixel.
+    Rgba8 {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// `width * height * 4` bytes.
+        pixels: Vec<u8>,
+    },
+    /// A file the exporter references but does not embed (a game texture by name, or a path).
+    External {
+        /// Relative path or URI as it should appear in the output (forward slashes).
+        uri: String,
+    },
+}
+
+impl Texture {
+    /// True when any pixel has alpha below 255 (only for decoded pixels).
+    pub fn has_transparency(&self) -> bool {
+        match &self.source {
+            TextureSource::Rgba8 { pixels, .. } => pixels.chunks_exact(4).any(|p| p[3] < 255),
+            TextureSource::External { .. } => false,
+        }
+    }
+}
+
+/// A node of the scene tree: an optional mesh placed by a transform, and children.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Node name (e.g. `tile_0012_m034`).
+    pub name: String,
+    /// Index into [`Scene::meshes`].
+    pub mesh: Option<usize>,
+    /// Column-major 4×4 local transform (glTF `matrix` order).
+    pub matrix: [f32; 16],
+    /// Child node indices.
+    pub children: Vec<usize>,
+    /// Hidden by default (e.g. collision geometry); written as glTF `extras.hidden`.
+    pub hidden: bool,
+    /// Engine-specific facts kept as glTF `extras` (e.g. `("swap_state", "alternative")`).
+    pub extras: Vec<(String, String)>,
+}
+
+/// The identity matrix, column-major.
+pub const IDENTITY: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+impl Default for Node {
+    fn default() -> Self {
+        Node {
+            name: String::new(),
+            mesh: None,
+            matrix: IDENTITY,
+            children: Vec::new(),
+            hidden: false,
+            extras: Vec::new(),
+        }
+    }
+}
+
+impl Scene {
+    /// Add a node, returning its index (it is not made a root or a child).
+    pub fn add_node(&mut self, node: Node) -> usize {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// Add a mesh, returning its index.
+    pub fn add_mesh(&mut self, mesh: Mesh) -> usize {
+        self.meshes.push(mesh);
+        self.meshes.len() - 1
+    }
+
+    /// World matrix of every node (column-major), by walking from the roots.
+    pub fn world_matrices(&self) -> Vec<[f32; 16]> {
+        let mut out = vec![IDENTITY; self.nodes.len()];
+        let mut stack: Vec<(usize, [f32; 16])> =
+            self.roots.iter().map(|&r| (r, IDENTITY)).collect();
+        let mut seen = vec![false; self.nodes.len()];
+        while let Some((n, parent)) = stack.pop() {
+            if n >= self.nodes.len() || seen[n] {
+                continue;
+            }
+            seen[n] = true;
+            let m = mul(&parent, &self.nodes[n].matrix);
+            out[n] = m;
+            for &c in &self.nodes[n].children {
+                stack.push((c, m));
+            }
+        }
+        out
+    }
+}
+
+/// Multiply two column-major 4×4 matrices (`a · b`).
+pub fn mul(a: &[f32; 16], b: &[f32; 16]) -> [f32; 16] {
+    let mut o = [0f32; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            let mut s = 0.0;
+            for k in 0..4 {
+                s += a[k * 4 + r] * b[c * 4 + k];
+            }
+            o[c * 4 + r] = s;
+        }
+    }
+    o
+}
+
+/// Apply a column-major 4×4 matrix to a point.
+pub fn transform_point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
+    [
+        m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12],
+        m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13],
+        m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14],
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn world_matrices_compose_parent_then_child() {
+        let mut s = Scene::default();
+        let mut t = IDENTITY;
+        t[12] = 10.0; // translate x by 10
+        let mut sc = IDENTITY;
+        sc[0] = 2.0; // scale x by 2
+        let child = s.add_node(Node { matrix: sc, ..Node::default() });
+        let root = s.add_node(Node { matrix: t, children: vec![child], ..Node::default() });
+        s.roots.push(root);
+        let w = s.world_matrices();
+        assert_eq!(transform_point(&w[child], [1.0, 0.0, 0.0]), [12.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn bounds_and_transparency() {
+        let p = Primitive { positions: vec![[1.0, -2.0, 3.0], [-1.0, 5.0, 0.0]], ..Default::default() };
+        assert_eq!(p.bounds(), Some(([-1.0, -2.0, 0.0], [1.0, 5.0, 3.0])));
+        let t = Texture {
+            name: "t".into(),
+            source: TextureSource::Rgba8 { width: 1, height: 2, pixels: vec![0, 0, 0, 255, 0, 0, 0, 0] },
+        };
+        assert!(t.has_transparency());
+    }
+}

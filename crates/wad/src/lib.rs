@@ -1,0 +1,40 @@
+//! Argonaut level WADs of *The Emperor's New Groove* (PC, 2000; German *Ein Königreich für ein Lama*).
+//!
+//! Layers (see `ARCHITECTURE` notes in the README):
+//! * [`container`]: the raw chunk list — u32 header, reversed 4-byte tags, payload sizes, `END `,
+//!   trailing bytes — which always round-trips byte for byte;
+//! * one module per chunk (`trak`, `map`, `text`, …) with `read` and `write` side by side;
+//! * [`level`]: the typed level, every chunk parsed into its model;
+//! * [`check`]: the consistency rules a game-loadable level must keep;
+//! * [`generate`]: a synthetic, self-consistent level generator (tests, demo, benchmarks);
+//! * [`scene`]: conversion to the engine-neutral scene model for export.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod ampc;
+pub mod check;
+pub mod container;
+pub mod font;
+pub mod generate;
+pub mod level;
+pub mod lght;
+pub mod lgpc;
+pub mod lnfo;
+pub mod map;
+pub mod model;
+pub mod name;
+pub mod rle;
+pub mod scene;
+pub mod smpc;
+pub mod sprt;
+pub mod srpc;
+pub mod stpc;
+pub mod tags;
+pub mod text;
+pub mod trak;
+pub mod wfpc;
+
+/// True when `bytes` look like an Argonaut PC WAD: a u32 header, then a chunk tag.
+pub fn sniff(bytes: &[u8]) -> bool {
+    bytes.len() >= 12 && bytes[4..8].iter().all(|b| b.is_ascii_uppercase() || *b == b' ')
+}
