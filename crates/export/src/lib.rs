@@ -1,3 +1,166 @@
-//! Exporters from the engine-neutral scene model.
+//! Exporters from the engine-neutral scene model ([`levelgeom_scene::Scene`]).
+//!
+//! The exporters know only the scene, never an engine's file model:
+//!
+//! | module | output | entry point |
+//! |---|---|---|
+//! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::to_gltf`] |
+//! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`] |
+//! | [`png`] | PNG images of decoded textures | [`png::encode_rgba8`], [`write_textures`] |
+//!
+//! # Design
+//! * Output is a pure function of the scene and the options: the same input gives the same
+//!   bytes (no hash maps, struct field order in JSON, fixed float formatting), so exports can be
+//!   compared by hash.
+//! * Scene content problems (an index past the vertices, an attribute of the wrong length, a
+//!   NaN, a texture whose pixel buffer does not match its size) never abort a glTF or OBJ export:
+//!   the writer repairs or leaves out the offending part and reports a warning. Errors
+//!   ([`ExportError`]) are kept for what cannot be written at all (an output beyond 4 GiB, a PNG
+//!   file asked for by [`write_textures`] that cannot be encoded, file-system failures).
+//! * Texture files are named by [`texture_file_name`]; the OBJ/MTL and `.gltf` writers refer to
+//!   textures by that name and [`write_textures`] writes them.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_scene::{Scene, Texture, TextureSource};
+
+mod clean;
+pub mod gltf;
+pub mod obj;
+pub mod png;
+
+/// Why an export could not be produced.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// A texture's decoded pixels cannot be encoded (zero size, or the buffer is not
+    /// `width * height * 4` bytes).
+    #[error("texture {name:?}: {message}")]
+    Texture {
+        /// The texture's name.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The PNG encoder failed.
+    #[error("png encoding failed: {0}")]
+    Png(String),
+    /// The output would exceed a size limit of the format (GLB lengths are 32-bit).
+    #[error("{what} is too large for the output format")]
+    TooLarge {
+        /// What overflowed.
+        what: String,
+    },
+    /// Two textures would be written to the same file name.
+    #[error("textures {first} and {second} would both be written as {file:?}")]
+    DuplicateFileName {
+        /// The clashing file name.
+        file: String,
+        /// The first texture index.
+        first: usize,
+        /// The second texture index.
+        second: usize,
+    },
+    /// Writing a file failed.
+    #[error("writing {path:?}: {source}")]
+    Io {
+        /// The file being written.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// File name a texture is written under: `{name}.png`.
+///
+/// Characters other than ASCII letters, digits, `_`, `-` and `.` (path separators, spaces, …)
+/// become `_`, so the name can never leave the output folder; an empty name becomes `texture`.
+pub fn texture_file_name(texture: &Texture) -> String {
+    let mut s: String = texture
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') {
+        s = "texture".to_string();
+    }
+    s.push_str(".png");
+    s
+}
+
+/// Write every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as
+/// `dir/`[`texture_file_name`], or only those listed in `subset` (scene texture indices; indices
+/// out of range and [`TextureSource::External`] textures are skipped).
+///
+/// Files are written with [`levelgeom_binary::write_atomic`], refusing to overwrite any path in
+/// `protect` (the command's inputs). Returns the paths written, in texture order.
+///
+/// # Errors
+/// A texture that cannot be encoded, two textures with the same file name, or an I/O failure.
+pub fn write_textures(
+    scene: &Scene,
+    dir: &Path,
+    subset: Option<&[usize]>,
+    protect: &[&Path],
+) -> Result<Vec<PathBuf>, ExportError> {
+    let mut chosen: Vec<usize> = match subset {
+        Some(list) => list
+            .iter()
+            .copied()
+            .filter(|&i| i < scene.textures.len())
+            .collect(),
+        None => (0..scene.textures.len()).collect(),
+    };
+    chosen.sort_unstable();
+    chosen.dedup();
+    let mut names: Vec<(String, usize)> = Vec::new();
+    let mut jobs = Vec::new();
+    for i in chosen {
+        let t = &scene.textures[i];
+        if let TextureSource::Rgba8 {
+            width,
+            height,
+            pixels,
+        } = &t.source
+        {
+            let file = texture_file_name(t);
+            if let Some((_, first)) = names.iter().find(|(n, _)| *n == file) {
+                return Err(ExportError::DuplicateFileName {
+                    file,
+                    first: *first,
+                    second: i,
+                });
+            }
+            names.push((file.clone(), i));
+            jobs.push((i, file, *width, *height, pixels));
+        }
+    }
+    let mut written = Vec::with_capacity(jobs.len());
+    for (i, file, width, height, pixels) in jobs {
+        let bytes = png::encode_rgba8(width, height, pixels).map_err(|e| match e {
+            ExportError::Texture { message, .. } => ExportError::Texture {
+                name: scene.textures[i].name.clone(),
+                message,
+            },
+            other => other,
+        })?;
+        let path = dir.join(&file);
+        levelgeom_binary::write_atomic(&path, &bytes, protect).map_err(|source| {
+            ExportError::Io {
+                path: path.clone(),
+                source,
+            }
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}

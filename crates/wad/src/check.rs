@@ -1,1 +1,691 @@
-//! (to be written)
+//! Consistency rules a game-loadable level must keep (seed §8, spec §5, §12).
+//!
+//! [`check`] runs every rule over a typed level and returns one [`Violation`] per problem,
+//! each naming the chunk and the model/tile/face, e.g.
+//! `TRAK/models[3]/faces[17]: texture index 40 is not below the 31 texture entries`.
+//! An empty list means the level passes. The rules:
+//!
+//! **Models (TRAK and STPC)**
+//! * header counts equal the array lengths (vertices, faces, collision groups; STPC bone
+//!   count and per-bone vertex counts summing to the vertex count; rigid vertex count = the
+//!   vertex count for rigid models, 0 for skinned ones);
+//! * at most [`MAX_MODEL_VERTICES`] vertices per model (the engine's transform buffer);
+//! * every face's vertex indices are below the vertex count;
+//! * every face's texture index is below the TEXT texture-entry count;
+//! * the first face carries the batch flag 0x8, no run of more than [`MAX_BATCH_FACES`] faces
+//!   goes without it, and (when TEXT is known) the flag is set wherever the render state
+//!   (texture page, blend mode) changes;
+//! * face planes agree with their vertices: `n = normalize((v1 − v0) × (v2 − v0))` within
+//!   [`PLANE_NORMAL_TOLERANCE`] per component, `d = n · v0` within [`PLANE_D_TOLERANCE`];
+//!   degenerate triangles are reported;
+//! * the bounding box (8 corners in the header's order and centre) is an axis-aligned box
+//!   that holds every vertex (within [`BOX_TOLERANCE`]);
+//! * collision polygons: the surface plane has a non-zero normal, used edge planes too, a
+//!   triangle's fifth plane is zero, and every used plane lies within
+//!   [`MAX_COLLISION_DISTANCE`] units of the tile origin. The engine's surface is
+//!   `n̂·p = d / (32·|n_q|)` (spec §12.4), so the rule is `|d| ≤ 8 · 32 · |n_q|`; with
+//!   `|n_q| ≈ 127` that is the i16/4096 limit the seed gives (8 units).
+//!
+//! **MAP**
+//! * tile, transform, model-index and colour lists all hold N entries; the zone grid W·H;
+//! * A and B agree: `B.pos = round(A.pos · 4096)` with z negated (±1), `B.ry = A.rot`,
+//!   `B.rx = B.rz = 0`; `A.model` = the model-index entry; `anim_flag` is 0 or 1;
+//! * every tile lies inside the grid (the loader's cell formula, spec §12.6);
+//! * model indices are below the TRAK model count; zone numbers below 32;
+//! * colour blocks are sized by the models (nVerts per layer, layer count by the §12.1 rule)
+//!   and a swap tile has its extra block exactly when the loader reads one;
+//! * the tile-swap block is present iff WFPC & 0x10000, holds one record per flagged tile,
+//!   its model A is that tile's model and both models are valid TRAK indices;
+//! * the view distance is present iff WFPC & 0x10, the chain table iff WFPC & 0x200000, and
+//!   chain points carry Y iff WFPC & 0x4000000.
+//!
+//! **Chunk order** (spec §2.7): WFPC before SPRT, STPC and MAP; TEXT before TRAK and STPC;
+//! TRAK and STPC before MAP; END present and last.
+
+use crate::level::Level;
+use crate::map::{self, ChainTable, Map};
+use crate::tags::Tag;
+use crate::text::{TextureEntry, ENTRY_BLEND_MASK};
+use crate::model::{self, Model};
+use crate::stpc::Stpc;
+use crate::trak::Trak;
+use std::fmt;
+
+/// The most vertices a model may have (transform buffer 0x58B0F0..0x5D15F8, 36 B/vertex).
+pub const MAX_MODEL_VERTICES: usize = 8000;
+/// The most faces a render batch may hold before the batch flag must be set again.
+pub const MAX_BATCH_FACES: usize = 256;
+/// Allowed difference per component between a stored and a recomputed face normal.
+pub const PLANE_NORMAL_TOLERANCE: f32 = 1e-3;
+/// Allowed difference between a stored and a recomputed face plane distance (units).
+pub const PLANE_D_TOLERANCE: f32 = 2e-3;
+/// How far (units) a vertex may lie outside its model's stored bounding box.
+pub const BOX_TOLERANCE: f32 = 1e-4;
+/// How far (units) from the tile origin a collision plane may lie.
+pub const MAX_COLLISION_DISTANCE: i64 = 8;
+
+/// One broken rule, naming where it is (`TRAK/models[3]/faces[17]`) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Where: chunk, then model/tile/face path segments, e.g. `TRAK/models[3]/faces[17]`.
+    pub path: String,
+    /// What is wrong, e.g. `texture index 40 is not below the 31 texture entries`.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The parts of a level the geometry rules look at (what [`check`] extracts from a level).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Parts<'a> {
+    /// The WFPC flags, if the level has a WFPC chunk.
+    pub wfpc: Option<u32>,
+    /// The number of TEXT texture entries, if TEXT was parsed.
+    pub texture_count: Option<usize>,
+    /// A render-state key per texture entry (page and blend mode), if TEXT was parsed;
+    /// faces whose key differs from the previous face's must start a batch.
+    pub texture_states: Option<&'a [u32]>,
+    /// The TRAK chunk.
+    pub trak: Option<&'a Trak>,
+    /// The STPC chunk.
+    pub stpc: Option<&'a Stpc>,
+    /// The MAP chunk.
+    pub map: Option<&'a Map>,
+}
+
+/// The render-state key of a texture entry: its page (or "flat colour") and blend mode.
+pub fn render_state(e: &TextureEntry) -> u32 {
+    let page = if e.is_flat_colour() {
+        0x1_0000
+    } else {
+        u32::from(e.page)
+    };
+    (page << 8) | u32::from((e.flags & ENTRY_BLEND_MASK) >> 12)
+}
+
+/// Run every rule over a typed level.
+pub fn check(level: &Level) -> Vec<Violation> {
+    let text = level.text();
+    let states: Option<Vec<u32>> = text.map(|t| t.entries.iter().map(render_state).collect());
+    let parts = Parts {
+        wfpc: level.chunk(Tag::WFPC).map(|_| level.wfpc()),
+        texture_count: text.map(|t| t.entries.len()),
+        texture_states: states.as_deref(),
+        trak: level.trak(),
+        stpc: level.stpc(),
+        map: level.map(),
+    };
+    let mut out = Out(check_order(level));
+    out.0.extend(check_parts(&parts));
+    out.0
+}
+
+fn check_order(level: &Level) -> Vec<Violation> {
+    let mut out = Out(Vec::new());
+    let first = |t: Tag| level.chunks.iter().position(|c| c.tag == t);
+    let rules: [(Tag, Tag); 7] = [
+        (Tag::WFPC, Tag::SPRT),
+        (Tag::WFPC, Tag::STPC),
+        (Tag::WFPC, Tag::MAP),
+        (Tag::TEXT, Tag::TRAK),
+        (Tag::TEXT, Tag::STPC),
+        (Tag::TRAK, Tag::MAP),
+        (Tag::STPC, Tag::MAP),
+    ];
+    for (before, after) in rules {
+        if let Some(a) = first(after) {
+            match first(before) {
+                Some(b) if b < a => {}
+                Some(_) => out.push(
+                    after.path_name().trim_end(),
+                    format!("{} must come before {}", before.name().trim_end(), after.name().trim_end()),
+                ),
+                None => out.push(
+                    after.path_name().trim_end(),
+                    format!("{} needs a {} chunk before it", after.name().trim_end(), before.name().trim_end()),
+                ),
+            }
+        }
+    }
+    match first(Tag::END) {
+        None => out.push("END", "the level has no END chunk (the game fails to load it)"),
+        Some(e) if e + 1 != level.chunks.len() => {
+            out.push("END", "END must be the last chunk (the game stops reading there)")
+        }
+        Some(_) => {}
+    }
+    out.0
+}
+
+struct Out(Vec<Violation>);
+
+impl Out {
+    fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Violation {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// Run every rule over the given parts.
+pub fn check_parts(p: &Parts<'_>) -> Vec<Violation> {
+    let mut out = Out(Vec::new());
+    if let Some(t) = p.trak {
+        for (i, m) in t.models.iter().enumerate() {
+            check_model(&mut out, &format!("TRAK/models[{i}]"), m, p, false);
+        }
+    }
+    if let Some(s) = p.stpc {
+        for (i, m) in s.models.iter().enumerate() {
+            check_model(&mut out, &format!("STPC/models[{i}]"), m, p, true);
+        }
+    }
+    if let Some(m) = p.map {
+        check_map(&mut out, m, p);
+    }
+    out.0
+}
+
+fn check_model(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>, stpc: bool) {
+    let h = &m.header;
+    if usize::from(h.vertex_count) != m.vertices.len() {
+        out.push(
+            at,
+            format!(
+                "header vertex count {} differs from the {} vertices",
+                h.vertex_count,
+                m.vertices.len()
+            ),
+        );
+    }
+    if usize::from(h.face_count) != m.faces.len() {
+        out.push(
+            at,
+            format!(
+                "header face count {} differs from the {} faces",
+                h.face_count,
+                m.faces.len()
+            ),
+        );
+    }
+    if h.collision_total() != m.collision.len() {
+        out.push(
+            at,
+            format!(
+                "header collision counts {:?} sum to {}, but there are {} collision polygons",
+                h.collision_counts,
+                h.collision_total(),
+                m.collision.len()
+            ),
+        );
+    }
+    match (&h.stpc, stpc) {
+        (Some(x), true) => {
+            if usize::from(x.bone_count) != m.bone_vertex_counts.len() {
+                out.push(
+                    at,
+                    format!(
+                        "header bone count {} differs from the {} per-bone vertex counts",
+                        x.bone_count,
+                        m.bone_vertex_counts.len()
+                    ),
+                );
+            }
+            if m.bone_vertex_counts.is_empty() {
+                if x.rigid_vertex_count != h.vertex_count {
+                    out.push(
+                        at,
+                        format!(
+                            "rigid model: header +0x84 is {}, not the vertex count {}",
+                            x.rigid_vertex_count, h.vertex_count
+                        ),
+                    );
+                }
+            } else {
+                if x.rigid_vertex_count != 0 {
+                    out.push(
+                        at,
+                        format!(
+                            "skinned model: header +0x84 is {}, not 0",
+                            x.rigid_vertex_count
+                        ),
+                    );
+                }
+                let sum: usize = m.bone_vertex_counts.iter().map(|&c| usize::from(c)).sum();
+                if sum != m.vertices.len() {
+                    out.push(
+                        at,
+                        format!(
+                            "per-bone vertex counts sum to {sum}, not the {} vertices",
+                            m.vertices.len()
+                        ),
+                    );
+                }
+            }
+        }
+        (None, true) => out.push(at, "STPC model header lacks the +0x84..+0x8C fields"),
+        (Some(_), false) => out.push(at, "TRAK model header carries STPC-only fields"),
+        (None, false) => {}
+    }
+    if m.vertices.len() > MAX_MODEL_VERTICES {
+        out.push(
+            at,
+            format!(
+                "{} vertices exceed the engine's limit of {MAX_MODEL_VERTICES}",
+                m.vertices.len()
+            ),
+        );
+    }
+    check_faces(out, at, m, p);
+    check_box(out, at, m);
+    for (j, c) in m.collision.iter().enumerate() {
+        check_collision(out, &format!("{at}/collision[{j}]"), c);
+    }
+}
+
+fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
+    let nv = m.vertices.len();
+    let mut last_batch: Option<usize> = None;
+    let mut prev_state: Option<u32> = None;
+    for (j, f) in m.faces.iter().enumerate() {
+        let fat = format!("{at}/faces[{j}]");
+        let batch = f.flags & model::FACE_BATCH != 0;
+        if batch {
+            last_batch = Some(j);
+        }
+        match last_batch {
+            None => out.push(
+                &fat,
+                "the first face of a model must start a batch (flag 0x8)",
+            ),
+            Some(b) if j - b >= MAX_BATCH_FACES => {
+                if j - b == MAX_BATCH_FACES {
+                    out.push(
+                        &fat,
+                        format!(
+                            "{MAX_BATCH_FACES} faces since the last batch flag 0x8 (face {b}); a batch holds at most {MAX_BATCH_FACES}"
+                        ),
+                    );
+                }
+            }
+            Some(_) => {}
+        }
+        let mut plane_ok = true;
+        for &ix in &f.indices {
+            if usize::from(ix) >= nv {
+                plane_ok = false;
+                out.push(
+                    &fat,
+                    format!("vertex index {ix} is not below the {nv} vertices"),
+                );
+            }
+        }
+        if let Some(n) = p.texture_count {
+            if usize::from(f.texture) >= n {
+                out.push(
+                    &fat,
+                    format!(
+                        "texture index {} is not below the {n} texture entries",
+                        f.texture
+                    ),
+                );
+            }
+        }
+        if let Some(states) = p.texture_states {
+            let state = states.get(usize::from(f.texture)).copied();
+            if let (Some(s), Some(prev)) = (state, prev_state) {
+                if s != prev && !batch {
+                    out.push(
+                        &fat,
+                        "the texture page or blend mode changes here without the batch flag 0x8",
+                    );
+                }
+            }
+            if state.is_some() {
+                prev_state = state;
+            }
+        }
+        if plane_ok {
+            let v = |k: usize| m.vertices[usize::from(f.indices[k])].pos;
+            match model::face_plane(v(0), v(1), v(2)) {
+                None => out.push(&fat, "degenerate triangle: its plane is undefined"),
+                Some((n, d)) => {
+                    let dn = (0..3)
+                        .map(|k| (n[k] - f.normal[k]).abs())
+                        .fold(0f32, f32::max);
+                    let dd = (d - f.d).abs();
+                    if !(dn <= PLANE_NORMAL_TOLERANCE && dd <= PLANE_D_TOLERANCE) {
+                        out.push(
+                            &fat,
+                            format!(
+                                "stored plane ({:.4}, {:.4}, {:.4}; d {:.4}) differs from the vertices' plane ({:.4}, {:.4}, {:.4}; d {:.4})",
+                                f.normal[0], f.normal[1], f.normal[2], f.d, n[0], n[1], n[2], d
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_box(out: &mut Out, at: &str, m: &Model) {
+    let h = &m.header;
+    let Some((lo, hi)) = model::bounds(h.corners) else {
+        return;
+    };
+    let expect = model::box_corners(lo, hi);
+    if expect != h.corners {
+        out.push(
+            at,
+            "bounding-box corners are not an axis-aligned box in the header's corner order",
+        );
+    }
+    let mid = [
+        (lo[0] + hi[0]) / 2.0,
+        (lo[1] + hi[1]) / 2.0,
+        (lo[2] + hi[2]) / 2.0,
+    ];
+    if (0..3).any(|k| !((mid[k] - h.centre[k]).abs() <= BOX_TOLERANCE.max(mid[k].abs() * 1e-6))) {
+        out.push(
+            at,
+            format!(
+                "bounding-box centre ({}, {}, {}) is not the middle of its corners ({}, {}, {})",
+                h.centre[0], h.centre[1], h.centre[2], mid[0], mid[1], mid[2]
+            ),
+        );
+    }
+    for (j, v) in m.vertices.iter().enumerate() {
+        let inside =
+            (0..3).all(|k| v.pos[k] >= lo[k] - BOX_TOLERANCE && v.pos[k] <= hi[k] + BOX_TOLERANCE);
+        if !inside {
+            out.push(
+                format!("{at}/vertices[{j}]"),
+                format!(
+                    "vertex ({}, {}, {}) lies outside the bounding box ({}, {}, {})..({}, {}, {})",
+                    v.pos[0], v.pos[1], v.pos[2], lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]
+                ),
+            );
+        }
+    }
+}
+
+fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
+    let used = 1 + c.edge_count();
+    for (k, pl) in c.planes.iter().enumerate() {
+        let n2: i64 = pl.normal.iter().map(|&x| i64::from(x) * i64::from(x)).sum();
+        if k < used {
+            if n2 == 0 {
+                let what = if k == 0 { "surface" } else { "edge" };
+                out.push(
+                    at,
+                    format!("{what} plane {k} has a zero normal"),
+                );
+                continue;
+            }
+            // |d| / (32·|n_q|) ≤ 8  ⇔  d² ≤ (256)²·|n_q|²
+            let d = i64::from(pl.d);
+            if d * d > 256 * 256 * n2 {
+                let dist = (d as f64) / (32.0 * (n2 as f64).sqrt());
+                out.push(
+                    at,
+                    format!(
+                        "plane {k} lies {dist:.2} units from the tile origin; collision must stay within ±{MAX_COLLISION_DISTANCE}"
+                    ),
+                );
+            }
+        } else if n2 != 0 || pl.d != 0 || pl.pad != 0 {
+            out.push(
+                at,
+                format!("plane {k} of a triangle (type bit 0 clear) must be zero"),
+            );
+        }
+    }
+}
+
+fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
+    let n = m.tiles.len();
+    let wfpc = p.wfpc.unwrap_or(0);
+    let models = p.trak.map(|t| t.models.as_slice());
+    let lens = [
+        ("transforms", m.transforms.len()),
+        ("model_indices", m.model_indices.len()),
+        ("colours", m.colours.len()),
+    ];
+    for (name, len) in lens {
+        if len != n {
+            out.push(
+                format!("MAP/{name}"),
+                format!("{len} entries, but the header has {n} tiles"),
+            );
+        }
+    }
+    let cells = u64::from(m.grid_w) * u64::from(m.grid_h);
+    if m.zone_grid.len() as u64 != cells {
+        out.push(
+            "MAP/zone_grid",
+            format!(
+                "{} cells, but the grid is {}×{} = {cells}",
+                m.zone_grid.len(),
+                m.grid_w,
+                m.grid_h
+            ),
+        );
+    }
+    for (c, &z) in m.zone_grid.iter().enumerate() {
+        if z as usize >= map::ZONE_COUNT {
+            out.push(
+                format!("MAP/zone_grid[{c}]"),
+                format!("zone {z} is not below {}", map::ZONE_COUNT),
+            );
+        }
+    }
+    let vcount = |model: u32| -> Option<usize> {
+        models.and_then(|ms| ms.get(model as usize)).map(|x| x.vertices.len())
+    };
+    let check_index = |out: &mut Out, at: &str, what: &str, model: u32| {
+        if let Some(ms) = models {
+            if model as usize >= ms.len() {
+                out.push(
+                    at,
+                    format!("{what} {model} is not below the {} TRAK models", ms.len()),
+                );
+            }
+        }
+    };
+    let swaps = m.swaps.as_deref().unwrap_or(&[]);
+    let mut flagged = 0usize;
+    for (i, t) in m.tiles.iter().enumerate() {
+        let at = format!("MAP/tiles[{i}]");
+        if let Some(&mi) = m.model_indices.get(i) {
+            if mi != t.model {
+                out.push(
+                    &at,
+                    format!("model {} differs from the model-index entry {mi}", t.model),
+                );
+            }
+        }
+        check_index(out, &at, "model index", t.model);
+        if let Some(&mi) = m.model_indices.get(i) {
+            if mi != t.model {
+                check_index(out, &format!("MAP/model_indices[{i}]"), "model index", mi);
+            }
+        }
+        if t.anim_flag > 1 {
+            out.push(&at, format!("anim flag {} is neither 0 nor 1", t.anim_flag));
+        }
+        if m.cell_of(t.pos).is_none() {
+            out.push(
+                &at,
+                format!(
+                    "position ({}, {}) lies outside the {}×{} grid",
+                    t.pos[0], t.pos[2], m.grid_w, m.grid_h
+                ),
+            );
+        }
+        if let Some(b) = m.transforms.get(i) {
+            let want = [
+                (f64::from(t.pos[0]) * 4096.0).round(),
+                (f64::from(t.pos[1]) * 4096.0).round(),
+                (-f64::from(t.pos[2]) * 4096.0).round(),
+            ];
+            let off = (0..3).any(|k| !((f64::from(b.pos[k]) - want[k]).abs() <= 1.0));
+            if off {
+                out.push(
+                    format!("MAP/transforms[{i}]"),
+                    format!(
+                        "B position ({}, {}, {}) disagrees with A ({}, {}, {}) × 4096 with z negated",
+                        b.pos[0], b.pos[1], b.pos[2], t.pos[0], t.pos[1], t.pos[2]
+                    ),
+                );
+            }
+            if i64::from(b.rot[1]) != i64::from(t.rot) || b.rot[0] != 0 || b.rot[2] != 0 {
+                out.push(
+                    format!("MAP/transforms[{i}]"),
+                    format!(
+                        "B rotation ({}, {}, {}) disagrees with A's rotation (0, {}, 0)",
+                        b.rot[0], b.rot[1], b.rot[2], t.rot
+                    ),
+                );
+            }
+        }
+        // Colour blocks.
+        let Some(c) = m.colours.get(i) else {
+            continue;
+        };
+        let cat = format!("MAP/colours[{i}]");
+        let model_for_colours = m.model_indices.get(i).copied().unwrap_or(t.model);
+        let running = check_layers(out, &cat, &c.layers, vcount(model_for_colours), 0);
+        let swap = if t.anim_flag != 0 {
+            let k = flagged;
+            flagged += 1;
+            swaps.get(k).map(|s| (k, s))
+        } else {
+            None
+        };
+        match (swap, &c.swap_layers) {
+            (Some((_, s)), Some(l)) => {
+                check_layers(out, &format!("{cat}/swap"), l, vcount(s.model_b), running);
+            }
+            (Some((k, _)), None) => out.push(
+                &cat,
+                format!("the tile has swap record {k}, so its model B colour block must follow"),
+            ),
+            (None, Some(_)) => out.push(
+                &cat,
+                "an extra (swap) colour block is present, but the tile has no swap record",
+            ),
+            (None, None) => {}
+        }
+    }
+    // Swap block.
+    match (&m.swaps, wfpc & map::WFPC_TILE_SWAPS != 0) {
+        (Some(_), false) => out.push("MAP/swaps", "tile swaps are present but WFPC lacks 0x10000"),
+        (None, true) => out.push("MAP/swaps", "WFPC has 0x10000 but the tile-swap block is missing"),
+        _ => {}
+    }
+    if m.swaps.is_none() && flagged > 0 {
+        out.push(
+            "MAP/tiles",
+            format!("{flagged} tiles have the anim flag, but there is no tile-swap block"),
+        );
+    }
+    if let Some(s) = &m.swaps {
+        if s.len() != flagged {
+            out.push(
+                "MAP/swaps",
+                format!(
+                    "{} swap records, but {flagged} tiles have the anim flag",
+                    s.len()
+                ),
+            );
+        }
+        let flagged_tiles: Vec<usize> = (0..n).filter(|&i| m.tiles[i].anim_flag != 0).collect();
+        for (k, r) in s.iter().enumerate() {
+            let at = format!("MAP/swaps[{k}]");
+            check_index(out, &at, "model A", r.model_a);
+            check_index(out, &at, "model B", r.model_b);
+            if let Some(&ti) = flagged_tiles.get(k) {
+                if let Some(&mi) = m.model_indices.get(ti) {
+                    if mi != r.model_a {
+                        out.push(
+                            &at,
+                            format!("model A {} is not the model {mi} of its tile {ti}", r.model_a),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    match (&m.view_distance, wfpc & map::WFPC_VIEW_DISTANCE != 0) {
+        (Some(_), false) => out.push("MAP/view_distance", "present but WFPC lacks 0x10"),
+        (None, true) => out.push("MAP/view_distance", "WFPC has 0x10 but the word is missing"),
+        _ => {}
+    }
+    match (&m.chains, wfpc & map::WFPC_CHAINS != 0) {
+        (Some(_), false) => out.push("MAP/chains", "present but WFPC lacks 0x200000"),
+        (None, true) => out.push("MAP/chains", "WFPC has 0x200000 but the chain table is missing"),
+        _ => {}
+    }
+    if let Some(ChainTable::Parsed(arrays)) = &m.chains {
+        let want_y = wfpc & map::WFPC_CHAIN_Y != 0;
+        let bad = arrays
+            .iter()
+            .flatten()
+            .flat_map(|p| &p.points)
+            .any(|pt| pt.y.is_some() != want_y);
+        if bad {
+            out.push(
+                "MAP/chains",
+                if want_y {
+                    "WFPC has 0x4000000 but some chain points lack their Y word"
+                } else {
+                    "some chain points carry a Y word but WFPC lacks 0x4000000"
+                },
+            );
+        }
+    }
+}
+
+/// Check one colour block; returns the running byte-3 maximum after it.
+fn check_layers(
+    out: &mut Out,
+    at: &str,
+    layers: &map::ColourLayers,
+    verts: Option<usize>,
+    running: u8,
+) -> u8 {
+    let Some(first) = layers.first() else {
+        out.push(at, "the colour block has no layer");
+        return running;
+    };
+    if let Some(nv) = verts {
+        for (l, layer) in layers.iter().enumerate() {
+            if layer.len() != nv {
+                out.push(
+                    at,
+                    format!(
+                        "colour layer {l} has {} entries, but the model has {nv} vertices",
+                        layer.len()
+                    ),
+                );
+            }
+        }
+    }
+    let (count, running) = map::colour_layer_count(first, running);
+    if count != layers.len() {
+        out.push(
+            at,
+            format!(
+                "{} colour layers, but byte 3 of the first layer makes the loader read {count}",
+                layers.len()
+            ),
+        );
+    }
+    running
+}

@@ -1,1 +1,268 @@
-//! (to be written)
+//! The raw chunk container (spec §2 and §4): it always round-trips byte for byte.
+//!
+//! ```text
+//! offset | size | meaning
+//! -------+------+-------------------------------------------------------------
+//!      0 |    4 | u32 header: file_size − 4 in TENG (+ a "bias" in other files);
+//!        |      | groove.exe reads it and throws it away
+//!      4 |    … | chunks back to back, no padding, no alignment:
+//!        |    4 |   tag, ASCII stored back to front ("CPTS" = STPC)
+//!        |    4 |   u32 size of the payload (the 8-byte header is NOT counted)
+//!        | size |   payload
+//!      … |    … | after the `END ` payload: trailing bytes, never read by the game
+//! ```
+//!
+//! # The walk
+//! At each chunk the candidate next offset is `payload_start + size`. It is accepted when it is
+//! the end of the file or holds a known (or printable) tag. Otherwise, for a chunk the game reads
+//! as a stream without looking at its size ([`Tag::is_streamed`], MAP being the known case:
+//! Croc 2 PC files sometimes declare 4 bytes more than MAP holds, spec §2.6), `−4` and then `+4`
+//! are tried; the declared size is kept, the payload is the bytes actually taken and a
+//! [`Warning`] records the difference. `END ` stops the walk: its payload is its declared size
+//! (normally 0) and everything after it is [`RawWad::trailing`]. A file without `END ` is
+//! accepted with a warning (groove.exe would reject it). Anything else — a size past the end of
+//! the file, garbage where a tag should be — is a [`ReadError`] naming the offset and the chunk.
+//!
+//! # The header "bias"
+//! `bias = header − (file_len − 4)`: 0 for TENG, 0x800 for Croc 2 PS1 retail, +4 for files
+//! written by some community tools. [`RawWad::to_bytes`] writes the header verbatim when the
+//! total length did not change and otherwise `new_len − 4 + bias`, keeping the relationship.
+
+use levelgeom_binary::{ReadError, Reader, Warning, Writer};
+
+use crate::tags::Tag;
+
+/// One chunk as found in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawChunk {
+    /// The tag bytes as stored.
+    pub tag: Tag,
+    /// Absolute offset of the chunk's 8-byte header in the file it was read from.
+    pub offset: usize,
+    /// The size field as stored (may differ from `payload.len()` for streamed chunks).
+    pub declared_size: u32,
+    /// The bytes actually between this header and the next chunk.
+    pub payload: Vec<u8>,
+}
+
+impl RawChunk {
+    /// Absolute offset of the payload (`offset + 8`).
+    pub fn payload_offset(&self) -> usize {
+        self.offset.saturating_add(8)
+    }
+}
+
+/// A WAD as a list of raw chunks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawWad {
+    /// The u32 at offset 0, as stored.
+    pub header: u32,
+    /// The chunks in file order (including `END ` when present).
+    pub chunks: Vec<RawChunk>,
+    /// Bytes after the `END ` payload.
+    pub trailing: Vec<u8>,
+    /// The length of the file this was read from (for the header rule on write).
+    pub original_len: usize,
+}
+
+/// `header − (len − 4)` as a signed number (0 for TENG files).
+pub fn header_bias(header: u32, len: usize) -> i64 {
+    i64::from(header) - (len as i64 - 4)
+}
+
+/// The header to write for a file of `new_len` bytes whose original had `original_len` bytes and
+/// header `header`: verbatim if the length is unchanged, else `new_len − 4 + bias` (mod 2³²).
+pub fn header_for(header: u32, original_len: usize, new_len: usize) -> u32 {
+    if new_len == original_len {
+        header
+    } else {
+        let delta = new_len as i64 - original_len as i64;
+        (i64::from(header) + delta) as u32
+    }
+}
+
+fn tag_at(bytes: &[u8], at: usize) -> Option<Tag> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(Tag([b[0], b[1], b[2], b[3]]))
+}
+
+/// True when `next` is a good place for the chunk after the current one to start.
+fn acceptable_next(bytes: &[u8], next: usize) -> bool {
+    if next == bytes.len() {
+        return true;
+    }
+    if next.checked_add(8).is_none_or(|e| e > bytes.len()) {
+        return false;
+    }
+    tag_at(bytes, next).is_some_and(|t| t.is_known() || t.is_printable())
+}
+
+impl RawWad {
+    /// Walk the chunks of `bytes` (see the module docs).
+    pub fn parse(bytes: &[u8]) -> Result<(RawWad, Vec<Warning>), ReadError> {
+        let mut r = Reader::new(bytes);
+        let mut warnings = Vec::new();
+        let header = r.within("header", None, |r| r.u32())?;
+        let mut chunks = Vec::new();
+        let mut trailing = Vec::new();
+        let len = bytes.len();
+        let mut saw_end = false;
+        while !r.is_empty() {
+            let p = r.pos();
+            if r.remaining() < 8 {
+                return Err(r.invalid(format!(
+                    "{} bytes left where an 8-byte chunk header should start",
+                    r.remaining()
+                )));
+            }
+            let tag = Tag(r.array::<4>()?);
+            if !tag.is_known() && !tag.is_printable() {
+                return Err(r.invalid_at(
+                    p,
+                    format!(
+                        "no chunk tag here: bytes {:02X} {:02X} {:02X} {:02X}",
+                        tag.0[0], tag.0[1], tag.0[2], tag.0[3]
+                    ),
+                ));
+            }
+            r.push(tag.path_name(), None);
+            let declared_size = r.u32()?;
+            let data = r.pos();
+            let size = declared_size as usize;
+            if tag == Tag::END {
+                let payload = r
+                    .bytes(size)
+                    .map_err(|_| {
+                        r.invalid_at(
+                            p + 4,
+                            format!(
+                                "declared size {declared_size} runs past the end of the file ({} bytes remain)",
+                                len - data
+                            ),
+                        )
+                    })?
+                    .to_vec();
+                trailing = r.take_rest().to_vec();
+                if !trailing.is_empty() {
+                    warnings.push(r.warning_at(
+                        r.pos() - trailing.len(),
+                        format!("{} bytes after END (kept verbatim)", trailing.len()),
+                    ));
+                }
+                chunks.push(RawChunk {
+                    tag,
+                    offset: p,
+                    declared_size,
+                    payload,
+                });
+                saw_end = true;
+                break;
+            }
+            let next = data.checked_add(size);
+            let taken = match next {
+                Some(n) if acceptable_next(bytes, n) => n,
+                _ => {
+                    let mut found = None;
+                    if tag.is_streamed() {
+                        for delta in [-4i64, 4] {
+                            let cand = data as i64 + size as i64 + delta;
+                            if cand >= data as i64 && acceptable_next(bytes, cand as usize) {
+                                found = Some(cand as usize);
+                                break;
+                            }
+                        }
+                    }
+                    match found {
+                        Some(n) => {
+                            warnings.push(r.warning_at(
+                                p + 4,
+                                format!(
+                                    "declared size {declared_size} but the next chunk starts after {} bytes (size off by {:+}); kept as declared",
+                                    n - data,
+                                    size as i64 - (n - data) as i64
+                                ),
+                            ));
+                            n
+                        }
+                        None => {
+                            let msg = match next {
+                                Some(n) if n < len && len - n < 8 => format!(
+                                    "declared size {declared_size} leads to 0x{n:08X}, where only {} bytes remain for the next chunk header",
+                                    len - n
+                                ),
+                                Some(n) if n <= len => format!(
+                                    "declared size {declared_size} leads to 0x{n:08X}, where no chunk tag is"
+                                ),
+                                _ => format!(
+                                    "declared size {declared_size} runs past the end of the file ({} bytes remain)",
+                                    len - data
+                                ),
+                            };
+                            return Err(r.invalid_at(p + 4, msg));
+                        }
+                    }
+                }
+            };
+            let payload = r.bytes(taken - data)?.to_vec();
+            r.pop();
+            chunks.push(RawChunk {
+                tag,
+                offset: p,
+                declared_size,
+                payload,
+            });
+        }
+        if !saw_end {
+            warnings.push(r.warning_at(
+                len,
+                "no END chunk: the file ends without a terminator (groove.exe would reject it)",
+            ));
+        }
+        Ok((
+            RawWad {
+                header,
+                chunks,
+                trailing,
+                original_len: len,
+            },
+            warnings,
+        ))
+    }
+
+    /// `header − (original_len − 4)`.
+    pub fn bias(&self) -> i64 {
+        header_bias(self.header, self.original_len)
+    }
+
+    /// The total length [`Self::to_bytes`] will produce.
+    pub fn encoded_len(&self) -> usize {
+        4 + self
+            .chunks
+            .iter()
+            .map(|c| 8 + c.payload.len())
+            .sum::<usize>()
+            + self.trailing.len()
+    }
+
+    /// Write the file: header per the bias rule, each chunk's tag, declared size and payload
+    /// verbatim, then the trailing bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let len = self.encoded_len();
+        let mut w = Writer::with_capacity(len);
+        w.u32(header_for(self.header, self.original_len, len));
+        for c in &self.chunks {
+            w.bytes(&c.tag.0);
+            w.u32(c.declared_size);
+            w.bytes(&c.payload);
+        }
+        w.bytes(&self.trailing);
+        w.into_inner()
+    }
+
+    /// The chunk whose header or payload holds absolute offset `at`.
+    pub fn chunk_at(&self, at: usize) -> Option<&RawChunk> {
+        self.chunks
+            .iter()
+            .find(|c| at >= c.offset && at < c.payload_offset().saturating_add(c.payload.len()))
+    }
+}

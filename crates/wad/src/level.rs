@@ -1,1 +1,342 @@
-//! (to be written)
+//! The typed level: every chunk of a WAD parsed into its model.
+//!
+//! [`Level::from_bytes`] walks the container ([`crate::container::RawWad`]) and parses every
+//! chunk's payload with a reader bounded to that payload, with the chunk tag on the error path
+//! (`at 0x0001A2F0 in MAP/tiles[17]: …`), and requires each model to consume its payload
+//! exactly. Chunks that depend on earlier ones get what they need: SPRT and STPC the WFPC flags,
+//! MAP the WFPC flags and the TRAK vertex counts (spec §2.7); a MAP before WFPC or TRAK is an
+//! error. Tags without a typed model (RIMG, PRLT, unknown printable tags) are kept raw.
+//!
+//! [`Level::to_bytes`] re-encodes every chunk. The size field is the declared size when the
+//! encoded payload has its original length (this keeps quirks such as a MAP declared 4 bytes
+//! too large) and the real length otherwise. The file header keeps its bias: verbatim when the
+//! total length is unchanged, else `new_len − 4 + bias`.
+
+use levelgeom_binary::{ReadError, Reader, Warning, Writer};
+
+use crate::ampc::Ampc;
+use crate::container::{header_for, RawWad};
+use crate::font::Font;
+use crate::lght::Lght;
+use crate::lgpc::Lgpc;
+use crate::lnfo::Lnfo;
+use crate::map::Map;
+use crate::name::Name;
+use crate::smpc::Smpc;
+use crate::sprt::Sprt;
+use crate::srpc::Srpc;
+use crate::stpc::Stpc;
+use crate::tags::Tag;
+use crate::text::Text;
+use crate::trak::Trak;
+use crate::wfpc::Wfpc;
+
+/// A chunk's typed content.
+// The variants are as large as their models (MAP holds its 256-byte zone table inline); a level
+// has about twenty chunks, so boxing would only add indirection to every accessor.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChunkData {
+    /// `INFO`, raw (4 bytes, value 1 in Croc 2 PC).
+    Info(Vec<u8>),
+    /// `VERS`, raw.
+    Vers(Vec<u8>),
+    /// `WFPC`.
+    Wfpc(Wfpc),
+    /// `TEXT`.
+    Text(Text),
+    /// `FONT`.
+    Font(Font),
+    /// `SPRT`.
+    Sprt(Sprt),
+    /// `NAME`.
+    Name(Name),
+    /// `SMPC`.
+    Smpc(Smpc),
+    /// `AMPC`.
+    Ampc(Ampc),
+    /// `SRPC`.
+    Srpc(Srpc),
+    /// `TRAK`.
+    Trak(Trak),
+    /// `STPC`.
+    Stpc(Stpc),
+    /// `MAP `.
+    Map(Map),
+    /// `LGHT`.
+    Lght(Lght),
+    /// `LNFO`.
+    Lnfo(Lnfo),
+    /// `LGPC`.
+    Lgpc(Lgpc),
+    /// `END `, its payload (normally empty).
+    End(Vec<u8>),
+    /// Any other tag (RIMG, PRLT, unknown), raw.
+    Unknown(Vec<u8>),
+}
+
+impl ChunkData {
+    /// Encode the payload.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        match self {
+            ChunkData::Info(b)
+            | ChunkData::Vers(b)
+            | ChunkData::End(b)
+            | ChunkData::Unknown(b) => w.bytes(b),
+            ChunkData::Wfpc(c) => c.write(&mut w),
+            ChunkData::Text(c) => c.write(&mut w),
+            ChunkData::Font(c) => c.write(&mut w),
+            ChunkData::Sprt(c) => c.write(&mut w),
+            ChunkData::Name(c) => c.write(&mut w),
+            ChunkData::Smpc(c) => c.write(&mut w),
+            ChunkData::Ampc(c) => c.write(&mut w),
+            ChunkData::Srpc(c) => c.write(&mut w),
+            ChunkData::Trak(c) => c.write(&mut w),
+            ChunkData::Stpc(c) => c.write(&mut w),
+            ChunkData::Map(c) => c.write(&mut w),
+            ChunkData::Lght(c) => c.write(&mut w),
+            ChunkData::Lnfo(c) => c.write(&mut w),
+            ChunkData::Lgpc(c) => c.write(&mut w),
+        }
+        w.into_inner()
+    }
+}
+
+/// One chunk of a level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunk {
+    /// The tag bytes as stored.
+    pub tag: Tag,
+    /// The size field as read (or, for new chunks, the payload length).
+    pub declared_size: u32,
+    /// The payload length when read; if the encoded payload still has this length,
+    /// `declared_size` is written, otherwise the real length.
+    pub original_len: usize,
+    /// The content.
+    pub data: ChunkData,
+}
+
+impl Chunk {
+    /// A new chunk whose size fields are set from its encoded payload.
+    pub fn new(tag: Tag, data: ChunkData) -> Chunk {
+        let len = data.encode().len();
+        Chunk {
+            tag,
+            declared_size: len as u32,
+            original_len: len,
+            data,
+        }
+    }
+}
+
+/// A parsed level WAD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level {
+    /// The u32 at offset 0 as read.
+    pub header: u32,
+    /// The chunks in file order.
+    pub chunks: Vec<Chunk>,
+    /// Bytes after the END payload.
+    pub trailing: Vec<u8>,
+}
+
+macro_rules! accessors {
+    ($($(#[$doc:meta])* $name:ident, $name_mut:ident, $variant:ident, $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self) -> Option<&$ty> {
+                self.chunks.iter().find_map(|c| match &c.data {
+                    ChunkData::$variant(x) => Some(x),
+                    _ => None,
+                })
+            }
+            /// Mutable form of the accessor of the same name.
+            pub fn $name_mut(&mut self) -> Option<&mut $ty> {
+                self.chunks.iter_mut().find_map(|c| match &mut c.data {
+                    ChunkData::$variant(x) => Some(x),
+                    _ => None,
+                })
+            }
+        )*
+    };
+}
+
+fn parse_chunk(
+    bytes: &[u8],
+    tag: Tag,
+    payload_offset: usize,
+    payload_len: usize,
+    wfpc: Option<u32>,
+    trak_counts: Option<&[usize]>,
+    warnings: &mut Vec<Warning>,
+) -> Result<ChunkData, ReadError> {
+    let mut outer = Reader::new(bytes);
+    outer.skip(payload_offset)?;
+    outer.push(tag.path_name(), None);
+    let mut r = outer.sub(payload_len)?;
+    let wfpc_or_zero = |r: &Reader<'_>, warnings: &mut Vec<Warning>| match wfpc {
+        Some(f) => f,
+        None => {
+            warnings.push(r.warning_at(
+                payload_offset,
+                "no WFPC chunk before this chunk: reading it with flags 0",
+            ));
+            0
+        }
+    };
+    let data = match tag {
+        Tag::INFO => ChunkData::Info(r.take_rest().to_vec()),
+        Tag::VERS => ChunkData::Vers(r.take_rest().to_vec()),
+        Tag::WFPC => ChunkData::Wfpc(Wfpc::read(&mut r)?),
+        Tag::TEXT => ChunkData::Text(Text::read(&mut r)?),
+        Tag::FONT => ChunkData::Font(Font::read(&mut r)?),
+        Tag::SPRT => {
+            let f = wfpc_or_zero(&r, warnings);
+            ChunkData::Sprt(Sprt::read(&mut r, f)?)
+        }
+        Tag::NAME => ChunkData::Name(Name::read(&mut r)?),
+        Tag::SMPC => ChunkData::Smpc(Smpc::read(&mut r)?),
+        Tag::AMPC => ChunkData::Ampc(Ampc::read(&mut r)?),
+        Tag::SRPC => ChunkData::Srpc(Srpc::read(&mut r)?),
+        Tag::TRAK => ChunkData::Trak(Trak::read(&mut r)?),
+        Tag::STPC => {
+            let f = wfpc_or_zero(&r, warnings);
+            ChunkData::Stpc(Stpc::read(&mut r, f)?)
+        }
+        Tag::MAP => {
+            let Some(f) = wfpc else {
+                return Err(r.invalid("MAP needs a WFPC chunk before it (its layout depends on the flags)"));
+            };
+            let Some(counts) = trak_counts else {
+                return Err(r.invalid(
+                    "MAP needs a TRAK chunk before it (its colour blocks are sized by the TRAK vertex counts)",
+                ));
+            };
+            ChunkData::Map(Map::read(&mut r, f, counts)?)
+        }
+        Tag::LGHT => ChunkData::Lght(Lght::read(&mut r)?),
+        Tag::LNFO => ChunkData::Lnfo(Lnfo::read(&mut r)?),
+        Tag::LGPC => ChunkData::Lgpc(Lgpc::read(&mut r)?),
+        Tag::END => ChunkData::End(r.take_rest().to_vec()),
+        _ => ChunkData::Unknown(r.take_rest().to_vec()),
+    };
+    r.finish()?;
+    Ok(data)
+}
+
+impl Level {
+    /// Parse a whole WAD. Warnings are problems that do not stop reading (a MAP size 4 bytes
+    /// off, bytes after END, no END, a chunk read before WFPC).
+    pub fn from_bytes(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
+        let (raw, mut warnings) = RawWad::parse(bytes)?;
+        let mut wfpc = None;
+        let mut trak_counts: Option<Vec<usize>> = None;
+        let mut chunks = Vec::with_capacity(raw.chunks.len());
+        for c in &raw.chunks {
+            let data = parse_chunk(
+                bytes,
+                c.tag,
+                c.payload_offset(),
+                c.payload.len(),
+                wfpc,
+                trak_counts.as_deref(),
+                &mut warnings,
+            )?;
+            match &data {
+                ChunkData::Wfpc(w) => wfpc = Some(w.flags),
+                ChunkData::Trak(t) => trak_counts = Some(t.vertex_counts()),
+                _ => {}
+            }
+            chunks.push(Chunk {
+                tag: c.tag,
+                declared_size: c.declared_size,
+                original_len: c.payload.len(),
+                data,
+            });
+        }
+        Ok((
+            Level {
+                header: raw.header,
+                chunks,
+                trailing: raw.trailing,
+            },
+            warnings,
+        ))
+    }
+
+    /// A level from chunks (for writers): header = file length − 4, no trailing bytes.
+    pub fn new(chunks: Vec<Chunk>) -> Level {
+        let mut level = Level {
+            header: 0,
+            chunks,
+            trailing: Vec::new(),
+        };
+        level.header = (level.original_len() as u32).wrapping_sub(4);
+        level
+    }
+
+    /// The file length implied by the chunks' original lengths (what the file was when read).
+    pub fn original_len(&self) -> usize {
+        4 + self
+            .chunks
+            .iter()
+            .map(|c| 8 + c.original_len)
+            .sum::<usize>()
+            + self.trailing.len()
+    }
+
+    /// Write the level (see the module docs for the size and header rules).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payloads: Vec<Vec<u8>> = self.chunks.iter().map(|c| c.data.encode()).collect();
+        let len = 4 + payloads.iter().map(|p| 8 + p.len()).sum::<usize>() + self.trailing.len();
+        let mut w = Writer::with_capacity(len);
+        w.u32(header_for(self.header, self.original_len(), len));
+        for (c, p) in self.chunks.iter().zip(&payloads) {
+            w.bytes(&c.tag.0);
+            w.u32(if p.len() == c.original_len {
+                c.declared_size
+            } else {
+                p.len() as u32
+            });
+            w.bytes(p);
+        }
+        w.bytes(&self.trailing);
+        w.into_inner()
+    }
+
+    /// The WFPC flags (0 when there is no WFPC chunk).
+    pub fn wfpc(&self) -> u32 {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.data {
+                ChunkData::Wfpc(w) => Some(w.flags),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+
+    /// The first chunk with tag `tag`.
+    pub fn chunk(&self, tag: Tag) -> Option<&Chunk> {
+        self.chunks.iter().find(|c| c.tag == tag)
+    }
+
+    accessors! {
+        /// The TEXT chunk.
+        text, text_mut, Text, Text;
+        /// The TRAK chunk.
+        trak, trak_mut, Trak, Trak;
+        /// The STPC chunk.
+        stpc, stpc_mut, Stpc, Stpc;
+        /// The MAP chunk.
+        map, map_mut, Map, Map;
+        /// The SPRT chunk.
+        sprt, sprt_mut, Sprt, Sprt;
+        /// The FONT chunk.
+        font, font_mut, Font, Font;
+        /// The LGPC chunk.
+        lgpc, lgpc_mut, Lgpc, Lgpc;
+        /// The LGHT chunk.
+        lght, lght_mut, Lght, Lght;
+    }
+}

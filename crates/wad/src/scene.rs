@@ -1,1 +1,603 @@
-//! (to be written)
+//! Conversion of a typed level into the engine-neutral scene model ([`levelgeom_scene::Scene`]).
+//!
+//! # Node tree
+//!
+//! | node | mesh | contents |
+//! |------|------|----------|
+//! | `level` | – | one child per MAP tile, in tile order |
+//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT` (no mesh for models without faces) |
+//! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B (`WFPC & 0x10000`), extras `swap_state = alternative` (the tile's own node gets `primary`) |
+//! | `collision` (hidden) | – | with [`SceneOptions::collision`]: one child per (ground material, group) |
+//! | `matNN_grpG` | yes | every collision polygon of material `NN` (decimal) in group `G` (0..2) |
+//! | `objects` | – | with [`SceneOptions::objects`]: the STPC models side by side |
+//! | `object_III` | yes | STPC model `III` in its stored (bind) pose, moved by the node matrix |
+//!
+//! # Decisions
+//! * **World positions are baked into the vertices** of one mesh per tile (node matrix =
+//!   identity), so OBJ and glTF carry the same numbers and a vertex's position can be checked
+//!   without composing transforms; placement per seed §2 ([`placement`]). Models are not
+//!   shared between tiles because their vertex colours differ per tile anyway.
+//! * Winding: the game's front face is the side the stored face plane points to; see
+//!   [`mesh`] for why that means the stored order `(v0, v1, v2)` in glTF.
+//! * UVs per seed §3 ([`uv`]), vertex colours per seed §5 / spec §12.1 ([`colour`]),
+//!   materials per page and render state ([`material`]), collision per spec §12.4
+//!   ([`collision`]).
+//! * Textures: one per TEXT page, named `page_NN`, decoded to RGBA8. A page that cannot be
+//!   decoded (an 8-bit page without its palette, a broken RLE stream) is left out with a
+//!   warning; its materials then have no texture.
+//! * Everything is created in file order (tiles, faces, pages), so the scene, and therefore
+//!   the exported bytes, are a pure function of the level.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use levelgeom_scene::{Node, Primitive, Scene, Texture, TextureSource, IDENTITY};
+
+use crate::level::Level;
+use crate::map::Map;
+use crate::model::{Face, Model};
+use crate::stpc::Stpc;
+use crate::text::Text;
+use crate::trak::Trak;
+
+pub mod collision;
+pub mod colour;
+pub mod material;
+pub mod mesh;
+pub mod placement;
+pub mod uv;
+
+use material::{MaterialKey, Materials};
+use mesh::FaceLook;
+use placement::Placement;
+
+/// What to convert.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SceneOptions {
+    /// Negate z (and reverse the winding so front faces stay front).
+    pub mirror_z: bool,
+    /// Add the collision polygons under a hidden `collision` root.
+    pub collision: bool,
+    /// Add the STPC object models under an `objects` root.
+    pub objects: bool,
+}
+
+/// Why a level cannot be converted at all (smaller problems become [`Scene::warnings`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SceneError {
+    /// A chunk the level geometry needs is missing.
+    #[error("the level has no {0} chunk, which holds its geometry")]
+    MissingChunk(&'static str),
+}
+
+/// One TEXT texture entry, as far as the export needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EntryView {
+    /// Entry flags (bit 0 flat colour, bits 12–14 blend mode).
+    pub flags: u16,
+    /// Page index (0xFF = none in the samples; any index past the pages is unusable).
+    pub page: u8,
+    /// `u0, u1, v0, v1` (or R, G, B, extra for flat colours).
+    pub rect: [u8; 4],
+}
+
+/// One TEXT page, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageView {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// RGBA8 pixels (top row first), or why they could not be decoded.
+    pub rgba: Result<Vec<u8>, String>,
+}
+
+/// What the conversion needs from TEXT: entries and decoded pages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextView {
+    /// Texture entries, indexed by a face's `texture`.
+    pub entries: Vec<EntryView>,
+    /// Pages, indexed by an entry's `page`.
+    pub pages: Vec<PageView>,
+}
+
+impl TextView {
+    /// The entries and decoded pages of a TEXT chunk. 8-bit pages are decoded through the
+    /// first palette (the game picks one per material; a page has no single palette).
+    pub fn from_text(text: &Text) -> TextView {
+        TextView {
+            entries: text
+                .entries
+                .iter()
+                .map(|e| EntryView {
+                    flags: e.flags,
+                    page: e.page,
+                    rect: [e.u0, e.u1, e.v0, e.v1],
+                })
+                .collect(),
+            pages: text
+                .pages
+                .iter()
+                .map(|p| PageView {
+                    width: p.width,
+                    height: p.height,
+                    rgba: p.to_rgba8(&text.palettes).map_err(|e| e.to_string()),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Convert a level into a scene: its TRAK tiles placed by MAP, with TEXT materials, and the
+/// collision and STPC objects when asked for (see the module docs for the node tree).
+///
+/// # Errors
+/// [`SceneError::MissingChunk`] when the level has no TRAK or no MAP chunk. Everything
+/// smaller (a bad texture index, a short colour block, a degenerate collision polygon) is a
+/// warning in [`Scene::warnings`].
+pub fn to_scene(level: &Level, opts: &SceneOptions) -> Result<Scene, SceneError> {
+    let trak = level.trak().ok_or(SceneError::MissingChunk("TRAK"))?;
+    let map = level.map().ok_or(SceneError::MissingChunk("MAP"))?;
+    let text = match level.text() {
+        Some(t) => TextView::from_text(t),
+        None => TextView::default(),
+    };
+    let mut scene = build(trak, map, level.stpc(), &text, opts);
+    if level.text().is_none() {
+        scene.warnings.insert(
+            0,
+            "the level has no TEXT chunk: no textures or materials".into(),
+        );
+    }
+    Ok(scene)
+}
+
+/// Convert the geometry chunks of a level into a scene (see the module docs for the layout).
+///
+/// `text` may be empty (a level without TEXT): every face then gets the default material with
+/// a warning.
+pub fn build(
+    trak: &Trak,
+    map: &Map,
+    stpc: Option<&Stpc>,
+    text: &TextView,
+    opts: &SceneOptions,
+) -> Scene {
+    let mut scene = Scene {
+        name: "level".into(),
+        ..Scene::default()
+    };
+    let mut warnings = Vec::new();
+    let pages = textures(text, &mut scene, &mut warnings);
+    let mut looks = Looks {
+        text,
+        pages: &pages,
+        materials: Materials::default(),
+        bad: BTreeMap::new(),
+    };
+
+    // Level tiles.
+    let level_root = scene.add_node(Node {
+        name: "level".into(),
+        ..Node::default()
+    });
+    scene.roots.push(level_root);
+    let mut flagged = 0usize;
+    for (ti, tile) in map.tiles.iter().enumerate() {
+        let m = tile_model(map, ti, &mut warnings);
+        let place = Placement::tile(
+            tile.pos[0],
+            tile.pos[1],
+            tile.pos[2],
+            tile.rot,
+            opts.mirror_z,
+        );
+        let colours = map.colours.get(ti);
+        let swap = if tile.anim_flag != 0 {
+            let k = flagged;
+            flagged += 1;
+            let s = map.swaps.as_ref().and_then(|s| s.get(k));
+            if s.is_none() {
+                warnings.push(format!(
+                    "MAP/tiles[{ti}]: flagged as a swap tile but there is no swap record {k}"
+                ));
+            }
+            s
+        } else {
+            None
+        };
+        let layers = colours.map(|c| c.layers.as_slice()).unwrap_or(&[]);
+        if colours.is_none() {
+            warnings.push(format!("MAP/tiles[{ti}]: no vertex colours; white"));
+        }
+        let node = tile_node(
+            &mut scene,
+            &mut looks,
+            &mut warnings,
+            trak,
+            (ti, m),
+            &place,
+            layers,
+            "",
+        );
+        let Some(node) = node else { continue };
+        scene.nodes[level_root].children.push(node);
+        if let Some(s) = swap {
+            scene.nodes[node]
+                .extras
+                .push(("swap_state".into(), "primary".into()));
+            let layers = colours
+                .and_then(|c| c.swap_layers.as_deref())
+                .unwrap_or(&[]);
+            if let Some(alt) = tile_node(
+                &mut scene,
+                &mut looks,
+                &mut warnings,
+                trak,
+                (ti, s.model_b),
+                &place,
+                layers,
+                "_swap",
+            ) {
+                scene.nodes[alt]
+                    .extras
+                    .push(("swap_state".into(), "alternative".into()));
+                scene.nodes[level_root].children.push(alt);
+            }
+        }
+    }
+
+    if opts.collision {
+        collision_tree(
+            &mut scene,
+            &mut looks.materials,
+            &mut warnings,
+            trak,
+            map,
+            opts,
+        );
+    }
+    if opts.objects {
+        match stpc {
+            Some(stpc) => objects_tree(&mut scene, &mut looks, &mut warnings, stpc, opts),
+            None => warnings.push("no STPC chunk: no objects to export".into()),
+        }
+    }
+
+    for (m, idx) in &looks.bad {
+        let list: Vec<String> = idx.iter().take(8).map(|i| i.to_string()).collect();
+        warnings.push(format!(
+            "{m}: texture entries {}{} are not usable (index past the {} entries or page past the {} pages); default material",
+            list.join(", "),
+            if idx.len() > 8 { ", …" } else { "" },
+            text.entries.len(),
+            text.pages.len()
+        ));
+    }
+    scene.materials = looks.materials.list;
+    scene.warnings = warnings;
+    scene
+}
+
+/// The TRAK model a tile draws: the MAP model-index list (what the renderer and the colour
+/// blocks use), falling back to record A's model when the list is short.
+fn tile_model(map: &Map, ti: usize, warnings: &mut Vec<String>) -> u32 {
+    let a = map.tiles.get(ti).map_or(0, |t| t.model);
+    match map.model_indices.get(ti) {
+        Some(&m) => {
+            if m != a {
+                warnings.push(format!(
+                    "MAP/tiles[{ti}]: record A names model {a} but the model list {m}; using {m}"
+                ));
+            }
+            m
+        }
+        None => a,
+    }
+}
+
+/// Decode every page into a texture; returns per page (texture index, has transparency).
+fn textures(
+    text: &TextView,
+    scene: &mut Scene,
+    warnings: &mut Vec<String>,
+) -> Vec<(Option<usize>, bool)> {
+    let mut out = Vec::with_capacity(text.pages.len());
+    for (p, page) in text.pages.iter().enumerate() {
+        match &page.rgba {
+            Ok(px) => {
+                let t = Texture {
+                    name: format!("page_{p:02}"),
+                    source: TextureSource::Rgba8 {
+                        width: page.width,
+                        height: page.height,
+                        pixels: px.clone(),
+                    },
+                };
+                let transparent = t.has_transparency();
+                scene.textures.push(t);
+                out.push((Some(scene.textures.len() - 1), transparent));
+            }
+            Err(e) => {
+                warnings.push(format!("TEXT/pages[{p}]: not exported: {e}"));
+                out.push((None, false));
+            }
+        }
+    }
+    out
+}
+
+/// Material lookup for faces, remembering unusable texture indices per model.
+struct Looks<'a> {
+    text: &'a TextView,
+    pages: &'a [(Option<usize>, bool)],
+    materials: Materials,
+    bad: BTreeMap<String, BTreeSet<u16>>,
+}
+
+impl Looks<'_> {
+    fn face(&mut self, context: &str, face: &Face) -> FaceLook {
+        let none = FaceLook {
+            material: None,
+            uvs: None,
+        };
+        let double_sided = face.flags & crate::model::FACE_DOUBLE_SIDED != 0;
+        let Some(e) = self.text.entries.get(usize::from(face.texture)) else {
+            self.bad
+                .entry(context.to_string())
+                .or_default()
+                .insert(face.texture);
+            return none;
+        };
+        let blend = material::blend_mode(e.flags);
+        if e.flags & material::ENTRY_FLAT_COLOUR != 0 {
+            let key = MaterialKey::Flat {
+                rgb: [e.rect[0], e.rect[1], e.rect[2]],
+                extra: e.rect[3],
+                blend,
+                double_sided,
+            };
+            return FaceLook {
+                material: Some(self.materials.get(key, None, false)),
+                uvs: None,
+            };
+        }
+        let page = usize::from(e.page);
+        let Some(pv) = self.text.pages.get(page) else {
+            self.bad
+                .entry(context.to_string())
+                .or_default()
+                .insert(face.texture);
+            return none;
+        };
+        let (texture, transparent) = self.pages.get(page).copied().unwrap_or((None, false));
+        let key = MaterialKey::Page {
+            page,
+            blend,
+            double_sided,
+        };
+        let rect = uv::UvRect::new(
+            e.rect[0], e.rect[1], e.rect[2], e.rect[3], pv.width, pv.height,
+        );
+        FaceLook {
+            material: Some(self.materials.get(key, texture, transparent)),
+            uvs: Some(uv::corners(face.flags, &rect)),
+        }
+    }
+}
+
+/// Add the node of model `m` placed for tile `ti` (name suffix `""` or `"_swap"`); `None` when
+/// the model does not exist (warning).
+#[allow(clippy::too_many_arguments)]
+fn tile_node(
+    scene: &mut Scene,
+    looks: &mut Looks<'_>,
+    warnings: &mut Vec<String>,
+    trak: &Trak,
+    (ti, m): (usize, u32),
+    place: &Placement,
+    layers: &[Vec<u32>],
+    suffix: &str,
+) -> Option<usize> {
+    let Some(model) = trak.models.get(m as usize) else {
+        warnings.push(format!(
+            "MAP/tiles[{ti}]: model {m} is not below the {} TRAK models; tile skipped",
+            trak.models.len()
+        ));
+        return None;
+    };
+    let name = format!("tile_{ti:04}_m{m:03}{suffix}");
+    let sets: Vec<&[u32]> = if layers.is_empty() {
+        vec![&[]]
+    } else {
+        layers.iter().map(|l| l.as_slice()).collect()
+    };
+    let mesh = model_mesh(
+        scene,
+        looks,
+        warnings,
+        name.clone(),
+        model,
+        place,
+        &sets,
+        &format!("TRAK/models[{m}]"),
+        &format!("MAP/tiles[{ti}]"),
+    );
+    Some(scene.add_node(Node {
+        name,
+        mesh,
+        ..Node::default()
+    }))
+}
+
+/// Build and add a model's mesh; `None` (no mesh) for models without faces.
+#[allow(clippy::too_many_arguments)]
+fn model_mesh(
+    scene: &mut Scene,
+    looks: &mut Looks<'_>,
+    warnings: &mut Vec<String>,
+    name: String,
+    model: &Model,
+    place: &Placement,
+    sets: &[&[u32]],
+    model_ctx: &str,
+    place_ctx: &str,
+) -> Option<usize> {
+    if model.faces.is_empty() {
+        return None;
+    }
+    let mut look = |_: usize, f: &Face| looks.face(model_ctx, f);
+    let mut warn = |w: String| warnings.push(w);
+    let m = mesh::build(name, model, place, sets, &mut look, place_ctx, &mut warn);
+    if m.primitives.is_empty() {
+        return None;
+    }
+    Some(scene.add_mesh(m))
+}
+
+/// The group (0..2) of collision polygon `j` of a model, by the header's three counts.
+fn collision_group(model: &Model, j: usize) -> u8 {
+    let c = model.header.collision_counts.map(usize::from);
+    if j < c[0] {
+        0
+    } else if j < c[0] + c[1] {
+        1
+    } else {
+        2
+    }
+}
+
+fn collision_tree(
+    scene: &mut Scene,
+    materials: &mut Materials,
+    warnings: &mut Vec<String>,
+    trak: &Trak,
+    map: &Map,
+    opts: &SceneOptions,
+) {
+    let mut buckets: BTreeMap<(u8, u8), Primitive> = BTreeMap::new();
+    for (ti, tile) in map.tiles.iter().enumerate() {
+        let m = map.model_indices.get(ti).copied().unwrap_or(tile.model);
+        let Some(model) = trak.models.get(m as usize) else {
+            continue; // already warned for the tile itself
+        };
+        let place = Placement::tile(
+            tile.pos[0],
+            tile.pos[1],
+            tile.pos[2],
+            tile.rot,
+            opts.mirror_z,
+        );
+        for (j, poly) in model.collision.iter().enumerate() {
+            let corners = match collision::corners(poly) {
+                Ok(c) => c,
+                Err(e) => {
+                    warnings.push(format!(
+                        "MAP/tiles[{ti}] TRAK/models[{m}]/collision[{j}]: {e}; polygon skipped"
+                    ));
+                    continue;
+                }
+            };
+            let group = collision_group(model, j);
+            let prim = buckets.entry((poly.material, group)).or_default();
+            let (n, _) = collision::export_plane(&poly.planes[0]);
+            let n = mesh::unit(placement::to_f32(n)).unwrap_or([0.0, 1.0, 0.0]);
+            let n = mesh::unit(place.direction(n)).unwrap_or([0.0, 1.0, 0.0]);
+            let base = u32::try_from(prim.positions.len()).unwrap_or(u32::MAX);
+            for c in &corners {
+                prim.positions.push(placement::to_f32(place.point64(*c)));
+                prim.normals.push(n);
+            }
+            for k in 1..corners.len().saturating_sub(1) {
+                let k = k as u32;
+                let tri = if place.flips_winding() {
+                    [base, base + k + 1, base + k]
+                } else {
+                    [base, base + k, base + k + 1]
+                };
+                prim.indices.extend_from_slice(&tri);
+            }
+        }
+    }
+    let mut root = Node {
+        name: "collision".into(),
+        hidden: true,
+        ..Node::default()
+    };
+    for ((mat, group), mut prim) in buckets {
+        prim.material = Some(materials.get(MaterialKey::Collision { material: mat }, None, false));
+        let name = format!("mat{mat:02}_grp{group}");
+        let mesh = scene.add_mesh(levelgeom_scene::Mesh {
+            name: name.clone(),
+            primitives: vec![prim],
+        });
+        let node = scene.add_node(Node {
+            name,
+            mesh: Some(mesh),
+            extras: vec![
+                ("collision_material".into(), mat.to_string()),
+                ("collision_group".into(), group.to_string()),
+            ],
+            ..Node::default()
+        });
+        root.children.push(node);
+    }
+    let root = scene.add_node(root);
+    scene.roots.push(root);
+}
+
+/// Gap between objects in the row, and between the level's z = 0 edge and the row.
+const OBJECT_GAP: f64 = 1.0;
+/// Where the object row starts in z (tiles reach at most ~2.4 units past the grid).
+const OBJECT_ROW_Z: f64 = 3.0;
+
+fn objects_tree(
+    scene: &mut Scene,
+    looks: &mut Looks<'_>,
+    warnings: &mut Vec<String>,
+    stpc: &Stpc,
+    opts: &SceneOptions,
+) {
+    let mut root = Node {
+        name: "objects".into(),
+        ..Node::default()
+    };
+    let place = Placement::translation([0.0; 3], opts.mirror_z);
+    let mut cursor = 0.0f64;
+    for (i, model) in stpc.models.iter().enumerate() {
+        let name = format!("object_{i:03}");
+        let mesh = model_mesh(
+            scene,
+            looks,
+            warnings,
+            name.clone(),
+            model,
+            &place,
+            &[],
+            &format!("STPC/models[{i}]"),
+            &format!("STPC/models[{i}]"),
+        );
+        // Bounds in output space (after the mirror), to lay the models out in a row.
+        let pts: Vec<[f32; 3]> = model.vertices.iter().map(|v| place.point(v.pos)).collect();
+        let (lo, hi) = crate::model::bounds(pts.iter().copied()).unwrap_or(([0.0; 3], [0.0; 3]));
+        let ox = cursor - f64::from(lo[0]);
+        let oz = if opts.mirror_z {
+            -OBJECT_ROW_Z - f64::from(hi[2])
+        } else {
+            OBJECT_ROW_Z - f64::from(lo[2])
+        };
+        cursor += f64::from(hi[0] - lo[0]) + OBJECT_GAP;
+        let mut matrix = IDENTITY;
+        matrix[12] = ox as f32;
+        matrix[14] = oz as f32;
+        let node = scene.add_node(Node {
+            name,
+            mesh,
+            matrix,
+            ..Node::default()
+        });
+        root.children.push(node);
+    }
+    let root = scene.add_node(root);
+    scene.roots.push(root);
+}

@@ -1,1 +1,591 @@
-//! (to be written)
+//! `TEXT`: palettes, texture pages, texture entries and effects (spec §5, §6; seed §7).
+//!
+//! groove.exe reads the whole chunk by its size (`sub_4067B0`) and parses it at END
+//! (`sub_406880` → `sub_406AB0` → `sub_406D30` → `sub_406E40`):
+//!
+//! ```text
+//! size      | meaning
+//! ----------+----------------------------------------------------------------------------
+//!         4 | u32 palette_count
+//!           | per palette: u32 unknown; u32 n; u16 colours[n]; u8 extra[n]
+//!         4 | u32 page_count
+//!           | per page: u32 flags, u32 width, u32 height, then
+//!           |   flags == 0          → width·height bytes (8-bit palette indices)
+//!           |   flags & 0x80        → u32 comp_bytes + comp_bytes bytes of RLE16 (see `rle`)
+//!           |   otherwise           → width·height × u16 (raw 16-bit)
+//!         4 | u32 entry_count
+//!     8 · n | texture entries: u16 flags, u8 page, u8 extra (page2 / palette),
+//!           |                  u8 u0, u8 u1, u8 v0, u8 v1 (u1, v1 inclusive)
+//!         … | effects: u32 count, then per effect u16 sprite, u8 type and by type:
+//!           |   1, 2   → 3 bytes
+//!           |   7, 9   → u16, u16, u8, u8
+//!           |   8      → 3 bytes, then u16[byte 1]
+//!           |   10, 11 → 4 bytes, then u16[byte 3]
+//!           |   other  → nothing
+//! ```
+//!
+//! `flags & 0x7F` of a page selects a pixel format in the exe; real pages are RLE with flags
+//! 0x81..0x87 (spec §12.8). 16-bit pixels are ABGR1555: red in bits 0–4, green 5–9, blue 10–14,
+//! bit 15 alpha ([`abgr1555_to_rgba8`]).
+//!
+//! Byte exactness: RLE pages keep their compressed bytes as read, so an unchanged page is
+//! written back exactly; [`TexturePage::from_pixels16`] re-encodes only edited pages. If the
+//! bytes after the entries are not a well-formed effects list that ends exactly at the chunk
+//! end, they are kept as [`Effects::Raw`].
+
+use std::fmt;
+
+use levelgeom_binary::{ReadError, Reader, Writer};
+
+use crate::rle;
+
+/// Page flag: the pixels are an RLE16 stream.
+pub const PAGE_RLE: u32 = 0x80;
+/// Page flags: the pixel-format selector bits.
+pub const PAGE_FORMAT_MASK: u32 = 0x7F;
+
+/// Entry flag bit 0: a flat colour; `u0, u1, v0` are R, G, B and `v1` a fourth byte.
+pub const ENTRY_FLAT_COLOUR: u16 = 0x0001;
+/// Entry flag bit 2: a 1-pixel border.
+pub const ENTRY_BORDER: u16 = 0x0004;
+/// Entry flag bit 3: width × 2.
+pub const ENTRY_DOUBLE_WIDTH: u16 = 0x0008;
+/// Entry flag bit 4: height × 2.
+pub const ENTRY_DOUBLE_HEIGHT: u16 = 0x0010;
+/// Entry flag bits 8–10: a further mode (meaning unknown).
+pub const ENTRY_MODE_MASK: u16 = 0x0700;
+/// Entry flag bits 12–14: the blend mode.
+pub const ENTRY_BLEND_MASK: u16 = 0x7000;
+
+/// Pages larger than this many pixels are refused by the pixel decoders (a real page is 256×256;
+/// the limit keeps a corrupt width/height from asking for gigabytes).
+pub const MAX_PAGE_PIXELS: u64 = 1 << 24;
+
+/// Convert an ABGR1555 word to RGBA8: R = bits 0–4, G = 5–9, B = 10–14, each widened as
+/// `(v << 3) | (v >> 2)`; A = 255 when bit 15 is set, else 0 (so word 0 is fully transparent).
+pub fn abgr1555_to_rgba8(w: u16) -> [u8; 4] {
+    let c = |v: u16| {
+        let v = (v & 0x1F) as u8;
+        (v << 3) | (v >> 2)
+    };
+    [
+        c(w),
+        c(w >> 5),
+        c(w >> 10),
+        if w & 0x8000 != 0 { 255 } else { 0 },
+    ]
+}
+
+/// A palette.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Palette {
+    /// The first word (meaning unknown).
+    pub unknown: u32,
+    /// The ABGR1555 colours.
+    pub colours: Vec<u16>,
+    /// One byte per colour after the colours (meaning unknown); same length as `colours`.
+    pub extra: Vec<u8>,
+}
+
+/// How a page's pixels are stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageData {
+    /// `flags == 0`: one palette index per pixel.
+    Indexed(Vec<u8>),
+    /// `flags != 0` without 0x80: one ABGR1555 word per pixel.
+    Raw16(Vec<u16>),
+    /// `flags & 0x80`: the RLE16 stream exactly as stored; `comp_bytes` is its length.
+    Rle(Vec<u8>),
+}
+
+/// Why pixels could not be produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PixelError {
+    /// `width · height` is above [`MAX_PAGE_PIXELS`].
+    TooLarge {
+        /// The page width.
+        width: u32,
+        /// The page height.
+        height: u32,
+    },
+    /// The stored pixel count differs from `width · height`.
+    SizeMismatch {
+        /// `width · height`.
+        expected: u64,
+        /// What is stored.
+        actual: usize,
+    },
+    /// The RLE stream is too short.
+    Rle(rle::RleError),
+    /// An 8-bit page was asked for 16-bit pixels, or has no palette.
+    NeedsPalette,
+}
+
+impl fmt::Display for PixelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PixelError::TooLarge { width, height } => {
+                write!(f, "page of {width}×{height} pixels is too large to decode")
+            }
+            PixelError::SizeMismatch { expected, actual } => {
+                write!(f, "page holds {actual} pixels, width × height is {expected}")
+            }
+            PixelError::Rle(e) => e.fmt(f),
+            PixelError::NeedsPalette => f.write_str("8-bit page needs a palette"),
+        }
+    }
+}
+
+impl std::error::Error for PixelError {}
+
+/// A texture page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TexturePage {
+    /// The page flags (0x80 = RLE, low 7 bits = pixel format).
+    pub flags: u32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The pixels as stored.
+    pub data: PageData,
+}
+
+impl TexturePage {
+    /// A page from 16-bit pixels, RLE-encoded (flags `0x80 | format`) as real pages are.
+    pub fn from_pixels16(
+        width: u32,
+        height: u32,
+        format: u8,
+        pixels: &[u16],
+    ) -> Result<TexturePage, PixelError> {
+        let n = Self::checked_pixels(width, height)?;
+        if pixels.len() as u64 != n {
+            return Err(PixelError::SizeMismatch {
+                expected: n,
+                actual: pixels.len(),
+            });
+        }
+        Ok(TexturePage {
+            flags: PAGE_RLE | (u32::from(format) & PAGE_FORMAT_MASK),
+            width,
+            height,
+            data: PageData::Rle(rle::encode(pixels)),
+        })
+    }
+
+    /// A raw 16-bit page (flags = `format`, which must be non-zero and below 0x80).
+    pub fn raw16(width: u32, height: u32, format: u8, pixels: Vec<u16>) -> TexturePage {
+        TexturePage {
+            flags: u32::from(format) & PAGE_FORMAT_MASK,
+            width,
+            height,
+            data: PageData::Raw16(pixels),
+        }
+    }
+
+    /// An 8-bit palette-indexed page (flags 0).
+    pub fn indexed(width: u32, height: u32, indices: Vec<u8>) -> TexturePage {
+        TexturePage {
+            flags: 0,
+            width,
+            height,
+            data: PageData::Indexed(indices),
+        }
+    }
+
+    fn checked_pixels(width: u32, height: u32) -> Result<u64, PixelError> {
+        let n = u64::from(width) * u64::from(height);
+        if n > MAX_PAGE_PIXELS {
+            Err(PixelError::TooLarge { width, height })
+        } else {
+            Ok(n)
+        }
+    }
+
+    /// `width · height`.
+    pub fn pixel_count(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// The storage form the flags call for, as a word: "8-bit", "raw16" or "rle".
+    pub fn storage_name(&self) -> &'static str {
+        match self.data {
+            PageData::Indexed(_) => "8-bit",
+            PageData::Raw16(_) => "raw16",
+            PageData::Rle(_) => "rle",
+        }
+    }
+
+    /// True when the data variant is the one the flags select (what [`Text::read`] produces).
+    pub fn is_consistent(&self) -> bool {
+        matches!(
+            (&self.data, self.flags),
+            (PageData::Indexed(_), 0)
+        ) || matches!(&self.data, PageData::Rle(_) if self.flags & PAGE_RLE != 0)
+            || matches!(&self.data, PageData::Raw16(_) if self.flags != 0 && self.flags & PAGE_RLE == 0)
+    }
+
+    /// The decoded RLE stream with its overrun flag (`None` for other storage forms).
+    pub fn decode_rle(&self) -> Option<Result<rle::Decoded, PixelError>> {
+        let PageData::Rle(stream) = &self.data else {
+            return None;
+        };
+        Some(
+            Self::checked_pixels(self.width, self.height)
+                .and_then(|n| rle::decode(stream, n as usize).map_err(PixelError::Rle)),
+        )
+    }
+
+    /// The 16-bit pixels, row by row (`width · height` words). 8-bit pages give
+    /// [`PixelError::NeedsPalette`].
+    pub fn pixels16(&self) -> Result<Vec<u16>, PixelError> {
+        let n = Self::checked_pixels(self.width, self.height)?;
+        match &self.data {
+            PageData::Raw16(p) => {
+                if p.len() as u64 != n {
+                    return Err(PixelError::SizeMismatch {
+                        expected: n,
+                        actual: p.len(),
+                    });
+                }
+                Ok(p.clone())
+            }
+            PageData::Rle(s) => rle::decode(s, n as usize)
+                .map(|d| d.pixels)
+                .map_err(PixelError::Rle),
+            PageData::Indexed(_) => Err(PixelError::NeedsPalette),
+        }
+    }
+
+    /// RGBA8 pixels (4 bytes per pixel, row by row). 8-bit pages use `palette`; an index past
+    /// the palette gives transparent black.
+    pub fn to_rgba8_with(&self, palette: Option<&Palette>) -> Result<Vec<u8>, PixelError> {
+        let n = Self::checked_pixels(self.width, self.height)?;
+        let words: Vec<u16> = match &self.data {
+            PageData::Indexed(ix) => {
+                let pal = palette.ok_or(PixelError::NeedsPalette)?;
+                if ix.len() as u64 != n {
+                    return Err(PixelError::SizeMismatch {
+                        expected: n,
+                        actual: ix.len(),
+                    });
+                }
+                ix.iter()
+                    .map(|&i| pal.colours.get(usize::from(i)).copied().unwrap_or(0))
+                    .collect()
+            }
+            _ => self.pixels16()?,
+        };
+        Ok(words.into_iter().flat_map(abgr1555_to_rgba8).collect())
+    }
+
+    /// RGBA8 pixels; 8-bit pages use the first palette of `palettes` (the material's palette
+    /// byte selects one in the game; use [`Self::to_rgba8_with`] to pick another).
+    pub fn to_rgba8(&self, palettes: &[Palette]) -> Result<Vec<u8>, PixelError> {
+        self.to_rgba8_with(palettes.first())
+    }
+}
+
+/// One 8-byte texture entry (the game expands it to a 20-byte material record).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextureEntry {
+    /// Flags (see the `ENTRY_*` constants).
+    pub flags: u16,
+    /// The texture page.
+    pub page: u8,
+    /// Second page / palette byte (0xFF = none in the samples).
+    pub extra: u8,
+    /// Left texel column (or R for flat colours).
+    pub u0: u8,
+    /// Right texel column, inclusive (or G).
+    pub u1: u8,
+    /// Top texel row (or B).
+    pub v0: u8,
+    /// Bottom texel row, inclusive (or a fourth colour byte of unknown use).
+    pub v1: u8,
+}
+
+impl TextureEntry {
+    /// True for a flat-colour entry (flag bit 0).
+    pub fn is_flat_colour(&self) -> bool {
+        self.flags & ENTRY_FLAT_COLOUR != 0
+    }
+
+    /// The blend mode, flag bits 12–14.
+    pub fn blend_mode(&self) -> u8 {
+        ((self.flags & ENTRY_BLEND_MASK) >> 12) as u8
+    }
+
+    /// The further mode, flag bits 8–10.
+    pub fn mode(&self) -> u8 {
+        ((self.flags & ENTRY_MODE_MASK) >> 8) as u8
+    }
+
+    /// The UV rectangle `(U0, U1, V0, V1)` on a 256-texel page: `u0/256, (u1+1)/256, v0/256,
+    /// (v1+1)/256` (seed §3).
+    pub fn uv_rect(&self) -> [f32; 4] {
+        [
+            f32::from(self.u0) / 256.0,
+            (f32::from(self.u1) + 1.0) / 256.0,
+            f32::from(self.v0) / 256.0,
+            (f32::from(self.v1) + 1.0) / 256.0,
+        ]
+    }
+}
+
+/// What follows an effect's type byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EffectBody {
+    /// Types 1 and 2: three bytes.
+    Bytes3([u8; 3]),
+    /// Types 7 and 9: u16, u16, u8, u8.
+    Words {
+        /// First u16.
+        a: u16,
+        /// Second u16.
+        b: u16,
+        /// First u8.
+        c: u8,
+        /// Second u8.
+        d: u8,
+    },
+    /// Type 8: three bytes, then `head[1]` u16 values.
+    Table3 {
+        /// The bytes; `head[1]` is the count of `values` (kept as stored).
+        head: [u8; 3],
+        /// The values.
+        values: Vec<u16>,
+    },
+    /// Types 10 and 11: four bytes, then `head[3]` u16 values.
+    Table4 {
+        /// The bytes; `head[3]` is the count of `values` (kept as stored).
+        head: [u8; 4],
+        /// The values.
+        values: Vec<u16>,
+    },
+    /// Any other type: nothing.
+    Empty,
+}
+
+/// One effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effect {
+    /// The sprite (texture entry) it animates.
+    pub sprite: u16,
+    /// The type byte.
+    pub kind: u8,
+    /// The type-dependent rest.
+    pub body: EffectBody,
+}
+
+/// The effects part at the end of TEXT.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effects {
+    /// The chunk ends right after the entries.
+    Absent,
+    /// A well-formed list that ends exactly at the chunk end.
+    List(Vec<Effect>),
+    /// Bytes that do not parse as such a list, kept verbatim.
+    Raw(Vec<u8>),
+}
+
+/// The TEXT chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    /// The palettes (TENG levels have none).
+    pub palettes: Vec<Palette>,
+    /// The texture pages.
+    pub pages: Vec<TexturePage>,
+    /// The texture entries faces refer to.
+    pub entries: Vec<TextureEntry>,
+    /// The effects part.
+    pub effects: Effects,
+}
+
+fn read_u16s(r: &mut Reader<'_>, n: usize) -> Result<Vec<u16>, ReadError> {
+    let n = r.count(n as u64, 2)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(r.u16()?);
+    }
+    Ok(v)
+}
+
+fn read_effects(r: &mut Reader<'_>) -> Result<Vec<Effect>, ReadError> {
+    let n = r.u32_count(3)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.push(r.within("effects", Some(i), |r| {
+            let sprite = r.u16()?;
+            let kind = r.u8()?;
+            let body = match kind {
+                1 | 2 => EffectBody::Bytes3(r.array::<3>()?),
+                7 | 9 => EffectBody::Words {
+                    a: r.u16()?,
+                    b: r.u16()?,
+                    c: r.u8()?,
+                    d: r.u8()?,
+                },
+                8 => {
+                    let head = r.array::<3>()?;
+                    let values = read_u16s(r, usize::from(head[1]))?;
+                    EffectBody::Table3 { head, values }
+                }
+                10 | 11 => {
+                    let head = r.array::<4>()?;
+                    let values = read_u16s(r, usize::from(head[3]))?;
+                    EffectBody::Table4 { head, values }
+                }
+                _ => EffectBody::Empty,
+            };
+            Ok(Effect { sprite, kind, body })
+        })?);
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+impl Text {
+    /// Read the payload.
+    pub fn read(r: &mut Reader<'_>) -> Result<Text, ReadError> {
+        let np = r.within("palettes", None, |r| r.u32_count(8))?;
+        let mut palettes = Vec::with_capacity(np);
+        for i in 0..np {
+            palettes.push(r.within("palettes", Some(i), |r| {
+                let unknown = r.u32()?;
+                let n = r.u32_count(3)?;
+                let colours = read_u16s(r, n)?;
+                let extra = r.bytes(n)?.to_vec();
+                Ok(Palette {
+                    unknown,
+                    colours,
+                    extra,
+                })
+            })?);
+        }
+        let n = r.within("pages", None, |r| r.u32_count(12))?;
+        let mut pages = Vec::with_capacity(n);
+        for i in 0..n {
+            pages.push(r.within("pages", Some(i), |r| {
+                let flags = r.u32()?;
+                let width = r.u32()?;
+                let height = r.u32()?;
+                let px = u64::from(width) * u64::from(height);
+                let data = if flags & PAGE_RLE != 0 {
+                    let len = r.u32_count(1)?;
+                    PageData::Rle(r.bytes(len)?.to_vec())
+                } else if flags != 0 {
+                    let n = r.count(px, 2)?;
+                    PageData::Raw16(read_u16s(r, n)?)
+                } else {
+                    let n = r.count(px, 1)?;
+                    PageData::Indexed(r.bytes(n)?.to_vec())
+                };
+                Ok(TexturePage {
+                    flags,
+                    width,
+                    height,
+                    data,
+                })
+            })?);
+        }
+        let n = r.within("entries", None, |r| r.u32_count(8))?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let b = r.array::<8>()?;
+            entries.push(TextureEntry {
+                flags: u16::from_le_bytes([b[0], b[1]]),
+                page: b[2],
+                extra: b[3],
+                u0: b[4],
+                u1: b[5],
+                v0: b[6],
+                v1: b[7],
+            });
+        }
+        let effects = if r.is_empty() {
+            Effects::Absent
+        } else {
+            let mut probe = r.clone();
+            match read_effects(&mut probe) {
+                Ok(list) => {
+                    r.take_rest();
+                    Effects::List(list)
+                }
+                Err(_) => Effects::Raw(r.take_rest().to_vec()),
+            }
+        };
+        Ok(Text {
+            palettes,
+            pages,
+            entries,
+            effects,
+        })
+    }
+
+    /// Write the payload.
+    pub fn write(&self, w: &mut Writer) {
+        w.u32(self.palettes.len() as u32);
+        for p in &self.palettes {
+            w.u32(p.unknown);
+            w.u32(p.colours.len() as u32);
+            for c in &p.colours {
+                w.u16(*c);
+            }
+            w.bytes(&p.extra);
+        }
+        w.u32(self.pages.len() as u32);
+        for p in &self.pages {
+            w.u32(p.flags);
+            w.u32(p.width);
+            w.u32(p.height);
+            match &p.data {
+                PageData::Indexed(ix) => w.bytes(ix),
+                PageData::Raw16(px) => {
+                    for v in px {
+                        w.u16(*v);
+                    }
+                }
+                PageData::Rle(s) => {
+                    w.u32(s.len() as u32);
+                    w.bytes(s);
+                }
+            }
+        }
+        w.u32(self.entries.len() as u32);
+        for e in &self.entries {
+            w.u16(e.flags);
+            w.bytes(&[e.page, e.extra, e.u0, e.u1, e.v0, e.v1]);
+        }
+        match &self.effects {
+            Effects::Absent => {}
+            Effects::Raw(b) => w.bytes(b),
+            Effects::List(list) => {
+                w.u32(list.len() as u32);
+                for e in list {
+                    w.u16(e.sprite);
+                    w.u8(e.kind);
+                    match &e.body {
+                        EffectBody::Bytes3(b) => w.bytes(b),
+                        EffectBody::Words { a, b, c, d } => {
+                            w.u16(*a);
+                            w.u16(*b);
+                            w.u8(*c);
+                            w.u8(*d);
+                        }
+                        EffectBody::Table3 { head, values } => {
+                            w.bytes(head);
+                            values.iter().for_each(|v| w.u16(*v));
+                        }
+                        EffectBody::Table4 { head, values } => {
+                            w.bytes(head);
+                            values.iter().for_each(|v| w.u16(*v));
+                        }
+                        EffectBody::Empty => {}
+                    }
+                }
+            }
+        }
+    }
+}

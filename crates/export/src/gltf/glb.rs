@@ -1,0 +1,62 @@
+//! The GLB container (glTF 2.0 §4.4 "Binary glTF Layout").
+//!
+//! All numbers are little-endian u32.
+//!
+//! | offset | size | meaning |
+//! |---|---|---|
+//! | 0 | 4 | magic `glTF` (0x46546C67) |
+//! | 4 | 4 | version, 2 |
+//! | 8 | 4 | total file length in bytes |
+//! | 12 | 4 | JSON chunk length *J* (multiple of 4) |
+//! | 16 | 4 | chunk type `JSON` (0x4E4F534A) |
+//! | 20 | *J* | UTF-8 JSON, padded with spaces (0x20) |
+//! | 20+*J* | 4 | BIN chunk length *B* (multiple of 4) — BIN chunk only when there is a buffer |
+//! | 24+*J* | 4 | chunk type `BIN\0` (0x004E4942) |
+//! | 28+*J* | *B* | buffer 0, padded with zeros |
+
+use crate::ExportError;
+
+/// `glTF` as a little-endian u32.
+pub(crate) const MAGIC: u32 = 0x4654_6C67;
+/// Chunk type of the JSON chunk.
+pub(crate) const CHUNK_JSON: u32 = 0x4E4F_534A;
+/// Chunk type of the BIN chunk.
+pub(crate) const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// Assemble a GLB from the JSON text and the (already 4-aligned or not) binary buffer.
+pub(crate) fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> {
+    let too_large = || ExportError::TooLarge {
+        what: "GLB file".to_string(),
+    };
+    let pad = |n: usize| (4 - n % 4) % 4;
+    let json_len = json.len().checked_add(pad(json.len())).ok_or_else(too_large)?;
+    let bin_len = bin.len().checked_add(pad(bin.len())).ok_or_else(too_large)?;
+    let mut total = 12usize
+        .checked_add(8)
+        .and_then(|t| t.checked_add(json_len))
+        .ok_or_else(too_large)?;
+    if !bin.is_empty() {
+        total = total
+            .checked_add(8)
+            .and_then(|t| t.checked_add(bin_len))
+            .ok_or_else(too_large)?;
+    }
+    let total32 = u32::try_from(total).map_err(|_| too_large())?;
+    let json32 = u32::try_from(json_len).map_err(|_| too_large())?;
+    let bin32 = u32::try_from(bin_len).map_err(|_| too_large())?;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&MAGIC.to_le_bytes());
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
+    out.extend_from_slice(&json32.to_le_bytes());
+    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+    out.extend_from_slice(json);
+    out.resize(out.len() + pad(json.len()), b' ');
+    if !bin.is_empty() {
+        out.extend_from_slice(&bin32.to_le_bytes());
+        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        out.extend_from_slice(bin);
+        out.resize(out.len() + pad(bin.len()), 0);
+    }
+    Ok(out)
+}

@@ -1,0 +1,571 @@
+//! glTF 2.0 writer: binary `.glb` (everything embedded) or `.gltf` JSON + `.bin`.
+//!
+//! # Mapping from the scene
+//! | scene | glTF |
+//! |---|---|
+//! | [`Scene::nodes`] | `nodes`, same indices; `matrix` = the node's local matrix, omitted when identity, so parent × child gives the scene's world matrices |
+//! | [`Scene::roots`] | `scenes[0].nodes` |
+//! | [`levelgeom_scene::Mesh`] | one `mesh` each (nodes sharing a mesh share it: instancing); a mesh with nothing drawable is left out and its nodes lose the reference |
+//! | [`levelgeom_scene::Primitive`] | one primitive each, mode triangles; empty ones skipped |
+//! | positions / normals / tangents | `POSITION` (with `min`/`max`) / `NORMAL` (normalised) / `TANGENT` (vec4, `w` = ±1) |
+//! | `uvs[k]`, `colors[k]` | `TEXCOORD_k` (vec2 float), `COLOR_k` (vec4 float) |
+//! | `scalars` | custom attribute, name with a leading `_` added when missing (`HEMI` → `_HEMI`) |
+//! | indices | `UNSIGNED_SHORT` when the primitive has < 65536 vertices, else `UNSIGNED_INT` |
+//! | [`levelgeom_scene::Material`] | `materials`, same indices: `baseColorFactor`, `baseColorTexture`, `metallicFactor` 0, `doubleSided`, `alphaMode`/`alphaCutoff`, `KHR_materials_unlit` when unlit, `extras` |
+//! | [`levelgeom_scene::Texture`] | `textures`/`images` (same order); decoded pixels as PNG (in a GLB: a bufferView; in `.gltf`: the file [`crate::texture_file_name`]), external ones by `uri`; one sampler, nearest filtering (pixel art), repeat wrap |
+//! | node `extras`, `hidden` | node `extras` (string values, `"hidden": true`) |
+//!
+//! # Buffer layout
+//! One buffer. Every accessor has its own tightly packed bufferView (no interleaving), each
+//! starting at a multiple of 4 bytes and carrying its `target` (ARRAY_BUFFER for vertex data,
+//! ELEMENT_ARRAY_BUFFER for indices; none for PNG images). Order: the embedded PNGs in texture
+//! order, then per mesh and primitive: POSITION, NORMAL, TANGENT, TEXCOORD_*, COLOR_*, custom
+//! attributes, indices. The buffer is zero-padded to a multiple of 4 and `byteLength` is the
+//! padded length, which equals the GLB BIN chunk length.
+//!
+//! # Repairs
+//! The validator rejects NaN, out-of-range indices, unequal attribute counts, a textured
+//! material on a primitive without `TEXCOORD_0`, a node with two parents. Primitives are
+//! repaired as described in the crate's `clean` module; in addition a textured primitive
+//! without UVs gets zero UVs, `baseColorFactor` is clamped to 0..1, a non-finite node matrix
+//! becomes identity, and node links that would give a node a second parent (or close a cycle)
+//! are dropped. Every repair is reported in the warnings.
+
+mod glb;
+mod json;
+
+use levelgeom_scene::{AlphaMode, Scene, TextureSource, IDENTITY};
+
+use crate::clean::{clean_primitive, CleanPrimitive, Repairs};
+use crate::ExportError;
+use json::*;
+
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+const FLOAT: u32 = 5126;
+const UNSIGNED_SHORT: u32 = 5123;
+const UNSIGNED_INT: u32 = 5125;
+const NEAREST: u32 = 9728;
+const REPEAT: u32 = 10497;
+
+/// Options of the glTF writer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfOptions {
+    /// `asset.generator`, e.g. `levelgeom 0.1.0`.
+    pub generator: String,
+}
+
+impl Default for GltfOptions {
+    fn default() -> Self {
+        GltfOptions {
+            generator: format!("levelgeom {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// A `.glb` file and what the writer had to repair on the way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Glb {
+    /// The complete GLB file.
+    pub bytes: Vec<u8>,
+    /// Repairs made (non-finite floats replaced, bad primitives skipped, …), for the user.
+    pub warnings: Vec<String>,
+}
+
+/// A `.gltf` JSON document with its separate binary buffer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GltfFiles {
+    /// The JSON document (UTF-8).
+    pub json: String,
+    /// The contents of the buffer file the JSON refers to (empty, and not referenced, when
+    /// there is no geometry).
+    pub bin: Vec<u8>,
+    /// Repairs made, as in [`Glb::warnings`].
+    pub warnings: Vec<String>,
+}
+
+/// Export `scene` as one GLB: geometry in the BIN chunk, every [`TextureSource::Rgba8`]
+/// texture embedded as PNG, external textures referenced by `uri`. Warnings are discarded; use
+/// [`to_glb_with_warnings`] to show them.
+///
+/// # Errors
+/// [`ExportError::TooLarge`] when the file would exceed the 4 GiB GLB limit.
+pub fn to_glb(scene: &Scene, opts: &GltfOptions) -> Result<Vec<u8>, ExportError> {
+    Ok(to_glb_with_warnings(scene, opts)?.bytes)
+}
+
+/// Like [`to_glb`], also returning the warnings.
+///
+/// # Errors
+/// As [`to_glb`].
+pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, ExportError> {
+    let (json, bin, warnings) = build(scene, opts, None)?;
+    Ok(Glb {
+        bytes: glb::assemble(&json, &bin)?,
+        warnings,
+    })
+}
+
+/// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
+/// JSON, e.g. `level.bin`); decoded textures are referenced as [`crate::texture_file_name`]
+/// (write them with [`crate::write_textures`]).
+///
+/// # Errors
+/// As [`to_glb`] (the same 4 GiB limit applies to the buffer).
+pub fn to_gltf(
+    scene: &Scene,
+    opts: &GltfOptions,
+    bin_uri: &str,
+) -> Result<GltfFiles, ExportError> {
+    let (json, bin, warnings) = build(scene, opts, Some(bin_uri))?;
+    Ok(GltfFiles {
+        json: String::from_utf8_lossy(&json).into_owned(),
+        bin,
+        warnings,
+    })
+}
+
+/// The growing binary buffer with its views and accessors.
+#[derive(Default)]
+struct Buffer {
+    bin: Vec<u8>,
+    views: Vec<BufferViewJ>,
+    accessors: Vec<AccessorJ>,
+}
+
+impl Buffer {
+    /// Append `bytes` as a new bufferView starting at a multiple of 4; returns its index.
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        let pad = (4 - self.bin.len() % 4) % 4;
+        self.bin.resize(self.bin.len() + pad, 0);
+        self.views.push(BufferViewJ {
+            buffer: 0,
+            byte_offset: self.bin.len(),
+            byte_length: bytes.len(),
+            target,
+        });
+        self.bin.extend_from_slice(bytes);
+        self.views.len() - 1
+    }
+
+    /// A float accessor over `count` elements of `comps` components taken from `flat`.
+    fn floats(
+        &mut self,
+        flat: &[f32],
+        comps: usize,
+        kind: &'static str,
+        with_bounds: bool,
+    ) -> usize {
+        let mut bytes = Vec::with_capacity(flat.len() * 4);
+        for v in flat {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        let (min, max) = if with_bounds {
+            let mut lo = vec![f64::INFINITY; comps];
+            let mut hi = vec![f64::NEG_INFINITY; comps];
+            for e in flat.chunks_exact(comps) {
+                for (k, &v) in e.iter().enumerate() {
+                    lo[k] = lo[k].min(v as f64);
+                    hi[k] = hi[k].max(v as f64);
+                }
+            }
+            (Some(lo), Some(hi))
+        } else {
+            (None, None)
+        };
+        let view = self.view(&bytes, Some(ARRAY_BUFFER));
+        self.accessors.push(AccessorJ {
+            buffer_view: view,
+            component_type: FLOAT,
+            count: flat.len() / comps,
+            kind,
+            min,
+            max,
+        });
+        self.accessors.len() - 1
+    }
+
+    /// The index accessor: u16 for fewer than 65536 vertices, else u32.
+    fn indices(&mut self, indices: &[u32], vertex_count: usize) -> usize {
+        let (bytes, component_type) = if vertex_count < 65536 {
+            let mut b = Vec::with_capacity(indices.len() * 2);
+            for &i in indices {
+                // every index < vertex_count < 65536 (checked by clean_primitive)
+                b.extend_from_slice(&(i as u16).to_le_bytes());
+            }
+            (b, UNSIGNED_SHORT)
+        } else {
+            let mut b = Vec::with_capacity(indices.len() * 4);
+            for &i in indices {
+                b.extend_from_slice(&i.to_le_bytes());
+            }
+            (b, UNSIGNED_INT)
+        };
+        let view = self.view(&bytes, Some(ELEMENT_ARRAY_BUFFER));
+        self.accessors.push(AccessorJ {
+            buffer_view: view,
+            component_type,
+            count: indices.len(),
+            kind: "SCALAR",
+            min: None,
+            max: None,
+        });
+        self.accessors.len() - 1
+    }
+}
+
+/// `extras` from key/value strings, keeping the first of duplicate keys.
+fn extras(
+    pairs: &[(String, String)],
+    label: &str,
+    rep: &mut Repairs,
+) -> Ordered<serde_json::Value> {
+    let mut out: Vec<(String, serde_json::Value)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        if out.iter().any(|(ok, _)| ok == k) {
+            rep.warn(format!("{label}: duplicate extras key {k:?}; kept the first"));
+        } else {
+            out.push((k.clone(), serde_json::Value::String(v.clone())));
+        }
+    }
+    Ordered(out)
+}
+
+/// Build the JSON document and the buffer. `files`: `Some(bin_uri)` for `.gltf` + `.bin`
+/// (decoded textures referenced as PNG files), `None` for GLB (everything embedded).
+fn build(
+    scene: &Scene,
+    opts: &GltfOptions,
+    files: Option<&str>,
+) -> Result<(Vec<u8>, Vec<u8>, Vec<String>), ExportError> {
+    let mut rep = Repairs::default();
+    let mut buf = Buffer::default();
+
+    // Textures and images, in scene order; `tex_map[i]` = glTF texture of scene texture i.
+    let mut images = Vec::new();
+    let mut textures = Vec::new();
+    let mut tex_map: Vec<Option<usize>> = Vec::with_capacity(scene.textures.len());
+    for (i, t) in scene.textures.iter().enumerate() {
+        let image = match &t.source {
+            TextureSource::Rgba8 {
+                width,
+                height,
+                pixels,
+            } => match (files, crate::png::encode_rgba8(*width, *height, pixels)) {
+                (_, Err(e)) => {
+                    rep.warn(format!("texture {i} {:?}: {e}; left out", t.name));
+                    None
+                }
+                (Some(_), Ok(_)) => Some(ImageJ {
+                    name: t.name.clone(),
+                    uri: Some(crate::texture_file_name(t)),
+                    mime_type: None,
+                    buffer_view: None,
+                }),
+                (None, Ok(png)) => Some(ImageJ {
+                    name: t.name.clone(),
+                    uri: None,
+                    mime_type: Some("image/png"),
+                    buffer_view: Some(buf.view(&png, None)),
+                }),
+            },
+            TextureSource::External { uri } if uri.is_empty() => {
+                rep.warn(format!("texture {i} {:?}: empty uri; left out", t.name));
+                None
+            }
+            TextureSource::External { uri } => Some(ImageJ {
+                name: t.name.clone(),
+                uri: Some(uri.clone()),
+                mime_type: None,
+                buffer_view: None,
+            }),
+        };
+        tex_map.push(image.map(|img| {
+            images.push(img);
+            textures.push(TextureJ {
+                name: t.name.clone(),
+                sampler: 0,
+                source: images.len() - 1,
+            });
+            textures.len() - 1
+        }));
+    }
+    let samplers = if textures.is_empty() {
+        Vec::new()
+    } else {
+        vec![SamplerJ {
+            mag_filter: NEAREST,
+            min_filter: NEAREST,
+            wrap_s: REPEAT,
+            wrap_t: REPEAT,
+        }]
+    };
+
+    // Materials, same indices as the scene.
+    let mut any_unlit = false;
+    let mut materials = Vec::with_capacity(scene.materials.len());
+    let mut textured = Vec::with_capacity(scene.materials.len());
+    for (i, m) in scene.materials.iter().enumerate() {
+        let label = format!("material {i} {:?}", m.name);
+        let texture = match m.texture {
+            None => None,
+            Some(t) => match tex_map.get(t).copied().flatten() {
+                Some(g) => Some(TextureInfo { index: g }),
+                None => {
+                    rep.warn(format!("{label}: texture {t} is missing; left untextured"));
+                    None
+                }
+            },
+        };
+        textured.push(texture.is_some());
+        let (alpha_mode, alpha_cutoff) = match m.alpha {
+            AlphaMode::Opaque => (None, None),
+            AlphaMode::Mask(c) => (Some("MASK"), Some(rep.clamp(c, 0.0, f32::MAX))),
+            AlphaMode::Blend => (Some("BLEND"), None),
+        };
+        any_unlit |= m.unlit;
+        let c = m.base_color;
+        materials.push(MaterialJ {
+            name: m.name.clone(),
+            pbr: Pbr {
+                base_color_factor: [
+                    rep.clamp(c[0], 0.0, 1.0),
+                    rep.clamp(c[1], 0.0, 1.0),
+                    rep.clamp(c[2], 0.0, 1.0),
+                    rep.clamp(c[3], 0.0, 1.0),
+                ],
+                base_color_texture: texture,
+                metallic_factor: 0.0,
+            },
+            alpha_mode,
+            alpha_cutoff,
+            double_sided: m.double_sided,
+            extensions: m.unlit.then_some(MaterialExtensions { unlit: Empty {} }),
+            extras: extras(&m.extras, &label, &mut rep),
+        });
+    }
+
+    // Meshes; `mesh_map[i]` = glTF mesh of scene mesh i (None when nothing drawable).
+    let mut meshes = Vec::new();
+    let mut mesh_map: Vec<Option<usize>> = Vec::with_capacity(scene.meshes.len());
+    for (mi, mesh) in scene.meshes.iter().enumerate() {
+        let mut prims = Vec::new();
+        for (pi, p) in mesh.primitives.iter().enumerate() {
+            let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
+            let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, &mut rep) else {
+                continue;
+            };
+            let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
+            if needs_uv && c.uvs.is_empty() {
+                rep.warn(format!(
+                    "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
+                ));
+                c.uvs.push(vec![[0.0; 2]; c.positions.len()]);
+            }
+            prims.push(primitive(&mut buf, &c, &label, &mut rep));
+        }
+        if prims.is_empty() {
+            mesh_map.push(None);
+        } else {
+            meshes.push(MeshJ {
+                name: mesh.name.clone(),
+                primitives: prims,
+            });
+            mesh_map.push(Some(meshes.len() - 1));
+        }
+    }
+
+    // Nodes, same indices as the scene, with the tree repaired into a forest.
+    let (children, roots) = forest(scene, &mut rep);
+    let mut nodes = Vec::with_capacity(scene.nodes.len());
+    for (ni, (n, kids)) in scene.nodes.iter().zip(children).enumerate() {
+        let label = format!("node {ni} {:?}", n.name);
+        let mesh = match n.mesh {
+            None => None,
+            Some(m) => match mesh_map.get(m) {
+                Some(Some(g)) => Some(*g),
+                Some(None) => {
+                    rep.warn(format!("{label}: mesh {m} has nothing drawable; left out"));
+                    None
+                }
+                None => {
+                    rep.warn(format!("{label}: mesh {m} does not exist; left out"));
+                    None
+                }
+            },
+        };
+        let matrix = if n.matrix.iter().any(|v| !v.is_finite()) {
+            rep.warn(format!("{label}: non-finite matrix; wrote identity"));
+            None
+        } else if n.matrix == IDENTITY {
+            None
+        } else {
+            Some(n.matrix)
+        };
+        let mut ex = extras(&n.extras, &label, &mut rep);
+        if n.hidden && !ex.0.iter().any(|(k, _)| k == "hidden") {
+            ex.0.push(("hidden".to_string(), serde_json::Value::Bool(true)));
+        }
+        nodes.push(NodeJ {
+            name: n.name.clone(),
+            mesh,
+            children: kids,
+            matrix,
+            extras: ex,
+        });
+    }
+
+    let pad = (4 - buf.bin.len() % 4) % 4;
+    buf.bin.resize(buf.bin.len() + pad, 0);
+    let buffers = if buf.bin.is_empty() {
+        Vec::new()
+    } else {
+        vec![BufferJ {
+            byte_length: buf.bin.len(),
+            uri: files.map(str::to_string),
+        }]
+    };
+    let root = Root {
+        asset: Asset {
+            version: "2.0",
+            generator: opts.generator.clone(),
+        },
+        extensions_used: if any_unlit {
+            vec!["KHR_materials_unlit"]
+        } else {
+            Vec::new()
+        },
+        scene: 0,
+        scenes: vec![SceneJ {
+            name: scene.name.clone(),
+            nodes: roots,
+        }],
+        nodes,
+        meshes,
+        materials,
+        textures,
+        images,
+        samplers,
+        accessors: buf.accessors,
+        buffer_views: buf.views,
+        buffers,
+    };
+    // Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
+    let json = serde_json::to_vec(&root).map_err(|e| ExportError::TooLarge {
+        what: format!("glTF JSON ({e})"),
+    })?;
+    Ok((json, buf.bin, rep.finish()))
+}
+
+/// Write one cleaned primitive's accessors.
+fn primitive(
+    buf: &mut Buffer,
+    c: &CleanPrimitive,
+    label: &str,
+    rep: &mut Repairs,
+) -> PrimitiveJ {
+    let mut attrs: Vec<(String, usize)> = Vec::new();
+    let flat3 = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<f32>>();
+    attrs.push((
+        "POSITION".into(),
+        buf.floats(&flat3(&c.positions), 3, "VEC3", true),
+    ));
+    if let Some(n) = &c.normals {
+        attrs.push(("NORMAL".into(), buf.floats(&flat3(n), 3, "VEC3", false)));
+    }
+    if let Some(t) = &c.tangents {
+        let flat: Vec<f32> = t.iter().flatten().copied().collect();
+        attrs.push(("TANGENT".into(), buf.floats(&flat, 4, "VEC4", false)));
+    }
+    for (k, set) in c.uvs.iter().enumerate() {
+        let flat: Vec<f32> = set.iter().flatten().copied().collect();
+        attrs.push((format!("TEXCOORD_{k}"), buf.floats(&flat, 2, "VEC2", false)));
+    }
+    for (k, set) in c.colors.iter().enumerate() {
+        let flat: Vec<f32> = set.iter().flatten().copied().collect();
+        attrs.push((format!("COLOR_{k}"), buf.floats(&flat, 4, "VEC4", false)));
+    }
+    for (name, values) in &c.scalars {
+        let semantic = if name.starts_with('_') {
+            name.clone()
+        } else {
+            format!("_{name}")
+        };
+        if attrs.iter().any(|(a, _)| *a == semantic) {
+            rep.warn(format!(
+                "{label}: duplicate attribute {semantic}; kept the first"
+            ));
+            continue;
+        }
+        attrs.push((semantic, buf.floats(values, 1, "SCALAR", false)));
+    }
+    let indices = buf.indices(&c.indices, c.positions.len());
+    PrimitiveJ {
+        attributes: Ordered(attrs),
+        indices,
+        material: c.material,
+    }
+}
+
+/// Children lists and scene roots forming a forest (every node at most one parent, no
+/// cycles, roots parentless), as glTF requires. Links that break this are dropped with a
+/// warning; the first parent to claim a node (in root order, then node order) keeps it.
+fn forest(scene: &Scene, rep: &mut Repairs) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let n = scene.nodes.len();
+    let mut children = vec![Vec::new(); n];
+    let mut claimed = vec![false; n];
+    let mut visit = |start: usize, claimed: &mut Vec<bool>, rep: &mut Repairs| {
+        claimed[start] = true;
+        let mut stack = vec![start];
+        while let Some(x) = stack.pop() {
+            for &c in &scene.nodes[x].children {
+                if c >= n {
+                    rep.warn(format!("node {x}: child {c} does not exist; dropped"));
+                } else if claimed[c] {
+                    rep.warn(format!(
+                        "node {x}: child {c} already has a parent or closes a cycle; link dropped"
+                    ));
+                } else {
+                    claimed[c] = true;
+                    children[x].push(c);
+                    stack.push(c);
+                }
+            }
+        }
+    };
+    let mut roots = Vec::with_capacity(scene.roots.len());
+    for &r in &scene.roots {
+        if r >= n {
+            rep.warn(format!("root {r} does not exist; dropped"));
+        } else if claimed[r] {
+            rep.warn(format!("root {r} is already in the tree; dropped as root"));
+        } else {
+            visit(r, &mut claimed, rep);
+            roots.push(r);
+        }
+    }
+    // Nodes outside the scene tree: start from those without an unclaimed parent, then break
+    // any remaining cycles at their lowest index.
+    let mut has_parent = vec![false; n];
+    for (x, node) in scene.nodes.iter().enumerate() {
+        if !claimed[x] {
+            for &c in &node.children {
+                if c < n && c != x {
+                    has_parent[c] = true;
+                }
+            }
+        }
+    }
+    for x in 0..n {
+        if !claimed[x] && !has_parent[x] {
+            visit(x, &mut claimed, rep);
+        }
+    }
+    for x in 0..n {
+        if !claimed[x] {
+            visit(x, &mut claimed, rep);
+        }
+    }
+    drop(visit);
+    (children, roots)
+}

@@ -1,0 +1,47 @@
+//! PNG encoding of decoded texture pixels.
+//!
+//! Textures in the scene are RGBA8, row-major from the top-left, which is exactly PNG's
+//! colour type 6 at bit depth 8, so encoding is a straight copy into the `png` crate's encoder
+//! (default compression and adaptive filtering; output is deterministic for equal input).
+
+use crate::ExportError;
+
+/// Encode `width × height` RGBA8 pixels (`width * height * 4` bytes, top row first) as PNG.
+///
+/// # Errors
+/// [`ExportError::Texture`] (with an empty name) when a dimension is zero or the buffer length
+/// does not match; [`ExportError::Png`] when the encoder fails.
+pub fn encode_rgba8(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, ExportError> {
+    let bad = |message: String| ExportError::Texture {
+        name: String::new(),
+        message,
+    };
+    if width == 0 || height == 0 {
+        return Err(bad(format!("size {width}×{height} has no pixels")));
+    }
+    let expected = (width as u64)
+        .checked_mul(height as u64)
+        .and_then(|n| n.checked_mul(4));
+    if expected != Some(pixels.len() as u64) {
+        return Err(bad(format!(
+            "{} pixel bytes do not match {width}×{height}×4",
+            pixels.len()
+        )));
+    }
+    let mut out = Vec::new();
+    {
+        let mut enc = ::png::Encoder::new(&mut out, width, height);
+        enc.set_color(::png::ColorType::Rgba);
+        enc.set_depth(::png::BitDepth::Eight);
+        let mut writer = enc
+            .write_header()
+            .map_err(|e| ExportError::Png(e.to_string()))?;
+        writer
+            .write_image_data(pixels)
+            .map_err(|e| ExportError::Png(e.to_string()))?;
+        writer
+            .finish()
+            .map_err(|e| ExportError::Png(e.to_string()))?;
+    }
+    Ok(out)
+}

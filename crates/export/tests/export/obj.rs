@@ -1,0 +1,1 @@
+//! OBJ output parsed back by lines.

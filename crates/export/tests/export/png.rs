@@ -1,0 +1,1 @@
+//! PNG encoding decoded with the png crate.

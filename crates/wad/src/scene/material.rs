@@ -1,0 +1,230 @@
+//! Materials: one per (texture page or flat colour, render state).
+//!
+//! A TEXT texture entry names a page and a rectangle; many entries share a page. The render
+//! state the engine switches on at a batch boundary (face flag 0x8) is the page plus the
+//! entry's blend mode (flag bits 12–14); the face's own flag 0x400 turns back-face culling off.
+//! So the scene gets one material per `(page, blend mode, double-sided)`, and one per
+//! `(R, G, B, blend mode, double-sided)` for flat-colour entries (entry flag bit 0, colour in
+//! the `u0, u1, v0` bytes, no texture).
+//!
+//! | property       | value                                                                 |
+//! |----------------|-----------------------------------------------------------------------|
+//! | name           | `page_NN` / `flat_RRGGBB`, then `_blendB` when B ≠ 0, then `_ds`        |
+//! | texture        | the page's texture `page_NN` (none for flat colours)                   |
+//! | base colour    | white (pages), `byte / 255` (flat colours), alpha 1                   |
+//! | alpha          | `Blend` when B ≠ 0; else `Mask(0.5)` when the page has transparent texels (ABGR1555 alpha bit clear); else `Opaque` |
+//! | double-sided   | face flag 0x400                                                        |
+//! | unlit          | always: the game lights by baked vertex colours only                   |
+//! | extras         | `blend_mode`, and `page` or `flat_rgb` with the fourth byte `flat_extra` |
+//!
+//! Blend mode 0 is the ordinary (opaque or colour-keyed) mode; what the non-zero modes do
+//! (additive, half-transparent, …) is not documented, so any non-zero mode becomes glTF
+//! `BLEND` and the number is kept in `extras.blend_mode` for re-import.
+
+use std::collections::HashMap;
+
+use levelgeom_scene::{AlphaMode, Material};
+
+/// Entry flag bit 0: a flat colour, no texture.
+pub const ENTRY_FLAT_COLOUR: u16 = 0x0001;
+
+/// The blend mode of a texture entry: flag bits 12–14.
+pub fn blend_mode(entry_flags: u16) -> u8 {
+    ((entry_flags >> 12) & 0x7) as u8
+}
+
+/// What makes two faces need different materials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaterialKey {
+    /// A textured page.
+    Page {
+        /// Page index in TEXT.
+        page: usize,
+        /// Blend mode (entry flag bits 12–14).
+        blend: u8,
+        /// Face flag 0x400.
+        double_sided: bool,
+    },
+    /// A flat-colour entry.
+    Flat {
+        /// The `u0, u1, v0` bytes (R, G, B).
+        rgb: [u8; 3],
+        /// The fourth byte (`v1`), unknown use, kept in extras.
+        extra: u8,
+        /// Blend mode.
+        blend: u8,
+        /// Face flag 0x400.
+        double_sided: bool,
+    },
+    /// Collision polygons of one ground material.
+    Collision {
+        /// The collision material byte.
+        material: u8,
+    },
+}
+
+/// The scene's materials, created on first use in a deterministic order.
+#[derive(Debug, Default)]
+pub struct Materials {
+    index: HashMap<MaterialKey, usize>,
+    /// The materials in creation order (become [`levelgeom_scene::Scene::materials`]).
+    pub list: Vec<Material>,
+}
+
+impl Materials {
+    /// The index of the material for `key`; `texture` is the scene texture of a page key and
+    /// `transparent` whether that page has transparent texels.
+    pub fn get(&mut self, key: MaterialKey, texture: Option<usize>, transparent: bool) -> usize {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let m = make(key, texture, transparent);
+        self.list.push(m);
+        let i = self.list.len() - 1;
+        self.index.insert(key, i);
+        i
+    }
+}
+
+fn suffix(blend: u8, double_sided: bool) -> String {
+    let mut s = String::new();
+    if blend != 0 {
+        s.push_str(&format!("_blend{blend}"));
+    }
+    if double_sided {
+        s.push_str("_ds");
+    }
+    s
+}
+
+fn alpha(blend: u8, transparent: bool) -> AlphaMode {
+    if blend != 0 {
+        AlphaMode::Blend
+    } else if transparent {
+        AlphaMode::Mask(0.5)
+    } else {
+        AlphaMode::Opaque
+    }
+}
+
+/// Build the material of a key (see the table in the module docs).
+pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Material {
+    match key {
+        MaterialKey::Page {
+            page,
+            blend,
+            double_sided,
+        } => Material {
+            name: format!("page_{page:02}{}", suffix(blend, double_sided)),
+            texture,
+            double_sided,
+            alpha: alpha(blend, transparent),
+            unlit: true,
+            extras: vec![
+                ("page".into(), page.to_string()),
+                ("blend_mode".into(), blend.to_string()),
+            ],
+            ..Material::default()
+        },
+        MaterialKey::Flat {
+            rgb,
+            extra,
+            blend,
+            double_sided,
+        } => Material {
+            name: format!(
+                "flat_{:02x}{:02x}{:02x}{}",
+                rgb[0],
+                rgb[1],
+                rgb[2],
+                suffix(blend, double_sided)
+            ),
+            base_color: [
+                f32::from(rgb[0]) / 255.0,
+                f32::from(rgb[1]) / 255.0,
+                f32::from(rgb[2]) / 255.0,
+                1.0,
+            ],
+            double_sided,
+            alpha: alpha(blend, false),
+            unlit: true,
+            extras: vec![
+                (
+                    "flat_rgb".into(),
+                    format!("{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2]),
+                ),
+                ("flat_extra".into(), extra.to_string()),
+                ("blend_mode".into(), blend.to_string()),
+            ],
+            ..Material::default()
+        },
+        MaterialKey::Collision { material } => Material {
+            name: format!("collision_mat{material:02}"),
+            base_color: collision_colour(material),
+            double_sided: true,
+            unlit: true,
+            extras: vec![("collision_material".into(), material.to_string())],
+            ..Material::default()
+        },
+    }
+}
+
+/// A distinct, fixed colour per collision material (0 grey, water 0x1E blue, others hashed).
+pub fn collision_colour(material: u8) -> [f32; 4] {
+    match material {
+        0 => [0.6, 0.6, 0.6, 1.0],
+        0x1E => [0.2, 0.4, 1.0, 1.0],
+        m => {
+            let h = u32::from(m).wrapping_mul(2_654_435_761);
+            let c = |s: u32| 0.3 + f32::from(((h >> s) & 0xFF) as u8) / 255.0 * 0.7;
+            [c(8), c(16), c(24), 1.0]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blend_bits_and_names() {
+        assert_eq!(blend_mode(0x3000), 3);
+        assert_eq!(blend_mode(0x8FFF), 0);
+        let mut m = Materials::default();
+        let a = m.get(
+            MaterialKey::Page {
+                page: 3,
+                blend: 0,
+                double_sided: true,
+            },
+            Some(3),
+            true,
+        );
+        let b = m.get(
+            MaterialKey::Page {
+                page: 3,
+                blend: 2,
+                double_sided: false,
+            },
+            Some(3),
+            true,
+        );
+        assert_eq!(
+            m.get(
+                MaterialKey::Page {
+                    page: 3,
+                    blend: 0,
+                    double_sided: true
+                },
+                None,
+                false
+            ),
+            a
+        );
+        assert_eq!(m.list[a].name, "page_03_ds");
+        assert_eq!(m.list[a].alpha, AlphaMode::Mask(0.5));
+        assert_eq!(m.list[b].name, "page_03_blend2");
+        assert_eq!(m.list[b].alpha, AlphaMode::Blend);
+        assert!(!m.list[b].double_sided);
+    }
+}

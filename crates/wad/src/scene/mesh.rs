@@ -1,0 +1,209 @@
+//! One model placed in the world → one scene mesh (world positions baked into the vertices).
+//!
+//! # Winding
+//! The renderer (`sub_556510`, spec §12.9) draws a face when `camera · n − d ≥ ε` with `n` the
+//! *stored* face plane, so the game's front side is the side `n` points to, whatever the
+//! vertex order. glTF's front side is the one from which the triangle runs counter-clockwise,
+//! which in its right-handed space is the side `(p1 − p0) × (p2 − p0)` points to. Export space
+//! (seed §2) is right-handed with +y up, the same as glTF, and the tile yaw is a proper
+//! rotation. So a face is emitted as `(v0, v1, v2)` when its geometric normal agrees with the
+//! stored plane (`g · n ≥ 0`, true for every face the format's own rule
+//! `n = normalize((v1 − v0) × (v2 − v0))` made) and as `(v0, v2, v1)` otherwise; a mirrored
+//! export (`mirror_z`, a reflection) reverses that once more. Faces with flag 0x400 are drawn
+//! from both sides by the game and get a double-sided material.
+//!
+//! # Vertices
+//! A model vertex can be shared by faces that disagree on its UV (every face shows its own
+//! half-rectangle) or its colour (0x4000 faces are white), so glTF vertices are face corners,
+//! deduplicated on `(model vertex, UV bits, white)` within a primitive. Vertices are numbered
+//! in first-use order, which makes the output deterministic.
+
+use std::collections::HashMap;
+
+use levelgeom_scene::{Mesh, Primitive};
+
+use super::colour;
+use super::placement::{to_f64, Placement};
+use crate::model::{Face, Model, FACE_NO_VERTEX_COLOUR};
+
+/// What a face looks like: its material and, for textured materials, its corner UVs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FaceLook {
+    /// Index into the scene's materials (`None` = the exporter's default).
+    pub material: Option<usize>,
+    /// UVs of the corners `(v0, v1, v2)` in stored order, for textured materials.
+    pub uvs: Option<[[f32; 2]; 3]>,
+}
+
+/// Corner key for deduplication: model vertex, UV bit patterns, white flag.
+type CornerKey = (u16, Option<[u32; 2]>, bool);
+
+struct PrimBuilder {
+    material: Option<usize>,
+    corners: HashMap<CornerKey, u32>,
+    prim: Primitive,
+    has_uv: bool,
+}
+
+/// Build the mesh of `model` placed by `place`.
+///
+/// * `colour_sets`: the tile's vertex-colour sets (each one u32 per model vertex); empty for
+///   models without MAP colours (STPC objects), which then get no colour attribute;
+/// * `look`: material and UVs of face `i`;
+/// * `warn`: receives one message per problem (face index past the vertices, short colour
+///   block), prefixed with `context`.
+pub fn build(
+    name: String,
+    model: &Model,
+    place: &Placement,
+    colour_sets: &[&[u32]],
+    look: &mut dyn FnMut(usize, &Face) -> FaceLook,
+    context: &str,
+    warn: &mut dyn FnMut(String),
+) -> Mesh {
+    let nverts = model.vertices.len();
+    for (s, set) in colour_sets.iter().enumerate() {
+        if set.len() < nverts {
+            warn(format!(
+                "{context}: colour set {s} has {} entries for {nverts} vertices; the rest are white",
+                set.len()
+            ));
+        }
+    }
+    let mut prims: Vec<PrimBuilder> = Vec::new();
+    for (fi, face) in model.faces.iter().enumerate() {
+        let idx = face.indices;
+        if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
+            warn(format!(
+                "{context}: face {fi} uses vertex {bad} but the model has {nverts}; face skipped"
+            ));
+            continue;
+        }
+        let fl = look(fi, face);
+        let order = if reversed(model, face) != place.flips_winding() {
+            [0, 2, 1]
+        } else {
+            [0, 1, 2]
+        };
+        let pi = match prims.iter().position(|p| p.material == fl.material) {
+            Some(p) => p,
+            None => {
+                prims.push(PrimBuilder {
+                    material: fl.material,
+                    corners: HashMap::new(),
+                    prim: Primitive {
+                        material: fl.material,
+                        colors: vec![Vec::new(); colour_sets.len()],
+                        ..Primitive::default()
+                    },
+                    has_uv: false,
+                });
+                prims.len() - 1
+            }
+        };
+        let pb = &mut prims[pi];
+        let white = face.flags & FACE_NO_VERTEX_COLOUR != 0;
+        for &k in &order {
+            let vi = idx[k];
+            let uv = fl.uvs.map(|u| u[k]);
+            let key = (vi, uv.map(|u| [u[0].to_bits(), u[1].to_bits()]), white);
+            let at = match pb.corners.get(&key) {
+                Some(&at) => at,
+                None => {
+                    let at = u32::try_from(pb.prim.positions.len()).unwrap_or(u32::MAX);
+                    push_corner(
+                        &mut pb.prim,
+                        model,
+                        face,
+                        usize::from(vi),
+                        place,
+                        colour_sets,
+                        white,
+                    );
+                    if let Some(uv) = uv {
+                        if !pb.has_uv {
+                            // Earlier corners of this primitive had no UVs: give them (0, 0).
+                            pb.prim.uvs = vec![vec![[0.0, 0.0]; pb.prim.positions.len() - 1]];
+                            pb.has_uv = true;
+                        }
+                        pb.prim.uvs[0].push(uv);
+                    } else if pb.has_uv {
+                        pb.prim.uvs[0].push([0.0, 0.0]);
+                    }
+                    pb.corners.insert(key, at);
+                    at
+                }
+            };
+            pb.prim.indices.push(at);
+        }
+    }
+    Mesh {
+        name,
+        primitives: prims.into_iter().map(|p| p.prim).collect(),
+    }
+}
+
+/// True when the face's vertex order disagrees with its stored plane normal (see the module
+/// docs); degenerate faces and zero normals keep their order.
+pub fn reversed(model: &Model, face: &Face) -> bool {
+    let p = face
+        .indices
+        .map(|i| model.vertices.get(usize::from(i)).map(|v| to_f64(v.pos)));
+    let (Some(a), Some(b), Some(c)) = (p[0], p[1], p[2]) else {
+        return false;
+    };
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let g = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let n = to_f64(face.normal);
+    let dot = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+    dot < 0.0
+}
+
+fn push_corner(
+    prim: &mut Primitive,
+    model: &Model,
+    face: &Face,
+    vi: usize,
+    place: &Placement,
+    colour_sets: &[&[u32]],
+    white: bool,
+) {
+    let Some(v) = model.vertices.get(vi) else {
+        return;
+    };
+    prim.positions.push(place.point(v.pos));
+    let n = unit(v.normal)
+        .or_else(|| unit(face.normal))
+        .unwrap_or([0.0, 1.0, 0.0]);
+    prim.normals
+        .push(unit(place.direction(n)).unwrap_or([0.0, 1.0, 0.0]));
+    for (s, set) in colour_sets.iter().enumerate() {
+        let c = if white {
+            colour::WHITE
+        } else {
+            set.get(vi).map_or(colour::WHITE, |&w| colour::decode(w))
+        };
+        if let Some(out) = prim.colors.get_mut(s) {
+            out.push(c);
+        }
+    }
+}
+
+/// `v / |v|`, or `None` for zero or non-finite vectors.
+pub fn unit(v: [f32; 3]) -> Option<[f32; 3]> {
+    let d = to_f64(v);
+    let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+    if !len.is_finite() || len <= 1e-9 {
+        return None;
+    }
+    Some([
+        (d[0] / len) as f32,
+        (d[1] / len) as f32,
+        (d[2] / len) as f32,
+    ])
+}

@@ -1,0 +1,392 @@
+//! Round trips of the non-geometry chunks on hand-written payloads, field by field, and
+//! typed-path edits (change one field → write → exactly that change).
+
+use levelgeom_binary::{Reader, Writer};
+use levelgeom_wad::font::Font;
+use levelgeom_wad::lght::{Lght, LightBody};
+use levelgeom_wad::lgpc::Lgpc;
+use levelgeom_wad::lnfo::Lnfo;
+use levelgeom_wad::name::Name;
+use levelgeom_wad::smpc::{Smpc, CVG};
+use levelgeom_wad::sprt::Sprt;
+use levelgeom_wad::srpc::Srpc;
+use levelgeom_wad::text::{
+    abgr1555_to_rgba8, EffectBody, Effects, PageData, PixelError, Text, TexturePage,
+};
+use levelgeom_wad::wfpc::{self, Wfpc};
+
+fn write_with(f: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    let mut w = Writer::new();
+    f(&mut w);
+    w.into_inner()
+}
+
+#[test]
+fn wfpc_flags() {
+    let b = [0x90, 0x06, 0x41, 0x18]; // t1l1m001's 0x18410690
+    let mut r = Reader::new(&b);
+    let w = Wfpc::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(w.flags, 0x1841_0690);
+    assert!(w.has(wfpc::MAP_TILE_SWAPS));
+    assert!(w.has(wfpc::MAP_VIEW_DISTANCE));
+    assert!(w.has(wfpc::RUNTIME_WIDE_COLOURS));
+    assert!(!w.has(wfpc::SPRT_TABLE));
+    assert!(!w.has(wfpc::STPC_CUTSCENES));
+    assert_eq!(write_with(|x| w.write(x)), b);
+}
+
+#[test]
+fn lnfo_two_words() {
+    #[rustfmt::skip]
+    let b = [
+        0x01, 0x02, 0x03, 0x04, // values[0] = 0x04030201
+        0xFF, 0, 0, 0,          // values[1] = 255
+    ];
+    let l = Lnfo::read(&mut Reader::new(&b)).expect("reads");
+    assert_eq!(l.values, [0x0403_0201, 255]);
+    assert_eq!(write_with(|x| l.write(x)), b);
+}
+
+#[test]
+fn font_is_256_glyphs_of_4_words() {
+    let mut b = vec![0u8; 2048];
+    // glyph 'A' (65) at 65 × 8 = 520: texture 7, baseline 1, width 12, height 14
+    b[520..528].copy_from_slice(&[7, 0, 1, 0, 12, 0, 14, 0]);
+    let mut r = Reader::new(&b);
+    let f = Font::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(f.glyphs.len(), 256);
+    let a = f.glyphs[65];
+    assert_eq!((a.texture, a.baseline, a.width, a.height), (7, 1, 12, 14));
+    assert_eq!(f.glyphs[66].width, 0);
+    assert_eq!(write_with(|x| f.write(x)), b);
+    // 2047 bytes are not a font
+    assert!(Font::read(&mut Reader::new(&b[..2047])).is_err());
+}
+
+#[test]
+fn sprt_table_depends_on_wfpc() {
+    #[rustfmt::skip]
+    let b = [
+        7, 0, 0, 0, // material_base = 7
+        2, 0, 0, 0, // n = 2 (only with WFPC & 0x100000)
+        1, 0, 0, 0, // table[0]
+        9, 0, 0, 0, // table[1]
+    ];
+    let mut r = Reader::new(&b);
+    let s = Sprt::read(&mut r, wfpc::SPRT_TABLE).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(s.material_base, 7);
+    assert_eq!(s.table.as_deref(), Some(&[1u32, 9][..]));
+    assert_eq!(write_with(|x| s.write(x)), b);
+    // without the flag only the first word belongs to SPRT
+    let mut r = Reader::new(&b);
+    let s = Sprt::read(&mut r, 0).expect("reads");
+    assert_eq!(s.table, None);
+    assert_eq!(r.remaining(), 12);
+    // a huge count is refused before allocating
+    let bad = [7, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F];
+    let e = Sprt::read(&mut Reader::new(&bad), wfpc::SPRT_TABLE).expect_err("count");
+    assert_eq!(e.offset, 4);
+}
+
+#[test]
+fn name_keeps_its_padding() {
+    #[rustfmt::skip]
+    let b = [
+        1, 0, 0, 0,                       // count = 1
+        b'T', b'1', b'L', b'1', 0, 0, 0, // "T1L1" + NUL padding
+    ];
+    let n = Name::read(&mut Reader::new(&b)).expect("reads");
+    assert_eq!(n.count, 1);
+    assert_eq!(n.text(), "T1L1");
+    assert_eq!(n.bytes.len(), 7);
+    assert_eq!(write_with(|x| n.write(x)), b);
+}
+
+#[test]
+fn smpc_cvg_entry() {
+    #[rustfmt::skip]
+    let b = [
+        1, 0, 0, 0,                 // n = 1
+        b'c', b'v', b'g', b' ',     // type (not reversed)
+        24, 0, 0, 0,                // data_size = 20 + 4
+        0x22, 0x56, 0, 0,           // sample_rate = 22050
+        1, 0,                       // +4
+        2, 0,                       // +6
+        1, 0, 0, 0,                 // channels = 1
+        3, 0,                       // +12
+        4, 0,                       // +14
+        4, 0, 0, 0,                 // audio_bytes = 4
+        0xAA, 0xBB, 0xCC, 0xDD,     // ADPCM
+    ];
+    let mut r = Reader::new(&b);
+    let s = Smpc::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(s.sounds.len(), 1);
+    let snd = &s.sounds[0];
+    assert_eq!(snd.kind, CVG);
+    let h = snd.header.expect("header");
+    assert_eq!(h.sample_rate, 22050);
+    assert_eq!((h.unknown_04, h.unknown_06, h.unknown_0c, h.unknown_0e), (1, 2, 3, 4));
+    assert_eq!(h.channels, 1);
+    assert_eq!(h.audio_bytes, 4);
+    assert_eq!(snd.adpcm, [0xAA, 0xBB, 0xCC, 0xDD]);
+    assert_eq!(write_with(|x| s.write(x)), b);
+    // data_size past the chunk: error at the size field (offset 8)
+    let mut bad = b.to_vec();
+    bad[8] = 200;
+    let e = Smpc::read(&mut Reader::new(&bad)).expect_err("too large");
+    assert_eq!(e.offset, 8);
+    assert!(e.to_string().contains("sounds[0]"), "{e}");
+}
+
+#[test]
+fn srpc_records() {
+    #[rustfmt::skip]
+    let b = [
+        1, 0, 0, 0,             // n = 1
+        0x2A, 0, 0, 0,          // id = 42
+        0x00, 0x08,             // rate = 0x800 → 22050 Hz
+        0, 0,                   // +6
+        0x00, 0x10, 0, 0,       // cvs_offset = 0x1000
+        0x34, 0x12, 0, 0,       // cvs_size = 0x1234
+    ];
+    let s = Srpc::read(&mut Reader::new(&b)).expect("reads");
+    let r = s.refs[0];
+    assert_eq!((r.id, r.rate, r.cvs_offset, r.cvs_size), (42, 0x800, 0x1000, 0x1234));
+    assert_eq!(r.sample_rate_hz(), 22050.0);
+    assert_eq!(write_with(|x| s.write(x)), b);
+}
+
+#[test]
+fn lght_types() {
+    #[rustfmt::skip]
+    let b = [
+        3, 0, 0, 0,                 // n = 3
+        1, 10, 20, 30,              // type 1, rgb
+        0, 0, 0x80, 0x3F,           //   1.0
+        0, 0, 0, 0x40,              //   2.0
+        0, 0, 0x40, 0x40,           //   3.0
+        2, 1, 2, 3,                 // type 2, rgb
+        0, 0, 0x80, 0xBF,           //   -1.0
+        0, 0, 0, 0,                 //   0.0
+        0, 0, 0, 0x3F,              //   0.5
+        0x01, 0x00, 0xC0, 0x7F,     //   a NaN with payload 1 (bits kept)
+        0, 0, 0x20, 0x41,           //   10.0
+        0x77,                       //   extra byte
+        5, 9, 9, 9,                 // type 5: nothing more
+    ];
+    let mut r = Reader::new(&b);
+    let l = Lght::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(l.lights.len(), 3);
+    assert_eq!(l.lights[0].rgb, [10, 20, 30]);
+    assert_eq!(l.lights[0].body, LightBody::Three([1.0, 2.0, 3.0]));
+    match l.lights[1].body {
+        LightBody::Five { values, extra } => {
+            assert_eq!(values[0], -1.0);
+            assert_eq!(values[3].to_bits(), 0x7FC0_0001);
+            assert_eq!(extra, 0x77);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(l.lights[2].kind, 5);
+    assert_eq!(l.lights[2].body, LightBody::Empty);
+    assert_eq!(write_with(|x| l.write(x)), b);
+}
+
+#[test]
+fn lgpc_empty_and_two_strings() {
+    // the empty table of real files: rows−1 = 1, cols = 0, unused = 0
+    let empty = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let l = Lgpc::read(&mut Reader::new(&empty)).expect("reads");
+    assert_eq!((l.rows(), l.cols, l.lengths.len()), (2, 0, 0));
+    assert_eq!(write_with(|x| l.write(x)), empty);
+    #[rustfmt::skip]
+    let b = [
+        1, 0, 0, 0,     // rows − 1 = 1 → 2 rows (a language + the voice id row)
+        2, 0, 0, 0,     // cols = 2 strings
+        0, 0, 0, 0,     // unused
+        2, 0, 0, 0,     // len[string 0, row 0]
+        4, 0, 0, 0,     // len[string 0, row 1]
+        3, 0, 0, 0,     // len[string 1, row 0]
+        4, 0, 0, 0,     // len[string 1, row 1]
+        b'H', b'i', 0,
+        b'#', b'0', b'0', b'1', 0,
+        b'Y', b'o', b'!', 0,
+        b'#', b'0', b'0', b'2', 0, // 17 data bytes: odd chunk size, no padding
+    ];
+    let l = Lgpc::read(&mut Reader::new(&b)).expect("reads");
+    assert_eq!(l.lengths, [2, 4, 3, 4]);
+    let s: Vec<&[u8]> = l.strings();
+    assert_eq!(s, [&b"Hi"[..], b"#001", b"Yo!", b"#002"]);
+    assert_eq!(write_with(|x| l.write(x)), b);
+    // a lengths table larger than the chunk
+    let bad = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
+    let e = Lgpc::read(&mut Reader::new(&bad)).expect_err("count");
+    assert_eq!(e.offset, 12);
+}
+
+/// A TEXT payload with a palette, all three page storage forms, two entries and two effects.
+#[rustfmt::skip]
+fn text_bytes() -> Vec<u8> {
+    vec![
+        1, 0, 0, 0,             // palette_count = 1
+        9, 0, 0, 0,             //   unknown = 9
+        2, 0, 0, 0,             //   n = 2
+        0x1F, 0x80,             //   colour 0 = 0x801F (opaque red)
+        0x00, 0xFC,             //   colour 1 = 0xFC00 (opaque blue)
+        5, 6,                   //   extra bytes
+        3, 0, 0, 0,             // page_count = 3
+        0x81, 0, 0, 0,          // page 0: flags 0x81 (RLE, format 1)
+        2, 0, 0, 0,             //   width 2
+        2, 0, 0, 0,             //   height 2
+        10, 0, 0, 0,            //   comp_bytes = 10
+        0xFE, 0xFF, 0x1F, 0x80, //   run of 2 × 0x801F (red)
+        0x02, 0x00, 0xE0, 0x83, //   literal of 2: 0x83E0 (green),
+        0x1F, 0x80,             //     0x801F (red)
+        0x01, 0, 0, 0,          // page 1: flags 0x01 (raw 16-bit)
+        2, 0, 0, 0,             //   width 2
+        1, 0, 0, 0,             //   height 1
+        0x00, 0x00, 0xFF, 0xFF, //   pixels 0x0000, 0xFFFF
+        0, 0, 0, 0,             // page 2: flags 0 (8-bit)
+        2, 0, 0, 0,             //   width 2
+        1, 0, 0, 0,             //   height 1
+        1, 0,                   //   indices 1, 0
+        2, 0, 0, 0,             // entry_count = 2
+        0x00, 0x30, 0, 0xFF, 0, 63, 64, 127,   // flags 0x3000 (blend 3), page 0, extra 0xFF, u0 0 u1 63 v0 64 v1 127
+        0x01, 0x00, 1, 0xFF, 200, 100, 50, 7,  // flat colour R 200 G 100 B 50, fourth byte 7
+        2, 0, 0, 0,             // effect_count = 2
+        1, 0, 1, 10, 20, 30,    // sprite 1, type 1: 3 bytes
+        0, 0, 8, 4, 2, 5,       // sprite 0, type 8: bytes 4, 2, 5 → 2 × u16
+        0x11, 0x11, 0x22, 0x22,
+    ]
+}
+
+#[test]
+fn text_round_trip_and_fields() {
+    let b = text_bytes();
+    let mut r = Reader::new(&b);
+    let t = Text::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    assert_eq!(t.palettes.len(), 1);
+    assert_eq!(t.palettes[0].colours, [0x801F, 0xFC00]);
+    assert_eq!(t.palettes[0].extra, [5, 6]);
+    assert_eq!(t.pages.len(), 3);
+    assert!(matches!(&t.pages[0].data, PageData::Rle(s) if s.len() == 10));
+    assert!(matches!(&t.pages[1].data, PageData::Raw16(p) if p == &[0, 0xFFFF]));
+    assert!(matches!(&t.pages[2].data, PageData::Indexed(p) if p == &[1, 0]));
+    assert!(t.pages.iter().all(|p| p.is_consistent()));
+    // RLE page: 2 × red, green, red
+    assert_eq!(
+        t.pages[0].pixels16().expect("decodes"),
+        [0x801F, 0x801F, 0x83E0, 0x801F]
+    );
+    let e = t.entries[0];
+    assert_eq!((e.flags, e.page, e.extra), (0x3000, 0, 0xFF));
+    assert_eq!((e.u0, e.u1, e.v0, e.v1), (0, 63, 64, 127));
+    assert_eq!(e.blend_mode(), 3);
+    assert_eq!(e.uv_rect(), [0.0, 0.25, 0.25, 0.5]);
+    assert!(!e.is_flat_colour());
+    assert!(t.entries[1].is_flat_colour());
+    match &t.effects {
+        Effects::List(list) => {
+            assert_eq!(list.len(), 2);
+            assert_eq!(list[0].sprite, 1);
+            assert_eq!(list[0].body, EffectBody::Bytes3([10, 20, 30]));
+            assert_eq!(
+                list[1].body,
+                EffectBody::Table3 {
+                    head: [4, 2, 5],
+                    values: vec![0x1111, 0x2222]
+                }
+            );
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(write_with(|x| t.write(x)), b);
+}
+
+#[test]
+fn text_typed_edit_changes_exactly_one_byte() {
+    let b = text_bytes();
+    let mut t = Text::read(&mut Reader::new(&b)).expect("reads");
+    t.entries[1].u1 = 101;
+    let out = write_with(|x| t.write(x));
+    let diff: Vec<usize> = (0..b.len()).filter(|&i| b[i] != out[i]).collect();
+    // entries start at 4+4+4+4+2 +4 + (12+4+10) + (12+4) + (12+2) + 4 = 82; entry 1 at 90,
+    // u1 at +5 = 95
+    assert_eq!(diff, [95]);
+    assert_eq!(out[95], 101);
+}
+
+#[test]
+fn text_effects_that_do_not_parse_are_kept_raw() {
+    let mut b = text_bytes();
+    // cut the last effect's table short: the list no longer parses to the end
+    b.truncate(b.len() - 1);
+    let t = Text::read(&mut Reader::new(&b)).expect("reads");
+    assert!(matches!(&t.effects, Effects::Raw(r) if r.len() == 4 + 6 + 6 + 3));
+    assert_eq!(write_with(|x| t.write(x)), b);
+    // nothing after the entries
+    let cut = b.len() - (4 + 6 + 6 + 3);
+    let t = Text::read(&mut Reader::new(&b[..cut])).expect("reads");
+    assert_eq!(t.effects, Effects::Absent);
+    assert_eq!(write_with(|x| t.write(x)), &b[..cut]);
+}
+
+#[test]
+fn text_bad_counts_are_errors_with_paths() {
+    let mut b = text_bytes();
+    // page 1 (header at 48) width 2 → 0x10000: its pixels (at 60) run past the chunk
+    b[52] = 0;
+    b[54] = 1;
+    let e = Text::read(&mut Reader::new(&b)).expect_err("too large");
+    assert!(e.to_string().contains("pages[1]"), "{e}");
+    assert_eq!(e.offset, 60);
+}
+
+#[test]
+fn abgr1555_conversion() {
+    // R = bits 0–4, G = 5–9, B = 10–14, bit 15 = alpha; 5→8 bits as (v<<3)|(v>>2)
+    assert_eq!(abgr1555_to_rgba8(0x801F), [255, 0, 0, 255]);
+    assert_eq!(abgr1555_to_rgba8(0x83E0), [0, 255, 0, 255]);
+    assert_eq!(abgr1555_to_rgba8(0xFC00), [0, 0, 255, 255]);
+    assert_eq!(abgr1555_to_rgba8(0x0000), [0, 0, 0, 0]);
+    // 16 → (16<<3)|(16>>2) = 132; 1 → 8; bit 15 clear → alpha 0
+    assert_eq!(abgr1555_to_rgba8(0x0410 | (1 << 5)), [132, 8, 8, 0]);
+}
+
+#[test]
+fn pages_to_rgba8() {
+    let t = Text::read(&mut Reader::new(&text_bytes())).expect("reads");
+    let rgba = t.pages[2].to_rgba8(&t.palettes).expect("8-bit through palette 0");
+    // indices 1, 0 → blue, red
+    assert_eq!(rgba, [0, 0, 255, 255, 255, 0, 0, 255]);
+    assert_eq!(t.pages[2].pixels16(), Err(PixelError::NeedsPalette));
+    assert_eq!(t.pages[2].to_rgba8(&[]), Err(PixelError::NeedsPalette));
+    let rgba = t.pages[1].to_rgba8(&[]).expect("raw16");
+    assert_eq!(rgba, [0, 0, 0, 0, 255, 255, 255, 255]);
+}
+
+#[test]
+fn page_from_pixels_encodes_rle() {
+    let px: Vec<u16> = vec![0x8001, 0x8001, 0x8001, 0x8001, 0x8002, 0x8003];
+    let p = TexturePage::from_pixels16(3, 2, 1, &px).expect("builds");
+    assert_eq!(p.flags, 0x81);
+    // run of 4, then literal of 2
+    #[rustfmt::skip]
+    let want = [0xFC, 0xFF, 0x01, 0x80, 0x02, 0x00, 0x02, 0x80, 0x03, 0x80];
+    assert!(matches!(&p.data, PageData::Rle(s) if s == &want));
+    assert_eq!(p.pixels16().expect("decodes"), px);
+    assert!(matches!(
+        TexturePage::from_pixels16(4, 2, 1, &px),
+        Err(PixelError::SizeMismatch { expected: 8, actual: 6 })
+    ));
+    assert!(matches!(
+        TexturePage::from_pixels16(1 << 16, 1 << 16, 1, &px),
+        Err(PixelError::TooLarge { .. })
+    ));
+}

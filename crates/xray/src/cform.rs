@@ -1,0 +1,127 @@
+//! `level.cform`: the collision mesh. It is **not** a chunk file (the issue assumed so); the
+//! version-4 layout (xray-16 `hdrCFORM`, `CDB::TRI`) is:
+//!
+//! | offset | size | meaning |
+//! |---|---|---|
+//! | 0 | 4 | `u32 version` (4) |
+//! | 4 | 4 | `u32 vertcount` |
+//! | 8 | 4 | `u32 facecount` |
+//! | 12 | 24 | `Fbox aabb` (min xyz, max xyz) |
+//! | 36 | 12 × vertcount | vertices `f32 xyz` |
+//! | … | 16 × facecount | triangles `u32 verts[3]; u32 dummy` (material, flags, sector packed; kept raw) |
+//!
+//! The model keeps every field, so it rebuilds byte for byte.
+
+use levelgeom_binary::{ReadError, Reader, Writer};
+
+/// The only version read.
+pub const VERSION: u32 = 4;
+
+/// A collision triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tri {
+    /// Vertex indices.
+    pub verts: [u32; 3],
+    /// Packed material (14 bits), suppress-shadows, suppress-wallmarks, sector (16 bits).
+    pub dummy: u32,
+}
+
+/// A whole `level.cform`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cform {
+    /// Version (4).
+    pub version: u32,
+    /// Bounding box min.
+    pub bbox_min: [f32; 3],
+    /// Bounding box max.
+    pub bbox_max: [f32; 3],
+    /// Vertices.
+    pub vertices: Vec<[f32; 3]>,
+    /// Triangles.
+    pub tris: Vec<Tri>,
+}
+
+/// True when `bytes` are exactly a version-4 cform (header counts match the length).
+pub fn sniff(bytes: &[u8]) -> bool {
+    let w = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+    };
+    match (w(0), w(1), w(2)) {
+        (Some(4), Some(vc), Some(fc)) => 36 + vc * 12 + fc * 16 == bytes.len() as u64,
+        _ => false,
+    }
+}
+
+impl Cform {
+    /// Parse.
+    pub fn read(bytes: &[u8]) -> Result<Cform, ReadError> {
+        let mut r = Reader::new(bytes);
+        r.push("hdrCFORM", None);
+        let version = r.u32()?;
+        if version != VERSION {
+            return Err(r.invalid_at(0, format!("cform version {version}, only 4 is known")));
+        }
+        let vc = r.u32()?;
+        let fc = r.u32()?;
+        let bbox_min = r.f32s()?;
+        let bbox_max = r.f32s()?;
+        r.pop();
+        r.push("vertices", None);
+        let n = r.count(vc, 12)?;
+        let mut vertices = Vec::with_capacity(n);
+        for _ in 0..n {
+            vertices.push(r.f32s()?);
+        }
+        r.pop();
+        r.push("faces", None);
+        let n = r.count(fc, 16)?;
+        let mut tris = Vec::with_capacity(n);
+        for _ in 0..n {
+            tris.push(Tri {
+                verts: [r.u32()?, r.u32()?, r.u32()?],
+                dummy: r.u32()?,
+            });
+        }
+        r.finish()?;
+        Ok(Cform {
+            version,
+            bbox_min,
+            bbox_max,
+            vertices,
+            tris,
+        })
+    }
+
+    /// Serialise.
+    pub fn write(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.u32(self.version);
+        w.u32(self.vertices.len() as u32);
+        w.u32(self.tris.len() as u32);
+        w.f32s(&self.bbox_min);
+        w.f32s(&self.bbox_max);
+        for v in &self.vertices {
+            w.f32s(v);
+        }
+        for t in &self.tris {
+            for i in t.verts {
+                w.u32(i);
+            }
+            w.u32(t.dummy);
+        }
+        w.into_inner()
+    }
+
+    /// Triangles whose indices are past the vertex list.
+    pub fn problems(&self) -> Vec<String> {
+        let n = self.vertices.len() as u64;
+        self.tris
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.verts.iter().any(|&i| u64::from(i) >= n))
+            .map(|(k, t)| format!("faces[{k}]: vertex index {:?} past the {n} vertices", t.verts))
+            .collect()
+    }
+}

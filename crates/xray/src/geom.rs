@@ -1,0 +1,333 @@
+//! `level.geom` and `level.geomx` (XRLC versions 13 and 14): the shared vertex and index buffers
+//! that the `level` file's visuals point into.
+//!
+//! Top-level chunks, in xrLC's order:
+//!
+//! | id | name | payload |
+//! |---|---|---|
+//! | 1 | `fsL_HEADER` | `u16 version; u16 quality` (quality is not set by xrLC for geom; kept raw) |
+//! | 9 | `fsL_VB` | `u32 n`; n × { declaration (8-byte elements + `D3DDECL_END`), `u32 vertex_count`, `vertex_count × stride` bytes } |
+//! | 10 | `fsL_IB` | `u32 n`; n × { `u32 index_count`, `index_count × u16` } |
+//! | 11 | `fsL_SWIS` | `u32 n`; n × { `u32 reserved[4]`, `u32 count`, count × { `u32 offset; u16 num_tris; u16 num_verts` } } |
+//!
+//! Other chunks are kept raw. Vertices stay as raw bytes (byte-exact by construction); decode
+//! them with [`VertexBuffer::decode`].
+
+use levelgeom_binary::{ReadError, Reader, Writer};
+
+use crate::chunk::{self, Framed};
+use crate::decl::Declaration;
+use crate::vertex::{self, Vertices};
+
+/// Chunk id of the header.
+pub const HEADER: u32 = 1;
+/// Chunk id of the vertex buffers.
+pub const VB: u32 = 9;
+/// Chunk id of the index buffers.
+pub const IB: u32 = 10;
+/// Chunk id of the sliding-window items.
+pub const SWIS: u32 = 11;
+
+/// `hdrLEVEL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// XRLC version (14 in release games, 13 in early 2005 builds).
+    pub version: u16,
+    /// Build quality (0 draft, 1 high, 2 custom); uninitialised in geom files.
+    pub quality: u16,
+}
+
+impl Header {
+    /// Read the 4-byte payload.
+    pub fn read(r: &mut Reader<'_>) -> Result<Header, ReadError> {
+        let h = Header {
+            version: r.u16()?,
+            quality: r.u16()?,
+        };
+        r.finish()?;
+        Ok(h)
+    }
+
+    /// Write the payload.
+    pub fn write(&self, w: &mut Writer) {
+        w.u16(self.version);
+        w.u16(self.quality);
+    }
+}
+
+/// One vertex buffer: its declaration and raw vertices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexBuffer {
+    /// The vertex declaration.
+    pub decl: Declaration,
+    /// Number of vertices.
+    pub count: u32,
+    /// `count × stride` raw bytes.
+    pub data: Vec<u8>,
+}
+
+impl VertexBuffer {
+    /// Build a buffer by encoding decoded vertices.
+    pub fn encode(decl: Declaration, v: &Vertices) -> VertexBuffer {
+        let data = vertex::encode(&decl, v);
+        VertexBuffer {
+            decl,
+            count: v.count as u32,
+            data,
+        }
+    }
+
+    /// Decode all vertices.
+    pub fn decode(&self) -> Vertices {
+        vertex::decode(&self.decl, &self.data)
+    }
+
+    /// Bytes per vertex.
+    pub fn stride(&self) -> usize {
+        self.decl.stride()
+    }
+}
+
+/// `FSlideWindow`: one level of detail of a progressive mesh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlideWindow {
+    /// First index of the window, in indices, relative to the visual's `ib_offset`.
+    pub offset: u32,
+    /// Triangles in the window.
+    pub num_tris: u16,
+    /// Vertices the window uses (a prefix of the visual's vertices).
+    pub num_verts: u16,
+}
+
+/// `FSlideWindowItem`: the windows of one progressive mesh; `sw[0]` is full detail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwiItem {
+    /// Four words xrLC never initialises; kept raw.
+    pub reserved: [u32; 4],
+    /// The windows.
+    pub windows: Vec<SlideWindow>,
+}
+
+impl SwiItem {
+    /// Read reserved words, count and windows.
+    pub fn read(r: &mut Reader<'_>) -> Result<SwiItem, ReadError> {
+        let reserved = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        let n = r.u32_count(8)?;
+        let mut windows = Vec::with_capacity(n);
+        for i in 0..n {
+            r.push("sw", Some(i));
+            windows.push(SlideWindow {
+                offset: r.u32()?,
+                num_tris: r.u16()?,
+                num_verts: r.u16()?,
+            });
+            r.pop();
+        }
+        Ok(SwiItem { reserved, windows })
+    }
+
+    /// Write it.
+    pub fn write(&self, w: &mut Writer) {
+        for x in self.reserved {
+            w.u32(x);
+        }
+        w.u32(self.windows.len() as u32);
+        for s in &self.windows {
+            w.u32(s.offset);
+            w.u16(s.num_tris);
+            w.u16(s.num_verts);
+        }
+    }
+}
+
+/// A top-level chunk of a geom file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeomChunk {
+    /// Chunk 1.
+    Header(Header),
+    /// Chunk 9.
+    VertexBuffers(Vec<VertexBuffer>),
+    /// Chunk 10.
+    IndexBuffers(Vec<Vec<u16>>),
+    /// Chunk 11.
+    Swis(Vec<SwiItem>),
+    /// Anything else, verbatim.
+    Raw(Vec<u8>),
+}
+
+/// A whole `level.geom` or `level.geomx`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geom {
+    /// The chunks in file order.
+    pub chunks: Vec<Framed<GeomChunk>>,
+}
+
+fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
+    let n = r.u32_count(12)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("vb", Some(i));
+        let decl = Declaration::read(r)?;
+        let stride = decl.stride();
+        let at = r.pos();
+        let count = r.u32()?;
+        let len = r.count(count, stride).map_err(|mut e| {
+            e.offset = at as u64;
+            e
+        })?;
+        let data = r.bytes(len * stride)?.to_vec();
+        if stride == 0 && count > 0 {
+            return Err(r.invalid_at(at, "vertices declared with a zero-byte stride"));
+        }
+        out.push(VertexBuffer { decl, count, data });
+        r.pop();
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
+    let n = r.u32_count(4)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("ib", Some(i));
+        let k = r.u32_count(2)?;
+        let mut v = Vec::with_capacity(k);
+        for _ in 0..k {
+            v.push(r.u16()?);
+        }
+        out.push(v);
+        r.pop();
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+/// Read a `u32` count, then that many SWI items.
+pub fn read_swis(r: &mut Reader<'_>) -> Result<Vec<SwiItem>, ReadError> {
+    let n = r.u32_count(20)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("item", Some(i));
+        out.push(SwiItem::read(r)?);
+        r.pop();
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+fn chunk_name(id: u32) -> (&'static str, Option<usize>) {
+    match id {
+        HEADER => ("fsL_HEADER", None),
+        VB => ("fsL_VB", None),
+        IB => ("fsL_IB", None),
+        SWIS => ("fsL_SWIS", None),
+        _ => chunk::by_id(id),
+    }
+}
+
+impl Geom {
+    /// Parse a whole file.
+    pub fn read(bytes: &[u8]) -> Result<Geom, ReadError> {
+        let mut r = Reader::new(bytes);
+        let chunks = chunk::read_all(&mut r, chunk_name, |h, b| {
+            Ok(match h.id() {
+                HEADER => GeomChunk::Header(Header::read(b)?),
+                VB => GeomChunk::VertexBuffers(read_vbs(b)?),
+                IB => GeomChunk::IndexBuffers(read_ibs(b)?),
+                SWIS => GeomChunk::Swis(read_swis(b)?),
+                _ => GeomChunk::Raw(b.take_rest().to_vec()),
+            })
+        })?;
+        let g = Geom { chunks };
+        if g.vertex_buffers().is_none() || g.index_buffers().is_none() {
+            return Err(levelgeom_binary::ReadError::invalid(
+                0,
+                Default::default(),
+                "not a level.geom: vertex buffer chunk 9 or index buffer chunk 10 is missing",
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Serialise (byte-exact for an unchanged parse).
+    pub fn write(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        for c in &self.chunks {
+            chunk::write_framed(&mut w, c, |v, w| match v {
+                GeomChunk::Header(h) => h.write(w),
+                GeomChunk::VertexBuffers(vbs) => {
+                    w.u32(vbs.len() as u32);
+                    for vb in vbs {
+                        vb.decl.write(w);
+                        w.u32(vb.count);
+                        w.bytes(&vb.data);
+                    }
+                }
+                GeomChunk::IndexBuffers(ibs) => {
+                    w.u32(ibs.len() as u32);
+                    for ib in ibs {
+                        w.u32(ib.len() as u32);
+                        for &i in ib {
+                            w.u16(i);
+                        }
+                    }
+                }
+                GeomChunk::Swis(items) => write_swis(w, items),
+                GeomChunk::Raw(b) => w.bytes(b),
+            });
+        }
+        w.into_inner()
+    }
+
+    /// The header, if present.
+    pub fn header(&self) -> Option<Header> {
+        self.chunks.iter().find_map(|c| match c.value {
+            GeomChunk::Header(h) => Some(h),
+            _ => None,
+        })
+    }
+
+    /// The vertex buffers.
+    pub fn vertex_buffers(&self) -> Option<&[VertexBuffer]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            GeomChunk::VertexBuffers(v) => Some(v.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The index buffers.
+    pub fn index_buffers(&self) -> Option<&[Vec<u16>]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            GeomChunk::IndexBuffers(v) => Some(v.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The SWI items (empty when the chunk is absent).
+    pub fn swis(&self) -> &[SwiItem] {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.value {
+                GeomChunk::Swis(v) => Some(v.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// Mutable vertex buffers.
+    pub fn vertex_buffers_mut(&mut self) -> Option<&mut Vec<VertexBuffer>> {
+        self.chunks.iter_mut().find_map(|c| match &mut c.value {
+            GeomChunk::VertexBuffers(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+/// Write a SWI item list with its count.
+pub fn write_swis(w: &mut Writer, items: &[SwiItem]) {
+    w.u32(items.len() as u32);
+    for it in items {
+        it.write(w);
+    }
+}
