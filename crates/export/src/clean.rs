@@ -13,6 +13,7 @@
 //! | a UV set of the wrong length | replaced by zeros (keeps the set numbering) |
 //! | a colour set of the wrong length | replaced by opaque white |
 //! | NaN or ±infinity anywhere | replaced by 0 |
+//! | colour component outside 0..1 (glTF requires clamped colours) | clamped |
 //! | zero-length normal / tangent | `(0,0,1)` / `(1,0,0)`; others normalised, tangent `w` → ±1 |
 //! | material index out of range | no material |
 //!
@@ -104,7 +105,7 @@ pub(crate) struct CleanPrimitive {
 pub(crate) fn normalise(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
     let (x, y, z) = (v[0] as f64, v[1] as f64, v[2] as f64);
     let len = (x * x + y * y + z * z).sqrt();
-    if !(len > 1e-12) || !len.is_finite() {
+    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
         return fallback;
     }
     [(x / len) as f32, (y / len) as f32, (z / len) as f32]
@@ -200,8 +201,7 @@ pub(crate) fn clean_primitive(
             p.tangents
                 .iter()
                 .map(|v| {
-                    let xyz =
-                        normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
+                    let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
                     let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
                     [xyz[0], xyz[1], xyz[2], w]
                 })
@@ -223,7 +223,7 @@ pub(crate) fn clean_primitive(
         } else {
             colors.push(
                 set.iter()
-                    .map(|v| [rep.f(v[0]), rep.f(v[1]), rep.f(v[2]), rep.f(v[3])])
+                    .map(|v| v.map(|c| rep.clamp(c, 0.0, 1.0)))
                     .collect(),
             );
         }
@@ -244,4 +244,128 @@ pub(crate) fn clean_primitive(
         scalars,
         indices,
     })
+}
+
+/// Column-major 4×4 product `a · b` in f64.
+pub(crate) fn mul64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
+    let mut o = [0f64; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            o[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
+        }
+    }
+    o
+}
+
+/// Whether a column-major matrix is a translation × rotation × scale, as glTF requires of a
+/// node `matrix`. Mirrors the Khronos validator's test (bottom row exactly `0 0 0 1`, non-zero
+/// determinant, recomposition from T/R/S close to the matrix), with a 5× stricter tolerance:
+/// the off-axis part of each column along another column must stay below 1e-5.
+pub(crate) fn is_trs(m: &[f64; 16]) -> bool {
+    if m[3] != 0.0 || m[7] != 0.0 || m[11] != 0.0 || m[15] != 1.0 {
+        return false;
+    }
+    let col = |i: usize| [m[i * 4], m[i * 4 + 1], m[i * 4 + 2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cols = [col(0), col(1), col(2)];
+    let det = dot(
+        cols[0],
+        [
+            cols[1][1] * cols[2][2] - cols[1][2] * cols[2][1],
+            cols[1][2] * cols[2][0] - cols[1][0] * cols[2][2],
+            cols[1][0] * cols[2][1] - cols[1][1] * cols[2][0],
+        ],
+    );
+    if det == 0.0 || !det.is_finite() {
+        return false;
+    }
+    let len: Vec<f64> = cols.iter().map(|&c| dot(c, c).sqrt()).collect();
+    if len.iter().any(|&l| l < 1e-12) {
+        return false;
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            if i != j && (dot(cols[i], cols[j]) / len[i]).abs() >= 1e-5 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Inverse-transpose of the upper 3×3 of `m` (row-major, up to a positive factor) and
+/// whether `m` mirrors (negative determinant).
+fn normal_matrix(m: &[f64; 16]) -> ([[f64; 3]; 3], bool) {
+    let a = |r: usize, c: usize| m[c * 4 + r];
+    let mut n = [[0.0; 3]; 3];
+    for (r, row) in n.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+            let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+            // cofactor of (r, c); cofactor matrix = det × inverse-transpose
+            *v = a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1);
+        }
+    }
+    let det = a(0, 0) * n[0][0] + a(0, 1) * n[0][1] + a(0, 2) * n[0][2];
+    let mirrored = det < 0.0;
+    if mirrored {
+        n.iter_mut().flatten().for_each(|v| *v = -*v);
+    }
+    (n, mirrored)
+}
+
+/// `c` with the column-major matrix `m` applied: positions by `m`, normals by its
+/// inverse-transpose, tangents by its 3×3 (handedness flipped when mirroring), and the
+/// triangle winding reversed when `m` mirrors, so front faces stay front faces.
+pub(crate) fn bake(c: &CleanPrimitive, m: &[f64; 16], rep: &mut Repairs) -> CleanPrimitive {
+    let (nm, mirrored) = normal_matrix(m);
+    let lin = |r: &[[f64; 3]; 3], v: [f32; 3]| -> [f32; 3] {
+        let v = v.map(|x| x as f64);
+        [0, 1, 2].map(|i| (r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2]) as f32)
+    };
+    let m3 = [0, 1, 2].map(|r| [m[r], m[4 + r], m[8 + r]]);
+    let positions = c
+        .positions
+        .iter()
+        .map(|&p| {
+            let q = lin(&m3, p);
+            [
+                rep.f((q[0] as f64 + m[12]) as f32),
+                rep.f((q[1] as f64 + m[13]) as f32),
+                rep.f((q[2] as f64 + m[14]) as f32),
+            ]
+        })
+        .collect();
+    let normals = c.normals.as_ref().map(|ns| {
+        ns.iter()
+            .map(|&v| normalise(lin(&nm, v), [0.0, 0.0, 1.0]))
+            .collect()
+    });
+    let tangents = c.tangents.as_ref().map(|ts| {
+        ts.iter()
+            .map(|t| {
+                let xyz = normalise(lin(&m3, [t[0], t[1], t[2]]), [1.0, 0.0, 0.0]);
+                let w = if mirrored { -t[3] } else { t[3] };
+                [xyz[0], xyz[1], xyz[2], w]
+            })
+            .collect()
+    });
+    let indices = if mirrored {
+        c.indices
+            .chunks_exact(3)
+            .flat_map(|t| [t[0], t[2], t[1]])
+            .collect()
+    } else {
+        c.indices.clone()
+    };
+    CleanPrimitive {
+        material: c.material,
+        positions,
+        normals,
+        tangents,
+        uvs: c.uvs.clone(),
+        colors: c.colors.clone(),
+        scalars: c.scalars.clone(),
+        indices,
+    }
 }

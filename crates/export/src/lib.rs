@@ -8,6 +8,29 @@
 //! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`] |
 //! | [`png`] | PNG images of decoded textures | [`png::encode_rgba8`], [`write_textures`] |
 //!
+//! # Getting started
+//! ```
+//! use levelgeom_scene::{Mesh, Node, Primitive, Scene};
+//! use levelgeom_export::{gltf, obj};
+//!
+//! let mut scene = Scene::default();
+//! let mesh = scene.add_mesh(Mesh {
+//!     name: "tri".into(),
+//!     primitives: vec![Primitive {
+//!         positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+//!         indices: vec![0, 1, 2],
+//!         ..Primitive::default()
+//!     }],
+//! });
+//! let node = scene.add_node(Node { name: "tri".into(), mesh: Some(mesh), ..Node::default() });
+//! scene.roots.push(node);
+//!
+//! let glb = gltf::to_glb(&scene, &gltf::GltfOptions::default()).unwrap();
+//! assert_eq!(&glb[..4], b"glTF");
+//! let out = obj::to_obj(&scene, &obj::ObjOptions::default());
+//! assert!(out.obj.contains("\no tri\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl levelgeom_default\nf 1 2 3\n"));
+//! ```
+//!
 //! # Design
 //! * Output is a pure function of the scene and the options: the same input gives the same
 //!   bytes (no hash maps, struct field order in JSON, fixed float formatting), so exports can be
@@ -163,4 +186,13 @@ pub fn write_textures(
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn export_error_is_send_and_sync() {
+        fn check<T: Send + Sync + std::error::Error + 'static>() {}
+        check::<super::ExportError>();
+    }
 }

@@ -36,7 +36,7 @@ use std::fmt::Write as _;
 
 use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, IDENTITY};
 
-use crate::clean::{clean_primitive, normalise, Repairs};
+use crate::clean::{clean_primitive, normalise, CleanPrimitive, Repairs};
 
 /// Material name used for primitives without a material.
 pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
@@ -85,7 +85,13 @@ pub struct ObjOutput {
 fn obj_name(name: &str, fallback: impl FnOnce() -> String) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_whitespace() || c.is_control() { '_' } else { c })
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
     if s.is_empty() {
         fallback()
@@ -94,9 +100,8 @@ fn obj_name(name: &str, fallback: impl FnOnce() -> String) -> String {
     }
 }
 
-/// Transform a point by a column-major matrix, in f64.
-fn point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
-    let m: Vec<f64> = m.iter().map(|&v| v as f64).collect();
+/// Transform a point by a column-major matrix (already widened to f64).
+fn point(m: &[f64; 16], p: [f32; 3]) -> [f32; 3] {
     let (x, y, z) = (p[0] as f64, p[1] as f64, p[2] as f64);
     [
         (m[0] * x + m[4] * y + m[8] * z + m[12]) as f32,
@@ -189,6 +194,7 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
     let mut used_materials = vec![false; scene.materials.len()];
     let mut used_default = false;
     let keyword = if opts.groups { "g" } else { "o" };
+    let mut cache: Vec<Option<Vec<Option<CleanPrimitive>>>> = vec![None; scene.meshes.len()];
     for (x, m) in order {
         let node = &scene.nodes[x];
         let Some(mi) = node.mesh else { continue };
@@ -209,19 +215,27 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
             m
         };
         let (nm, mirrored) = normal_matrix(&m);
+        let m64 = m.map(|v| v as f64);
         let _ = writeln!(
             obj,
             "{keyword} {}",
             obj_name(&node.name, || format!("node_{x}"))
         );
-        for (pi, p) in mesh.primitives.iter().enumerate() {
-            let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
-            let Some(c) = clean_primitive(p, scene.materials.len(), &label, &mut rep) else {
-                continue;
-            };
+        // Each mesh is checked once, however many nodes instance it.
+        let cleaned = cache[mi].get_or_insert_with(|| {
+            mesh.primitives
+                .iter()
+                .enumerate()
+                .map(|(pi, p)| {
+                    let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
+                    clean_primitive(p, scene.materials.len(), &label, &mut rep)
+                })
+                .collect()
+        });
+        for c in cleaned.iter().flatten() {
             let colours = c.colors.get(opts.colour_set);
             for (k, &pos) in c.positions.iter().enumerate() {
-                let w = point(&m, pos);
+                let w = point(&m64, pos);
                 let (wx, wy, wz) = (rep.f(w[0]), rep.f(w[1]), rep.f(w[2]));
                 match colours.and_then(|set| set.get(k)) {
                     Some(col) => {

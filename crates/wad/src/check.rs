@@ -44,10 +44,10 @@
 
 use crate::level::Level;
 use crate::map::{self, ChainTable, Map};
-use crate::tags::Tag;
-use crate::text::{TextureEntry, ENTRY_BLEND_MASK};
 use crate::model::{self, Model};
 use crate::stpc::Stpc;
+use crate::tags::Tag;
+use crate::text::{TextureEntry, ENTRY_BLEND_MASK};
 use crate::trak::Trak;
 use std::fmt;
 
@@ -142,20 +142,32 @@ fn check_order(level: &Level) -> Vec<Violation> {
                 Some(b) if b < a => {}
                 Some(_) => out.push(
                     after.path_name().trim_end(),
-                    format!("{} must come before {}", before.name().trim_end(), after.name().trim_end()),
+                    format!(
+                        "{} must come before {}",
+                        before.name().trim_end(),
+                        after.name().trim_end()
+                    ),
                 ),
                 None => out.push(
                     after.path_name().trim_end(),
-                    format!("{} needs a {} chunk before it", after.name().trim_end(), before.name().trim_end()),
+                    format!(
+                        "{} needs a {} chunk before it",
+                        after.name().trim_end(),
+                        before.name().trim_end()
+                    ),
                 ),
             }
         }
     }
     match first(Tag::END) {
-        None => out.push("END", "the level has no END chunk (the game fails to load it)"),
-        Some(e) if e + 1 != level.chunks.len() => {
-            out.push("END", "END must be the last chunk (the game stops reading there)")
-        }
+        None => out.push(
+            "END",
+            "the level has no END chunk (the game fails to load it)",
+        ),
+        Some(e) if e + 1 != level.chunks.len() => out.push(
+            "END",
+            "END must be the last chunk (the game stops reading there)",
+        ),
         Some(_) => {}
     }
     out.0
@@ -299,19 +311,18 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
             last_batch = Some(j);
         }
         match last_batch {
-            None => out.push(
+            None if j == 0 => out.push(
                 &fat,
                 "the first face of a model must start a batch (flag 0x8)",
             ),
-            Some(b) if j - b >= MAX_BATCH_FACES => {
-                if j - b == MAX_BATCH_FACES {
-                    out.push(
-                        &fat,
-                        format!(
-                            "{MAX_BATCH_FACES} faces since the last batch flag 0x8 (face {b}); a batch holds at most {MAX_BATCH_FACES}"
-                        ),
-                    );
-                }
+            None => {}
+            Some(b) if j - b == MAX_BATCH_FACES => {
+                out.push(
+                    &fat,
+                    format!(
+                        "{MAX_BATCH_FACES} faces since the last batch flag 0x8 (face {b}); a batch holds at most {MAX_BATCH_FACES}"
+                    ),
+                );
             }
             Some(_) => {}
         }
@@ -391,7 +402,9 @@ fn check_box(out: &mut Out, at: &str, m: &Model) {
         (lo[1] + hi[1]) / 2.0,
         (lo[2] + hi[2]) / 2.0,
     ];
-    if (0..3).any(|k| !((mid[k] - h.centre[k]).abs() <= BOX_TOLERANCE.max(mid[k].abs() * 1e-6))) {
+    let centre_ok =
+        |k: usize| (mid[k] - h.centre[k]).abs() <= BOX_TOLERANCE.max(mid[k].abs() * 1e-6);
+    if !(0..3).all(centre_ok) {
         out.push(
             at,
             format!(
@@ -422,10 +435,7 @@ fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
         if k < used {
             if n2 == 0 {
                 let what = if k == 0 { "surface" } else { "edge" };
-                out.push(
-                    at,
-                    format!("{what} plane {k} has a zero normal"),
-                );
+                out.push(at, format!("{what} plane {k} has a zero normal"));
                 continue;
             }
             // |d| / (32·|n_q|) ≤ 8  ⇔  d² ≤ (256)²·|n_q|²
@@ -486,7 +496,9 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
         }
     }
     let vcount = |model: u32| -> Option<usize> {
-        models.and_then(|ms| ms.get(model as usize)).map(|x| x.vertices.len())
+        models
+            .and_then(|ms| ms.get(model as usize))
+            .map(|x| x.vertices.len())
     };
     let check_index = |out: &mut Out, at: &str, what: &str, model: u32| {
         if let Some(ms) = models {
@@ -534,7 +546,7 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
                 (f64::from(t.pos[1]) * 4096.0).round(),
                 (-f64::from(t.pos[2]) * 4096.0).round(),
             ];
-            let off = (0..3).any(|k| !((f64::from(b.pos[k]) - want[k]).abs() <= 1.0));
+            let off = !(0..3).all(|k| (f64::from(b.pos[k]) - want[k]).abs() <= 1.0);
             if off {
                 out.push(
                     format!("MAP/transforms[{i}]"),
@@ -586,7 +598,10 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
     // Swap block.
     match (&m.swaps, wfpc & map::WFPC_TILE_SWAPS != 0) {
         (Some(_), false) => out.push("MAP/swaps", "tile swaps are present but WFPC lacks 0x10000"),
-        (None, true) => out.push("MAP/swaps", "WFPC has 0x10000 but the tile-swap block is missing"),
+        (None, true) => out.push(
+            "MAP/swaps",
+            "WFPC has 0x10000 but the tile-swap block is missing",
+        ),
         _ => {}
     }
     if m.swaps.is_none() && flagged > 0 {
@@ -615,7 +630,10 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
                     if mi != r.model_a {
                         out.push(
                             &at,
-                            format!("model A {} is not the model {mi} of its tile {ti}", r.model_a),
+                            format!(
+                                "model A {} is not the model {mi} of its tile {ti}",
+                                r.model_a
+                            ),
                         );
                     }
                 }
@@ -629,7 +647,10 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
     }
     match (&m.chains, wfpc & map::WFPC_CHAINS != 0) {
         (Some(_), false) => out.push("MAP/chains", "present but WFPC lacks 0x200000"),
-        (None, true) => out.push("MAP/chains", "WFPC has 0x200000 but the chain table is missing"),
+        (None, true) => out.push(
+            "MAP/chains",
+            "WFPC has 0x200000 but the chain table is missing",
+        ),
         _ => {}
     }
     if let Some(ChainTable::Parsed(arrays)) = &m.chains {

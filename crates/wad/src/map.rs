@@ -32,7 +32,7 @@
 //!
 //! # Chain table
 //!
-//! Layout taken from Rartrin's Croc 2 PC reader (`CameraPoints`, [M] for TENG): `u32 arrays`;
+//! Layout taken from Rartrin's Croc 2 PC reader (`CameraPoints`; confidence \[M\] for TENG): `u32 arrays`;
 //! per array `u32 polygons`; per polygon `u16 point_count, u16 flags`; per point `i32 x, i32 z`,
 //! an `i32 y` when `WFPC & 0x4000000`, then `u16, i16`. Since only fixed-size fields follow
 //! it, the table's byte range is known without parsing it; when the bytes do not parse as
@@ -385,7 +385,9 @@ impl Map {
         })?;
         let doors = r.within("doors", None, |r| {
             let k = r.u32_count(DOOR_SIZE)?;
-            (0..k).map(|_| r.array::<DOOR_SIZE>()).collect::<Result<Vec<_>, _>>()
+            (0..k)
+                .map(|_| r.array::<DOOR_SIZE>())
+                .collect::<Result<Vec<_>, _>>()
         })?;
         let waypoints = r.within("waypoints", None, |r| {
             let k = r.u32_count(WAYPOINT_SIZE)?;

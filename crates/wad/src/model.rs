@@ -400,7 +400,11 @@ impl Model {
         h.vertex_count = u16::try_from(self.vertices.len()).unwrap_or(u16::MAX);
         h.face_count = u16::try_from(self.faces.len()).unwrap_or(u16::MAX);
         if h.collision_total() != self.collision.len() {
-            h.collision_counts = [u16::try_from(self.collision.len()).unwrap_or(u16::MAX), 0, 0];
+            h.collision_counts = [
+                u16::try_from(self.collision.len()).unwrap_or(u16::MAX),
+                0,
+                0,
+            ];
         }
         if let Some(x) = &mut h.stpc {
             x.bone_count = u16::try_from(self.bone_vertex_counts.len()).unwrap_or(u16::MAX);
@@ -460,7 +464,7 @@ pub fn face_plane(a: Vec3, b: Vec3, c: Vec3) -> Option<(Vec3, f32)> {
         u[0] * v[1] - u[1] * v[0],
     ];
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-    if !(len > 1e-12) || !len.is_finite() {
+    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
         return None;
     }
     let n = [n[0] / len, n[1] / len, n[2] / len];

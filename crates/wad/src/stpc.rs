@@ -28,7 +28,7 @@
 //! against the bytes that remain before anything is allocated, so a wrong count (e.g. a file
 //! written with N − 1 semantics) shows up as a [`ReadError`] naming `STPC/models[i]`.
 //!
-//! The animation layout is read from code only ([M]). To stay byte-exact on files that do
+//! The animation layout is read from code only (confidence \[M\]). To stay byte-exact on files that do
 //! not follow it, the reader parses records one at a time on a copy of the cursor; the first
 //! record that does not fit stops parsing, and everything from there to the chunk end (the
 //! remaining animations, the tail and the scripts) is kept verbatim in [`Stpc::rest`]. Then
@@ -259,7 +259,8 @@ impl StpcTail {
                 }
                 let mut animations = Vec::with_capacity(k);
                 for (j, h) in headers.into_iter().enumerate() {
-                    animations.push(r.within("animations", Some(j), |r| Animation::read_data(r, h))?);
+                    animations
+                        .push(r.within("animations", Some(j), |r| Animation::read_data(r, h))?);
                 }
                 Ok(Cutscene {
                     head,

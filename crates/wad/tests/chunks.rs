@@ -390,3 +390,226 @@ fn page_from_pixels_encodes_rle() {
         Err(PixelError::TooLarge { .. })
     ));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The typed level over a hand-built WAD with every chunk kind.
+
+mod level {
+    use super::text_bytes;
+    use levelgeom_binary::Reader;
+    use levelgeom_wad::ampc::Ampc;
+    use levelgeom_wad::container::RawWad;
+    use levelgeom_wad::font::Font;
+    use levelgeom_wad::level::{Chunk, ChunkData, Level};
+    use levelgeom_wad::lght::Lght;
+    use levelgeom_wad::lgpc::Lgpc;
+    use levelgeom_wad::lnfo::Lnfo;
+    use levelgeom_wad::map::Map;
+    use levelgeom_wad::name::Name;
+    use levelgeom_wad::smpc::Smpc;
+    use levelgeom_wad::sprt::Sprt;
+    use levelgeom_wad::srpc::Srpc;
+    use levelgeom_wad::stpc::Stpc;
+    use levelgeom_wad::tags::Tag;
+    use levelgeom_wad::text::{Text, TextureEntry};
+    use levelgeom_wad::trak::Trak;
+    use levelgeom_wad::wfpc::{self, Wfpc};
+
+    const FLAGS: u32 = wfpc::SPRT_TABLE | wfpc::MAP_VIEW_DISTANCE;
+
+    fn sample_level() -> Level {
+        let text = Text::read(&mut Reader::new(&text_bytes())).expect("text");
+        let map = Map {
+            view_distance: Some(200),
+            final_u16: 0xBEEF,
+            ..Map::default()
+        };
+        Level::new(vec![
+            Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0])),
+            Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0])),
+            Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: FLAGS })),
+            Chunk::new(Tag::TEXT, ChunkData::Text(text)),
+            Chunk::new(Tag::FONT, ChunkData::Font(Font::default())),
+            Chunk::new(
+                Tag::SPRT,
+                ChunkData::Sprt(Sprt {
+                    material_base: 2,
+                    table: Some(vec![5, 6]),
+                }),
+            ),
+            Chunk::new(
+                Tag::NAME,
+                ChunkData::Name(Name {
+                    count: 1,
+                    bytes: b"DEMO\0\0\0".to_vec(),
+                }),
+            ),
+            Chunk::new(Tag::SMPC, ChunkData::Smpc(Smpc::default())),
+            Chunk::new(Tag::AMPC, ChunkData::Ampc(Ampc { raw: vec![0; 4] })),
+            Chunk::new(Tag::SRPC, ChunkData::Srpc(Srpc::default())),
+            Chunk::new(Tag::TRAK, ChunkData::Trak(Trak::default())),
+            Chunk::new(Tag::STPC, ChunkData::Stpc(Stpc::default())),
+            Chunk::new(Tag::MAP, ChunkData::Map(map)),
+            Chunk::new(Tag::LGHT, ChunkData::Lght(Lght::default())),
+            Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [3, 4] })),
+            Chunk::new(
+                Tag::LGPC,
+                ChunkData::Lgpc(Lgpc {
+                    rows_minus_one: 1,
+                    ..Lgpc::default()
+                }),
+            ),
+            Chunk::new(Tag::END, ChunkData::End(Vec::new())),
+        ])
+    }
+
+    #[test]
+    fn every_chunk_kind_round_trips() {
+        let level = sample_level();
+        let bytes = level.to_bytes();
+        // header = file length − 4
+        assert_eq!(
+            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize,
+            bytes.len() - 4
+        );
+        assert_eq!(&bytes[4..16], b"OFNI\x04\0\0\0\x01\0\0\0");
+        let (back, warnings) = Level::from_bytes(&bytes).expect("parses");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(back, level);
+        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.wfpc(), FLAGS);
+        assert_eq!(back.text().map(|t| t.pages.len()), Some(3));
+        assert_eq!(back.map().and_then(|m| m.view_distance), Some(200));
+        assert_eq!(back.sprt().and_then(|s| s.table.clone()), Some(vec![5, 6]));
+        let tags: Vec<String> = back.chunks.iter().map(|c| c.tag.name()).collect();
+        assert_eq!(
+            tags.join(","),
+            "INFO,VERS,WFPC,TEXT,FONT,SPRT,NAME,SMPC,AMPC,SRPC,TRAK,STPC,MAP ,LGHT,LNFO,LGPC,END "
+        );
+    }
+
+    #[test]
+    fn editing_one_field_changes_exactly_its_bytes() {
+        let bytes = sample_level().to_bytes();
+        let (raw, _) = RawWad::parse(&bytes).expect("raw");
+        let lnfo = raw.chunks.iter().find(|c| c.tag == Tag::LNFO).expect("LNFO");
+        let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
+        for c in &mut level.chunks {
+            if let ChunkData::Lnfo(l) = &mut c.data {
+                l.values[1] = 0x0A0B_0C0D;
+            }
+        }
+        let out = level.to_bytes();
+        assert_eq!(out.len(), bytes.len());
+        let diff: Vec<usize> = (0..out.len()).filter(|&i| out[i] != bytes[i]).collect();
+        let at = lnfo.payload_offset() + 4;
+        assert_eq!(diff, (at..at + 4).collect::<Vec<_>>());
+        assert_eq!(&out[at..at + 4], &[0x0D, 0x0C, 0x0B, 0x0A]);
+    }
+
+    #[test]
+    fn growing_a_chunk_updates_its_size_and_the_header_bias() {
+        let mut bytes = sample_level().to_bytes();
+        // give the file a bias of 0x800 (the PSX convention) to see that it is kept
+        let h = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) + 0x800;
+        bytes[..4].copy_from_slice(&h.to_le_bytes());
+        let (raw, _) = RawWad::parse(&bytes).expect("raw");
+        let text = raw.chunks.iter().find(|c| c.tag == Tag::TEXT).expect("TEXT");
+        let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
+        level
+            .text_mut()
+            .expect("text")
+            .entries
+            .push(TextureEntry::default());
+        // the effects list follows the entries, so the edit also moves it: still one TEXT
+        let out = level.to_bytes();
+        assert_eq!(out.len(), bytes.len() + 8);
+        let new_h = u32::from_le_bytes([out[0], out[1], out[2], out[3]]);
+        assert_eq!(new_h as usize, out.len() - 4 + 0x800);
+        let size_at = text.offset + 4;
+        let size = u32::from_le_bytes([
+            out[size_at],
+            out[size_at + 1],
+            out[size_at + 2],
+            out[size_at + 3],
+        ]);
+        assert_eq!(size, text.declared_size + 8);
+        let (back, _) = Level::from_bytes(&out).expect("re-parses");
+        assert_eq!(back.text().map(|t| t.entries.len()), Some(3));
+        // everything after TEXT is unchanged, shifted by 8
+        let after = text.payload_offset() + text.payload.len();
+        assert_eq!(&out[after + 8..], &bytes[after..]);
+    }
+
+    #[test]
+    fn map_declared_4_too_large_warns_and_rebuilds_byte_for_byte() {
+        let mut bytes = sample_level().to_bytes();
+        let (raw, _) = RawWad::parse(&bytes).expect("raw");
+        let map = raw.chunks.iter().find(|c| c.tag == Tag::MAP).expect("MAP");
+        let size_at = map.offset + 4;
+        let declared = map.declared_size + 4;
+        bytes[size_at..size_at + 4].copy_from_slice(&declared.to_le_bytes());
+        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].offset as usize, size_at);
+        assert_eq!(level.to_bytes(), bytes);
+        let c = level.chunk(Tag::MAP).expect("MAP");
+        assert_eq!(c.declared_size, declared);
+        assert_eq!(c.original_len, map.payload.len());
+        // an edit elsewhere keeps MAP's declared size
+        let mut level = level;
+        level.font_mut().expect("font").glyphs[0].width = 9;
+        let out = level.to_bytes();
+        assert_eq!(&out[size_at..size_at + 4], &declared.to_le_bytes());
+    }
+
+    #[test]
+    fn map_before_trak_is_an_error_at_map() {
+        let mut level = sample_level();
+        let trak = level
+            .chunks
+            .iter()
+            .position(|c| c.tag == Tag::TRAK)
+            .expect("TRAK");
+        let t = level.chunks.remove(trak);
+        level.chunks.push(t);
+        let bytes = Level::new(level.chunks).to_bytes();
+        let (raw, _) = RawWad::parse(&bytes).expect("raw");
+        let map = raw.chunks.iter().find(|c| c.tag == Tag::MAP).expect("MAP");
+        let e = Level::from_bytes(&bytes).expect_err("order");
+        assert_eq!(e.offset as usize, map.payload_offset());
+        assert!(
+            e.to_string().contains(" in MAP: MAP needs a TRAK chunk before it"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_payload_longer_than_its_model_is_an_error() {
+        let mut level = sample_level();
+        // WFPC with 8 bytes: the game reads 4 and would take the rest for the next tag
+        level.chunks[2] = Chunk::new(Tag::WFPC, ChunkData::Unknown(vec![0x10, 0, 0x10, 0, 9, 9, 9, 9]));
+        let bytes = Level::new(level.chunks).to_bytes();
+        let e = Level::from_bytes(&bytes).expect_err("trailing");
+        // INFO 12 + VERS 12 + header 4 → WFPC at 28, payload 36, 4 bytes read → 40
+        assert_eq!(e.offset, 40);
+        assert!(e.to_string().contains("in WFPC: 4 unread bytes"), "{e}");
+    }
+
+    #[test]
+    fn unknown_chunks_are_kept_raw() {
+        let mut level = sample_level();
+        let end = level.chunks.len() - 1;
+        level.chunks.insert(
+            end,
+            Chunk::new(Tag::RIMG, ChunkData::Unknown(vec![1, 2, 3])),
+        );
+        let bytes = Level::new(level.chunks).to_bytes();
+        let (back, _) = Level::from_bytes(&bytes).expect("parses");
+        assert_eq!(
+            back.chunk(Tag::RIMG).map(|c| &c.data),
+            Some(&ChunkData::Unknown(vec![1, 2, 3]))
+        );
+        assert_eq!(back.to_bytes(), bytes);
+    }
+}

@@ -710,3 +710,177 @@ fn conversion_is_deterministic() {
         build(&trak, &m, None, &t, &opts)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Through the file: typed level → bytes → Level::from_bytes → to_scene
+
+#[test]
+fn wad_bytes_to_scene() {
+    use levelgeom_wad::level::{Chunk, ChunkData, Level};
+    use levelgeom_wad::map::TileTransform;
+    use levelgeom_wad::tags::Tag;
+    use levelgeom_wad::text::{Effects, Text, TextureEntry, TexturePage};
+    use levelgeom_wad::wfpc::Wfpc;
+
+    // A quad over the cell, split 0x800 / 0x800+0x10 (both halves, with the batch flag).
+    let verts = [
+        [-0.5, 0.0, -0.5],
+        [-0.5, 0.0, 0.5],
+        [0.5, 0.0, 0.5],
+        [0.5, 0.0, -0.5],
+    ];
+    let trak = Trak {
+        models: vec![model(
+            &verts,
+            vec![
+                face(&verts, 0x0808, [0, 1, 2], 0),
+                face(&verts, 0x0810, [2, 3, 0], 0),
+            ],
+        )],
+    };
+    let mut m = map(vec![tile([0.5, 0.0, -0.5], 1024, 0)], &trak);
+    m.transforms = vec![TileTransform {
+        rot: [0, 1024, 0],
+        pos: [2048, 0, 2048],
+    }];
+    m.zone_grid = vec![0; 64];
+    // ABGR1555 words: red, green, blue, transparent (word 0).
+    let page = TexturePage::raw16(2, 2, 1, vec![0x801F, 0x83E0, 0xFC00, 0x0000]);
+    let text = Text {
+        palettes: Vec::new(),
+        pages: vec![page],
+        entries: vec![TextureEntry {
+            flags: 0,
+            page: 0,
+            extra: 0xFF,
+            u0: 0,
+            u1: 1,
+            v0: 0,
+            v1: 0,
+        }],
+        effects: Effects::Absent,
+    };
+    let level = Level::new(vec![
+        Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: 0 })),
+        Chunk::new(Tag::TEXT, ChunkData::Text(text)),
+        Chunk::new(Tag::TRAK, ChunkData::Trak(trak)),
+        Chunk::new(Tag::MAP, ChunkData::Map(m)),
+        Chunk::new(Tag::END, ChunkData::End(Vec::new())),
+    ]);
+    let bytes = level.to_bytes();
+    let (parsed, _warnings) = Level::from_bytes(&bytes).unwrap();
+    let s = levelgeom_wad::scene::to_scene(&parsed, &SceneOptions::default()).unwrap();
+
+    // Texture page_00, decoded: R bits 0–4 = 31 → 255.
+    assert_eq!(s.textures.len(), 1);
+    assert_eq!(s.textures[0].name, "page_00");
+    let levelgeom_scene::TextureSource::Rgba8 { pixels, .. } = &s.textures[0].source else {
+        panic!("decoded texture expected");
+    };
+    assert_eq!(&pixels[..8], &[255, 0, 0, 255, 0, 255, 0, 255]);
+    assert_eq!(&pixels[12..16], &[0, 0, 0, 0]);
+
+    let p = &node_prims(&s, "tile_0000_m000")[0];
+    let mat = &s.materials[p.material.unwrap()];
+    assert_eq!(
+        mat.alpha,
+        AlphaMode::Mask(0.5),
+        "page has a transparent texel"
+    );
+    assert_eq!(p.triangle_count(), 2);
+    // Vertex 1 (−0.5, 0, 0.5), turned 90° on tile (0.5, 0, −0.5): X = 0.5 − 0.5 = 0,
+    // Z = −0.5 + (−0.5) = −1.
+    assert!(close(
+        p.positions[p.indices[1] as usize],
+        [0.0, 0.0, -1.0],
+        1e-6
+    ));
+    // UVs on the 2×2 page: U0 = 0, U1 = 2/2 = 1, V0 = 0, V1 = 1/2. First half (0x800):
+    // (a,V1) (b,V1) (b,V0) with a = U1, b = U0; second half (0x810): (b,V0) (a,V0) (a,V1).
+    let uv = |k: usize| p.uvs[0][p.indices[k] as usize];
+    assert_eq!([uv(0), uv(1), uv(2)], [[1.0, 0.5], [0.0, 0.5], [0.0, 0.0]]);
+    assert_eq!([uv(3), uv(4), uv(5)], [[0.0, 0.0], [1.0, 0.0], [1.0, 0.5]]);
+    // Colour 0x00808080 → (1, 1, 1).
+    assert_eq!(p.colors[0][0], [1.0; 4]);
+}
+
+#[test]
+fn level_without_map_is_an_error() {
+    use levelgeom_wad::level::Level;
+    let level = Level::new(Vec::new());
+    let err = levelgeom_wad::scene::to_scene(&level, &SceneOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the level has no TRAK chunk, which holds its geometry"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// B's generator: facts of its construction (terrain heights, the water plane), not its code
+
+/// The generator builds terrain vertices on `terrain_height` in world space and rotates them
+/// into each tile's frame; placing them back per seed §2 must land every terrain grid point on
+/// that surface. Its collision polygons trace the same terrain (group 0, material 0) and the
+/// water plane at y = −2.75 (material 0x1E).
+#[test]
+fn generated_demo_lands_on_its_terrain() {
+    use levelgeom_wad::generate::{generate, terrain_height, LevelSpec};
+    let spec = LevelSpec::demo();
+    let level = generate(&spec);
+    let opts = SceneOptions {
+        collision: true,
+        ..SceneOptions::default()
+    };
+    let s = levelgeom_wad::scene::to_scene(&level, &opts).unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let h = |p: [f32; 3]| terrain_height(&spec, p[0], p[2]);
+
+    let grid_points = ((spec.subdivisions + 1) * (spec.subdivisions + 1)) as usize;
+    let mut island_tiles = 0;
+    for n in &s.nodes {
+        let Some(model) = n
+            .name
+            .strip_prefix("tile_")
+            .and_then(|r| r.split_once("_m"))
+            .and_then(|(_, m)| m.parse::<u32>().ok())
+        else {
+            continue; // not a plain tile node (or a _swap node)
+        };
+        if model < 2 {
+            continue; // water plane (no faces) and the swap alternative
+        }
+        island_tiles += 1;
+        let prims = &s.meshes[n.mesh.unwrap()].primitives;
+        let mut on: Vec<[u32; 2]> = prims
+            .iter()
+            .flat_map(|p| p.positions.iter())
+            .filter(|&&p| (p[1] - h(p)).abs() < 1e-4)
+            .map(|p| [p[0].to_bits(), p[2].to_bits()])
+            .collect();
+        on.sort_unstable();
+        on.dedup();
+        assert!(
+            on.len() >= grid_points,
+            "{}: only {} distinct terrain points",
+            n.name,
+            on.len()
+        );
+    }
+    assert_eq!(island_tiles, (spec.island_w * spec.island_h) as usize);
+    assert_eq!(
+        s.nodes.iter().filter(|n| n.name.ends_with("_swap")).count(),
+        1
+    );
+
+    for p in node_prims(&s, "mat00_grp0") {
+        for &c in &p.positions {
+            assert!(
+                (c[1] - h(c)).abs() < 0.03,
+                "collision corner {c:?} off the terrain"
+            );
+        }
+    }
+    for p in node_prims(&s, "mat30_grp0") {
+        assert!(p.positions.iter().all(|c| (c[1] + 2.75).abs() < 0.03));
+    }
+}

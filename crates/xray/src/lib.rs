@@ -77,3 +77,151 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
 pub fn sniff(bytes: &[u8]) -> bool {
     kind(bytes).is_some()
 }
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Geom,
+    Level,
+    Chunks,
+    Visuals,
+    Visual,
+    Sectors,
+    Sector,
+}
+
+fn seg_name(ctx: Ctx, id: u32) -> (String, Option<Ctx>) {
+    let idx = |n: &str| format!("{n}[{id}]");
+    match ctx {
+        Ctx::Geom => match id {
+            geom::HEADER => ("fsL_HEADER".into(), None),
+            geom::VB => ("fsL_VB".into(), None),
+            geom::IB => ("fsL_IB".into(), None),
+            geom::SWIS => ("fsL_SWIS".into(), None),
+            _ => (idx("chunk"), None),
+        },
+        Ctx::Level => match id {
+            level::HEADER => ("fsL_HEADER".into(), None),
+            level::SHADERS => ("fsL_SHADERS".into(), None),
+            level::VISUALS => ("fsL_VISUALS".into(), Some(Ctx::Visuals)),
+            level::PORTALS => ("fsL_PORTALS".into(), None),
+            level::LIGHT_DYNAMIC => ("fsL_LIGHT_DYNAMIC".into(), None),
+            level::GLOWS => ("fsL_GLOWS".into(), None),
+            level::SECTORS => ("fsL_SECTORS".into(), Some(Ctx::Sectors)),
+            _ => (idx("chunk"), None),
+        },
+        Ctx::Visuals => (idx("visual"), Some(Ctx::Visual)),
+        Ctx::Visual => match id {
+            ogf::HEADER => ("OGF_HEADER".into(), None),
+            ogf::TEXTURE => ("OGF_TEXTURE".into(), None),
+            ogf::SWIDATA => ("OGF_SWIDATA".into(), None),
+            ogf::CHILDREN_L => ("OGF_CHILDREN_L".into(), None),
+            ogf::LODDEF2 => ("OGF_LODDEF2".into(), None),
+            ogf::TREEDEF2 => ("OGF_TREEDEF2".into(), None),
+            ogf::SWICONTAINER => ("OGF_SWICONTAINER".into(), None),
+            ogf::GCONTAINER => ("OGF_GCONTAINER".into(), None),
+            ogf::FASTPATH => ("OGF_FASTPATH".into(), Some(Ctx::Visual)),
+            _ => (idx("chunk"), None),
+        },
+        Ctx::Sectors => (idx("sector"), Some(Ctx::Sector)),
+        Ctx::Sector => match id {
+            1 => ("fsP_Portals".into(), None),
+            2 => ("fsP_Root".into(), None),
+            _ => (idx("chunk"), None),
+        },
+        Ctx::Chunks => (idx("chunk"), Some(Ctx::Chunks)),
+    }
+}
+
+fn walk(bytes: &[u8], base: usize, at: usize, ctx: Ctx, path: &mut Vec<String>) {
+    let mut pos = 0usize;
+    while let Some(h) = bytes.get(pos..pos.saturating_add(8)) {
+        let raw = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let end = pos.saturating_add(8).saturating_add(size);
+        if base + end > at {
+            let (name, child) = seg_name(ctx, raw & !chunk::COMPRESSED);
+            path.push(name);
+            if base + pos + 8 > at {
+                path.push("(chunk header)".into());
+            } else if let (Some(c), false) = (child, raw & chunk::COMPRESSED != 0) {
+                if let Some(body) = bytes.get(pos + 8..end.min(bytes.len())) {
+                    if c != Ctx::Chunks || chunk::tiles(body) {
+                        walk(body, base + pos + 8, at, c, path);
+                    }
+                }
+            }
+            return;
+        }
+        pos = end;
+    }
+}
+
+/// Name the chunk path that holds absolute offset `at` (e.g. `fsL_VISUALS/visual[3]/OGF_HEADER`),
+/// for reporting where a rebuilt file first differs.
+pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
+    if at >= bytes.len() {
+        return Some("end of file".into());
+    }
+    let ctx = match kind(bytes)? {
+        Kind::Cform => {
+            let vc = bytes.get(4..8).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+            let vend = 36usize.saturating_add(vc.saturating_mul(12));
+            return Some(if at < 36 {
+                "hdrCFORM".into()
+            } else if at < vend {
+                format!("vertices[{}]", (at - 36) / 12)
+            } else {
+                format!("faces[{}]", (at - vend) / 16)
+            });
+        }
+        Kind::Geom => Ctx::Geom,
+        Kind::Level => Ctx::Level,
+        Kind::Chunks => Ctx::Chunks,
+    };
+    let mut path = Vec::new();
+    walk(bytes, 0, at, ctx, &mut path);
+    if path.is_empty() {
+        None
+    } else {
+        Some(path.join("/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/tests/data/xray-v14-micro/{name}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn kinds_of_the_fixture_files() {
+        assert_eq!(kind(&fixture("level")), Some(Kind::Level));
+        assert_eq!(kind(&fixture("level.geom")), Some(Kind::Geom));
+        assert_eq!(kind(&fixture("level.geomx")), Some(Kind::Geom));
+        assert_eq!(kind(&fixture("level.cform")), Some(Kind::Cform));
+        // an Argonaut WAD: u32 length-4, then an ASCII tag
+        let mut wad = 20u32.to_le_bytes().to_vec();
+        wad.extend_from_slice(b"CPFW");
+        wad.extend_from_slice(&[0u8; 16]);
+        assert!(!sniff(&wad));
+        assert!(!sniff(b"hello world, not a level"));
+        // a truncated level is still recognised, so reading it can say where it breaks
+        assert_eq!(kind(&fixture("level")[..3000]), Some(Kind::Level));
+    }
+
+    #[test]
+    fn locate_names_nested_chunks() {
+        let l = fixture("level");
+        // offsets from a hex dump: visual 0 starts at 0xFA, its GCONTAINER payload at 0x10A, the FASTPATH one at 0x132,
+        // its OGF_HEADER payload at 0x152; the shader chunk at 0x1ADE
+        assert_eq!(locate(&l, 0x10C).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_GCONTAINER"));
+        assert_eq!(locate(&l, 0x134).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_FASTPATH/OGF_GCONTAINER"));
+        assert_eq!(locate(&l, 0x160).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_HEADER"));
+        assert_eq!(locate(&l, 0x1AE0).as_deref(), Some("fsL_SHADERS/(chunk header)"));
+        assert_eq!(locate(&l, 0x1C27).as_deref(), Some("fsL_SECTORS/sector[0]/fsP_Portals"));
+        assert_eq!(locate(&fixture("level.cform"), 40).as_deref(), Some("vertices[0]"));
+    }
+}

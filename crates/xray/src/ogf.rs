@@ -89,7 +89,7 @@ pub struct OgfHeader {
 }
 
 /// `OGF_GCONTAINER`: which part of which buffers the visual draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GContainer {
     /// Vertex buffer index.
     pub vb_index: u32,

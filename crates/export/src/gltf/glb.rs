@@ -29,8 +29,14 @@ pub(crate) fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> 
         what: "GLB file".to_string(),
     };
     let pad = |n: usize| (4 - n % 4) % 4;
-    let json_len = json.len().checked_add(pad(json.len())).ok_or_else(too_large)?;
-    let bin_len = bin.len().checked_add(pad(bin.len())).ok_or_else(too_large)?;
+    let json_len = json
+        .len()
+        .checked_add(pad(json.len()))
+        .ok_or_else(too_large)?;
+    let bin_len = bin
+        .len()
+        .checked_add(pad(bin.len()))
+        .ok_or_else(too_large)?;
     let mut total = 12usize
         .checked_add(8)
         .and_then(|t| t.checked_add(json_len))
@@ -59,4 +65,31 @@ pub(crate) fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> 
         out.resize(out.len() + pad(bin.len()), 0);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_are_padded_and_lengths_add_up() {
+        let out = assemble(b"{}", &[1, 2, 3, 4, 5]).unwrap_or_default();
+        // 12 header + 8 + 4 (2 JSON + 2 spaces) + 8 + 8 (5 BIN + 3 zeros) = 40
+        #[rustfmt::skip]
+        let expected: Vec<u8> = [
+            &b"glTF"[..], &[2, 0, 0, 0], &[40, 0, 0, 0],
+            &[4, 0, 0, 0], b"JSON", b"{}  ",
+            &[8, 0, 0, 0], b"BIN\0", &[1, 2, 3, 4, 5, 0, 0, 0],
+        ]
+        .concat();
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn no_bin_chunk_without_buffer() {
+        let out = assemble(b"{\"a\":1}", &[]).unwrap_or_default();
+        assert_eq!(out.len(), 12 + 8 + 8);
+        assert_eq!(&out[8..12], &[28, 0, 0, 0]);
+        assert_eq!(&out[20..28], b"{\"a\":1} ");
+    }
 }

@@ -99,10 +99,10 @@ pub fn to_glb(scene: &Scene, opts: &GltfOptions) -> Result<Vec<u8>, ExportError>
 /// # Errors
 /// As [`to_glb`].
 pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, ExportError> {
-    let (json, bin, warnings) = build(scene, opts, None)?;
+    let b = build(scene, opts, None)?;
     Ok(Glb {
-        bytes: glb::assemble(&json, &bin)?,
-        warnings,
+        bytes: glb::assemble(&b.json, &b.bin)?,
+        warnings: b.warnings,
     })
 }
 
@@ -112,16 +112,12 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 ///
 /// # Errors
 /// As [`to_glb`] (the same 4 GiB limit applies to the buffer).
-pub fn to_gltf(
-    scene: &Scene,
-    opts: &GltfOptions,
-    bin_uri: &str,
-) -> Result<GltfFiles, ExportError> {
-    let (json, bin, warnings) = build(scene, opts, Some(bin_uri))?;
+pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
+    let b = build(scene, opts, Some(bin_uri))?;
     Ok(GltfFiles {
-        json: String::from_utf8_lossy(&json).into_owned(),
-        bin,
-        warnings,
+        json: String::from_utf8_lossy(&b.json).into_owned(),
+        bin: b.bin,
+        warnings: b.warnings,
     })
 }
 
@@ -223,7 +219,9 @@ fn extras(
     let mut out: Vec<(String, serde_json::Value)> = Vec::with_capacity(pairs.len());
     for (k, v) in pairs {
         if out.iter().any(|(ok, _)| ok == k) {
-            rep.warn(format!("{label}: duplicate extras key {k:?}; kept the first"));
+            rep.warn(format!(
+                "{label}: duplicate extras key {k:?}; kept the first"
+            ));
         } else {
             out.push((k.clone(), serde_json::Value::String(v.clone())));
         }
@@ -231,13 +229,16 @@ fn extras(
     Ordered(out)
 }
 
+/// The JSON text, the buffer and the warnings of one export.
+struct Built {
+    json: Vec<u8>,
+    bin: Vec<u8>,
+    warnings: Vec<String>,
+}
+
 /// Build the JSON document and the buffer. `files`: `Some(bin_uri)` for `.gltf` + `.bin`
 /// (decoded textures referenced as PNG files), `None` for GLB (everything embedded).
-fn build(
-    scene: &Scene,
-    opts: &GltfOptions,
-    files: Option<&str>,
-) -> Result<(Vec<u8>, Vec<u8>, Vec<String>), ExportError> {
+fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built, ExportError> {
     let mut rep = Repairs::default();
     let mut buf = Buffer::default();
 
@@ -454,16 +455,15 @@ fn build(
     let json = serde_json::to_vec(&root).map_err(|e| ExportError::TooLarge {
         what: format!("glTF JSON ({e})"),
     })?;
-    Ok((json, buf.bin, rep.finish()))
+    Ok(Built {
+        json,
+        bin: buf.bin,
+        warnings: rep.finish(),
+    })
 }
 
 /// Write one cleaned primitive's accessors.
-fn primitive(
-    buf: &mut Buffer,
-    c: &CleanPrimitive,
-    label: &str,
-    rep: &mut Repairs,
-) -> PrimitiveJ {
+fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repairs) -> PrimitiveJ {
     let mut attrs: Vec<(String, usize)> = Vec::new();
     let flat3 = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<f32>>();
     attrs.push((
@@ -566,6 +566,5 @@ fn forest(scene: &Scene, rep: &mut Repairs) -> (Vec<Vec<usize>>, Vec<usize>) {
             visit(x, &mut claimed, rep);
         }
     }
-    drop(visit);
     (children, roots)
 }

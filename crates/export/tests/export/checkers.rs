@@ -36,8 +36,8 @@ fn validate(files: &[&Path]) -> Option<(bool, String)> {
         .args(files)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     Some((out.status.success(), text))
 }
 
@@ -51,6 +51,11 @@ fn khronos_validator_accepts_glb_and_gltf() {
     std::fs::write(&gltf, &f.json).unwrap();
     std::fs::write(dir.path().join("test.bin"), &f.bin).unwrap();
     write_textures(&scene(), dir.path(), None, &[]).unwrap();
+    if let Ok(keep) = std::env::var("LEVELGEOM_KEEP_EXPORTS") {
+        for f in ["test.glb", "test.gltf", "test.bin", "page_00.png"] {
+            std::fs::copy(dir.path().join(f), Path::new(&keep).join(f)).unwrap();
+        }
+    }
     let Some((ok, text)) = validate(&[&glb, &gltf]) else {
         println!("skipped: node or tools/gltf-validator/node_modules missing");
         return;
@@ -59,6 +64,26 @@ fn khronos_validator_accepts_glb_and_gltf() {
     assert!(ok, "{text}");
     assert!(text.contains("test.glb: 0 errors, 0 warnings"), "{text}");
     assert!(text.contains("test.gltf: 0 errors, 0 warnings"), "{text}");
+}
+
+#[test]
+fn khronos_validator_accepts_repaired_awkward_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("awkward.glb");
+    let out = levelgeom_export::gltf::to_glb_with_warnings(
+        &crate::glb::awkward_scene(),
+        &GltfOptions::default(),
+    )
+    .unwrap();
+    assert!(!out.warnings.is_empty());
+    std::fs::write(&glb, &out.bytes).unwrap();
+    let Some((ok, text)) = validate(&[&glb]) else {
+        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        return;
+    };
+    println!("{text}");
+    assert!(ok, "{text}");
+    assert!(text.contains("awkward.glb: 0 errors, 0 warnings"), "{text}");
 }
 
 #[test]
@@ -89,8 +114,71 @@ fn assimp_info(file: &Path) -> Option<(bool, String)> {
     if !on_path("assimp") {
         return None;
     }
-    let out = Command::new("assimp").arg("info").arg(file).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let out = Command::new("assimp")
+        .arg("info")
+        .arg(file)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     Some((out.status.success(), text))
+}
+
+/// Value of a `Name: value` (or `Name   value`) line of `assimp info`.
+fn info_line<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?;
+        let rest = rest.strip_prefix(':').unwrap_or(rest);
+        rest.starts_with(' ').then(|| rest.trim())
+    })
+}
+
+#[test]
+fn assimp_loads_obj_with_world_space_geometry() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = to_obj(&scene(), &ObjOptions::default());
+    let obj = dir.path().join("level.obj");
+    std::fs::write(&obj, &out.obj).unwrap();
+    std::fs::write(dir.path().join("level.mtl"), &out.mtl).unwrap();
+    write_textures(&scene(), dir.path(), Some(&out.textures), &[]).unwrap();
+    if let Ok(keep) = std::env::var("LEVELGEOM_KEEP_EXPORTS") {
+        for f in ["level.obj", "level.mtl"] {
+            std::fs::copy(dir.path().join(f), Path::new(&keep).join(f)).unwrap();
+        }
+    }
+    let Some((ok, text)) = assimp_info(&obj) else {
+        println!("skipped: assimp not on PATH");
+        return;
+    };
+    assert!(ok, "{text}");
+    // nodes a and b: 2 quads = 4 triangles; by hand b spans x 10..12, y 0..2, z = 5
+    assert_eq!(info_line(&text, "Faces"), Some("4"), "{text}");
+    assert_eq!(
+        info_line(&text, "Maximum point"),
+        Some("(12.000000 2.000000 5.000000)"),
+        "{text}"
+    );
+    assert_eq!(
+        info_line(&text, "Minimum point"),
+        Some("(10.000000 0.000000 0.000000)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn assimp_loads_glb() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("test.glb");
+    std::fs::write(&glb, to_glb(&scene(), &GltfOptions::default()).unwrap()).unwrap();
+    let Some((ok, text)) = assimp_info(&glb) else {
+        println!("skipped: assimp not on PATH");
+        return;
+    };
+    assert!(ok, "{text}");
+    // root, a, b, collision + assimp's own ROOT; 2 meshes (quad shared by a and b)
+    assert_eq!(info_line(&text, "Nodes"), Some("5"), "{text}");
+    assert_eq!(info_line(&text, "Meshes"), Some("2"), "{text}");
+    assert_eq!(info_line(&text, "Faces"), Some("4"), "{text}");
+    assert_eq!(info_line(&text, "Textures (embed.)"), Some("1"), "{text}");
+    assert_eq!(info_line(&text, "Materials"), Some("2"), "{text}");
 }

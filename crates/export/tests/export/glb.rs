@@ -26,7 +26,10 @@ fn container_header_chunks_and_padding() {
     let trimmed = text.trim_end();
     assert!(trimmed.ends_with('}'));
     assert!(text[trimmed.len()..].bytes().all(|b| b == b' '));
-    assert_eq!(p.json["asset"], json!({"version": "2.0", "generator": "levelgeom test"}));
+    assert_eq!(
+        p.json["asset"],
+        json!({"version": "2.0", "generator": "levelgeom test"})
+    );
     assert_eq!(p.json["buffers"][0]["byteLength"], p.bin.len() as u64);
     assert!(p.json["buffers"][0].get("uri").is_none());
 }
@@ -49,13 +52,18 @@ fn quad_attributes_read_back_equal_to_input() {
         flat(&[[1.0, 0.0, 0.0, 1.0]; 4])
     );
     // glTF keeps the top-left UV origin: no flip
-    assert_eq!(p.floats(p.attr(0, 0, "TEXCOORD_0").unwrap()), flat(&QUAD_UV));
+    assert_eq!(
+        p.floats(p.attr(0, 0, "TEXCOORD_0").unwrap()),
+        flat(&QUAD_UV)
+    );
     let col = p.attr(0, 0, "COLOR_0").unwrap();
     assert_eq!(p.json["accessors"][col]["type"], "VEC4");
     assert_eq!(p.floats(col), flat(&QUAD_COL));
     assert_eq!(p.floats(p.attr(0, 0, "_HEMI").unwrap()), HEMI.to_vec());
     assert!(p.attr(0, 0, "HEMI").is_none());
-    let idx = p.json["meshes"][0]["primitives"][0]["indices"].as_u64().unwrap() as usize;
+    let idx = p.json["meshes"][0]["primitives"][0]["indices"]
+        .as_u64()
+        .unwrap() as usize;
     assert_eq!(p.indices(idx), (5123, QUAD_IDX.to_vec()));
     // the blended quad without UVs has no TEXCOORD_0 and no NORMAL was invented
     assert!(p.attr(1, 0, "TEXCOORD_0").is_none());
@@ -76,7 +84,11 @@ fn buffer_views_aligned_with_targets() {
         .unwrap()
         .iter()
         .flat_map(|m| m["primitives"].as_array().unwrap().clone())
-        .map(|pr| p.json["accessors"][pr["indices"].as_u64().unwrap() as usize]["bufferView"].as_u64().unwrap())
+        .map(|pr| {
+            p.json["accessors"][pr["indices"].as_u64().unwrap() as usize]["bufferView"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     for (i, v) in views.iter().enumerate() {
         assert_eq!(v["byteOffset"].as_u64().unwrap() % 4, 0, "view {i}");
@@ -88,7 +100,11 @@ fn buffer_views_aligned_with_targets() {
         } else {
             json!(34962)
         };
-        assert_eq!(v.get("target").cloned().unwrap_or(Value::Null), expected, "view {i}");
+        assert_eq!(
+            v.get("target").cloned().unwrap_or(Value::Null),
+            expected,
+            "view {i}"
+        );
     }
 }
 
@@ -104,7 +120,11 @@ fn instancing_matrices_and_node_extras() {
     assert_eq!(nodes[NODE_A]["mesh"], 0);
     assert_eq!(nodes[NODE_B]["mesh"], 0);
     assert_eq!(p.json["meshes"].as_array().unwrap().len(), 2);
-    assert_eq!(p.json["meshes"][1]["primitives"].as_array().unwrap().len(), 1, "empty primitive skipped");
+    assert_eq!(
+        p.json["meshes"][1]["primitives"].as_array().unwrap().len(),
+        1,
+        "empty primitive skipped"
+    );
     // identity omitted; others column-major as given
     assert!(nodes[NODE_A].get("matrix").is_none());
     assert_eq!(
@@ -115,7 +135,10 @@ fn instancing_matrices_and_node_extras() {
         nodes[NODE_B]["matrix"],
         json!([2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 5, 1].map(|v: i32| v as f64))
     );
-    assert_eq!(nodes[NODE_B]["extras"], json!({"swap_state": "alternative"}));
+    assert_eq!(
+        nodes[NODE_B]["extras"],
+        json!({"swap_state": "alternative"})
+    );
     assert_eq!(nodes[HIDDEN]["extras"], json!({"hidden": true}));
     assert!(nodes[NODE_A].get("extras").is_none());
 }
@@ -131,20 +154,29 @@ fn materials_textures_and_sampler() {
     assert_eq!(m0["extensions"], json!({"KHR_materials_unlit": {}}));
     assert_eq!(m0["extras"], json!({"blend_mode": "2"}));
     assert_eq!(m0["pbrMetallicRoughness"]["metallicFactor"], 0.0);
-    assert_eq!(m0["pbrMetallicRoughness"]["baseColorTexture"], json!({"index": 0}));
+    assert_eq!(
+        m0["pbrMetallicRoughness"]["baseColorTexture"],
+        json!({"index": 0})
+    );
     assert_eq!(p.json["extensionsUsed"], json!(["KHR_materials_unlit"]));
     let m1 = &p.json["materials"][1];
     assert_eq!(m1["alphaMode"], "BLEND");
     assert!(m1.get("alphaCutoff").is_none());
     assert!(m1.get("doubleSided").is_none());
     assert!(m1.get("extensions").is_none());
-    assert_eq!(m1["pbrMetallicRoughness"]["baseColorFactor"], json!([0.5, 0.25, 1.0, 0.75]));
+    assert_eq!(
+        m1["pbrMetallicRoughness"]["baseColorFactor"],
+        json!([0.5, 0.25, 1.0, 0.75])
+    );
     assert_eq!(p.json["meshes"][1]["primitives"][0]["material"], 1);
     assert_eq!(
         p.json["samplers"],
         json!([{"magFilter": 9728, "minFilter": 9728, "wrapS": 10497, "wrapT": 10497}])
     );
-    assert_eq!(p.json["textures"], json!([{"name": "page_00", "sampler": 0, "source": 0}]));
+    assert_eq!(
+        p.json["textures"],
+        json!([{"name": "page_00", "sampler": 0, "source": 0}])
+    );
     let img = &p.json["images"][0];
     assert_eq!(img["mimeType"], "image/png");
     // the embedded PNG decodes to the input pixels
@@ -184,9 +216,13 @@ fn large_primitive_uses_u32_indices() {
         primitives: vec![prim, small],
     });
     let (p, _) = export(&s);
-    let a = p.json["meshes"][0]["primitives"][0]["indices"].as_u64().unwrap() as usize;
+    let a = p.json["meshes"][0]["primitives"][0]["indices"]
+        .as_u64()
+        .unwrap() as usize;
     assert_eq!(p.indices(a), (5125, vec![0, 1, 65535]));
-    let b = p.json["meshes"][0]["primitives"][1]["indices"].as_u64().unwrap() as usize;
+    let b = p.json["meshes"][0]["primitives"][1]["indices"]
+        .as_u64()
+        .unwrap() as usize;
     assert_eq!(p.indices(b), (5123, vec![0, 1, 65534]));
     let pos = p.attr(0, 0, "POSITION").unwrap();
     assert_eq!(p.json["accessors"][pos]["max"], json!([65535.0, 0.0, 0.0]));
@@ -239,7 +275,9 @@ fn broken_primitives_are_repaired() {
     });
     s.roots.push(n);
     let (p, warnings) = export(&s);
-    let idx = p.json["meshes"][0]["primitives"][0]["indices"].as_u64().unwrap() as usize;
+    let idx = p.json["meshes"][0]["primitives"][0]["indices"]
+        .as_u64()
+        .unwrap() as usize;
     assert_eq!(p.indices(idx).1, vec![0, 1, 2]);
     assert!(p.attr(0, 0, "NORMAL").is_none());
     assert_eq!(p.floats(p.attr(0, 0, "TEXCOORD_0").unwrap()), vec![0.0; 8]);
@@ -261,8 +299,19 @@ fn node_graph_is_repaired_into_a_forest() {
     }
     s.roots = vec![0, 2, 1];
     let (p, warnings) = export(&s);
-    let kids: Vec<Value> = (0..5).map(|i| p.json["nodes"][i]["children"].clone()).collect();
-    assert_eq!(kids, vec![json!([1]), Value::Null, Value::Null, json!([4]), Value::Null]);
+    let kids: Vec<Value> = (0..5)
+        .map(|i| p.json["nodes"][i]["children"].clone())
+        .collect();
+    assert_eq!(
+        kids,
+        vec![
+            json!([1]),
+            Value::Null,
+            Value::Null,
+            json!([4]),
+            Value::Null
+        ]
+    );
     assert_eq!(p.json["scenes"][0]["nodes"], json!([0, 2]));
     assert_eq!(warnings.len(), 5, "{warnings:#?}");
 }
@@ -287,7 +336,10 @@ fn external_textures_and_textured_primitive_without_uvs() {
         primitives: vec![q],
     });
     let (p, warnings) = export(&s);
-    assert_eq!(p.json["images"], json!([{"name": "wall", "uri": "textures/wall.dds"}]));
+    assert_eq!(
+        p.json["images"],
+        json!([{"name": "wall", "uri": "textures/wall.dds"}])
+    );
     assert_eq!(p.floats(p.attr(0, 0, "TEXCOORD_0").unwrap()), vec![0.0; 8]);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(p.json.get("extensionsUsed").is_none());
@@ -297,8 +349,14 @@ fn external_textures_and_textured_primitive_without_uvs() {
 fn gltf_with_separate_buffer_and_png_files() {
     let f = to_gltf(&scene(), &opts(), "level.bin").unwrap();
     let j: Value = serde_json::from_str(&f.json).unwrap();
-    assert_eq!(j["buffers"], json!([{"byteLength": f.bin.len(), "uri": "level.bin"}]));
-    assert_eq!(j["images"], json!([{"name": "page_00", "uri": "page_00.png"}]));
+    assert_eq!(
+        j["buffers"],
+        json!([{"byteLength": f.bin.len(), "uri": "level.bin"}])
+    );
+    assert_eq!(
+        j["images"],
+        json!([{"name": "page_00", "uri": "page_00.png"}])
+    );
     assert_eq!(f.bin.len() % 4, 0);
     // same geometry bytes as the GLB minus the embedded PNG
     let glb = parse_glb(&to_glb(&scene(), &opts()).unwrap());
@@ -315,5 +373,89 @@ fn empty_scene_is_a_valid_minimal_document() {
     assert_eq!(
         p.json,
         json!({"asset": {"version": "2.0", "generator": "levelgeom test"}, "scene": 0, "scenes": [{}]})
+    );
+}
+
+/// A scene that needs every repair at once plus fractional values, mirroring and u32 indices;
+/// the validator test checks that the repaired output is valid.
+pub fn awkward_scene() -> Scene {
+    let mut s = scene();
+    s.meshes[0].primitives[0].positions[2] = [f32::NAN, 0.1, 1.0e-7];
+    s.meshes[0].primitives[0].normals[1] = [0.0, 0.0, 0.0];
+    s.meshes[0].primitives[0].tangents[1] = [0.3, 0.4, 0.0, -0.5];
+    s.meshes[0].primitives[0].colors[0][1] = [2.0, -0.5, 1.5, 3.0];
+    s.meshes[0].primitives[0].uvs.push(vec![[-3.0, 7.5]; 4]);
+    s.meshes[0].primitives[0].indices.extend([1, 2, 9, 3]);
+    s.materials[1].base_color = [1.5, f32::INFINITY, -0.1, 0.3];
+    let n = 70000usize;
+    s.add_mesh(Mesh {
+        name: "strip".into(),
+        primitives: vec![Primitive {
+            positions: (0..n)
+                .map(|i| [i as f32 * 0.1, (i % 7) as f32 / 3.0, -0.3])
+                .collect(),
+            indices: (0..(n as u32 - 2))
+                .flat_map(|i| [i, i + 1, i + 2])
+                .collect(),
+            ..Primitive::default()
+        }],
+    });
+    let mirror = s.add_node(Node {
+        name: "mirror".into(),
+        mesh: Some(2),
+        matrix: scale(-1.0, 1.0, 1.0),
+        children: vec![NODE_A, 42],
+        ..Node::default()
+    });
+    s.roots.push(mirror);
+    s
+}
+
+#[test]
+fn normals_and_tangents_are_made_unit() {
+    let mut s = Scene::default();
+    let mut q = quad(None);
+    q.normals = vec![
+        [0.0, 0.0, 0.0],
+        [3.0, 4.0, 0.0],
+        [0.0, -0.5, 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    q.tangents = vec![
+        [0.0, 0.0, 0.0, 1.0],
+        [0.0, 3.0, 4.0, -0.5],
+        [2.0, 0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, -1.0],
+    ];
+    s.add_mesh(Mesh {
+        name: "q".into(),
+        primitives: vec![q],
+    });
+    let (p, _) = export(&s);
+    assert_eq!(
+        p.floats(p.attr(0, 0, "NORMAL").unwrap()),
+        vec![0.0, 0.0, 1.0, 0.6, 0.8, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        p.floats(p.attr(0, 0, "TANGENT").unwrap()),
+        vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.6, 0.8, -1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0]
+    );
+}
+
+#[test]
+fn colours_are_clamped_to_unit_range() {
+    let mut s = Scene::default();
+    let mut q = quad(None);
+    q.colors[0][1] = [2.0, -0.5, 0.25, 3.0];
+    s.add_mesh(Mesh {
+        name: "q".into(),
+        primitives: vec![q],
+    });
+    let (p, warnings) = export(&s);
+    let c = p.floats(p.attr(0, 0, "COLOR_0").unwrap());
+    assert_eq!(&c[4..8], &[1.0, 0.0, 0.25, 1.0]);
+    assert_eq!(
+        warnings,
+        vec!["clamped 3 value(s) into the range the format allows"]
     );
 }

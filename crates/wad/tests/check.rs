@@ -1,0 +1,330 @@
+//! `check`: generated levels pass; each deliberately broken variant reports exactly the
+//! violation for what was broken.
+
+// Tests unwrap on purpose: a panic is a test failure with its location.
+#![allow(clippy::unwrap_used)]
+
+use levelgeom_wad::check::{self, Parts, Violation};
+use levelgeom_wad::generate::{self, LevelSpec};
+use levelgeom_wad::level::Level;
+use levelgeom_wad::model::{Model, ModelHeader, Vertex};
+use levelgeom_wad::tags::Tag;
+use levelgeom_wad::trak::Trak;
+
+fn demo() -> Level {
+    generate::generate(&LevelSpec::demo())
+}
+
+/// The violations of the demo level after `f` broke it.
+fn broken(f: impl FnOnce(&mut Level)) -> Vec<String> {
+    let mut level = demo();
+    f(&mut level);
+    check::check(&level).iter().map(|v| v.to_string()).collect()
+}
+
+fn trak(level: &mut Level) -> &mut Trak {
+    level.trak_mut().unwrap()
+}
+
+#[test]
+fn generated_levels_pass() {
+    let v = check::check(&demo());
+    assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
+    let v = check::check(&generate::full_size_level());
+    assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
+}
+
+#[test]
+fn violation_display() {
+    let v = Violation {
+        path: "TRAK/models[3]/faces[17]".into(),
+        message: "texture index 40 is not below the 31 texture entries".into(),
+    };
+    assert_eq!(
+        v.to_string(),
+        "TRAK/models[3]/faces[17]: texture index 40 is not below the 31 texture entries"
+    );
+}
+
+#[test]
+fn texture_index_past_the_entries() {
+    // The demo has 4 pages × 16 entries + 4 flat colours = 68 texture entries.
+    let v = broken(|l| trak(l).models[3].faces[17].texture = 99);
+    assert_eq!(
+        v,
+        ["TRAK/models[3]/faces[17]: texture index 99 is not below the 68 texture entries"]
+    );
+}
+
+#[test]
+fn vertex_index_past_the_vertices() {
+    // Island tile 1 (model 3) has a rock: 5×5 terrain vertices + 5 top + 16 side = 46.
+    let v = broken(|l| trak(l).models[3].faces[5].indices[1] = 200);
+    assert_eq!(
+        v,
+        ["TRAK/models[3]/faces[5]: vertex index 200 is not below the 46 vertices"]
+    );
+}
+
+#[test]
+fn batch_flags() {
+    let v = broken(|l| trak(l).models[3].faces[0].flags &= !0x8);
+    assert_eq!(
+        v,
+        ["TRAK/models[3]/faces[0]: the first face of a model must start a batch (flag 0x8)"]
+    );
+    // Face 32 is the first rock-top face (after 2·4² terrain faces): a page change.
+    let v = broken(|l| trak(l).models[3].faces[32].flags &= !0x8);
+    assert_eq!(
+        v,
+        ["TRAK/models[3]/faces[32]: the texture page or blend mode changes here without the batch flag 0x8"]
+    );
+    // The bridge (model 1) has 288 faces of one texture: flags at 0 and 256.
+    let v = broken(|l| trak(l).models[1].faces[256].flags &= !0x8);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        v[0].starts_with(
+            "TRAK/models[1]/faces[256]: 256 faces since the last batch flag 0x8 (face 0)"
+        ),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn face_plane_must_match_vertices() {
+    let v = broken(|l| trak(l).models[2].faces[2].d += 0.01);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        v[0].starts_with("TRAK/models[2]/faces[2]: stored plane"),
+        "{v:?}"
+    );
+    // Within the tolerance nothing is reported.
+    assert!(broken(|l| trak(l).models[2].faces[2].d += 0.0005).is_empty());
+}
+
+#[test]
+fn degenerate_face() {
+    let v = broken(|l| {
+        let f = &mut trak(l).models[2].faces[0];
+        f.indices[2] = f.indices[1];
+    });
+    assert_eq!(
+        v,
+        ["TRAK/models[2]/faces[0]: degenerate triangle: its plane is undefined"]
+    );
+}
+
+#[test]
+fn vertices_outside_the_box() {
+    // Model 0 (the water plane) has no faces, so moving a vertex breaks only the box.
+    let v = broken(|l| trak(l).models[0].vertices[0].pos[1] += 1.0);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        v[0].starts_with(
+            "TRAK/models[0]/vertices[0]: vertex (-0.5, -1.75, 0.5) lies outside the bounding box"
+        ),
+        "{v:?}"
+    );
+    let v = broken(|l| trak(l).models[0].header.centre[0] += 0.25);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        v[0].starts_with("TRAK/models[0]: bounding-box centre"),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn header_counts() {
+    // Island tile 0 (model 2) has a rock: 32 terrain + 4 top + 8 side faces = 44.
+    let v = broken(|l| trak(l).models[2].header.face_count += 1);
+    assert_eq!(
+        v,
+        ["TRAK/models[2]: header face count 45 differs from the 44 faces"]
+    );
+    let v = broken(|l| trak(l).models[0].header.collision_counts = [0, 0, 2]);
+    assert_eq!(
+        v,
+        ["TRAK/models[0]: header collision counts [0, 0, 2] sum to 2, but there are 1 collision polygons"]
+    );
+    let v = broken(|l| {
+        let m = &mut l.stpc_mut().unwrap().models[1];
+        m.bone_vertex_counts[0] += 1;
+    });
+    assert_eq!(
+        v,
+        ["STPC/models[1]: per-bone vertex counts sum to 17, not the 16 vertices"]
+    );
+}
+
+#[test]
+fn vertex_limit() {
+    let mut m = Model {
+        header: ModelHeader::default(),
+        vertices: vec![Vertex::default(); 8001],
+        ..Model::default()
+    };
+    m.sync_header(0.0);
+    let t = Trak { models: vec![m] };
+    let v = check::check_parts(&Parts {
+        trak: Some(&t),
+        ..Parts::default()
+    });
+    assert_eq!(
+        v.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        ["TRAK/models[0]: 8001 vertices exceed the engine's limit of 8000"]
+    );
+}
+
+#[test]
+fn collision_planes() {
+    // |d| ≤ 8 · 32 · |n_q|: with n_q = (0, 127, 0) the limit is 32512.
+    assert!(broken(|l| trak(l).models[0].collision[0].planes[0].d = 32512).is_empty());
+    let v = broken(|l| trak(l).models[0].collision[0].planes[0].d = 32767);
+    assert_eq!(
+        v,
+        ["TRAK/models[0]/collision[0]: plane 0 lies 8.06 units from the tile origin; collision must stay within ±8"]
+    );
+    // A smaller normal shrinks the limit: (0, 64, 0) → 16384.
+    let v = broken(|l| {
+        let p = &mut trak(l).models[0].collision[0].planes[0];
+        p.normal = [0, 64, 0];
+        p.d = 16400;
+    });
+    assert_eq!(v.len(), 1, "{v:?}");
+    let v = broken(|l| trak(l).models[0].collision[0].planes[0].normal = [0, 0, 0]);
+    assert_eq!(
+        v,
+        ["TRAK/models[0]/collision[0]: surface plane 0 has a zero normal"]
+    );
+    // Terrain collision polygons are triangles: their fifth plane must stay zero.
+    let v = broken(|l| trak(l).models[2].collision[0].planes[4].d = 5);
+    assert_eq!(
+        v,
+        ["TRAK/models[2]/collision[0]: plane 4 of a triangle (type bit 0 clear) must be zero"]
+    );
+}
+
+#[test]
+fn map_a_and_b_must_agree() {
+    let v = broken(|l| l.map_mut().unwrap().transforms[2].pos[2] += 100);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].starts_with("MAP/transforms[2]: B position"), "{v:?}");
+    // One fixed-point step of rounding is tolerated.
+    assert!(broken(|l| l.map_mut().unwrap().transforms[2].pos[0] += 1).is_empty());
+    let v = broken(|l| l.map_mut().unwrap().transforms[2].rot[1] += 1024);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].starts_with("MAP/transforms[2]: B rotation"), "{v:?}");
+    let v = broken(|l| l.map_mut().unwrap().tiles[2].model = 3);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(
+        v[0],
+        "MAP/tiles[2]: model 3 differs from the model-index entry 4"
+    );
+}
+
+#[test]
+fn tiles_inside_the_grid() {
+    let v = broken(|l| {
+        let m = l.map_mut().unwrap();
+        let last = m.tiles.len() - 1;
+        m.tiles[last].pos[0] = 16.5;
+        m.transforms[last].pos[0] = 16 * 4096 + 2048;
+    });
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].ends_with("lies outside the 16×16 grid"), "{v:?}");
+    assert!(v[0].starts_with("MAP/tiles[89]: position (16.5, "), "{v:?}");
+}
+
+#[test]
+fn model_index_past_the_trak_models() {
+    // The demo has 2 fixed models + 30 terrain models.
+    let v = broken(|l| {
+        let m = l.map_mut().unwrap();
+        m.tiles[40].model = 9999;
+        m.model_indices[40] = 9999;
+    });
+    assert_eq!(
+        v,
+        ["MAP/tiles[40]: model index 9999 is not below the 32 TRAK models"]
+    );
+}
+
+#[test]
+fn colour_blocks_sized_by_the_models() {
+    // Tile 0 draws model 2 (46 vertices) with one colour set.
+    let v = broken(|l| {
+        l.map_mut().unwrap().colours[0].layers[0].pop();
+    });
+    assert_eq!(
+        v,
+        ["MAP/colours[0]: colour layer 0 has 45 entries, but the model has 46 vertices"]
+    );
+    let v = broken(|l| {
+        let c = &mut l.map_mut().unwrap().colours[0];
+        let extra = c.layers[0].clone();
+        c.layers.push(extra);
+    });
+    assert_eq!(
+        v,
+        ["MAP/colours[0]: 2 colour layers, but byte 3 of the first layer makes the loader read 1"]
+    );
+}
+
+#[test]
+fn tile_swaps() {
+    let v = broken(|l| l.map_mut().unwrap().swaps = Some(Vec::new()));
+    assert_eq!(
+        v,
+        [
+            "MAP/colours[8]: an extra (swap) colour block is present, but the tile has no swap record",
+            "MAP/swaps: 0 swap records, but 1 tiles have the anim flag",
+        ]
+    );
+    let v = broken(|l| l.map_mut().unwrap().swaps.as_mut().unwrap()[0].model_a = 0);
+    assert_eq!(
+        v,
+        ["MAP/swaps[0]: model A 0 is not the model 10 of its tile 8"]
+    );
+    let v = broken(|l| l.map_mut().unwrap().swaps.as_mut().unwrap()[0].model_b = 500);
+    assert_eq!(
+        v,
+        ["MAP/swaps[0]: model B 500 is not below the 32 TRAK models"]
+    );
+}
+
+#[test]
+fn optional_parts_follow_wfpc() {
+    let v = broken(|l| {
+        for c in &mut l.chunks {
+            if let levelgeom_wad::level::ChunkData::Wfpc(w) = &mut c.data {
+                w.flags &= !0x10;
+            }
+        }
+    });
+    assert_eq!(v, ["MAP/view_distance: present but WFPC lacks 0x10"]);
+    let v = broken(|l| l.map_mut().unwrap().chains = None);
+    assert_eq!(
+        v,
+        ["MAP/chains: WFPC has 0x200000 but the chain table is missing"]
+    );
+    let v = broken(|l| l.map_mut().unwrap().zone_grid[0] = 40);
+    assert_eq!(v, ["MAP/zone_grid[0]: zone 40 is not below 32"]);
+}
+
+#[test]
+fn chunk_order() {
+    let v = broken(|l| {
+        let text = l.chunks.iter().position(|c| c.tag == Tag::TEXT).unwrap();
+        let trak = l.chunks.iter().position(|c| c.tag == Tag::TRAK).unwrap();
+        let t = l.chunks.remove(trak);
+        l.chunks.insert(text, t);
+    });
+    assert_eq!(v, ["TRAK: TEXT must come before TRAK"]);
+    let v = broken(|l| {
+        l.chunks.pop();
+    });
+    assert_eq!(
+        v,
+        ["END: the level has no END chunk (the game fails to load it)"]
+    );
+}
