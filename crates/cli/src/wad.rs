@@ -144,7 +144,11 @@ pub fn info(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> anyho
         if raw.bias() < 0 { "−" } else { "+" },
         raw.bias().unsigned_abs()
     )?;
-    writeln!(out, "{:<10}  {:<4}  {:>10}  {:>10}  contents", "offset", "tag", "declared", "size")?;
+    writeln!(
+        out,
+        "{:<10}  {:<4}  {:>10}  {:>10}  contents",
+        "offset", "tag", "declared", "size"
+    )?;
     for (c, typed) in raw.chunks.iter().zip(&level.chunks) {
         writeln!(
             out,
@@ -157,7 +161,11 @@ pub fn info(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> anyho
         )?;
     }
     if !raw.trailing.is_empty() {
-        writeln!(out, "{} bytes after END (kept verbatim)", raw.trailing.len())?;
+        writeln!(
+            out,
+            "{} bytes after END (kept verbatim)",
+            raw.trailing.len()
+        )?;
     }
     for w in &warnings {
         writeln!(out, "warning: {w}")?;
@@ -216,4 +224,31 @@ pub fn check(path: &Path, bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<u
         if violations.len() == 1 { "" } else { "s" }
     );
     Ok(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn locate_names_the_chunk_holding_an_offset() {
+        // header 0x1C, WFPC (12 bytes at 4), MAP with 4 payload bytes (at 16), END (at 28)
+        let mut b = vec![0x1C, 0, 0, 0];
+        b.extend_from_slice(b"CPFW\x04\0\0\0\0\0\0\0");
+        b.extend_from_slice(b" PAM\x04\0\0\0\x01\x02\x03\x04");
+        b.extend_from_slice(b" DNE\0\0\0\0");
+        b.push(0xEE); // one byte after END
+        assert_eq!(locate(&b, 2).as_deref(), Some("the file header"));
+        assert_eq!(
+            locate(&b, 9).as_deref(),
+            Some("WFPC header (chunk at 0x00000004)")
+        );
+        assert_eq!(locate(&b, 25).as_deref(), Some("MAP (chunk at 0x00000010)"));
+        assert_eq!(
+            locate(&b, 28).as_deref(),
+            Some("END header (chunk at 0x0000001C)")
+        );
+        assert_eq!(locate(&b, 36).as_deref(), Some("the bytes after END"));
+        assert_eq!(locate(&b, 37), None);
+    }
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use levelgeom_export::{gltf, obj};
 use levelgeom_scene::TextureSource;
-use levelgeom_xray::chunk::{self, RawChunk};
 use levelgeom_xray::cform::Cform;
+use levelgeom_xray::chunk::{self, RawChunk};
 use levelgeom_xray::decl::{DeclType, Usage};
 use levelgeom_xray::ogf::model_type;
 use levelgeom_xray::{check as rules, Geom, Kind, Level, SceneOptions};
@@ -108,7 +108,14 @@ fn level_json(l: &Level) -> Value {
                 "chunks": v.chunks.iter().map(|c| c.id()).collect::<Vec<_>>(),
             });
             if let Some(g) = v.gcontainer() {
-                o["gcontainer"] = json!([g.vb_index, g.vb_offset, g.vb_count, g.ib_index, g.ib_offset, g.ib_count]);
+                o["gcontainer"] = json!([
+                    g.vb_index,
+                    g.vb_offset,
+                    g.vb_count,
+                    g.ib_index,
+                    g.ib_offset,
+                    g.ib_count
+                ]);
             }
             if let Some(s) = v.swidata() {
                 o["swi_windows"] = json!(s.windows.len());
@@ -134,21 +141,37 @@ fn level_json(l: &Level) -> Value {
 }
 
 fn print_text(v: &Value, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(out, "{}: {}", path.display(), v["format"].as_str().unwrap_or("?"))?;
-    if let Some(ver) = v["version"].as_u64() {
-        writeln!(out, "  XRLC version {ver}, quality {}", v["quality"])?;
+    writeln!(
+        out,
+        "{}: {}",
+        path.display(),
+        v["format"].as_str().unwrap_or("?")
+    )?;
+    if let (Some(ver), Some(q)) = (v["version"].as_u64(), v["quality"].as_u64()) {
+        writeln!(out, "  XRLC version {ver}, quality {q}")?;
+    } else if let Some(ver) = v["version"].as_u64() {
+        writeln!(out, "  version {ver}")?;
     }
     if let Some(cs) = v["chunks"].as_array() {
         let ids: Vec<String> = cs
             .iter()
             .map(|c| {
-                let star = if c["compressed"].as_bool() == Some(true) { "*" } else { "" };
+                let star = if c["compressed"].as_bool() == Some(true) {
+                    "*"
+                } else {
+                    ""
+                };
                 format!("{}{star}", c["id"])
             })
             .collect();
         writeln!(out, "  chunks: {} (* = LZHUF-compressed)", ids.join(", "))?;
     }
-    for (i, vb) in v["vertex_buffers"].as_array().into_iter().flatten().enumerate() {
+    for (i, vb) in v["vertex_buffers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let layout: Vec<String> = vb["layout"]
             .as_array()
             .into_iter()
@@ -171,7 +194,12 @@ fn print_text(v: &Value, path: &Path, out: &mut dyn Write) -> anyhow::Result<()>
             layout.join(", ")
         )?;
     }
-    for (i, ib) in v["index_buffers"].as_array().into_iter().flatten().enumerate() {
+    for (i, ib) in v["index_buffers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         writeln!(out, "  index buffer {i}: {} indices", ib["indices"])?;
     }
     if let Some(s) = v["swis"].as_array() {
@@ -191,7 +219,9 @@ fn print_text(v: &Value, path: &Path, out: &mut dyn Write) -> anyhow::Result<()>
                 "    {i}: {} shader {}{}",
                 vi["type"].as_str().unwrap_or("?"),
                 vi["shader_id"],
-                vi.get("children").map(|c| format!(" children {c}")).unwrap_or_default()
+                vi.get("children")
+                    .map(|c| format!(" children {c}"))
+                    .unwrap_or_default()
             )?;
         }
         writeln!(
@@ -209,7 +239,19 @@ fn print_text(v: &Value, path: &Path, out: &mut dyn Write) -> anyhow::Result<()>
     if let Some(t) = v["tree"].as_array() {
         fn walk(t: &[Value], depth: usize, out: &mut dyn Write) -> std::io::Result<()> {
             for c in t {
-                writeln!(out, "{:w$}chunk {} ({} bytes{})", "", c["id"], c["size"], if c["compressed"].as_bool() == Some(true) { ", compressed" } else { "" }, w = 2 + depth * 2)?;
+                writeln!(
+                    out,
+                    "{:w$}chunk {} ({} bytes{})",
+                    "",
+                    c["id"],
+                    c["size"],
+                    if c["compressed"].as_bool() == Some(true) {
+                        ", compressed"
+                    } else {
+                        ""
+                    },
+                    w = 2 + depth * 2
+                )?;
                 if let Some(k) = c["children"].as_array() {
                     walk(k, depth + 1, out)?;
                 }
@@ -252,7 +294,8 @@ pub fn rebuild(path: &Path, bytes: &[u8]) -> anyhow::Result<Vec<u8>> {
         Kind::Level => Level::read(bytes).with_context(ctx)?.write(),
         Kind::Cform => Cform::read(bytes).with_context(ctx)?.write(),
         Kind::Chunks => {
-            let cs = chunk::read_raw(&mut levelgeom_binary::Reader::new(bytes)).with_context(ctx)?;
+            let cs =
+                chunk::read_raw(&mut levelgeom_binary::Reader::new(bytes)).with_context(ctx)?;
             let mut w = levelgeom_binary::Writer::new();
             chunk::write_raw(&mut w, &cs);
             w.into_inner()
@@ -271,7 +314,8 @@ fn sibling_geom(dir: &Path, name: &str) -> anyhow::Result<Option<(PathBuf, Geom)
     if !p.is_file() {
         return Ok(None);
     }
-    let b = levelgeom_binary::read_file(&p).with_context(|| format!("cannot read {}", p.display()))?;
+    let b =
+        levelgeom_binary::read_file(&p).with_context(|| format!("cannot read {}", p.display()))?;
     let g = Geom::read(&b).with_context(|| p.display().to_string())?;
     Ok(Some((p, g)))
 }
@@ -298,17 +342,25 @@ pub fn check(path: &Path, bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<u
             let gx = sibling_geom(&dir, "level.geomx")?;
             match &g {
                 Some((p, _)) => writeln!(out, "with {}", p.display())?,
-                None => writeln!(out, "note: no level.geom beside it; geometry ranges not checked")?,
+                None => writeln!(
+                    out,
+                    "note: no level.geom beside it; geometry ranges not checked"
+                )?,
             }
             if let Some((p, _)) = &gx {
                 writeln!(out, "with {}", p.display())?;
             }
-            let mut v: Vec<String> = rules::level(&l, g.as_ref().map(|x| &x.1), gx.as_ref().map(|x| &x.1))
-                .iter()
-                .map(ToString::to_string)
-                .collect();
+            let mut v: Vec<String> =
+                rules::level(&l, g.as_ref().map(|x| &x.1), gx.as_ref().map(|x| &x.1))
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
             if let Some((p, g)) = &g {
-                v.extend(rules::geom(g).iter().map(|e| format!("{}: {e}", p.display())));
+                v.extend(
+                    rules::geom(g)
+                        .iter()
+                        .map(|e| format!("{}: {e}", p.display())),
+                );
             }
             v
         }
@@ -340,7 +392,11 @@ fn find_texture(dir: &Path, name: &str) -> Option<PathBuf> {
 
 /// `export` for an X-Ray level (`level` file or its folder).
 pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let level_path = if path.is_dir() { path.join("level") } else { path.to_path_buf() };
+    let level_path = if path.is_dir() {
+        path.join("level")
+    } else {
+        path.to_path_buf()
+    };
     let bytes = levelgeom_binary::read_file(&level_path)
         .with_context(|| format!("cannot read {}", level_path.display()))?;
     match kind_of(&level_path, &bytes)? {
@@ -354,13 +410,23 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
     }
     let level = Level::read(&bytes).with_context(|| level_path.display().to_string())?;
     let dir = parent(&level_path);
-    let (geom_path, geom) = sibling_geom(&dir, "level.geom")?
-        .with_context(|| format!("no level.geom beside {} (the visuals' geometry lives there)", level_path.display()))?;
-    let outdir = args.outdir.clone().context("export needs an output folder")?;
-    std::fs::create_dir_all(&outdir).with_context(|| format!("cannot create {}", outdir.display()))?;
+    let (geom_path, geom) = sibling_geom(&dir, "level.geom")?.with_context(|| {
+        format!(
+            "no level.geom beside {} (the visuals' geometry lives there)",
+            level_path.display()
+        )
+    })?;
+    let outdir = args
+        .outdir
+        .clone()
+        .context("export needs an output folder")?;
+    std::fs::create_dir_all(&outdir)
+        .with_context(|| format!("cannot create {}", outdir.display()))?;
 
     let opts = SceneOptions {
-        name: dir.file_name().map_or("level".into(), |n| n.to_string_lossy().into_owned()),
+        name: dir
+            .file_name()
+            .map_or("level".into(), |n| n.to_string_lossy().into_owned()),
         lods: args.lods,
         ..SceneOptions::default()
     };
@@ -373,7 +439,10 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
     let mut obj_scene = scene.clone();
     let mut missing = Vec::new();
     for (i, t) in scene.textures.iter_mut().enumerate() {
-        let found = args.textures.as_deref().and_then(|d| find_texture(d, &t.name));
+        let found = args
+            .textures
+            .as_deref()
+            .and_then(|d| find_texture(d, &t.name));
         match found {
             Some(p) => {
                 let abs = std::fs::canonicalize(&p).unwrap_or(p);
@@ -386,7 +455,10 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
     }
     if args.textures.is_some() {
         for &i in &missing {
-            warnings.push(format!("texture {} not found in the --textures folder", scene.textures[i].name));
+            warnings.push(format!(
+                "texture {} not found in the --textures folder",
+                scene.textures[i].name
+            ));
         }
     }
     // drop the unresolved textures from the GLB scene and renumber the rest
@@ -416,7 +488,13 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
         written.push((p, glb.bytes.len()));
     }
     if matches!(args.format, ExportFormat::Obj | ExportFormat::All) {
-        let o = obj::to_obj(&obj_scene, &obj::ObjOptions { mtl_file: "level.mtl".into(), ..obj::ObjOptions::default() });
+        let o = obj::to_obj(
+            &obj_scene,
+            &obj::ObjOptions {
+                mtl_file: "level.mtl".into(),
+                ..obj::ObjOptions::default()
+            },
+        );
         warnings.extend(o.warnings.iter().map(|w| format!("level.obj: {w}")));
         for (name, text) in [("level.obj", &o.obj), ("level.mtl", &o.mtl)] {
             let p = outdir.join(name);
@@ -432,13 +510,19 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
         .flat_map(|m| &m.primitives)
         .map(|p| p.triangle_count())
         .sum();
-    writeln!(out, "exported {} with {}", level_path.display(), geom_path.display())?;
     writeln!(
         out,
-        "  {} visuals, {with_geom} placed meshes ({} distinct, {tris} triangles), {} materials, {} textures",
+        "exported {} with {}",
+        level_path.display(),
+        geom_path.display()
+    )?;
+    writeln!(
+        out,
+        "  {} visuals, {with_geom} placed meshes ({} distinct, {tris} triangles), {} materials, {} textures ({} found)",
         level.visuals().len(),
         scene.meshes.len(),
         scene.materials.len(),
+        obj_scene.textures.len(),
         scene.textures.len()
     )?;
     writeln!(out, "wrote {} files:", written.len())?;

@@ -317,3 +317,224 @@ fn damaged_wad_fails_with_the_offset() {
     assert!(err.contains("at 0x"), "{err}");
     assert!(!out.join("level.glb").exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The independent fixture (tools/fixtures/make_indep_wad.py, written from the specs alone):
+// its JSON holds, per tile and face, the world positions, UVs and colours computed in Python,
+// and per collision polygon the corners the engine's planes meet in.
+
+/// A parsed OBJ: `v` rows (x y z [r g b]), `vt` rows, and per `o`/`g` name its triangles as
+/// (v index, vt index) corners, 0-based.
+#[derive(Default)]
+struct Obj {
+    v: Vec<Vec<f32>>,
+    vt: Vec<[f32; 2]>,
+    objects: Vec<(String, Vec<[(usize, Option<usize>); 3]>)>,
+}
+
+fn parse_obj(text: &str) -> Obj {
+    let mut o = Obj::default();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => o.v.push(it.map(|x| x.parse().unwrap()).collect()),
+            Some("vt") => {
+                let u: Vec<f32> = it.map(|x| x.parse().unwrap()).collect();
+                o.vt.push([u[0], u[1]]);
+            }
+            Some("o") | Some("g") => o.objects.push((it.next().unwrap().to_string(), Vec::new())),
+            Some("f") => {
+                let c: Vec<(usize, Option<usize>)> = it
+                    .map(|t| {
+                        let mut p = t.split('/');
+                        let v: usize = p.next().unwrap().parse().unwrap();
+                        let vt = p
+                            .next()
+                            .filter(|s| !s.is_empty())
+                            .map(|s| s.parse::<usize>().unwrap() - 1);
+                        (v - 1, vt)
+                    })
+                    .collect();
+                assert_eq!(c.len(), 3, "triangles only: {line}");
+                o.objects.last_mut().unwrap().1.push([c[0], c[1], c[2]]);
+            }
+            _ => {}
+        }
+    }
+    o
+}
+
+fn f32s(v: &serde_json::Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
+}
+
+#[test]
+fn independent_fixture_matches_its_hand_computed_expectations() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wad/tests/data/independent");
+    let expect: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("indep.expect.json")).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("indep");
+    let o = run(&[
+        "export",
+        path_str(&data.join("indep.wad")),
+        path_str(&out),
+        "--format",
+        "obj",
+        "--collision",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let obj = parse_obj(&std::fs::read_to_string(out.join("level.obj")).unwrap());
+    let col = parse_obj(&std::fs::read_to_string(out.join("collision.obj")).unwrap());
+
+    let mut checked_faces = 0;
+    for tile in expect["tiles"].as_array().unwrap() {
+        let name = format!(
+            "tile_{:04}_m{:03}",
+            tile["index"].as_u64().unwrap(),
+            tile["model"].as_u64().unwrap()
+        );
+        let faces = tile["faces"].as_array().unwrap();
+        if faces.is_empty() {
+            continue;
+        }
+        let tris = &obj
+            .objects
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no object {name}"))
+            .1;
+        for f in faces {
+            let pos: Vec<Vec<f32>> = f["positions_world"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(f32s)
+                .collect();
+            let uvs: Vec<Vec<f32>> = f["uvs"].as_array().unwrap().iter().map(f32s).collect();
+            let cols: Vec<Vec<f32>> = f["colors"].as_array().unwrap().iter().map(f32s).collect();
+            // Find the triangle with these corners in this cyclic order (winding kept).
+            let found = tris.iter().any(|t| {
+                (0..3).any(|shift| {
+                    (0..3).all(|k| {
+                        let (vi, ti) = t[(k + shift) % 3];
+                        let v = &obj.v[vi];
+                        let p = [pos[k][0], pos[k][1], pos[k][2]];
+                        let uv_ok = ti.is_some_and(|ti| {
+                            let vt = obj.vt[ti];
+                            (vt[0] - uvs[k][0]).abs() < 1e-6
+                                && (vt[1] - (1.0 - uvs[k][1])).abs() < 1e-6
+                        });
+                        near(v, p, 1e-4)
+                            && uv_ok
+                            && v.len() == 6
+                            && (0..3).all(|c| (v[3 + c] - cols[k][c]).abs() < 1e-5)
+                    })
+                })
+            });
+            assert!(
+                found,
+                "{name} face {}: no triangle with {pos:?} {uvs:?} {cols:?}",
+                f["index"]
+            );
+            checked_faces += 1;
+        }
+        for c in tile["collision"].as_array().unwrap() {
+            let group = format!(
+                "mat{:02}_grp{}",
+                c["material"].as_u64().unwrap(),
+                c["group"].as_u64().unwrap()
+            );
+            let tris = &col
+                .objects
+                .iter()
+                .find(|(n, _)| *n == group)
+                .unwrap_or_else(|| panic!("no collision group {group}"))
+                .1;
+            let verts: Vec<&Vec<f32>> = tris.iter().flatten().map(|&(vi, _)| &col.v[vi]).collect();
+            for (key, tol) in [("corners_world_engine", 1e-4), ("corners_world", 0.03)] {
+                for corner in c[key].as_array().unwrap() {
+                    let p = f32s(corner);
+                    assert!(
+                        verts.iter().any(|v| near(v, [p[0], p[1], p[2]], tol)),
+                        "{name} {group}: no {key} corner near {p:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(
+        checked_faces as u64,
+        expect["counts"]["placed_triangles"].as_u64().unwrap()
+    );
+}
+
+/// Two exports of the same level give the same bytes, and the GLB passes the Khronos
+/// validator with no errors and no warnings (when node and tools/gltf-validator are installed;
+/// otherwise that part is skipped with a note).
+#[test]
+fn exports_are_deterministic_and_valid_gltf() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, _) = demo_wad(dir.path());
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for out in [&a, &b] {
+        let o = run(&[
+            "export",
+            path_str(&wad),
+            path_str(out),
+            "--collision",
+            "--objects",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    for f in [
+        "level.glb",
+        "level.obj",
+        "level.mtl",
+        "collision.obj",
+        "objects.obj",
+        "page_00.png",
+    ] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} differs between runs"
+        );
+    }
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !node_ok || !tool.join("node_modules").is_dir() {
+        eprintln!("skipped: glTF validator not installed");
+        return;
+    }
+    let o = Command::new("node")
+        .arg(tool.join("validate.mjs"))
+        .arg("--strict")
+        .arg(a.join("level.glb"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(report.contains("0 errors, 0 warnings"), "{report}");
+}

@@ -328,12 +328,11 @@ pub(crate) fn bake(c: &CleanPrimitive, m: &[f64; 16], rep: &mut Repairs) -> Clea
         .positions
         .iter()
         .map(|&p| {
-            let q = lin(&m3, p);
-            [
-                rep.f((q[0] as f64 + m[12]) as f32),
-                rep.f((q[1] as f64 + m[13]) as f32),
-                rep.f((q[2] as f64 + m[14]) as f32),
-            ]
+            let v = p.map(|x| x as f64);
+            [0, 1, 2].map(|i| {
+                let x = m3[i][0] * v[0] + m3[i][1] * v[1] + m3[i][2] * v[2] + m[12 + i];
+                rep.f(x as f32)
+            })
         })
         .collect();
     let normals = c.normals.as_ref().map(|ns| {

@@ -30,13 +30,14 @@
 //! `illum 0` when unlit else `illum 1`, `map_Kd` (and `map_d` when the material is masked or
 //! blended) = [`crate::texture_file_name`] or the external texture's uri.
 //!
-//! Names in `o`/`g`/`usemtl`/`newmtl` have whitespace replaced by `_` (OBJ splits on it).
+//! Names in `o`/`g`/`usemtl`/`newmtl` have whitespace (OBJ splits on it) and `#` (a comment
+//! to many readers; X-Ray shader names contain it) replaced by `_`.
 
 use std::fmt::Write as _;
 
 use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, IDENTITY};
 
-use crate::clean::{clean_primitive, normalise, CleanPrimitive, Repairs};
+use crate::clean::{bake, clean_primitive, CleanPrimitive, Repairs};
 
 /// Material name used for primitives without a material.
 pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
@@ -81,12 +82,13 @@ pub struct ObjOutput {
     pub warnings: Vec<String>,
 }
 
-/// A name usable after `o`, `g`, `usemtl`, `newmtl`: no whitespace, not empty.
+/// A name usable after `o`, `g`, `usemtl`, `newmtl`: no whitespace, no `#` (which starts a
+/// comment for many readers), not empty.
 fn obj_name(name: &str, fallback: impl FnOnce() -> String) -> String {
     let s: String = name
         .chars()
         .map(|c| {
-            if c.is_whitespace() || c.is_control() {
+            if c.is_whitespace() || c.is_control() || c == '#' {
                 '_'
             } else {
                 c
@@ -98,43 +100,6 @@ fn obj_name(name: &str, fallback: impl FnOnce() -> String) -> String {
     } else {
         s
     }
-}
-
-/// Transform a point by a column-major matrix (already widened to f64).
-fn point(m: &[f64; 16], p: [f32; 3]) -> [f32; 3] {
-    let (x, y, z) = (p[0] as f64, p[1] as f64, p[2] as f64);
-    [
-        (m[0] * x + m[4] * y + m[8] * z + m[12]) as f32,
-        (m[1] * x + m[5] * y + m[9] * z + m[13]) as f32,
-        (m[2] * x + m[6] * y + m[10] * z + m[14]) as f32,
-    ]
-}
-
-/// Inverse-transpose of the upper 3×3 (row-major result, up to a positive factor) and the
-/// determinant's sign (true when the matrix mirrors).
-fn normal_matrix(m: &[f32; 16]) -> ([[f64; 3]; 3], bool) {
-    // a[r][c] = element at row r, column c.
-    let a = |r: usize, c: usize| m[c * 4 + r] as f64;
-    let cof = |r: usize, c: usize| {
-        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
-        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
-        a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)
-    };
-    let mut n = [[0.0; 3]; 3];
-    for (r, row) in n.iter_mut().enumerate() {
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = cof(r, c);
-        }
-    }
-    let det = a(0, 0) * n[0][0] + a(0, 1) * n[0][1] + a(0, 2) * n[0][2];
-    if det < 0.0 {
-        for row in n.iter_mut() {
-            for v in row.iter_mut() {
-                *v = -*v;
-            }
-        }
-    }
-    (n, det < 0.0)
 }
 
 /// Export the chosen subtrees of `scene` as OBJ + MTL text (see the module docs).
@@ -214,7 +179,6 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
         } else {
             m
         };
-        let (nm, mirrored) = normal_matrix(&m);
         let m64 = m.map(|v| v as f64);
         let _ = writeln!(
             obj,
@@ -233,10 +197,11 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
                 .collect()
         });
         for c in cleaned.iter().flatten() {
+            // world space; winding already reversed for mirroring matrices
+            let c = bake(c, &m64, &mut rep);
             let colours = c.colors.get(opts.colour_set);
-            for (k, &pos) in c.positions.iter().enumerate() {
-                let w = point(&m64, pos);
-                let (wx, wy, wz) = (rep.f(w[0]), rep.f(w[1]), rep.f(w[2]));
+            for (k, w) in c.positions.iter().enumerate() {
+                let [wx, wy, wz] = *w;
                 match colours.and_then(|set| set.get(k)) {
                     Some(col) => {
                         let _ = writeln!(obj, "v {wx} {wy} {wz} {} {} {}", col[0], col[1], col[2]);
@@ -254,14 +219,7 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
                 }
             }
             if let Some(normals) = &c.normals {
-                for v in normals {
-                    let (x, y, z) = (v[0] as f64, v[1] as f64, v[2] as f64);
-                    let t = [
-                        (nm[0][0] * x + nm[0][1] * y + nm[0][2] * z) as f32,
-                        (nm[1][0] * x + nm[1][1] * y + nm[1][2] * z) as f32,
-                        (nm[2][0] * x + nm[2][1] * y + nm[2][2] * z) as f32,
-                    ];
-                    let u = normalise(t, [0.0, 0.0, 1.0]);
+                for u in normals {
                     let _ = writeln!(obj, "vn {} {} {}", u[0], u[1], u[2]);
                 }
             }
@@ -279,13 +237,8 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
             let has_uv = uv.is_some();
             let has_n = c.normals.is_some();
             for t in c.indices.chunks_exact(3) {
-                let tri = if mirrored {
-                    [t[0], t[2], t[1]]
-                } else {
-                    [t[0], t[1], t[2]]
-                };
                 obj.push('f');
-                for i in tri {
+                for &i in t {
                     let i = i as usize + 1;
                     let _ = match (has_uv, has_n) {
                         (true, true) => write!(obj, " {}/{}/{}", nv + i, nvt + i, nvn + i),

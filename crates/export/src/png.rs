@@ -12,22 +12,7 @@ use crate::ExportError;
 /// [`ExportError::Texture`] (with an empty name) when a dimension is zero or the buffer length
 /// does not match; [`ExportError::Png`] when the encoder fails.
 pub fn encode_rgba8(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, ExportError> {
-    let bad = |message: String| ExportError::Texture {
-        name: String::new(),
-        message,
-    };
-    if width == 0 || height == 0 {
-        return Err(bad(format!("size {width}×{height} has no pixels")));
-    }
-    let expected = (width as u64)
-        .checked_mul(height as u64)
-        .and_then(|n| n.checked_mul(4));
-    if expected != Some(pixels.len() as u64) {
-        return Err(bad(format!(
-            "{} pixel bytes do not match {width}×{height}×4",
-            pixels.len()
-        )));
-    }
+    check_rgba8(width, height, pixels.len())?;
     let mut out = Vec::new();
     {
         let mut enc = ::png::Encoder::new(&mut out, width, height);
@@ -44,4 +29,24 @@ pub fn encode_rgba8(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, E
             .map_err(|e| ExportError::Png(e.to_string()))?;
     }
     Ok(out)
+}
+
+/// The checks of [`encode_rgba8`] without encoding: non-zero size, `len == width * height * 4`.
+pub(crate) fn check_rgba8(width: u32, height: u32, len: usize) -> Result<(), ExportError> {
+    let bad = |message: String| ExportError::Texture {
+        name: String::new(),
+        message,
+    };
+    if width == 0 || height == 0 {
+        return Err(bad(format!("size {width}×{height} has no pixels")));
+    }
+    let expected = (width as u64)
+        .checked_mul(height as u64)
+        .and_then(|n| n.checked_mul(4));
+    if expected != Some(len as u64) {
+        return Err(bad(format!(
+            "{len} pixel bytes do not match {width}×{height}×4"
+        )));
+    }
+    Ok(())
 }

@@ -80,10 +80,9 @@ impl ChunkData {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new();
         match self {
-            ChunkData::Info(b)
-            | ChunkData::Vers(b)
-            | ChunkData::End(b)
-            | ChunkData::Unknown(b) => w.bytes(b),
+            ChunkData::Info(b) | ChunkData::Vers(b) | ChunkData::End(b) | ChunkData::Unknown(b) => {
+                w.bytes(b)
+            }
             ChunkData::Wfpc(c) => c.write(&mut w),
             ChunkData::Text(c) => c.write(&mut w),
             ChunkData::Font(c) => c.write(&mut w),
@@ -206,7 +205,9 @@ fn parse_chunk(
         }
         Tag::MAP => {
             let Some(f) = wfpc else {
-                return Err(r.invalid("MAP needs a WFPC chunk before it (its layout depends on the flags)"));
+                return Err(r.invalid(
+                    "MAP needs a WFPC chunk before it (its layout depends on the flags)",
+                ));
             };
             let Some(counts) = trak_counts else {
                 return Err(r.invalid(

@@ -38,3 +38,7 @@ pub mod wfpc;
 pub fn sniff(bytes: &[u8]) -> bool {
     bytes.len() >= 12 && bytes[4..8].iter().all(|b| b.is_ascii_uppercase() || *b == b' ')
 }
+
+pub use container::RawWad;
+pub use level::{Chunk, ChunkData, Level};
+pub use tags::Tag;

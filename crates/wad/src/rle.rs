@@ -156,7 +156,13 @@ pub fn encode(pixels: &[u16]) -> Vec<u8> {
     // The game never reads a packet that starts at pixel N − 1: fold the last pixel into the
     // packet before it.
     let k = packets.len();
-    if k >= 2 && packets[k - 1] == (Packet::Literal { start: n - 1, len: 1 }) {
+    if k >= 2
+        && packets[k - 1]
+            == (Packet::Literal {
+                start: n - 1,
+                len: 1,
+            })
+    {
         match &mut packets[k - 2] {
             Packet::Literal { len, .. } if *len < MAX_LITERAL => {
                 *len += 1;

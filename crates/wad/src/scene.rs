@@ -5,7 +5,7 @@
 //! | node | mesh | contents |
 //! |------|------|----------|
 //! | `level` | – | one child per MAP tile, in tile order |
-//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT` (no mesh for models without faces) |
+//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT` (no mesh for models without faces); extras `tile`, `model`, `rot` |
 //! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B (`WFPC & 0x10000`), extras `swap_state = alternative` (the tile's own node gets `primary`) |
 //! | `collision` (hidden) | – | with [`SceneOptions::collision`]: one child per (ground material, group) |
 //! | `matNN_grpG` | yes | every collision polygon of material `NN` (decimal) in group `G` (0..2) |
@@ -17,6 +17,9 @@
 //!   identity), so OBJ and glTF carry the same numbers and a vertex's position can be checked
 //!   without composing transforms; placement per seed §2 ([`placement`]). Models are not
 //!   shared between tiles because their vertex colours differ per tile anyway.
+//! * The model a tile draws is taken from MAP's model-index list (what the renderer and the
+//!   colour blocks use); record A's `model` is the same in every known level, and a mismatch
+//!   is reported as a warning.
 //! * Winding: the game's front face is the side the stored face plane points to; see
 //!   [`mesh`] for why that means the stored order `(v0, v1, v2)` in glTF.
 //! * UVs per seed §3 ([`uv`]), vertex colours per seed §5 / spec §12.1 ([`colour`]),
@@ -25,6 +28,16 @@
 //! * Textures: one per TEXT page, named `page_NN`, decoded to RGBA8. A page that cannot be
 //!   decoded (an 8-bit page without its palette, a broken RLE stream) is left out with a
 //!   warning; its materials then have no texture.
+//! * Swap tiles: both states are exported and visible (the alternative is not `hidden`), so
+//!   a modder sees and can edit both; `extras.swap_state` tells them apart. Collision is
+//!   exported for the tiles' own models only (the alternative's would overlap).
+//! * Objects: STPC vertices are exported as stored. For skinned models that is taken to be the
+//!   bind pose (the seed gives only per-bone vertex counts, kept in
+//!   `extras.bone_vertex_counts`; no bind matrices are stored with the model). They sit in a
+//!   row along +x, 3 units beyond the grid's z = 0 edge, each moved by its node matrix so its
+//!   mesh keeps the model's own origin.
+//! * Faces: flags 0x1/0x2 (special sort/transparency modes, meaning uncertain) and the
+//!   entry's mode bits 8–10 do not change the material.
 //! * Everything is created in file order (tiles, faces, pages), so the scene, and therefore
 //!   the exported bytes, are a pure function of the level.
 
@@ -207,15 +220,12 @@ pub fn build(
             None
         };
         let layers = colours.map(|c| c.layers.as_slice()).unwrap_or(&[]);
-        if colours.is_none() {
-            warnings.push(format!("MAP/tiles[{ti}]: no vertex colours; white"));
-        }
         let node = tile_node(
             &mut scene,
             &mut looks,
             &mut warnings,
             trak,
-            (ti, m),
+            (ti, m, tile.rot),
             &place,
             layers,
             "",
@@ -234,7 +244,7 @@ pub fn build(
                 &mut looks,
                 &mut warnings,
                 trak,
-                (ti, s.model_b),
+                (ti, s.model_b, tile.rot),
                 &place,
                 layers,
                 "_swap",
@@ -350,7 +360,7 @@ impl Looks<'_> {
             return none;
         };
         let blend = material::blend_mode(e.flags);
-        if e.flags & material::ENTRY_FLAT_COLOUR != 0 {
+        if e.flags & crate::text::ENTRY_FLAT_COLOUR != 0 {
             let key = MaterialKey::Flat {
                 rgb: [e.rect[0], e.rect[1], e.rect[2]],
                 extra: e.rect[3],
@@ -394,7 +404,7 @@ fn tile_node(
     looks: &mut Looks<'_>,
     warnings: &mut Vec<String>,
     trak: &Trak,
-    (ti, m): (usize, u32),
+    (ti, m, rot): (usize, u32, u32),
     place: &Placement,
     layers: &[Vec<u32>],
     suffix: &str,
@@ -426,6 +436,11 @@ fn tile_node(
     Some(scene.add_node(Node {
         name,
         mesh,
+        extras: vec![
+            ("tile".into(), ti.to_string()),
+            ("model".into(), m.to_string()),
+            ("rot".into(), rot.to_string()),
+        ],
         ..Node::default()
     }))
 }
@@ -590,10 +605,20 @@ fn objects_tree(
         let mut matrix = IDENTITY;
         matrix[12] = ox as f32;
         matrix[14] = oz as f32;
+        let mut extras = vec![("stpc_model".into(), i.to_string())];
+        if !model.bone_vertex_counts.is_empty() {
+            let counts: Vec<String> = model
+                .bone_vertex_counts
+                .iter()
+                .map(|c| c.to_string())
+                .collect();
+            extras.push(("bone_vertex_counts".into(), counts.join(",")));
+        }
         let node = scene.add_node(Node {
             name,
             mesh,
             matrix,
+            extras,
             ..Node::default()
         });
         root.children.push(node);

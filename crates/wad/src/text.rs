@@ -128,7 +128,10 @@ impl fmt::Display for PixelError {
                 write!(f, "page of {width}×{height} pixels is too large to decode")
             }
             PixelError::SizeMismatch { expected, actual } => {
-                write!(f, "page holds {actual} pixels, width × height is {expected}")
+                write!(
+                    f,
+                    "page holds {actual} pixels, width × height is {expected}"
+                )
             }
             PixelError::Rle(e) => e.fmt(f),
             PixelError::NeedsPalette => f.write_str("8-bit page needs a palette"),
@@ -219,10 +222,8 @@ impl TexturePage {
 
     /// True when the data variant is the one the flags select (what [`Text::read`] produces).
     pub fn is_consistent(&self) -> bool {
-        matches!(
-            (&self.data, self.flags),
-            (PageData::Indexed(_), 0)
-        ) || matches!(&self.data, PageData::Rle(_) if self.flags & PAGE_RLE != 0)
+        matches!((&self.data, self.flags), (PageData::Indexed(_), 0))
+            || matches!(&self.data, PageData::Rle(_) if self.flags & PAGE_RLE != 0)
             || matches!(&self.data, PageData::Raw16(_) if self.flags != 0 && self.flags & PAGE_RLE == 0)
     }
 

@@ -129,7 +129,10 @@ fn smpc_cvg_entry() {
     assert_eq!(snd.kind, CVG);
     let h = snd.header.expect("header");
     assert_eq!(h.sample_rate, 22050);
-    assert_eq!((h.unknown_04, h.unknown_06, h.unknown_0c, h.unknown_0e), (1, 2, 3, 4));
+    assert_eq!(
+        (h.unknown_04, h.unknown_06, h.unknown_0c, h.unknown_0e),
+        (1, 2, 3, 4)
+    );
     assert_eq!(h.channels, 1);
     assert_eq!(h.audio_bytes, 4);
     assert_eq!(snd.adpcm, [0xAA, 0xBB, 0xCC, 0xDD]);
@@ -155,7 +158,10 @@ fn srpc_records() {
     ];
     let s = Srpc::read(&mut Reader::new(&b)).expect("reads");
     let r = s.refs[0];
-    assert_eq!((r.id, r.rate, r.cvs_offset, r.cvs_size), (42, 0x800, 0x1000, 0x1234));
+    assert_eq!(
+        (r.id, r.rate, r.cvs_offset, r.cvs_size),
+        (42, 0x800, 0x1000, 0x1234)
+    );
     assert_eq!(r.sample_rate_hz(), 22050.0);
     assert_eq!(write_with(|x| s.write(x)), b);
 }
@@ -362,7 +368,9 @@ fn abgr1555_conversion() {
 #[test]
 fn pages_to_rgba8() {
     let t = Text::read(&mut Reader::new(&text_bytes())).expect("reads");
-    let rgba = t.pages[2].to_rgba8(&t.palettes).expect("8-bit through palette 0");
+    let rgba = t.pages[2]
+        .to_rgba8(&t.palettes)
+        .expect("8-bit through palette 0");
     // indices 1, 0 → blue, red
     assert_eq!(rgba, [0, 0, 255, 255, 255, 0, 0, 255]);
     assert_eq!(t.pages[2].pixels16(), Err(PixelError::NeedsPalette));
@@ -383,7 +391,10 @@ fn page_from_pixels_encodes_rle() {
     assert_eq!(p.pixels16().expect("decodes"), px);
     assert!(matches!(
         TexturePage::from_pixels16(4, 2, 1, &px),
-        Err(PixelError::SizeMismatch { expected: 8, actual: 6 })
+        Err(PixelError::SizeMismatch {
+            expected: 8,
+            actual: 6
+        })
     ));
     assert!(matches!(
         TexturePage::from_pixels16(1 << 16, 1 << 16, 1, &px),
@@ -492,7 +503,11 @@ mod level {
     fn editing_one_field_changes_exactly_its_bytes() {
         let bytes = sample_level().to_bytes();
         let (raw, _) = RawWad::parse(&bytes).expect("raw");
-        let lnfo = raw.chunks.iter().find(|c| c.tag == Tag::LNFO).expect("LNFO");
+        let lnfo = raw
+            .chunks
+            .iter()
+            .find(|c| c.tag == Tag::LNFO)
+            .expect("LNFO");
         let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
         for c in &mut level.chunks {
             if let ChunkData::Lnfo(l) = &mut c.data {
@@ -505,6 +520,9 @@ mod level {
         let at = lnfo.payload_offset() + 4;
         assert_eq!(diff, (at..at + 4).collect::<Vec<_>>());
         assert_eq!(&out[at..at + 4], &[0x0D, 0x0C, 0x0B, 0x0A]);
+        // re-parsing gives the edited level back
+        let (back, _) = Level::from_bytes(&out).expect("re-parses");
+        assert_eq!(back, level);
     }
 
     #[test]
@@ -514,7 +532,11 @@ mod level {
         let h = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) + 0x800;
         bytes[..4].copy_from_slice(&h.to_le_bytes());
         let (raw, _) = RawWad::parse(&bytes).expect("raw");
-        let text = raw.chunks.iter().find(|c| c.tag == Tag::TEXT).expect("TEXT");
+        let text = raw
+            .chunks
+            .iter()
+            .find(|c| c.tag == Tag::TEXT)
+            .expect("TEXT");
         let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
         level
             .text_mut()
@@ -579,7 +601,8 @@ mod level {
         let e = Level::from_bytes(&bytes).expect_err("order");
         assert_eq!(e.offset as usize, map.payload_offset());
         assert!(
-            e.to_string().contains(" in MAP: MAP needs a TRAK chunk before it"),
+            e.to_string()
+                .contains(" in MAP: MAP needs a TRAK chunk before it"),
             "{e}"
         );
     }
@@ -588,7 +611,10 @@ mod level {
     fn a_payload_longer_than_its_model_is_an_error() {
         let mut level = sample_level();
         // WFPC with 8 bytes: the game reads 4 and would take the rest for the next tag
-        level.chunks[2] = Chunk::new(Tag::WFPC, ChunkData::Unknown(vec![0x10, 0, 0x10, 0, 9, 9, 9, 9]));
+        level.chunks[2] = Chunk::new(
+            Tag::WFPC,
+            ChunkData::Unknown(vec![0x10, 0, 0x10, 0, 9, 9, 9, 9]),
+        );
         let bytes = Level::new(level.chunks).to_bytes();
         let e = Level::from_bytes(&bytes).expect_err("trailing");
         // INFO 12 + VERS 12 + header 4 → WFPC at 28, payload 36, 4 bytes read → 40
@@ -611,5 +637,78 @@ mod level {
             Some(&ChunkData::Unknown(vec![1, 2, 3]))
         );
         assert_eq!(back.to_bytes(), bytes);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The independently written test file (tools/fixtures/make_indep_wad.py, written from the
+// specs without reading this code): its texels were computed by that script.
+
+mod independent {
+    use levelgeom_wad::level::Level;
+    use levelgeom_wad::text::{abgr1555_to_rgba8, PageData};
+
+    fn indep() -> Vec<u8> {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/independent/indep.wad"
+        );
+        std::fs::read(p).expect("tests/data/independent/indep.wad")
+    }
+
+    #[test]
+    fn texels_of_all_three_page_kinds() {
+        let (level, warnings) = Level::from_bytes(&indep()).expect("parses");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let text = level.text().expect("TEXT");
+        assert_eq!(text.pages.len(), 3);
+        assert!(matches!(&text.pages[0].data, PageData::Rle(s) if s.len() == 19282));
+        // (page, x, y, ABGR1555 word, RGBA8) from indep.expect.json
+        #[rustfmt::skip]
+        let texels: [(usize, u32, u32, u16, [u8; 4]); 19] = [
+            (0, 0, 0, 32799, [255, 0, 0, 255]),
+            (0, 10, 0, 37898, [82, 0, 41, 255]),
+            (0, 11, 16, 38411, [90, 132, 41, 255]),
+            (0, 12, 16, 32799, [255, 0, 0, 255]),
+            (0, 70, 10, 33760, [0, 255, 0, 255]),
+            (0, 200, 100, 65535, [255, 255, 255, 255]),
+            (0, 5, 130, 40005, [41, 16, 57, 255]),
+            (0, 31, 150, 42719, [255, 181, 74, 255]),
+            (0, 255, 159, 33791, [255, 255, 0, 255]),
+            (0, 10, 200, 0, [0, 0, 0, 0]),
+            (0, 255, 255, 60707, [24, 74, 222, 255]),
+            (1, 0, 0, 32768, [0, 0, 0, 255]),
+            (1, 31, 0, 64543, [255, 0, 255, 255]),
+            (1, 7, 19, 60007, [57, 156, 214, 255]),
+            (1, 31, 31, 64511, [255, 255, 247, 255]),
+            (2, 0, 0, 0, [0, 0, 0, 0]),
+            (2, 1, 0, 38818, [16, 239, 41, 255]),
+            (2, 3, 5, 33978, [214, 41, 8, 255]),
+            (2, 31, 31, 33978, [214, 41, 8, 255]),
+        ];
+        let rgba: Vec<Vec<u8>> = text
+            .pages
+            .iter()
+            .map(|p| p.to_rgba8(&text.palettes).expect("decodes"))
+            .collect();
+        for (page, x, y, word, want) in texels {
+            let p = &text.pages[page];
+            let i = (y * p.width + x) as usize;
+            if page < 2 {
+                assert_eq!(
+                    p.pixels16().expect("16-bit")[i],
+                    word,
+                    "page {page} ({x},{y})"
+                );
+            }
+            assert_eq!(abgr1555_to_rgba8(word), want);
+            assert_eq!(
+                &rgba[page][i * 4..i * 4 + 4],
+                &want,
+                "page {page} ({x},{y})"
+            );
+        }
+        let d = text.pages[0].decode_rle().expect("rle").expect("decodes");
+        assert!(!d.overrun);
     }
 }

@@ -15,7 +15,9 @@ fn chunk(name: &[u8; 4], declared: u32, payload: &[u8]) -> Vec<u8> {
 /// A file: header `len − 4 + bias`, then the chunks.
 fn file(bias: u32, chunks: &[Vec<u8>]) -> Vec<u8> {
     let body: Vec<u8> = chunks.concat();
-    let mut v = ((body.len() as u32).wrapping_add(bias)).to_le_bytes().to_vec();
+    let mut v = ((body.len() as u32).wrapping_add(bias))
+        .to_le_bytes()
+        .to_vec();
     v.extend_from_slice(&body);
     v
 }
@@ -143,22 +145,23 @@ fn map_declared_4_bytes_too_small_is_accepted_too() {
 #[test]
 fn size_errors_in_size_read_chunks_are_errors() {
     // TEXT is read by its size: a wrong size is not "fixed"
-    let bytes = file(
-        0,
-        &[
-            chunk(b"TEXT", 12, &[0; 8]),
-            chunk(b"END ", 0, &[]),
-        ],
-    );
+    let bytes = file(0, &[chunk(b"TEXT", 12, &[0; 8]), chunk(b"END ", 0, &[])]);
     let e = RawWad::parse(&bytes).expect_err("bad size");
     // error at TEXT's size field (offset 8)
     assert_eq!(e.offset, 8);
-    assert!(e.to_string().starts_with("at 0x00000008 in TEXT: declared size 12"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("at 0x00000008 in TEXT: declared size 12"),
+        "{e}"
+    );
 }
 
 #[test]
 fn size_past_the_end_of_the_file_is_an_error() {
-    let bytes = file(0, &[chunk(b"WFPC", 4, &[0; 4]), chunk(b"LGPC", 100, &[0; 12])]);
+    let bytes = file(
+        0,
+        &[chunk(b"WFPC", 4, &[0; 4]), chunk(b"LGPC", 100, &[0; 12])],
+    );
     let e = RawWad::parse(&bytes).expect_err("past EOF");
     assert_eq!(e.offset, 20);
     assert_eq!(
@@ -180,7 +183,11 @@ fn garbage_tag_is_an_error_naming_the_offset() {
     bytes[4] = 0x00;
     let e = RawWad::parse(&bytes).expect_err("garbage");
     assert_eq!(e.offset, 4);
-    assert!(e.to_string().contains("no chunk tag here: bytes 00 50 46 57"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("no chunk tag here: bytes 00 50 46 57"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -207,7 +214,8 @@ fn truncated_headers_are_errors() {
     // reported at the WFPC size field, whose size leads to the cut-off header at 0x10
     assert_eq!(e.offset, 8);
     assert!(
-        e.to_string().contains("leads to 0x00000010, where only 3 bytes remain"),
+        e.to_string()
+            .contains("leads to 0x00000010, where only 3 bytes remain"),
         "{e}"
     );
     // a lone partial header right after the file header

@@ -16,7 +16,7 @@ use levelgeom_wad::sprt::Sprt;
 use levelgeom_wad::srpc::{SpeechRef, Srpc};
 use levelgeom_wad::stpc::Stpc;
 use levelgeom_wad::tags::Tag;
-use levelgeom_wad::text::{Palette, Text, TextureEntry, TexturePage, Effects};
+use levelgeom_wad::text::{Effects, Palette, Text, TextureEntry, TexturePage};
 use levelgeom_wad::trak::Trak;
 use levelgeom_wad::wfpc::{self, Wfpc};
 
@@ -91,7 +91,10 @@ fn hand_wad() -> Vec<u8> {
                 }],
             }),
         ),
-        Chunk::new(Tag::AMPC, ChunkData::Ampc(levelgeom_wad::ampc::Ampc { raw: vec![0; 4] })),
+        Chunk::new(
+            Tag::AMPC,
+            ChunkData::Ampc(levelgeom_wad::ampc::Ampc { raw: vec![0; 4] }),
+        ),
         Chunk::new(
             Tag::SRPC,
             ChunkData::Srpc(Srpc {
@@ -158,13 +161,19 @@ fn check_case(what: &str, bytes: &[u8]) {
         Err(e) => {
             let s = e.to_string();
             assert!(s.starts_with("at 0x") && s.contains(" in "), "{what}: {s}");
-            assert!(e.offset as usize <= bytes.len(), "{what}: offset past EOF: {s}");
+            assert!(
+                e.offset as usize <= bytes.len(),
+                "{what}: offset past EOF: {s}"
+            );
         }
         Ok((level, warnings)) => {
             for w in &warnings {
                 assert!(w.to_string().starts_with("at 0x"), "{what}: {w}");
             }
-            assert!(level.to_bytes() == bytes, "{what}: parsed but did not rebuild exactly");
+            assert!(
+                level.to_bytes() == bytes,
+                "{what}: parsed but did not rebuild exactly"
+            );
         }
     }
 }
@@ -217,7 +226,11 @@ fn truncation_at_every_offset() {
 fn truncated_chunk_reports_its_tag() {
     let bytes = hand_wad();
     let (raw, _) = RawWad::parse(&bytes).expect("raw");
-    let text = raw.chunks.iter().find(|c| c.tag == Tag::TEXT).expect("TEXT");
+    let text = raw
+        .chunks
+        .iter()
+        .find(|c| c.tag == Tag::TEXT)
+        .expect("TEXT");
     // cut in the middle of TEXT: the container error names TEXT and its size field
     let cut = text.payload_offset() + 10;
     let e = Level::from_bytes(&bytes[..cut]).expect_err("truncated");
@@ -247,14 +260,21 @@ fn flipped_bytes_at_every_offset() {
 fn corrupt_counts_inside_chunks_name_the_part() {
     let bytes = hand_wad();
     let (raw, _) = RawWad::parse(&bytes).expect("raw");
-    let lgpc = raw.chunks.iter().find(|c| c.tag == Tag::LGPC).expect("LGPC");
+    let lgpc = raw
+        .chunks
+        .iter()
+        .find(|c| c.tag == Tag::LGPC)
+        .expect("LGPC");
     let mut b = bytes.clone();
     // LGPC cols (payload +4) = 0xFFFF: the lengths table cannot fit
     let at = lgpc.payload_offset() + 4;
     b[at..at + 4].copy_from_slice(&0xFFFFu32.to_le_bytes());
     let e = Level::from_bytes(&b).expect_err("count");
     assert_eq!(e.offset as usize, lgpc.payload_offset() + 12);
-    assert!(e.to_string().contains(" in LGPC: count 131070 × 4 bytes"), "{e}");
+    assert!(
+        e.to_string().contains(" in LGPC: count 131070 × 4 bytes"),
+        "{e}"
+    );
     // the same bytes read directly still give the absolute offset relative to a payload slice
     let e = Lgpc::read(&mut Reader::new(&b[lgpc.payload_offset()..])).expect_err("count");
     assert_eq!(e.offset, 12);

@@ -609,3 +609,37 @@ fn corrupted_geometry_payloads_read_or_fail_cleanly() {
     }
     assert!(parsed > 100, "{parsed}");
 }
+
+#[test]
+fn plane_and_box_helpers_follow_the_seed() {
+    // (v1 − v0) × (v2 − v0) for a floor triangle wound towards −z points up.
+    let (n, d) = model::face_plane([0.0, 2.0, 0.0], [1.0, 2.0, 0.0], [0.0, 2.0, -1.0]).unwrap();
+    assert_eq!((n, d), ([0.0, 1.0, 0.0], 2.0));
+    assert!(model::face_plane([0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]).is_none());
+    // Corner order (−x−y+z)(+x−y+z)(−x+y+z)(+x+y+z)(−x−y−z)(+x−y−z)(−x+y−z)(+x+y−z).
+    let c = model::box_corners([-1.0, -2.0, -3.0], [1.0, 2.0, 3.0]);
+    assert_eq!(c[0], [-1.0, -2.0, 3.0]);
+    assert_eq!(c[1], [1.0, -2.0, 3.0]);
+    assert_eq!(c[2], [-1.0, 2.0, 3.0]);
+    assert_eq!(c[4], [-1.0, -2.0, -3.0]);
+    assert_eq!(c[7], [1.0, 2.0, -3.0]);
+    // sync_header: counts, box grown by the margin, centre in the middle.
+    let mut m = Model {
+        vertices: vec![
+            model::Vertex {
+                pos: [0.0, 0.0, 0.0],
+                normal: [0.0, 1.0, 0.0],
+            },
+            model::Vertex {
+                pos: [1.0, 0.5, -1.0],
+                normal: [0.0, 1.0, 0.0],
+            },
+        ],
+        ..Model::default()
+    };
+    m.sync_header(0.25);
+    assert_eq!(m.header.vertex_count, 2);
+    assert_eq!(m.header.centre, [0.5, 0.25, -0.5]);
+    assert_eq!(m.header.corners[0], [-0.25, -0.25, 0.25]);
+    assert_eq!(m.header.corners[7], [1.25, 0.75, -1.25]);
+}

@@ -300,9 +300,9 @@ fn uv_corners_for_every_flag_case() {
     let p = &prims[0];
     assert_eq!(p.triangle_count(), cases.len());
     for (f, (fl, want)) in cases.iter().enumerate() {
-        for k in 0..3 {
+        for (k, w) in want.iter().enumerate() {
             let got = p.uvs[0][p.indices[3 * f + k] as usize];
-            assert_eq!(got, want[k], "flags {fl:#06x} corner {k}");
+            assert_eq!(got, *w, "flags {fl:#06x} corner {k}");
         }
     }
     // Corners are split where UVs differ and shared where (vertex, UV) repeat: exactly one
@@ -587,6 +587,20 @@ fn collision_corners_match_the_polygons_they_were_built_from() {
             assert!(tri_normal(p, t)[1] > 0.0, "{name} triangle {t}");
         }
     }
+    // Mirrored: the same corners with z negated, still facing up.
+    let mirrored = SceneOptions {
+        collision: true,
+        mirror_z: true,
+        ..SceneOptions::default()
+    };
+    let sm = build(&trak, &m, None, &text(vec![]), &mirrored);
+    let p = &node_prims(&sm, "mat00_grp0")[0];
+    for c in &quad {
+        let w = world(*c);
+        let want = [w[0], w[1], -w[2]];
+        assert!(p.positions.iter().any(|&got| close(got, want, 0.03)));
+    }
+    assert!((0..p.triangle_count()).all(|t| tri_normal(p, t)[1] > 0.0));
     // The collision tree is not part of the tile node and the level stays empty of meshes
     // (the model has no faces).
     assert!(s
@@ -883,4 +897,43 @@ fn generated_demo_lands_on_its_terrain() {
     for p in node_prims(&s, "mat30_grp0") {
         assert!(p.positions.iter().all(|c| (c[1] + 2.75).abs() < 0.03));
     }
+}
+
+/// Damaged levels that still parse (flipped bytes all over the demo WAD) convert without a
+/// panic, and every tile whose model exists still gets its node.
+#[test]
+fn damaged_but_parsable_levels_convert() {
+    use levelgeom_wad::level::Level;
+    let bytes = levelgeom_wad::generate::demo_level();
+    let opts = SceneOptions {
+        mirror_z: false,
+        collision: true,
+        objects: true,
+    };
+    let mut parsed = 0;
+    let step = bytes.len() / 257;
+    for i in (8..bytes.len()).step_by(step.max(1)) {
+        let mut b = bytes.clone();
+        b[i] ^= 0xA5;
+        let Ok((level, _)) = Level::from_bytes(&b) else {
+            continue;
+        };
+        let Ok(s) = levelgeom_wad::scene::to_scene(&level, &opts) else {
+            continue; // no TRAK/MAP left
+        };
+        parsed += 1;
+        let (map, trak) = (level.map().unwrap(), level.trak().unwrap());
+        let valid = map
+            .model_indices
+            .iter()
+            .filter(|&&m| (m as usize) < trak.models.len())
+            .count();
+        let nodes = s
+            .nodes
+            .iter()
+            .filter(|n| n.name.starts_with("tile_") && !n.name.ends_with("_swap"))
+            .count();
+        assert_eq!(nodes, valid, "flip at {i}");
+    }
+    assert!(parsed > 100, "only {parsed} damaged files parsed");
 }

@@ -121,7 +121,12 @@ impl Cform {
             .iter()
             .enumerate()
             .filter(|(_, t)| t.verts.iter().any(|&i| u64::from(i) >= n))
-            .map(|(k, t)| format!("faces[{k}]: vertex index {:?} past the {n} vertices", t.verts))
+            .map(|(k, t)| {
+                format!(
+                    "faces[{k}]: vertex index {:?} past the {n} vertices",
+                    t.verts
+                )
+            })
             .collect()
     }
 }

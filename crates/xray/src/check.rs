@@ -48,7 +48,10 @@ pub fn geom(g: &Geom) -> Vec<Problem> {
         }
         let expect = (vb.count as usize).checked_mul(vb.stride());
         if expect != Some(vb.data.len()) {
-            out.push(p(format!("fsL_VB/vb[{i}]"), "vertex bytes differ from count × stride"));
+            out.push(p(
+                format!("fsL_VB/vb[{i}]"),
+                "vertex bytes differ from count × stride",
+            ));
         }
     }
     out
@@ -71,7 +74,14 @@ fn check_range(
     let mut ok = true;
     match vbs.get(g.vb_index as usize) {
         None => {
-            out.push(p(path, format!("vb_index {} but {what} has {} vertex buffers", g.vb_index, vbs.len())));
+            out.push(p(
+                path,
+                format!(
+                    "vb_index {} but {what} has {} vertex buffers",
+                    g.vb_index,
+                    vbs.len()
+                ),
+            ));
             ok = false;
         }
         Some(vb) if !inside(g.vb_offset, g.vb_count, vb.count as usize) => {
@@ -91,7 +101,14 @@ fn check_range(
     }
     match ibs.get(g.ib_index as usize) {
         None => {
-            out.push(p(path, format!("ib_index {} but {what} has {} index buffers", g.ib_index, ibs.len())));
+            out.push(p(
+                path,
+                format!(
+                    "ib_index {} but {what} has {} index buffers",
+                    g.ib_index,
+                    ibs.len()
+                ),
+            ));
             ok = false;
         }
         Some(ib) if !inside(g.ib_offset, g.ib_count, ib.len()) => {
@@ -110,24 +127,36 @@ fn check_range(
         _ => {}
     }
     if g.ib_count % 3 != 0 {
-        out.push(p(path, format!("ib_count {} is not a multiple of 3", g.ib_count)));
+        out.push(p(
+            path,
+            format!("ib_count {} is not a multiple of 3", g.ib_count),
+        ));
     }
     if !ok {
         return None;
     }
     let ib = &ibs[g.ib_index as usize];
     let range = &ib[g.ib_offset as usize..(g.ib_offset + g.ib_count) as usize];
-    if let Some((k, &i)) = range.iter().enumerate().find(|(_, &i)| u32::from(i) >= g.vb_count) {
+    if let Some((k, &i)) = range
+        .iter()
+        .enumerate()
+        .find(|(_, &i)| u32::from(i) >= g.vb_count)
+    {
         out.push(p(
             path,
-            format!("index {i} at position {k} is not below vb_count {}", g.vb_count),
+            format!(
+                "index {i} at position {k} is not below vb_count {}",
+                g.vb_count
+            ),
         ));
     }
     Some((g.ib_offset as usize, g.ib_count as usize))
 }
 
 fn check_swi(out: &mut Vec<Problem>, path: &str, s: &SwiItem, g: &GContainer, geom: &Geom) {
-    let ib = geom.index_buffers().and_then(|b| b.get(g.ib_index as usize));
+    let ib = geom
+        .index_buffers()
+        .and_then(|b| b.get(g.ib_index as usize));
     for (k, w) in s.windows.iter().enumerate() {
         let n = u64::from(w.num_tris) * 3;
         if u64::from(w.offset) + n > u64::from(g.ib_count) {
@@ -143,7 +172,10 @@ fn check_swi(out: &mut Vec<Problem>, path: &str, s: &SwiItem, g: &GContainer, ge
         if u32::from(w.num_verts) > g.vb_count {
             out.push(p(
                 format!("{path}/sw[{k}]"),
-                format!("window uses {} vertices, the visual has {}", w.num_verts, g.vb_count),
+                format!(
+                    "window uses {} vertices, the visual has {}",
+                    w.num_verts, g.vb_count
+                ),
             ));
         }
         if let Some(ib) = ib {
@@ -152,7 +184,10 @@ fn check_swi(out: &mut Vec<Problem>, path: &str, s: &SwiItem, g: &GContainer, ge
             if let Some(&i) = win.iter().find(|&&i| i >= w.num_verts) {
                 out.push(p(
                     format!("{path}/sw[{k}]"),
-                    format!("index {i} is not below the window's {} vertices", w.num_verts),
+                    format!(
+                        "index {i} is not below the window's {} vertices",
+                        w.num_verts
+                    ),
                 ));
             }
         }
@@ -164,9 +199,10 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
     let mut out = Vec::new();
     match l.header() {
         None => out.push(p("file", "no header chunk 1")),
-        Some(h) if h.version != 14 && h.version != 13 => {
-            out.push(p("fsL_HEADER", format!("XRLC version {} (13 or 14 expected)", h.version)))
-        }
+        Some(h) if h.version != 14 && h.version != 13 => out.push(p(
+            "fsL_HEADER",
+            format!("XRLC version {} (13 or 14 expected)", h.version),
+        )),
         _ => {}
     }
     let shaders = l.shaders().map_or(0, <[_]>::len);
@@ -176,7 +212,10 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
         if f.id() as usize != i {
             out.push(p(
                 format!("fsL_VISUALS/visual[{}]", f.id()),
-                format!("visual chunk {i} has id {} (ids must be 0, 1, 2, …)", f.id()),
+                format!(
+                    "visual chunk {i} has id {} (ids must be 0, 1, 2, …)",
+                    f.id()
+                ),
             ));
         }
     }
@@ -187,12 +226,18 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
             continue;
         };
         if h.format_version != 4 {
-            out.push(p(format!("{path}/OGF_HEADER"), format!("format version {} (4 expected)", h.format_version)));
+            out.push(p(
+                format!("{path}/OGF_HEADER"),
+                format!("format version {} (4 expected)", h.format_version),
+            ));
         }
         if usize::from(h.shader_id) >= shaders.max(1) {
             out.push(p(
                 format!("{path}/OGF_HEADER"),
-                format!("shader_id {} but the table has {shaders} entries", h.shader_id),
+                format!(
+                    "shader_id {} but the table has {shaders} entries",
+                    h.shader_id
+                ),
             ));
         }
         for (k, &c) in v.children().iter().enumerate() {
@@ -206,10 +251,16 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
         let t = h.model_type;
         let needs_geom = matches!(
             t,
-            model_type::NORMAL | model_type::PROGRESSIVE | model_type::TREE_ST | model_type::TREE_PM
+            model_type::NORMAL
+                | model_type::PROGRESSIVE
+                | model_type::TREE_ST
+                | model_type::TREE_PM
         );
         if needs_geom && v.gcontainer().is_none() {
-            out.push(p(&path, format!("{} visual without OGF_GCONTAINER", model_type::name(t))));
+            out.push(p(
+                &path,
+                format!("{} visual without OGF_GCONTAINER", model_type::name(t)),
+            ));
         }
         if matches!(t, model_type::TREE_ST | model_type::TREE_PM) && v.treedef().is_none() {
             out.push(p(&path, "tree visual without OGF_TREEDEF2"));
@@ -222,24 +273,38 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
                 }
                 if let Some(si) = v.swi_container() {
                     match geom.swis().get(si as usize) {
-                        Some(s) => check_swi(&mut out, &format!("{path}/OGF_SWICONTAINER"), s, &g, geom),
+                        Some(s) => {
+                            check_swi(&mut out, &format!("{path}/OGF_SWICONTAINER"), s, &g, geom)
+                        }
                         None => out.push(p(
                             format!("{path}/OGF_SWICONTAINER"),
-                            format!("SWI index {si} but level.geom has {} items", geom.swis().len()),
+                            format!(
+                                "SWI index {si} but level.geom has {} items",
+                                geom.swis().len()
+                            ),
                         )),
                     }
                 }
             }
         }
         if let (Some(g), Some(gx)) = (v.fastpath(), geomx) {
-            check_range(&mut out, &format!("{path}/OGF_FASTPATH/OGF_GCONTAINER"), &g, gx, "level.geomx");
+            check_range(
+                &mut out,
+                &format!("{path}/OGF_FASTPATH/OGF_GCONTAINER"),
+                &g,
+                gx,
+                "level.geomx",
+            );
         }
     }
     let sectors = l.sectors();
     for (i, s) in sectors.iter().enumerate() {
         if let Some(r) = s.value.root() {
             if r as usize >= n {
-                out.push(p(format!("fsL_SECTORS/sector[{i}]/fsP_Root"), format!("root visual {r} (there are {n} visuals)")));
+                out.push(p(
+                    format!("fsL_SECTORS/sector[{i}]/fsP_Root"),
+                    format!("root visual {r} (there are {n} visuals)"),
+                ));
             }
         }
         for &pi in s.value.portals() {
@@ -254,16 +319,25 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
     for (i, pt) in l.portals().iter().enumerate() {
         for s in [pt.sector_front, pt.sector_back] {
             if usize::from(s) >= sectors.len() {
-                out.push(p(format!("fsL_PORTALS/portal[{i}]"), format!("sector {s} (there are {} sectors)", sectors.len())));
+                out.push(p(
+                    format!("fsL_PORTALS/portal[{i}]"),
+                    format!("sector {s} (there are {} sectors)", sectors.len()),
+                ));
             }
         }
         if pt.count > 6 {
-            out.push(p(format!("fsL_PORTALS/portal[{i}]"), format!("{} polygon vertices (at most 6)", pt.count)));
+            out.push(p(
+                format!("fsL_PORTALS/portal[{i}]"),
+                format!("{} polygon vertices (at most 6)", pt.count),
+            ));
         }
     }
     for (i, g) in l.glows().iter().enumerate() {
         if usize::from(g.shader) >= shaders {
-            out.push(p(format!("fsL_GLOWS/glow[{i}]"), format!("shader {} (the table has {shaders})", g.shader)));
+            out.push(p(
+                format!("fsL_GLOWS/glow[{i}]"),
+                format!("shader {} (the table has {shaders})", g.shader),
+            ));
         }
     }
     out

@@ -114,9 +114,10 @@ pub fn read_all<T>(
                 r.remaining()
             )));
         }
-        let head = read_head(r)?;
-        let (n, i) = name(head.id());
+        let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
+        let (n, i) = name(id);
         r.push(n, i);
+        let head = read_head(r)?;
         let mut body = r.sub(head.size as usize)?;
         let framed = read_body(head, &mut body, &mut f)?;
         r.pop();
@@ -232,6 +233,7 @@ pub fn scan_ids(bytes: &[u8]) -> (Vec<u32>, bool) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -267,7 +269,9 @@ mod tests {
 
     #[test]
     fn oversized_chunk_is_an_error_with_offset() {
-        let file = [1, 0, 0, 0, 4, 0, 0, 0, 14, 0, 0, 0, 2, 0, 0, 0, 50, 0, 0, 0, 1];
+        let file = [
+            1, 0, 0, 0, 4, 0, 0, 0, 14, 0, 0, 0, 2, 0, 0, 0, 50, 0, 0, 0, 1,
+        ];
         let e = read_raw(&mut Reader::new(&file)).unwrap_err();
         assert_eq!(e.offset, 12);
         assert!(e.to_string().contains("chunk 2 claims 50 bytes"), "{e}");

@@ -272,7 +272,11 @@ impl Declaration {
             if e.decl_type().is_none() || e.ty == DeclType::Unused as u8 {
                 return Err(r.invalid_at(
                     at,
-                    format!("vertex element {} has unknown type code {}", elements.len(), e.ty),
+                    format!(
+                        "vertex element {} has unknown type code {}",
+                        elements.len(),
+                        e.ty
+                    ),
                 ));
             }
             elements.push(e);
@@ -314,7 +318,10 @@ impl Declaration {
         let mut out = Vec::new();
         for (i, e) in self.elements.iter().enumerate() {
             if e.stream != 0 {
-                out.push(format!("element {i} uses stream {} (only stream 0 is read)", e.stream));
+                out.push(format!(
+                    "element {i} uses stream {} (only stream 0 is read)",
+                    e.stream
+                ));
             }
             if e.usage_kind().is_none() {
                 out.push(format!("element {i} has unknown usage code {}", e.usage));
@@ -329,7 +336,9 @@ impl Declaration {
                     out.push(format!("elements {i} and {j} overlap"));
                 }
                 if e.stream == f.stream && e.usage == f.usage && e.usage_index == f.usage_index {
-                    out.push(format!("elements {i} and {j} have the same usage and index"));
+                    out.push(format!(
+                        "elements {i} and {j} have the same usage and index"
+                    ));
                 }
             }
         }
@@ -400,6 +409,7 @@ pub fn v13_lmap() -> Declaration {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

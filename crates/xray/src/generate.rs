@@ -52,14 +52,24 @@ fn static_vertices(pos: &[[f32; 3]]) -> Vertices {
         hemi: vec![0.8; n],
         tangents: vec![[1.0, 0.0, 0.0]; n],
         binormals: vec![[0.0, 0.0, 1.0]; n],
-        uv: pos.iter().map(|p| [p[0] * 0.25 + 0.5, p[2] * 0.25 + 0.5]).collect(),
-        lightmap: pos.iter().map(|p| [p[0] * 0.125 + 0.5, p[2] * 0.125 + 0.5]).collect(),
+        uv: pos
+            .iter()
+            .map(|p| [p[0] * 0.25 + 0.5, p[2] * 0.25 + 0.5])
+            .collect(),
+        lightmap: pos
+            .iter()
+            .map(|p| [p[0] * 0.125 + 0.5, p[2] * 0.125 + 0.5])
+            .collect(),
         ..Vertices::default()
     }
 }
 
 fn header(t: u8, shader_id: u16, lo: [f32; 3], hi: [f32; 3]) -> Framed<OgfChunk> {
-    let c = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, (lo[2] + hi[2]) / 2.0];
+    let c = [
+        (lo[0] + hi[0]) / 2.0,
+        (lo[1] + hi[1]) / 2.0,
+        (lo[2] + hi[2]) / 2.0,
+    ];
     let d = [hi[0] - c[0], hi[1] - c[1], hi[2] - c[2]];
     Framed::plain(
         ogf::HEADER,
@@ -92,9 +102,25 @@ fn gc(vb: u32, vo: u32, vc: u32, io: u32, ic: u32) -> Framed<OgfChunk> {
 /// Generate a `(level, level.geom)` pair as typed models.
 pub fn level(opts: Options) -> (Level, Geom) {
     // --- static buffer: quad (4) + progressive grid (9, corners first)
-    let quad = [[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]];
-    let mut grid: Vec<[f32; 3]> = vec![[3.0, 0.0, -1.0], [5.0, 0.0, -1.0], [5.0, 0.0, 1.0], [3.0, 0.0, 1.0]];
-    grid.extend([[4.0, 0.0, -1.0], [5.0, 0.0, 0.0], [4.0, 0.0, 1.0], [3.0, 0.0, 0.0], [4.0, 0.0, 0.0]]);
+    let quad = [
+        [-1.0, 0.0, -1.0],
+        [1.0, 0.0, -1.0],
+        [1.0, 0.0, 1.0],
+        [-1.0, 0.0, 1.0],
+    ];
+    let mut grid: Vec<[f32; 3]> = vec![
+        [3.0, 0.0, -1.0],
+        [5.0, 0.0, -1.0],
+        [5.0, 0.0, 1.0],
+        [3.0, 0.0, 1.0],
+    ];
+    grid.extend([
+        [4.0, 0.0, -1.0],
+        [5.0, 0.0, 0.0],
+        [4.0, 0.0, 1.0],
+        [3.0, 0.0, 0.0],
+        [4.0, 0.0, 0.0],
+    ]);
     let mut statics = quad.to_vec();
     statics.extend(&grid);
     let mut sv = static_vertices(&statics);
@@ -130,7 +156,13 @@ pub fn level(opts: Options) -> (Level, Geom) {
     let grid_count = ib.len() as u32 - grid_start;
 
     // --- tree buffer: pyramid, apex last so the coarse window uses the 4 base vertices
-    let tree = [[-0.5, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.0, 0.5], [0.0, 2.0, 0.0]];
+    let tree = [
+        [-0.5, 0.0, -0.5],
+        [0.5, 0.0, -0.5],
+        [0.5, 0.0, 0.5],
+        [-0.5, 0.0, 0.5],
+        [0.0, 2.0, 0.0],
+    ];
     let tv = Vertices {
         count: tree.len(),
         positions: tree.to_vec(),
@@ -140,7 +172,10 @@ pub fn level(opts: Options) -> (Level, Geom) {
         binormals: vec![[0.0, 1.0, 0.0]; 5],
         tangent_alpha: vec![0.0; 5],
         binormal_alpha: vec![0.0; 5],
-        uv: tree.iter().map(|p| [p[0] + 0.5, 1.0 - p[1] * 0.5]).collect(),
+        uv: tree
+            .iter()
+            .map(|p| [p[0] + 0.5, 1.0 - p[1] * 0.5])
+            .collect(),
         wind: tree.iter().map(|p| [p[1] * 0.5, 0.0]).collect(),
         ..Vertices::default()
     };
@@ -152,14 +187,32 @@ pub fn level(opts: Options) -> (Level, Geom) {
     let swis = vec![SwiItem {
         reserved: [0, 0, 0, 0],
         windows: vec![
-            SlideWindow { offset: 0, num_tris: 4, num_verts: 5 },
-            SlideWindow { offset: 12, num_tris: 2, num_verts: 4 },
+            SlideWindow {
+                offset: 0,
+                num_tris: 4,
+                num_verts: 5,
+            },
+            SlideWindow {
+                offset: 12,
+                num_tris: 2,
+                num_verts: 4,
+            },
         ],
     }];
-    let swis_id = if opts.compress { geom::SWIS | COMPRESSED } else { geom::SWIS };
+    let swis_id = if opts.compress {
+        geom::SWIS | COMPRESSED
+    } else {
+        geom::SWIS
+    };
     let geom = Geom {
         chunks: vec![
-            Framed::plain(geom::HEADER, GeomChunk::Header(Header { version: opts.version, quality: 0 })),
+            Framed::plain(
+                geom::HEADER,
+                GeomChunk::Header(Header {
+                    version: opts.version,
+                    quality: 0,
+                }),
+            ),
             Framed::plain(
                 geom::VB,
                 GeomChunk::VertexBuffers(vec![
@@ -174,13 +227,18 @@ pub fn level(opts: Options) -> (Level, Geom) {
 
     // --- visuals
     let tree_def = |t: [f32; 3]| TreeDef {
-        xform: [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, t[0], t[1], t[2], 1.0],
+        xform: [
+            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, t[0], t[1], t[2], 1.0,
+        ],
         c_scale: [1.0, 1.0, 1.0, 1.0, 1.0],
         c_bias: [0.0; 5],
     };
     let mut visuals = vec![
         Visual {
-            chunks: vec![gc(0, 0, 4, 0, 6), header(model_type::NORMAL, 1, [-1.0, 0.0, -1.0], [1.0, 0.0, 1.0])],
+            chunks: vec![
+                gc(0, 0, 4, 0, 6),
+                header(model_type::NORMAL, 1, [-1.0, 0.0, -1.0], [1.0, 0.0, 1.0]),
+            ],
         },
         Visual {
             chunks: vec![
@@ -190,12 +248,25 @@ pub fn level(opts: Options) -> (Level, Geom) {
                     OgfChunk::SwiData(SwiItem {
                         reserved: [0xDEAD_BEEF, 0, 0, 7],
                         windows: vec![
-                            SlideWindow { offset: 0, num_tris: 8, num_verts: 9 },
-                            SlideWindow { offset: 24, num_tris: 2, num_verts: 4 },
+                            SlideWindow {
+                                offset: 0,
+                                num_tris: 8,
+                                num_verts: 9,
+                            },
+                            SlideWindow {
+                                offset: 24,
+                                num_tris: 2,
+                                num_verts: 4,
+                            },
                         ],
                     }),
                 ),
-                header(model_type::PROGRESSIVE, 1, [3.0, 0.0, -1.0], [5.0, 0.0, 1.0]),
+                header(
+                    model_type::PROGRESSIVE,
+                    1,
+                    [3.0, 0.0, -1.0],
+                    [5.0, 0.0, 1.0],
+                ),
             ],
         },
     ];
@@ -216,7 +287,12 @@ pub fn level(opts: Options) -> (Level, Geom) {
     }
     visuals.push(Visual {
         chunks: vec![
-            header(model_type::HIERARCHY, 0, [-5.0, 0.0, -7.0], [11.0, 3.0, 6.0]),
+            header(
+                model_type::HIERARCHY,
+                0,
+                [-5.0, 0.0, -7.0],
+                [11.0, 3.0, 6.0],
+            ),
             Framed::plain(ogf::CHILDREN_L, OgfChunk::Children(vec![0, 1, 2, 3])),
         ],
     });
@@ -225,10 +301,20 @@ pub fn level(opts: Options) -> (Level, Geom) {
         ShaderEntry(b"default/ston\\ston_01,lmap#1_1,lmap#1_2".to_vec()),
         ShaderEntry(b"flora\\leaf_wave/trees\\trees_elka".to_vec()),
     ];
-    let shader_id = if opts.compress { level::SHADERS | COMPRESSED } else { level::SHADERS };
+    let shader_id = if opts.compress {
+        level::SHADERS | COMPRESSED
+    } else {
+        level::SHADERS
+    };
     let level = Level {
         chunks: vec![
-            Framed::plain(level::HEADER, LevelChunk::Header(Header { version: opts.version, quality: 1 })),
+            Framed::plain(
+                level::HEADER,
+                LevelChunk::Header(Header {
+                    version: opts.version,
+                    quality: 1,
+                }),
+            ),
             Framed::plain(
                 level::VISUALS,
                 LevelChunk::Visuals(

@@ -177,9 +177,9 @@ impl Level {
             Ok(match h.id() {
                 HEADER => LevelChunk::Header(Header::read(b)?),
                 SHADERS => LevelChunk::Shaders(shaders::read(b)?),
-                VISUALS => LevelChunk::Visuals(chunk::read_all(b, visual_name, |_, v| {
-                    Visual::read(v)
-                })?),
+                VISUALS => {
+                    LevelChunk::Visuals(chunk::read_all(b, visual_name, |_, v| Visual::read(v))?)
+                }
                 PORTALS => LevelChunk::Portals(sectors::read_portals(b)?),
                 LIGHT_DYNAMIC => LevelChunk::Lights(read_lights(b)?),
                 GLOWS => LevelChunk::Glows(read_glows(b)?),

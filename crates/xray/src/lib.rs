@@ -55,7 +55,11 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
         return Some(Kind::Cform);
     }
     // An Argonaut WAD starts with `u32 length-4` then an ASCII tag; never take it for chunks.
-    if bytes.len() >= 8 && bytes[4..8].iter().all(|b| b.is_ascii_uppercase() || *b == b' ') {
+    if bytes.len() >= 8
+        && bytes[4..8]
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || *b == b' ')
+    {
         return None;
     }
     let header_first = bytes.len() >= 12 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0];
@@ -164,7 +168,9 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
     }
     let ctx = match kind(bytes)? {
         Kind::Cform => {
-            let vc = bytes.get(4..8).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+            let vc = bytes
+                .get(4..8)
+                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
             let vend = 36usize.saturating_add(vc.saturating_mul(12));
             return Some(if at < 36 {
                 "hdrCFORM".into()
@@ -188,12 +194,16 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(format!("{}/tests/data/xray-v14-micro/{name}", env!("CARGO_MANIFEST_DIR")))
-            .unwrap_or_default()
+        std::fs::read(format!(
+            "{}/tests/data/xray-v14-micro/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap_or_default()
     }
 
     #[test]
@@ -217,11 +227,29 @@ mod tests {
         let l = fixture("level");
         // offsets from a hex dump: visual 0 starts at 0xFA, its GCONTAINER payload at 0x10A, the FASTPATH one at 0x132,
         // its OGF_HEADER payload at 0x152; the shader chunk at 0x1ADE
-        assert_eq!(locate(&l, 0x10C).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_GCONTAINER"));
-        assert_eq!(locate(&l, 0x134).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_FASTPATH/OGF_GCONTAINER"));
-        assert_eq!(locate(&l, 0x160).as_deref(), Some("fsL_VISUALS/visual[0]/OGF_HEADER"));
-        assert_eq!(locate(&l, 0x1AE0).as_deref(), Some("fsL_SHADERS/(chunk header)"));
-        assert_eq!(locate(&l, 0x1C27).as_deref(), Some("fsL_SECTORS/sector[0]/fsP_Portals"));
-        assert_eq!(locate(&fixture("level.cform"), 40).as_deref(), Some("vertices[0]"));
+        assert_eq!(
+            locate(&l, 0x10C).as_deref(),
+            Some("fsL_VISUALS/visual[0]/OGF_GCONTAINER")
+        );
+        assert_eq!(
+            locate(&l, 0x134).as_deref(),
+            Some("fsL_VISUALS/visual[0]/OGF_FASTPATH/OGF_GCONTAINER")
+        );
+        assert_eq!(
+            locate(&l, 0x160).as_deref(),
+            Some("fsL_VISUALS/visual[0]/OGF_HEADER")
+        );
+        assert_eq!(
+            locate(&l, 0x1AE0).as_deref(),
+            Some("fsL_SHADERS/(chunk header)")
+        );
+        assert_eq!(
+            locate(&l, 0x1C27).as_deref(),
+            Some("fsL_SECTORS/sector[0]/fsP_Portals")
+        );
+        assert_eq!(
+            locate(&fixture("level.cform"), 40).as_deref(),
+            Some("vertices[0]")
+        );
     }
 }

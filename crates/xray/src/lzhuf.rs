@@ -518,8 +518,7 @@ pub fn compress(data: &[u8]) -> Vec<u8> {
         buf: 0,
         len: 0,
     };
-    bw.out
-        .extend_from_slice(&(data.len() as u32).to_le_bytes());
+    bw.out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     if data.is_empty() {
         return bw.out;
     }
@@ -591,6 +590,7 @@ pub fn compress(data: &[u8]) -> Vec<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -621,7 +621,11 @@ mod tests {
         let mut v = Vec::new();
         for i in 0..50000u32 {
             x = x.wrapping_mul(1103515245).wrapping_add(12345);
-            v.push(if i % 7 == 0 { (x >> 16) as u8 } else { (i % 23) as u8 });
+            v.push(if i % 7 == 0 {
+                (x >> 16) as u8
+            } else {
+                (i % 23) as u8
+            });
         }
         samples.push(v);
         for s in samples {
@@ -641,7 +645,10 @@ mod tests {
     fn truncated_streams_are_errors() {
         let s: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
         let c = compress(&s);
-        assert!(matches!(decompress(&c[..c.len() / 2]), Err(LzhufError::Truncated { .. })));
+        assert!(matches!(
+            decompress(&c[..c.len() / 2]),
+            Err(LzhufError::Truncated { .. })
+        ));
         assert_eq!(decompress(&c[..3]), Err(LzhufError::NoSize(3)));
         // a size far beyond what the stream can hold is refused before allocating
         let mut big = c.clone();

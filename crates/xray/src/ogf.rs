@@ -315,7 +315,14 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) {
         }
         OgfChunk::SwiContainer(i) => w.u32(*i),
         OgfChunk::GContainer(g) => {
-            for x in [g.vb_index, g.vb_offset, g.vb_count, g.ib_index, g.ib_offset, g.ib_count] {
+            for x in [
+                g.vb_index,
+                g.vb_offset,
+                g.vb_count,
+                g.ib_index,
+                g.ib_offset,
+                g.ib_count,
+            ] {
                 w.u32(x);
             }
         }

@@ -107,7 +107,11 @@ fn primitive(
             usize::from(w.num_tris) * 3,
             usize::from(w.num_verts).min(g.vb_count as usize),
         ),
-        None => (g.ib_offset as usize, g.ib_count as usize, g.vb_count as usize),
+        None => (
+            g.ib_offset as usize,
+            g.ib_count as usize,
+            g.vb_count as usize,
+        ),
     };
     if vb0.saturating_add(nverts) > verts.count {
         return Err(format!(
@@ -118,7 +122,12 @@ fn primitive(
     }
     let idx = ib
         .get(idx_start..idx_start.saturating_add(idx_len))
-        .ok_or_else(|| format!("indices {idx_start}..+{idx_len} outside the buffer's {}", ib.len()))?;
+        .ok_or_else(|| {
+            format!(
+                "indices {idx_start}..+{idx_len} outside the buffer's {}",
+                ib.len()
+            )
+        })?;
     if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
         return Err(format!("index {bad} not below the {nverts} vertices used"));
     }
@@ -145,7 +154,11 @@ fn primitive(
                 // Gram-Schmidt against the normal so glTF gets an orthogonal unit tangent
                 let d = dot(n, t);
                 let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
-                    let a = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+                    let a = if n[0].abs() < 0.9 {
+                        [1.0, 0.0, 0.0]
+                    } else {
+                        [0.0, 1.0, 0.0]
+                    };
                     normalize(cross(n, a), [1.0, 0.0, 0.0])
                 });
                 let b = mirror(binormals[i]);
@@ -157,19 +170,32 @@ fn primitive(
     if normals.len() == nverts {
         p.normals = normals;
     }
-    let uv = verts.uv.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
+    let uv = verts
+        .uv
+        .get(range.clone())
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
     if uv.len() == nverts {
         p.uvs.push(uv);
-        let lm = verts.lightmap.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
+        let lm = verts
+            .lightmap
+            .get(range.clone())
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
         if lm.len() == nverts {
             p.uvs.push(lm);
         }
     }
     let colors = verts.colors.get(range.clone()).unwrap_or_default();
     if colors.len() == nverts {
-        p.colors.push(colors.iter().map(|c| [c[0], c[1], c[2], 1.0]).collect());
+        p.colors
+            .push(colors.iter().map(|c| [c[0], c[1], c[2], 1.0]).collect());
     }
-    let scalar = |v: &[f32]| v.get(range.clone()).map(<[_]>::to_vec).filter(|s| s.len() == nverts);
+    let scalar = |v: &[f32]| {
+        v.get(range.clone())
+            .map(<[_]>::to_vec)
+            .filter(|s| s.len() == nverts)
+    };
     if let Some(h) = scalar(&verts.hemi) {
         p.scalars.push(("_HEMI".into(), h));
     }
@@ -280,7 +306,8 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             name: format!("visual_{i:04}_{}", model_type::name(t)),
             ..Node::default()
         };
-        node.extras.push(("model_type".into(), model_type::name(t).into()));
+        node.extras
+            .push(("model_type".into(), model_type::name(t).into()));
         if let Some(e) = shaders.get(usize::from(sid)).filter(|_| sid != 0) {
             node.extras.push(("shader".into(), e.text()));
         }
@@ -288,19 +315,37 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         if let Some(g) = v.gcontainer() {
             let window = match (t, v.swidata(), v.swi_container()) {
                 (model_type::PROGRESSIVE, Some(s), _) => s.windows.first().copied(),
-                (model_type::TREE_PM, _, Some(si)) => {
-                    geom.swis().get(si as usize).and_then(|s| s.windows.first().copied())
-                }
+                (model_type::TREE_PM, _, Some(si)) => geom
+                    .swis()
+                    .get(si as usize)
+                    .and_then(|s| s.windows.first().copied()),
                 _ => None,
             };
-            let key = (g, if is_tree { v.swi_container() } else { Some(i as u32) });
-            let reuse = if is_tree { shared.get(&key).copied() } else { None };
+            let key = (
+                g,
+                if is_tree {
+                    v.swi_container()
+                } else {
+                    Some(i as u32)
+                },
+            );
+            let reuse = if is_tree {
+                shared.get(&key).copied()
+            } else {
+                None
+            };
             let mesh = match reuse {
                 Some(m) => Some(m),
                 None => {
-                    let built = match (decoded.get(g.vb_index as usize), ibs.get(g.ib_index as usize)) {
+                    let built = match (
+                        decoded.get(g.vb_index as usize),
+                        ibs.get(g.ib_index as usize),
+                    ) {
                         (Some(vs), Some(ib)) => primitive(vs, ib, &g, window),
-                        _ => Err(format!("buffer {} / {} does not exist", g.vb_index, g.ib_index)),
+                        _ => Err(format!(
+                            "buffer {} / {} does not exist",
+                            g.vb_index, g.ib_index
+                        )),
                     };
                     match built {
                         Ok(mut prim) => {
@@ -315,7 +360,9 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                             Some(m)
                         }
                         Err(why) => {
-                            scene.warnings.push(format!("visual {i}: skipped its geometry: {why}"));
+                            scene
+                                .warnings
+                                .push(format!("visual {i}: skipped its geometry: {why}"));
                             None
                         }
                     }
@@ -347,9 +394,10 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             let c = c as usize;
             if c >= n || c == i || parent[c].is_some() {
                 if c < n && parent[c].is_some() && parent[c] != Some(i) {
-                    scene
-                        .warnings
-                        .push(format!("visual {c} has several parents; kept under visual {:?}", parent[c]));
+                    scene.warnings.push(format!(
+                        "visual {c} has several parents; kept under visual {:?}",
+                        parent[c]
+                    ));
                 }
                 continue;
             }
@@ -364,7 +412,9 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                 a = parent[x];
             }
             if cyc {
-                scene.warnings.push(format!("visual {i} → {c} would make a cycle; cut"));
+                scene
+                    .warnings
+                    .push(format!("visual {i} → {c} would make a cycle; cut"));
                 continue;
             }
             parent[c] = Some(i);
@@ -372,6 +422,9 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             scene.nodes[node_of[i]].children.push(cn);
         }
     }
-    scene.roots = (0..n).filter(|&i| parent[i].is_none()).map(|i| node_of[i]).collect();
+    scene.roots = (0..n)
+        .filter(|&i| parent[i].is_none())
+        .map(|i| node_of[i])
+        .collect();
     Ok(scene)
 }

@@ -69,6 +69,7 @@ pub fn write(v: &[ShaderEntry], w: &mut Writer) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -76,7 +77,10 @@ mod tests {
     fn entries_split_at_the_first_slash_and_commas() {
         let e = ShaderEntry(b"default/crete\\crete_roof1,lmap#1_1,lmap#1_2".to_vec());
         assert_eq!(e.engine_shader(), "default");
-        assert_eq!(e.textures(), vec!["crete\\crete_roof1", "lmap#1_1", "lmap#1_2"]);
+        assert_eq!(
+            e.textures(),
+            vec!["crete\\crete_roof1", "lmap#1_1", "lmap#1_2"]
+        );
         let e = ShaderEntry(b"effects\\glow/glow\\glow_04".to_vec());
         assert_eq!(e.engine_shader(), "effects\\glow");
         assert_eq!(e.diffuse().as_deref(), Some("glow\\glow_04"));

@@ -119,7 +119,27 @@ fn roles(decl: &Declaration) -> Vec<Role> {
 
 /// True when base-UV fractions live in the tangent/binormal alphas.
 fn has_fractions(r: &[Role]) -> bool {
-    r.contains(&Role::BaseFixed) && r.contains(&Role::PackedTangent) && r.contains(&Role::PackedBinormal)
+    r.contains(&Role::BaseFixed)
+        && r.contains(&Role::PackedTangent)
+        && r.contains(&Role::PackedBinormal)
+}
+
+/// The next larger f32 (`f32::next_up`, written out for the crate's MSRV 1.85).
+fn next_up(x: f32) -> f32 {
+    if x.is_nan() || x == f32::INFINITY {
+        x
+    } else if x == 0.0 {
+        f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() + 1)
+    } else {
+        f32::from_bits(x.to_bits() - 1)
+    }
+}
+
+/// The next smaller f32.
+fn next_down(x: f32) -> f32 {
+    -next_up(-x)
 }
 
 /// Move `v` by the fewest f32 steps (at most 64 each way) until `ok(v)`; `v` itself if none.
@@ -129,11 +149,11 @@ fn fit(v: f32, ok: impl Fn(f32) -> bool) -> f32 {
     }
     let (mut up, mut down) = (v, v);
     for _ in 0..64 {
-        up = up.next_up();
+        up = next_up(up);
         if ok(up) {
             return up;
         }
-        down = down.next_down();
+        down = next_down(down);
         if ok(down) {
             return down;
         }
@@ -286,7 +306,11 @@ fn decode_generic(e: &Element, b: &[u8]) -> [f32; 4] {
             let n = t.size() / 2;
             for (k, x) in v.iter_mut().enumerate().take(n) {
                 let s = f32::from(i16_at(b, o + 2 * k));
-                *x = if matches!(t, Short2N | Short4N) { s / 32767.0 } else { s };
+                *x = if matches!(t, Short2N | Short4N) {
+                    s / 32767.0
+                } else {
+                    s
+                };
             }
         }
         UShort2N | UShort4N => {
@@ -300,7 +324,11 @@ fn decode_generic(e: &Element, b: &[u8]) -> [f32; 4] {
             for (k, x) in v.iter_mut().enumerate().take(3) {
                 let raw = (w >> (10 * k)) & 0x3FF;
                 *x = if t == Dec3N {
-                    let s = if raw >= 512 { raw as i32 - 1024 } else { raw as i32 };
+                    let s = if raw >= 512 {
+                        raw as i32 - 1024
+                    } else {
+                        raw as i32
+                    };
                     s as f32 / 511.0
                 } else {
                     raw as f32
@@ -351,7 +379,11 @@ fn encode_generic(e: &Element, v: [f32; 4], b: &mut [u8]) {
         UByte4N => put(b, o, &v.map(|x| round_clamp(x * 255.0, 0.0, 255.0) as u8)),
         Short2 | Short4 | Short2N | Short4N => {
             for (k, x) in v.iter().enumerate().take(t.size() / 2) {
-                let s = if matches!(t, Short2N | Short4N) { x * 32767.0 } else { *x };
+                let s = if matches!(t, Short2N | Short4N) {
+                    x * 32767.0
+                } else {
+                    *x
+                };
                 let s = round_clamp(s, -32768.0, 32767.0) as i16;
                 put(b, o + 2 * k, &s.to_le_bytes());
             }
@@ -391,7 +423,7 @@ fn dir3(c: [u8; 4]) -> [f32; 3] {
 /// Decode `count` vertices of `stride` bytes each (the caller checked `raw.len()`).
 pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
     let stride = decl.stride();
-    let count = if stride == 0 { 0 } else { raw.len() / stride };
+    let count = raw.len().checked_div(stride).unwrap_or(0);
     let rs = roles(decl);
     let frac = has_fractions(&rs);
     let mut v = Vertices {
@@ -404,7 +436,13 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
             other.push((*e, Vec::with_capacity(count)));
         }
     }
-    let find = |role: Role| decl.elements.iter().zip(&rs).find(|(_, r)| **r == role).map(|(e, _)| *e);
+    let find = |role: Role| {
+        decl.elements
+            .iter()
+            .zip(&rs)
+            .find(|(_, r)| **r == role)
+            .map(|(e, _)| *e)
+    };
     let tan = find(Role::PackedTangent);
     let bin = find(Role::PackedBinormal);
     for vert in raw.chunks_exact(stride.max(1)).take(count) {
@@ -496,7 +534,13 @@ pub fn encode(decl: &Declaration, v: &Vertices) -> Vec<u8> {
     let rs = roles(decl);
     let frac = has_fractions(&rs);
     let mut out = vec![0u8; stride.saturating_mul(v.count)];
-    let find = |role: Role| decl.elements.iter().zip(&rs).find(|(_, r)| **r == role).map(|(e, _)| *e);
+    let find = |role: Role| {
+        decl.elements
+            .iter()
+            .zip(&rs)
+            .find(|(_, r)| **r == role)
+            .map(|(e, _)| *e)
+    };
     let tan = find(Role::PackedTangent);
     let bin = find(Role::PackedBinormal);
     for (i, vert) in out.chunks_exact_mut(stride.max(1)).enumerate() {
@@ -515,15 +559,27 @@ pub fn encode(decl: &Declaration, v: &Vertices) -> Vec<u8> {
                     }
                 }
                 Role::PackedNormal => {
-                    put(vert, o, &pack_dir(get(&v.normals, i), encode_unit(get(&v.hemi, i))));
+                    put(
+                        vert,
+                        o,
+                        &pack_dir(get(&v.normals, i), encode_unit(get(&v.hemi, i))),
+                    );
                 }
                 Role::PackedTangent => {
                     // with fractions the alpha is written by the base UV below
-                    let a = if frac { 0 } else { encode_unit(get(&v.tangent_alpha, i)) };
+                    let a = if frac {
+                        0
+                    } else {
+                        encode_unit(get(&v.tangent_alpha, i))
+                    };
                     put(vert, o, &pack_dir(get(&v.tangents, i), a));
                 }
                 Role::PackedBinormal => {
-                    let a = if frac { 0 } else { encode_unit(get(&v.binormal_alpha, i)) };
+                    let a = if frac {
+                        0
+                    } else {
+                        encode_unit(get(&v.binormal_alpha, i))
+                    };
                     put(vert, o, &pack_dir(get(&v.binormals, i), a));
                 }
                 Role::BaseFixed => {
@@ -561,7 +617,11 @@ pub fn encode(decl: &Declaration, v: &Vertices) -> Vec<u8> {
                 Role::Color => {
                     let c = get(&v.colors, i);
                     let s = encode_unit(get(&v.sun, i));
-                    put(vert, o, &[encode_unit(c[2]), encode_unit(c[1]), encode_unit(c[0]), s]);
+                    put(
+                        vert,
+                        o,
+                        &[encode_unit(c[2]), encode_unit(c[1]), encode_unit(c[0]), s],
+                    );
                 }
                 Role::Other => {
                     let val = v
@@ -579,6 +639,7 @@ pub fn encode(decl: &Declaration, v: &Vertices) -> Vec<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::decl;

@@ -1,12 +1,16 @@
 //! The real xrLC v14 micro level (blender-xray test data): byte-exact rebuilds, vertex codec
 //! round trips and facts stated in the fixture README / spec §8, checked independently.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::ogf::model_type;
 use levelgeom_xray::{check, decl, Geom, Level};
 
 fn read(name: &str) -> Vec<u8> {
-    let p = format!("{}/tests/data/xray-v14-micro/{name}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!(
+        "{}/tests/data/xray-v14-micro/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
@@ -70,7 +74,14 @@ fn level_matches_the_readme_and_spec() {
         }
         if v.model_type() == Some(model_type::TREE_ST) {
             let g = v.gcontainer().unwrap();
-            let got = (g.vb_index, g.vb_offset, g.vb_count, g.ib_index, g.ib_offset, g.ib_count);
+            let got = (
+                g.vb_index,
+                g.vb_offset,
+                g.vb_count,
+                g.ib_index,
+                g.ib_offset,
+                g.ib_count,
+            );
             assert_eq!(got, (0, 0, 24, 0, 0, 36));
         }
     }
@@ -91,7 +102,10 @@ fn level_matches_the_readme_and_spec() {
     let roots: Vec<Option<u32>> = l.sectors().iter().map(|s| s.value.root()).collect();
     assert_eq!(roots, vec![Some(2), Some(15)]);
     // LOD pad bytes are the garbage the spec quotes: 12 68 3f
-    let lod = vis.iter().find(|v| v.model_type() == Some(model_type::LOD)).unwrap();
+    let lod = vis
+        .iter()
+        .find(|v| v.model_type() == Some(model_type::LOD))
+        .unwrap();
     assert_eq!(lod.lod_quads().unwrap()[0][0].pad, [0x12, 0x68, 0x3f]);
 
     let c = Cform::read(&read("level.cform")).unwrap();
@@ -115,7 +129,11 @@ fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 fn unit(a: [f32; 3]) -> [f32; 3] {
     let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
@@ -147,7 +165,11 @@ fn decoded_normals_agree_with_face_winding_and_uvs_are_in_range() {
         let range = &ib[gc.ib_offset as usize..(gc.ib_offset + gc.ib_count) as usize];
         for t in range.chunks(3) {
             let k = |i: u16| gc.vb_offset as usize + i as usize;
-            let (p0, p1, p2) = (d.positions[k(t[0])], d.positions[k(t[1])], d.positions[k(t[2])]);
+            let (p0, p1, p2) = (
+                d.positions[k(t[0])],
+                d.positions[k(t[1])],
+                d.positions[k(t[2])],
+            );
             let f = cross(sub(p1, p0), sub(p2, p0));
             if dot(f, f) < 1e-12 {
                 continue;
@@ -160,12 +182,31 @@ fn decoded_normals_agree_with_face_winding_and_uvs_are_in_range() {
                 n += 1.0;
             }
         }
-        assert!(sum / n > 0.75, "vb {} offset {}: mean cos {}", gc.vb_index, gc.vb_offset, sum / n);
-        assert!(min > 0.4, "vb {} offset {}: min cos {min}", gc.vb_index, gc.vb_offset);
+        assert!(
+            sum / n > 0.75,
+            "vb {} offset {}: mean cos {}",
+            gc.vb_index,
+            gc.vb_offset,
+            sum / n
+        );
+        assert!(
+            min > 0.4,
+            "vb {} offset {}: min cos {min}",
+            gc.vb_index,
+            gc.vb_offset
+        );
     }
     // tree UVs (1/2048) and lightmap UVs (1/32768) lie in 0..1 (sample ranges 0..2047 / 0..32767)
-    for p in vbs[0].decode().uv.iter().chain(vbs[1].decode().lightmap.iter()) {
-        assert!((0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]), "{p:?}");
+    for p in vbs[0]
+        .decode()
+        .uv
+        .iter()
+        .chain(vbs[1].decode().lightmap.iter())
+    {
+        assert!(
+            (0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]),
+            "{p:?}"
+        );
     }
 }
 
@@ -187,8 +228,16 @@ fn tree_matrices_reproduce_the_header_bboxes() {
             }
         }
         for k in 0..3 {
-            assert!((lo[k] - h.bbox_min[k]).abs() < 0.01, "{lo:?} vs {:?}", h.bbox_min);
-            assert!((hi[k] - h.bbox_max[k]).abs() < 0.01, "{hi:?} vs {:?}", h.bbox_max);
+            assert!(
+                (lo[k] - h.bbox_min[k]).abs() < 0.01,
+                "{lo:?} vs {:?}",
+                h.bbox_min
+            );
+            assert!(
+                (hi[k] - h.bbox_max[k]).abs() < 0.01,
+                "{hi:?} vs {:?}",
+                h.bbox_max
+            );
         }
     }
 }

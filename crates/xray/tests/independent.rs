@@ -1,6 +1,7 @@
 //! Files written independently by helper I's Python script from the spec alone
 //! (tests/data/independent/, expectations in indep_xray.expect.json): progressive windows,
 //! trees, a v13 variant and a compressed VB chunk.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_scene::transform_point;
 use levelgeom_xray::chunk::COMPRESSED;
@@ -48,7 +49,11 @@ fn variants() -> Vec<(String, Value)> {
 fn load(v: &Value, key: &str) -> Vec<u8> {
     let file = v[key]["file"].as_str().unwrap_or_default();
     let b = std::fs::read(format!("{}/{file}", dir())).unwrap();
-    assert_eq!(b.len() as u64, v[key]["size"].as_u64().unwrap(), "{file} size");
+    assert_eq!(
+        b.len() as u64,
+        v[key]["size"].as_u64().unwrap(),
+        "{file} size"
+    );
     b
 }
 
@@ -69,9 +74,20 @@ fn geom_contents_match_the_expectations() {
     for (name, v) in variants() {
         let g = Geom::read(&load(&v, "level_geom")).unwrap();
         let h = g.header().unwrap();
-        assert_eq!([h.version as u64, h.quality as u64], [v["geom_header"][0].as_u64().unwrap(), v["geom_header"][1].as_u64().unwrap()]);
+        assert_eq!(
+            [h.version as u64, h.quality as u64],
+            [
+                v["geom_header"][0].as_u64().unwrap(),
+                v["geom_header"][1].as_u64().unwrap()
+            ]
+        );
         let ids: Vec<u64> = g.chunks.iter().map(|c| u64::from(c.raw_id)).collect();
-        let want: Vec<u64> = v["geom_chunk_ids"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+        let want: Vec<u64> = v["geom_chunk_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
         assert_eq!(ids, want, "{name}");
         let vbs = g.vertex_buffers().unwrap();
         let evb = v["vertex_buffers"].as_array().unwrap();
@@ -85,10 +101,17 @@ fn geom_contents_match_the_expectations() {
                 assert_eq!(u64::from(el.offset), ee["offset"].as_u64().unwrap());
                 assert_eq!(u64::from(el.ty), ee["type"].as_u64().unwrap());
                 assert_eq!(u64::from(el.usage), ee["usage"].as_u64().unwrap());
-                assert_eq!(u64::from(el.usage_index), ee["usage_index"].as_u64().unwrap());
+                assert_eq!(
+                    u64::from(el.usage_index),
+                    ee["usage_index"].as_u64().unwrap()
+                );
             }
             let d = vb.decode();
-            assert_eq!(levelgeom_xray::vertex::encode(&vb.decl, &d), vb.data, "{name} re-encode");
+            assert_eq!(
+                levelgeom_xray::vertex::encode(&vb.decl, &d),
+                vb.data,
+                "{name} re-encode"
+            );
             for (i, ve) in e["vertices_expect"].as_array().unwrap().iter().enumerate() {
                 let x = &ve["decoded"];
                 let what = format!("{name} vertex {i}");
@@ -118,13 +141,32 @@ fn geom_contents_match_the_expectations() {
         let eib = v["index_buffers"].as_array().unwrap();
         assert_eq!(ibs.len(), eib.len());
         assert_eq!(ibs[0].len() as u64, eib[0]["indices"].as_u64().unwrap());
-        let first: Vec<u64> = eib[0]["first_12"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
-        assert_eq!(ibs[0][..12].iter().map(|&i| u64::from(i)).collect::<Vec<_>>(), first);
+        let first: Vec<u64> = eib[0]["first_12"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        assert_eq!(
+            ibs[0][..12]
+                .iter()
+                .map(|&i| u64::from(i))
+                .collect::<Vec<_>>(),
+            first
+        );
         let es = v["swis"].as_array().unwrap();
         assert_eq!(g.swis().len(), es.len());
         for (s, e) in g.swis().iter().zip(es) {
             let res: Vec<u64> = s.reserved.iter().map(|&x| u64::from(x)).collect();
-            assert_eq!(res, e["reserved"].as_array().unwrap().iter().filter_map(Value::as_u64).collect::<Vec<_>>());
+            assert_eq!(
+                res,
+                e["reserved"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .collect::<Vec<_>>()
+            );
             let ws = e["windows"].as_array().unwrap();
             assert_eq!(s.windows.len(), ws.len());
             for (w, we) in s.windows.iter().zip(ws) {
@@ -145,39 +187,95 @@ fn level_contents_and_export_match_the_expectations() {
         let h = l.header().unwrap();
         assert_eq!(u64::from(h.version), v["level_header"][0].as_u64().unwrap());
         let ids: Vec<u64> = l.chunks.iter().map(|c| u64::from(c.raw_id)).collect();
-        let want: Vec<u64> = v["level_chunk_ids"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+        let want: Vec<u64> = v["level_chunk_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
         assert_eq!(ids, want);
         let shaders: Vec<String> = l.shaders().unwrap().iter().map(|s| s.text()).collect();
-        let want: Vec<String> = v["shaders"].as_array().unwrap().iter().filter_map(|s| s.as_str().map(String::from)).collect();
+        let want: Vec<String> = v["shaders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s.as_str().map(String::from))
+            .collect();
         assert_eq!(shaders, want);
         let ev = v["visuals"].as_array().unwrap();
         let vis = l.visuals();
         assert_eq!(vis.len(), ev.len());
         for (i, (vi, e)) in vis.iter().zip(ev).enumerate() {
             let hd = vi.header().unwrap();
-            assert_eq!(u64::from(hd.model_type), e["type"].as_u64().unwrap(), "{name} visual {i}");
+            assert_eq!(
+                u64::from(hd.model_type),
+                e["type"].as_u64().unwrap(),
+                "{name} visual {i}"
+            );
             assert_eq!(u64::from(hd.shader_id), e["shader_id"].as_u64().unwrap());
             let cids: Vec<u64> = vi.chunks.iter().map(|c| u64::from(c.id())).collect();
-            let want: Vec<u64> = e["chunk_ids"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+            let want: Vec<u64> = e["chunk_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_u64)
+                .collect();
             assert_eq!(cids, want);
             if let Some(gc) = e["gcontainer"].as_array() {
                 let g = vi.gcontainer().unwrap();
-                let got = [g.vb_index, g.vb_offset, g.vb_count, g.ib_index, g.ib_offset, g.ib_count];
-                let want: Vec<u32> = gc.iter().filter_map(Value::as_u64).map(|x| x as u32).collect();
+                let got = [
+                    g.vb_index,
+                    g.vb_offset,
+                    g.vb_count,
+                    g.ib_index,
+                    g.ib_offset,
+                    g.ib_count,
+                ];
+                let want: Vec<u32> = gc
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|x| x as u32)
+                    .collect();
                 assert_eq!(got.to_vec(), want);
             }
             if let Some(sw) = e["swidata"]["windows"].as_array() {
                 let s = vi.swidata().unwrap();
-                let got: Vec<[u64; 3]> = s.windows.iter().map(|w| [u64::from(w.offset), u64::from(w.num_tris), u64::from(w.num_verts)]).collect();
-                let want: Vec<[u64; 3]> = sw.iter().map(|w| [w[0].as_u64().unwrap(), w[1].as_u64().unwrap(), w[2].as_u64().unwrap()]).collect();
+                let got: Vec<[u64; 3]> = s
+                    .windows
+                    .iter()
+                    .map(|w| {
+                        [
+                            u64::from(w.offset),
+                            u64::from(w.num_tris),
+                            u64::from(w.num_verts),
+                        ]
+                    })
+                    .collect();
+                let want: Vec<[u64; 3]> = sw
+                    .iter()
+                    .map(|w| {
+                        [
+                            w[0].as_u64().unwrap(),
+                            w[1].as_u64().unwrap(),
+                            w[2].as_u64().unwrap(),
+                        ]
+                    })
+                    .collect();
                 assert_eq!(got, want);
-                assert_eq!(u64::from(s.reserved[2]), e["swidata"]["reserved"][2].as_u64().unwrap());
+                assert_eq!(
+                    u64::from(s.reserved[2]),
+                    e["swidata"]["reserved"][2].as_u64().unwrap()
+                );
             }
             if let Some(si) = e["swi_index"].as_u64() {
                 assert_eq!(vi.swi_container().map(u64::from), Some(si));
             }
             if let Some(ch) = e["children"].as_array() {
-                let want: Vec<u32> = ch.iter().filter_map(Value::as_u64).map(|x| x as u32).collect();
+                let want: Vec<u32> = ch
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|x| x as u32)
+                    .collect();
                 assert_eq!(vi.children(), want.as_slice());
             }
         }
@@ -185,16 +283,27 @@ fn level_contents_and_export_match_the_expectations() {
         assert_eq!(l.lights().len() as u64, v["lights"].as_u64().unwrap());
         let glows = v["glows"].as_array().unwrap();
         assert_eq!(l.glows().len(), glows.len());
-        assert_eq!(u64::from(l.glows()[0].shader), glows[0]["shader_index"].as_u64().unwrap());
+        assert_eq!(
+            u64::from(l.glows()[0].shader),
+            glows[0]["shader_index"].as_u64().unwrap()
+        );
         let roots: Vec<Option<u32>> = l.sectors().iter().map(|s| s.value.root()).collect();
-        let want: Vec<Option<u32>> = v["sectors"].as_array().unwrap().iter().map(|s| s["root"].as_u64().map(|x| x as u32)).collect();
+        let want: Vec<Option<u32>> = v["sectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["root"].as_u64().map(|x| x as u32))
+            .collect();
         assert_eq!(roots, want);
         assert_eq!(levelgeom_xray::check::level(&l, Some(&g), None), vec![]);
 
         // export: meshes, triangles (sw[0] only), tree vertices at their world places
         let s = scene::to_scene(&l, &g, &scene::SceneOptions::default()).unwrap();
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
-        assert_eq!(s.meshes.len() as u64, v["export"]["meshes_with_geometry"].as_u64().unwrap());
+        assert_eq!(
+            s.meshes.len() as u64,
+            v["export"]["meshes_with_geometry"].as_u64().unwrap()
+        );
         let world = s.world_matrices();
         let mut tris = 0;
         for (ni, node) in s.nodes.iter().enumerate() {
@@ -202,11 +311,23 @@ fn level_contents_and_export_match_the_expectations() {
             let p = &s.meshes[m].primitives[0];
             tris += p.triangle_count();
             let e = &ev[ni];
-            assert_eq!(p.triangle_count() as u64, e["draw_triangles"].as_u64().unwrap(), "{name} node {ni}");
+            assert_eq!(
+                p.triangle_count() as u64,
+                e["draw_triangles"].as_u64().unwrap(),
+                "{name} node {ni}"
+            );
             if let Some(want) = e["draw_indices_sw0"].as_array() {
                 // the scene reverses winding: (a, b, c) → (a, c, b)
-                let want: Vec<u32> = want.iter().filter_map(Value::as_u64).map(|x| x as u32).collect();
-                let back: Vec<u32> = p.indices.chunks(3).flat_map(|t| [t[0], t[2], t[1]]).collect();
+                let want: Vec<u32> = want
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .map(|x| x as u32)
+                    .collect();
+                let back: Vec<u32> = p
+                    .indices
+                    .chunks(3)
+                    .flat_map(|t| [t[0], t[2], t[1]])
+                    .collect();
                 assert_eq!(back, want);
             }
             if let Some(vw) = e["vertices_world"].as_array() {
@@ -219,7 +340,10 @@ fn level_contents_and_export_match_the_expectations() {
                 }
             }
         }
-        assert_eq!(tris as u64, v["export"]["triangles_drawn_total"].as_u64().unwrap());
+        assert_eq!(
+            tris as u64,
+            v["export"]["triangles_drawn_total"].as_u64().unwrap()
+        );
     }
 }
 
@@ -230,8 +354,15 @@ fn compressed_chunk_and_lzhuf_vector() {
     let lv = &e["lzhuf_vector"];
     let b = std::fs::read(format!("{}/{}", dir(), lv["file"].as_str().unwrap())).unwrap();
     let plain = lzhuf::decompress(&b).unwrap();
-    assert_eq!(plain.len() as u64, lv["uncompressed_size"].as_u64().unwrap());
-    assert_eq!(lzhuf::compress(&plain), b, "encoder output differs from the independent encoder");
+    assert_eq!(
+        plain.len() as u64,
+        lv["uncompressed_size"].as_u64().unwrap()
+    );
+    assert_eq!(
+        lzhuf::compress(&plain),
+        b,
+        "encoder output differs from the independent encoder"
+    );
 
     // the compressed VB chunk decodes to the plain v14 VB payload, and the vertices are equal
     let vars = &e["variants"];
@@ -241,16 +372,29 @@ fn compressed_chunk_and_lzhuf_vector() {
     let c = comp.chunks.iter().find(|c| c.id() == 9).unwrap();
     assert_eq!(c.raw_id, 9 | COMPRESSED);
     let stored = c.stored.as_ref().unwrap();
-    assert_eq!(stored.len() as u64, vars["v14_lzhuf"]["vb_chunk"]["stored_size"].as_u64().unwrap());
+    assert_eq!(
+        stored.len() as u64,
+        vars["v14_lzhuf"]["vb_chunk"]["stored_size"]
+            .as_u64()
+            .unwrap()
+    );
     assert_eq!(comp.vertex_buffers(), plain_geom.vertex_buffers());
     // re-encoding the decoded payload gives the stored bytes again (same encoder)
     let payload = lzhuf::decompress(stored).unwrap();
-    assert_eq!(payload.len() as u64, vars["v14_lzhuf"]["vb_chunk"]["uncompressed_size"].as_u64().unwrap());
+    assert_eq!(
+        payload.len() as u64,
+        vars["v14_lzhuf"]["vb_chunk"]["uncompressed_size"]
+            .as_u64()
+            .unwrap()
+    );
     assert_eq!(&lzhuf::compress(&payload), stored);
     // a changed vertex forces re-compression, which still reads back
     let mut changed = comp.clone();
     changed.vertex_buffers_mut().unwrap()[0].data[0] ^= 1;
     let again = Geom::read(&changed.write()).unwrap();
-    assert_eq!(again.vertex_buffers().unwrap()[0].data[0], comp.vertex_buffers().unwrap()[0].data[0] ^ 1);
+    assert_eq!(
+        again.vertex_buffers().unwrap()[0].data[0],
+        comp.vertex_buffers().unwrap()[0].data[0] ^ 1
+    );
     assert!(matches!(again.chunks[1].value, GeomChunk::VertexBuffers(_)));
 }

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 pub mod check;
+pub mod demo;
 pub mod export;
 pub mod info;
 pub mod rebuild;
@@ -18,6 +19,8 @@ pub enum Command {
     Check(check::Args),
     /// Export a level to glTF (GLB), OBJ/MTL and PNG.
     Export(export::Args),
+    /// Write the built-in generated demo level (an Argonaut WAD) to a file.
+    Demo(demo::Args),
 }
 
 /// Run a subcommand; returns the process exit code (0 ok, 1 problems found).
@@ -27,5 +30,6 @@ pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Rebuild(a) => rebuild::run(a, out),
         Command::Check(a) => check::run(a, out),
         Command::Export(a) => export::run(a, out),
+        Command::Demo(a) => demo::run(a, out),
     }
 }

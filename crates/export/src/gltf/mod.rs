@@ -3,7 +3,7 @@
 //! # Mapping from the scene
 //! | scene | glTF |
 //! |---|---|
-//! | [`Scene::nodes`] | `nodes`, same indices; `matrix` = the node's local matrix, omitted when identity, so parent × child gives the scene's world matrices |
+//! | [`Scene::nodes`] | `nodes`, same indices; `matrix` = the node's local matrix, omitted when identity, so parent × child gives the scene's world matrices (see *Repairs* for matrices glTF cannot hold) |
 //! | [`Scene::roots`] | `scenes[0].nodes` |
 //! | [`levelgeom_scene::Mesh`] | one `mesh` each (nodes sharing a mesh share it: instancing); a mesh with nothing drawable is left out and its nodes lose the reference |
 //! | [`levelgeom_scene::Primitive`] | one primitive each, mode triangles; empty ones skipped |
@@ -29,14 +29,18 @@
 //! repaired as described in the crate's `clean` module; in addition a textured primitive
 //! without UVs gets zero UVs, `baseColorFactor` is clamped to 0..1, a non-finite node matrix
 //! becomes identity, and node links that would give a node a second parent (or close a cycle)
-//! are dropped. Every repair is reported in the warnings.
+//! are dropped. A node `matrix` must decompose into translation · rotation · scale (the
+//! validator's `NODE_MATRIX_NON_TRS`: bottom row exactly `0 0 0 1`, non-zero determinant, no
+//! shear); a node whose matrix does not is written without one, its mesh replaced by a copy
+//! with the matrix applied to the vertices (appended after the scene's meshes), and the matrix
+//! pre-multiplied into its children's. Every repair is reported in the warnings.
 
 mod glb;
 mod json;
 
 use levelgeom_scene::{AlphaMode, Scene, TextureSource, IDENTITY};
 
-use crate::clean::{clean_primitive, CleanPrimitive, Repairs};
+use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Repairs};
 use crate::ExportError;
 use json::*;
 
@@ -252,23 +256,32 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                 width,
                 height,
                 pixels,
-            } => match (files, crate::png::encode_rgba8(*width, *height, pixels)) {
+            } => match (
+                files,
+                crate::png::check_rgba8(*width, *height, pixels.len()),
+            ) {
                 (_, Err(e)) => {
                     rep.warn(format!("texture {i} {:?}: {e}; left out", t.name));
                     None
                 }
-                (Some(_), Ok(_)) => Some(ImageJ {
+                (Some(_), Ok(())) => Some(ImageJ {
                     name: t.name.clone(),
                     uri: Some(crate::texture_file_name(t)),
                     mime_type: None,
                     buffer_view: None,
                 }),
-                (None, Ok(png)) => Some(ImageJ {
-                    name: t.name.clone(),
-                    uri: None,
-                    mime_type: Some("image/png"),
-                    buffer_view: Some(buf.view(&png, None)),
-                }),
+                (None, Ok(())) => match crate::png::encode_rgba8(*width, *height, pixels) {
+                    Ok(png) => Some(ImageJ {
+                        name: t.name.clone(),
+                        uri: None,
+                        mime_type: Some("image/png"),
+                        buffer_view: Some(buf.view(&png, None)),
+                    }),
+                    Err(e) => {
+                        rep.warn(format!("texture {i} {:?}: {e}; left out", t.name));
+                        None
+                    }
+                },
             },
             TextureSource::External { uri } if uri.is_empty() => {
                 rep.warn(format!("texture {i} {:?}: empty uri; left out", t.name));
@@ -346,9 +359,11 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
         });
     }
 
-    // Meshes; `mesh_map[i]` = glTF mesh of scene mesh i (None when nothing drawable).
-    let mut meshes = Vec::new();
+    // Every mesh cleaned once; `mesh_map[i]` = glTF mesh of scene mesh i (None when nothing
+    // drawable). Meshes are written after the nodes, which may ask for baked copies.
+    let mut cleaned: Vec<Vec<CleanPrimitive>> = Vec::with_capacity(scene.meshes.len());
     let mut mesh_map: Vec<Option<usize>> = Vec::with_capacity(scene.meshes.len());
+    let mut mesh_count = 0usize;
     for (mi, mesh) in scene.meshes.iter().enumerate() {
         let mut prims = Vec::new();
         for (pi, p) in mesh.primitives.iter().enumerate() {
@@ -363,28 +378,70 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                 ));
                 c.uvs.push(vec![[0.0; 2]; c.positions.len()]);
             }
-            prims.push(primitive(&mut buf, &c, &label, &mut rep));
+            prims.push(c);
         }
         if prims.is_empty() {
             mesh_map.push(None);
         } else {
-            meshes.push(MeshJ {
-                name: mesh.name.clone(),
-                primitives: prims,
-            });
-            mesh_map.push(Some(meshes.len() - 1));
+            mesh_map.push(Some(mesh_count));
+            mesh_count += 1;
         }
+        cleaned.push(prims);
     }
 
-    // Nodes, same indices as the scene, with the tree repaired into a forest.
+    // Nodes, same indices as the scene, with the tree repaired into a forest. A matrix glTF
+    // cannot hold (not translation·rotation·scale: shear, zero scale, projection) is baked:
+    // the node gets no matrix, its mesh is replaced by a transformed copy, and its children
+    // are pre-multiplied by it. Parents are visited before their children.
     let (children, roots) = forest(scene, &mut rep);
-    let mut nodes = Vec::with_capacity(scene.nodes.len());
-    for (ni, (n, kids)) in scene.nodes.iter().zip(children).enumerate() {
-        let label = format!("node {ni} {:?}", n.name);
-        let mesh = match n.mesh {
+    let n = scene.nodes.len();
+    let mut is_child = vec![false; n];
+    children.iter().flatten().for_each(|&c| is_child[c] = true);
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<usize> = (0..n).rev().filter(|&x| !is_child[x]).collect();
+    while let Some(x) = stack.pop() {
+        order.push(x);
+        stack.extend(children[x].iter().rev());
+    }
+    let mut pending: Vec<Option<[f64; 16]>> = vec![None; n];
+    let mut node_matrix: Vec<Option<[f32; 16]>> = vec![None; n];
+    let mut node_mesh: Vec<Option<usize>> = vec![None; n];
+    let mut baked: Vec<(usize, [f64; 16])> = Vec::new();
+    let identity = IDENTITY.map(|v| v as f64);
+    for &x in &order {
+        let node = &scene.nodes[x];
+        let label = format!("node {x} {:?}", node.name);
+        let local = if node.matrix.iter().any(|v| !v.is_finite()) {
+            rep.warn(format!("{label}: non-finite matrix; wrote identity"));
+            identity
+        } else {
+            node.matrix.map(|v| v as f64)
+        };
+        let eff = match &pending[x] {
+            Some(p) => mul64(p, &local),
+            None => local,
+        };
+        let bake_with = if eff == identity {
+            None
+        } else if is_trs(&eff) {
+            node_matrix[x] = Some(eff.map(|v| v as f32));
+            None
+        } else {
+            Some(eff)
+        };
+        for &c in &children[x] {
+            pending[c] = bake_with;
+        }
+        node_mesh[x] = match node.mesh {
             None => None,
             Some(m) => match mesh_map.get(m) {
-                Some(Some(g)) => Some(*g),
+                Some(Some(g)) => match bake_with {
+                    None => Some(*g),
+                    Some(eff) => {
+                        baked.push((m, eff));
+                        Some(mesh_count + baked.len() - 1)
+                    }
+                },
                 Some(None) => {
                     rep.warn(format!("{label}: mesh {m} has nothing drawable; left out"));
                     None
@@ -395,24 +452,62 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                 }
             },
         };
-        let matrix = if n.matrix.iter().any(|v| !v.is_finite()) {
-            rep.warn(format!("{label}: non-finite matrix; wrote identity"));
-            None
-        } else if n.matrix == IDENTITY {
-            None
-        } else {
-            Some(n.matrix)
-        };
-        let mut ex = extras(&n.extras, &label, &mut rep);
-        if n.hidden && !ex.0.iter().any(|(k, _)| k == "hidden") {
+        if bake_with.is_some() {
+            rep.warn(format!(
+                "{label}: matrix is not translation·rotation·scale; baked into its mesh and children"
+            ));
+        }
+    }
+    let mut nodes = Vec::with_capacity(n);
+    for (ni, (node, kids)) in scene.nodes.iter().zip(children).enumerate() {
+        let label = format!("node {ni} {:?}", node.name);
+        let mut ex = extras(&node.extras, &label, &mut rep);
+        if node.hidden && !ex.0.iter().any(|(k, _)| k == "hidden") {
             ex.0.push(("hidden".to_string(), serde_json::Value::Bool(true)));
         }
         nodes.push(NodeJ {
-            name: n.name.clone(),
-            mesh,
+            name: node.name.clone(),
+            mesh: node_mesh[ni],
             children: kids,
-            matrix,
+            matrix: node_matrix[ni],
             extras: ex,
+        });
+    }
+
+    // Meshes: the scene's own, then the baked copies.
+    let mut meshes = Vec::with_capacity(mesh_count + baked.len());
+    for (mi, prims) in cleaned.iter().enumerate() {
+        if prims.is_empty() {
+            continue;
+        }
+        let name = &scene.meshes[mi].name;
+        let primitives = prims
+            .iter()
+            .enumerate()
+            .map(|(pi, c)| {
+                let label = format!("mesh {mi} {name:?} primitive {pi}");
+                primitive(&mut buf, c, &label, &mut rep)
+            })
+            .collect();
+        meshes.push(MeshJ {
+            name: name.clone(),
+            primitives,
+        });
+    }
+    for (mi, eff) in &baked {
+        let name = &scene.meshes[*mi].name;
+        let primitives = cleaned[*mi]
+            .iter()
+            .enumerate()
+            .map(|(pi, c)| {
+                let label = format!("mesh {mi} {name:?} (baked) primitive {pi}");
+                let b = bake(c, eff, &mut rep);
+                primitive(&mut buf, &b, &label, &mut rep)
+            })
+            .collect();
+        meshes.push(MeshJ {
+            name: name.clone(),
+            primitives,
         });
     }
 

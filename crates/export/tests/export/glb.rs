@@ -408,7 +408,92 @@ pub fn awkward_scene() -> Scene {
         ..Node::default()
     });
     s.roots.push(mirror);
+    // matrices glTF cannot hold: shear (with a child), zero scale, projective bottom row
+    let mut shear = scale(-1.0, 1.0, 1.0);
+    shear[4] = 0.5;
+    let mut projective = IDENTITY;
+    projective[3] = 0.5;
+    let child = s.add_node(Node {
+        name: "under shear".into(),
+        mesh: Some(0),
+        matrix: translate(0.0, 3.0, 0.0),
+        ..Node::default()
+    });
+    for (name, matrix, children) in [
+        ("shear", shear, vec![child]),
+        ("zero", scale(0.0, 1.0, 1.0), vec![]),
+        ("projective", projective, vec![]),
+    ] {
+        let k = s.add_node(Node {
+            name: name.into(),
+            mesh: Some(0),
+            matrix,
+            children,
+            ..Node::default()
+        });
+        s.roots.push(k);
+    }
     s
+}
+
+#[test]
+fn non_trs_matrices_are_baked() {
+    let mut s = Scene::default();
+    s.add_mesh(Mesh {
+        name: "tri".into(),
+        primitives: vec![Primitive {
+            positions: QUAD_POS[..3].to_vec(),
+            normals: vec![[0.0, 0.0, 1.0]; 3],
+            indices: vec![0, 1, 2],
+            ..Primitive::default()
+        }],
+    });
+    // shear x += 0.5·y, then mirror x: (x, y, z) → (−x − 0.5y, y, z)
+    let mut shear = scale(-1.0, 1.0, 1.0);
+    shear[4] = -0.5;
+    let child = s.add_node(Node {
+        name: "child".into(),
+        mesh: Some(0),
+        matrix: translate(0.0, 2.0, 0.0),
+        ..Node::default()
+    });
+    let parent = s.add_node(Node {
+        name: "sheared".into(),
+        mesh: Some(0),
+        matrix: shear,
+        children: vec![child],
+        ..Node::default()
+    });
+    let plain = s.add_node(Node {
+        name: "plain".into(),
+        mesh: Some(0),
+        matrix: translate(1.0, 0.0, 0.0),
+        ..Node::default()
+    });
+    s.roots = vec![parent, plain];
+    let (p, warnings) = export(&s);
+    let nodes = &p.json["nodes"];
+    assert_eq!(nodes[plain]["mesh"], 0);
+    assert!(nodes[parent].get("matrix").is_none());
+    assert_eq!(nodes[parent]["mesh"], 1, "baked copy");
+    assert_eq!(p.json["meshes"].as_array().unwrap().len(), 3);
+    let pos = p.floats(p.attr(1, 0, "POSITION").unwrap());
+    assert_eq!(pos, vec![0.0, 0.0, 0.0, -1.0, 0.0, 0.0, -1.5, 1.0, 0.0]);
+    // mirrored: winding reversed; normal (0,0,1) unchanged by this shear
+    let idx = p.json["meshes"][1]["primitives"][0]["indices"]
+        .as_u64()
+        .unwrap() as usize;
+    assert_eq!(p.indices(idx).1, vec![0, 2, 1]);
+    assert_eq!(
+        p.floats(p.attr(1, 0, "NORMAL").unwrap()),
+        [0.0, 0.0, 1.0].repeat(3)
+    );
+    // child: shear · translate(0,2,0) is still a shear, so it is baked too: (x,y) → (−x−0.5(y+2), y+2)
+    assert!(nodes[child].get("matrix").is_none());
+    assert_eq!(nodes[child]["mesh"], 2);
+    let pos = p.floats(p.attr(2, 0, "POSITION").unwrap());
+    assert_eq!(pos, vec![-1.0, 2.0, 0.0, -2.0, 2.0, 0.0, -2.5, 3.0, 0.0]);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
 }
 
 #[test]
@@ -458,4 +543,34 @@ fn colours_are_clamped_to_unit_range() {
         warnings,
         vec!["clamped 3 value(s) into the range the format allows"]
     );
+}
+
+#[test]
+fn texture_with_bad_pixels_is_left_out() {
+    let mut s = scene();
+    s.textures.insert(
+        0,
+        Texture {
+            name: "broken".into(),
+            source: TextureSource::Rgba8 {
+                width: 4,
+                height: 4,
+                pixels: vec![0; 10],
+            },
+        },
+    );
+    s.materials[0].texture = Some(1); // page_00, now second
+    s.materials[1].texture = Some(0); // the broken one
+    let (p, warnings) = export(&s);
+    assert_eq!(p.json["images"].as_array().unwrap().len(), 1);
+    assert_eq!(p.json["textures"][0]["name"], "page_00");
+    assert_eq!(
+        p.json["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"],
+        json!({"index": 0})
+    );
+    assert!(p.json["materials"][1]["pbrMetallicRoughness"]
+        .get("baseColorTexture")
+        .is_none());
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("\"broken\""), "{warnings:?}");
 }

@@ -265,7 +265,7 @@ fn floats_round_trip_and_nan_is_replaced() {
         }],
     });
     let n = s.add_node(Node {
-        name: "has space".into(),
+        name: "has space#1".into(),
         mesh: Some(0),
         ..Node::default()
     });
@@ -282,7 +282,7 @@ fn floats_round_trip_and_nan_is_replaced() {
         "no exponent notation: {v_lines:?}"
     );
     assert_eq!(o.f.len(), 1, "triangle with index 7 dropped");
-    assert_eq!(o.objects[0].1, "has_space");
+    assert_eq!(o.objects[0].1, "has_space_1");
     assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
 }
 

@@ -25,12 +25,11 @@ use std::collections::HashMap;
 
 use levelgeom_scene::{AlphaMode, Material};
 
-/// Entry flag bit 0: a flat colour, no texture.
-pub const ENTRY_FLAT_COLOUR: u16 = 0x0001;
+use crate::text::ENTRY_BLEND_MASK;
 
 /// The blend mode of a texture entry: flag bits 12–14.
 pub fn blend_mode(entry_flags: u16) -> u8 {
-    ((entry_flags >> 12) & 0x7) as u8
+    ((entry_flags & ENTRY_BLEND_MASK) >> 12) as u8
 }
 
 /// What makes two faces need different materials.

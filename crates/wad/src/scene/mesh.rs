@@ -123,7 +123,8 @@ pub fn build(
                     if let Some(uv) = uv {
                         if !pb.has_uv {
                             // Earlier corners of this primitive had no UVs: give them (0, 0).
-                            pb.prim.uvs = vec![vec![[0.0, 0.0]; pb.prim.positions.len() - 1]];
+                            pb.prim.uvs =
+                                vec![vec![[0.0, 0.0]; pb.prim.positions.len().saturating_sub(1)]];
                             pb.has_uv = true;
                         }
                         pb.prim.uvs[0].push(uv);

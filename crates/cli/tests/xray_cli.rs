@@ -1,0 +1,273 @@
+//! The `levelgeom` binary on the real X-Ray fixture and on damaged copies.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    fixture_dir().join(name)
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+fn info_json(p: &Path) -> Value {
+    let (code, out, err) = run(&[os("info"), os("--json"), p.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn info_json_for_geom() {
+    let v = info_json(&fixture("level.geom"));
+    assert_eq!(v["format"], "xray-geom");
+    assert_eq!(v["version"], 14);
+    let vbs = v["vertex_buffers"].as_array().unwrap();
+    let counts: Vec<u64> = vbs
+        .iter()
+        .map(|b| b["vertices"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, vec![24, 53, 20]);
+    assert!(vbs.iter().all(|b| b["stride"] == 32));
+    // mu_model_decl: SHORT4 (7) TEXCOORD (5) index 0 at offset 24
+    let last = &vbs[0]["layout"][4];
+    assert_eq!(
+        (
+            last["offset"].as_u64(),
+            last["type"].as_u64(),
+            last["usage"].as_u64(),
+            last["usage_index"].as_u64()
+        ),
+        (Some(24), Some(7), Some(5), Some(0))
+    );
+    assert_eq!(v["index_buffers"][0]["indices"], 168);
+    assert_eq!(v["swis"].as_array().unwrap().len(), 0);
+    let vx = info_json(&fixture("level.geomx"));
+    assert_eq!(vx["vertex_buffers"][0]["vertices"], 37);
+    assert_eq!(vx["vertex_buffers"][0]["stride"], 12);
+}
+
+#[test]
+fn info_json_for_level_and_cform() {
+    let v = info_json(&fixture("level"));
+    assert_eq!(v["format"], "xray-level");
+    assert_eq!(v["version"], 14);
+    let vis = v["visuals"].as_array().unwrap();
+    assert_eq!(vis.len(), 16);
+    assert_eq!(vis.iter().filter(|x| x["type"] == "tree_st").count(), 5);
+    assert_eq!(vis.iter().filter(|x| x["type"] == "lod").count(), 5);
+    assert_eq!(vis.iter().filter(|x| x["type"] == "hierarchy").count(), 2);
+    assert_eq!(vis.iter().filter(|x| x["type"] == "normal").count(), 4);
+    let sh = v["shaders"].as_array().unwrap();
+    assert_eq!(sh.len(), 8);
+    assert_eq!(sh[6], "flora\\leaf_wave/trees\\trees_elka");
+    // every tree visual names the tree shader
+    assert!(vis
+        .iter()
+        .filter(|x| x["type"] == "tree_st")
+        .all(|x| x["shader"] == sh[6]));
+    let c = info_json(&fixture("level.cform"));
+    assert_eq!(c["format"], "xray-cform");
+    assert_eq!(
+        (c["vertices"].as_u64(), c["faces"].as_u64()),
+        (Some(33), Some(44))
+    );
+}
+
+#[test]
+fn formats_are_detected_from_content_not_name() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("level");
+    std::fs::copy(fixture("level.geom"), &p).unwrap();
+    assert_eq!(info_json(&p)["format"], "xray-geom");
+    // an unknown X-Ray chunk file: chunk 1 (4 bytes) + chunk 5 holding a nested chunk 7
+    let mut b = vec![1, 0, 0, 0, 4, 0, 0, 0, 14, 0, 0, 0, 5, 0, 0, 0, 10, 0, 0, 0];
+    b.extend_from_slice(&[7, 0, 0, 0, 2, 0, 0, 0, 0xAB, 0xCD]);
+    let q = d.path().join("x.bin");
+    std::fs::write(&q, &b).unwrap();
+    let v = info_json(&q);
+    assert_eq!(v["format"], "xray-chunks");
+    assert_eq!(v["tree"][1]["id"], 5);
+    assert_eq!(v["tree"][1]["children"][0]["id"], 7);
+    let out = d.path().join("x.out");
+    let (code, text, _) = run(&[
+        os("rebuild"),
+        os("--verify"),
+        q.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn rebuild_verify_is_identical_for_all_four_files() {
+    let d = tempfile::tempdir().unwrap();
+    for f in ["level", "level.geom", "level.geomx", "level.cform"] {
+        let out = d.path().join(f);
+        let (code, text, err) = run(&[
+            os("rebuild"),
+            os("--verify"),
+            fixture(f).as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "{f}: {text}{err}");
+        assert!(text.starts_with("identical"), "{text}");
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(fixture(f)).unwrap()
+        );
+    }
+}
+
+#[test]
+fn check_passes_the_fixture_and_flags_damage() {
+    let (code, text, _) = run(&[os("check"), fixture("level").as_os_str()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("with ") && text.contains("level.geom"),
+        "{text}"
+    );
+    // a copy whose tree instance 4 points at vertex buffer 7
+    let d = tempfile::tempdir().unwrap();
+    let mut l = std::fs::read(fixture("level")).unwrap();
+    // visual 4's GCONTAINER header is at 0x312 (hex dump), its vb_index at 0x31A
+    assert_eq!(&l[0x312..0x31A], &[21, 0, 0, 0, 24, 0, 0, 0]);
+    l[0x31A] = 7;
+    std::fs::write(d.path().join("level"), &l).unwrap();
+    std::fs::copy(fixture("level.geom"), d.path().join("level.geom")).unwrap();
+    let (code, text, _) = run(&[os("check"), d.path().join("level").as_os_str()]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(
+            "fsL_VISUALS/visual[4]/OGF_GCONTAINER: vb_index 7 but level.geom has 3 vertex buffers"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn truncated_files_fail_with_offset_and_chunk_path() {
+    let d = tempfile::tempdir().unwrap();
+    let l = std::fs::read(fixture("level")).unwrap();
+    let p = d.path().join("level");
+    std::fs::write(&p, &l[..0x200]).unwrap();
+    let (code, _, err) = run(&[os("info"), p.as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("at 0x000000F2 in fsL_VISUALS: chunk 3 claims 6628 bytes"),
+        "{err}"
+    );
+    let g = std::fs::read(fixture("level.geom")).unwrap();
+    let q = d.path().join("level.geom");
+    std::fs::write(&q, &g[..g.len() - 1]).unwrap();
+    let (code, _, err) = run(&[os("check"), q.as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("in fsL_SWIS") || err.contains("at 0x0000000C"),
+        "{err}"
+    );
+}
+
+#[test]
+fn export_writes_glb_obj_mtl_and_validates() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let (code, text, err) = run(&[os("export"), fixture_dir().as_os_str(), out.as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("16 visuals, 9 placed meshes (5 distinct"),
+        "{text}"
+    );
+    let glb = std::fs::read(out.join("level.glb")).unwrap();
+    assert_eq!(&glb[..4], b"glTF");
+    let obj = std::fs::read_to_string(out.join("level.obj")).unwrap();
+    assert_eq!(obj.lines().filter(|l| l.starts_with("o ")).count(), 9);
+    let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
+    assert!(mtl.contains("map_Kd trees/trees_elka.dds"), "{mtl}");
+    // the Khronos validator, when the project's script and node are available
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/validate-gltf.sh");
+    let tool =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator/node_modules");
+    let node = Command::new("node").arg("--version").output().is_ok();
+    if script.is_file() && tool.is_dir() && node {
+        let o = Command::new("bash")
+            .arg(&script)
+            .arg(out.join("level.glb"))
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{s}");
+        assert!(s.contains(": 0 errors"), "{s}");
+    } else {
+        eprintln!("glTF validator not available; skipped");
+    }
+    // --lods adds the 5 LOD billboard meshes; --format obj writes only OBJ/MTL
+    let out2 = d.path().join("out2");
+    let (code, text, _) = run(&[
+        os("export"),
+        fixture("level").as_os_str(),
+        out2.as_os_str(),
+        os("--lods"),
+        os("--format"),
+        os("obj"),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("(10 distinct"), "{text}");
+    assert!(!out2.join("level.glb").exists());
+    assert!(out2.join("level.obj").exists());
+}
+
+#[test]
+fn export_of_geom_alone_explains_it_needs_level() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&[
+        os("export"),
+        fixture("level.geom").as_os_str(),
+        d.path().as_os_str(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("export needs the `level` file"), "{err}");
+}
+
+#[test]
+fn textures_folder_resolves_names_and_warns_about_missing_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let tex = d.path().join("textures");
+    std::fs::create_dir_all(tex.join("trees")).unwrap();
+    std::fs::write(tex.join("trees/trees_elka.dds"), b"DDS ").unwrap();
+    let out = d.path().join("out");
+    let (code, text, err) = run(&[
+        os("export"),
+        fixture_dir().as_os_str(),
+        out.as_os_str(),
+        os("--textures"),
+        tex.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("(1 found)"), "{text}");
+    assert!(err.contains("texture crete/crete_roof1 not found"), "{err}");
+    let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
+    assert!(
+        mtl.contains("trees/trees_elka.dds") && mtl.contains(&*tex.to_string_lossy()),
+        "{mtl}"
+    );
+}

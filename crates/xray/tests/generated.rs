@@ -1,0 +1,101 @@
+//! Generated levels cover what the real fixture lacks: progressive visuals (static and tree)
+//! with SWI windows, compressed chunks, version-13 float UVs.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use levelgeom_scene::transform_point;
+use levelgeom_xray::chunk::COMPRESSED;
+use levelgeom_xray::generate::{self, Options, TREE_OFFSETS};
+use levelgeom_xray::{check, to_scene, Geom, Level, SceneOptions};
+
+fn all_options() -> Vec<Options> {
+    let mut v = Vec::new();
+    for version in [13, 14] {
+        for compress in [false, true] {
+            v.push(Options { version, compress });
+        }
+    }
+    v
+}
+
+#[test]
+fn generated_levels_parse_check_and_rebuild() {
+    for o in all_options() {
+        let (lb, gb) = generate::level_bytes(o);
+        assert!(levelgeom_xray::sniff(&lb) && levelgeom_xray::sniff(&gb));
+        let l = Level::read(&lb).unwrap();
+        let g = Geom::read(&gb).unwrap();
+        assert_eq!(l.write(), lb, "{o:?}");
+        assert_eq!(g.write(), gb, "{o:?}");
+        assert_eq!(check::level(&l, Some(&g), None), vec![], "{o:?}");
+        assert_eq!(check::geom(&g), vec![]);
+        assert_eq!(l.header().unwrap().version, o.version);
+        // compression flags survive and the stored bytes are kept
+        let shaders = l.chunks.iter().find(|c| c.id() == 2).unwrap();
+        let swis = g.chunks.iter().find(|c| c.id() == 11).unwrap();
+        assert_eq!(shaders.raw_id & COMPRESSED != 0, o.compress);
+        assert_eq!(swis.stored.is_some(), o.compress);
+        assert_eq!(g.swis()[0].windows.len(), 2);
+        assert_eq!(
+            l.visuals()[1].swidata().unwrap().reserved,
+            [0xDEAD_BEEF, 0, 0, 7]
+        );
+        // the raw compressed bytes are really in the file: the id word has bit 31 set
+        if o.compress {
+            assert!(gb
+                .windows(4)
+                .any(|w| w == (11u32 | COMPRESSED).to_le_bytes()));
+        }
+    }
+}
+
+#[test]
+fn progressive_visuals_export_their_full_detail_window() {
+    for o in all_options() {
+        let (l, g) = generate::level(o);
+        let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        // quad (2) + progressive sw[0] (8 of the 10 stored) + one shared tree (sw[0]: 4 of 6)
+        let tris: Vec<usize> = s
+            .meshes
+            .iter()
+            .map(|m| m.primitives[0].triangle_count())
+            .collect();
+        assert_eq!(tris, vec![2, 8, 4]);
+        // the progressive mesh uses sw[0].num_verts = 9 vertices, the tree 5
+        assert_eq!(s.meshes[1].primitives[0].positions.len(), 9);
+        assert_eq!(s.meshes[2].primitives[0].positions.len(), 5);
+        // two tree nodes share the mesh; their apex (model (0,2,0)) lands at offset + (0,2,0)
+        let w = s.world_matrices();
+        for (k, off) in TREE_OFFSETS.iter().enumerate() {
+            let n = 2 + k;
+            assert_eq!(s.nodes[n].mesh, Some(2));
+            let apex = transform_point(&w[n], s.meshes[2].primitives[0].positions[4]);
+            assert_eq!(apex, [off[0], off[1] + 2.0, -off[2]]);
+        }
+        // hierarchy visual 4 is the only root
+        assert_eq!(s.roots, vec![4]);
+        assert_eq!(s.nodes[4].children, vec![0, 1, 2, 3]);
+    }
+}
+
+#[test]
+fn version_13_keeps_float_uvs_exactly_and_14_quantises() {
+    let (_, g13) = generate::level(Options {
+        version: 13,
+        compress: false,
+    });
+    let (_, g14) = generate::level(Options {
+        version: 14,
+        compress: false,
+    });
+    let d13 = g13.vertex_buffers().unwrap()[0].decode();
+    let d14 = g14.vertex_buffers().unwrap()[0].decode();
+    assert_eq!(g13.vertex_buffers().unwrap()[0].stride(), 36);
+    // quad vertex 0 at (-1, 0, -1): uv = (-1·0.25 + 0.5, …) = (0.25, 0.25); v13 adds 1/3 to u
+    assert_eq!(d13.uv[0], [0.25 + 1.0 / 3.0, 0.25]);
+    assert_eq!(d14.uv[0], [0.25, 0.25]);
+    // v14 stores (0.25 + 1/3) only to 1/(1024·255.5): the 24-bit fixed point
+    let (s, f) = levelgeom_xray::vertex::encode_base(0.25 + 1.0 / 3.0);
+    assert_eq!(s, 597); // ⌊0.58333·1024⌋ = ⌊597.33⌋
+    assert_eq!(f, 85); // ⌊255.5·0.3333⌋
+}
