@@ -323,13 +323,16 @@ fn damaged_wad_fails_with_the_offset() {
 // its JSON holds, per tile and face, the world positions, UVs and colours computed in Python,
 // and per collision polygon the corners the engine's planes meet in.
 
+/// One OBJ triangle: three (v index, vt index) corners, 0-based.
+type ObjTriangle = [(usize, Option<usize>); 3];
+
 /// A parsed OBJ: `v` rows (x y z [r g b]), `vt` rows, and per `o`/`g` name its triangles as
 /// (v index, vt index) corners, 0-based.
 #[derive(Default)]
 struct Obj {
     v: Vec<Vec<f32>>,
     vt: Vec<[f32; 2]>,
-    objects: Vec<(String, Vec<[(usize, Option<usize>); 3]>)>,
+    objects: Vec<(String, Vec<ObjTriangle>)>,
 }
 
 fn parse_obj(text: &str) -> Obj {

@@ -271,3 +271,75 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
         "{mtl}"
     );
 }
+
+fn validate(glb: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/validate-gltf.sh");
+    let tool =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator/node_modules");
+    if !(script.is_file()
+        && tool.is_dir()
+        && Command::new("node").arg("--version").output().is_ok())
+    {
+        eprintln!("glTF validator not available; skipped");
+        return;
+    }
+    let o = Command::new("bash").arg(&script).arg(glb).output().unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && s.contains(": 0 errors"), "{s}");
+}
+
+#[test]
+fn generated_progressive_and_compressed_levels_export_and_validate() {
+    use levelgeom_xray::generate::{level_bytes, Options};
+    for (version, compress) in [(14, true), (13, false)] {
+        let d = tempfile::tempdir().unwrap();
+        let (l, g) = level_bytes(Options { version, compress });
+        std::fs::write(d.path().join("level"), l).unwrap();
+        std::fs::write(d.path().join("level.geom"), g).unwrap();
+        let v = info_json(&d.path().join("level.geom"));
+        assert_eq!(v["version"], version);
+        assert_eq!(v["swis"][0]["windows"], 2);
+        assert_eq!(v["chunks"][3]["compressed"], compress);
+        let (code, text, _) = run(&[os("check"), d.path().join("level").as_os_str()]);
+        assert_eq!(code, 0, "{text}");
+        let out = d.path().join("out");
+        let (code, text, err) = run(&[os("export"), d.path().as_os_str(), out.as_os_str()]);
+        assert_eq!(code, 0, "{text}{err}");
+        // quad 2 + progressive sw[0] 8 + shared tree sw[0] 4 triangles
+        assert!(
+            text.contains("4 placed meshes (3 distinct, 14 triangles)"),
+            "{text}"
+        );
+        validate(&out.join("level.glb"));
+        let out2 = d.path().join("re.geom");
+        let (code, text, _) = run(&[
+            os("rebuild"),
+            os("--verify"),
+            d.path().join("level.geom").as_os_str(),
+            out2.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "{text}");
+    }
+}
+
+#[test]
+fn independent_progressive_files_report_their_windows() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/independent/v14_lzhuf");
+    if !dir.is_dir() {
+        eprintln!("independent files missing; skipped");
+        return;
+    }
+    let v = info_json(&dir.join("level.geom"));
+    // expectations: VB chunk compressed; one SWI item with 3 windows
+    assert_eq!(v["chunks"][1]["compressed"], true);
+    assert_eq!(v["swis"][0]["windows"], 3);
+    let l = info_json(&dir.join("level"));
+    assert_eq!(l["visuals"][1]["type"], "progressive");
+    assert_eq!(l["visuals"][1]["swi_windows"], 3);
+    let out = tempfile::tempdir().unwrap();
+    let (code, text, err) = run(&[os("export"), dir.as_os_str(), out.path().as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("12 triangles"), "{text}");
+    validate(&out.path().join("level.glb"));
+}

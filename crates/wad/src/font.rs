@@ -7,7 +7,7 @@
 //! ```
 //!
 //! The field names come from the PSX reading of the same table (Rartrin `FontPSX`, spec §3)
-//! **[M]**; the game reads exactly 2048 bytes.
+//! **\[M\]**; the game reads exactly 2048 bytes.
 
 use levelgeom_binary::{ReadError, Reader, Writer};
 

@@ -184,6 +184,15 @@ fn parse_chunk(
             0
         }
     };
+    if (tag == Tag::INFO || tag == Tag::VERS) && r.rest() != [1, 0, 0, 0] {
+        warnings.push(r.warning_at(
+            payload_offset,
+            format!(
+                "{} bytes where Croc 2 PC has a u32 1 (the game skips this chunk; kept as is)",
+                payload_len
+            ),
+        ));
+    }
     let data = match tag {
         Tag::INFO => ChunkData::Info(r.take_rest().to_vec()),
         Tag::VERS => ChunkData::Vers(r.take_rest().to_vec()),

@@ -5,7 +5,7 @@
 //!      0 |    4 | u32 count (ENG: a count; 1 in the samples)
 //!      4 |    … | the name, NUL-padded (kept verbatim, padding included)
 //! ```
-//! **[M]** (ENG `wad_extractor.py`).
+//! **\[M\]** (ENG `wad_extractor.py`).
 
 use levelgeom_binary::{ReadError, Reader, Writer};
 

@@ -104,6 +104,18 @@ impl Tag {
         Tag([name[3], name[2], name[1], name[0]])
     }
 
+    /// The tag for a readable name given as text: `"STPC"`, or `"MAP"` / `"MAP "` (names shorter
+    /// than 4 bytes are padded with spaces). `None` for names longer than 4 bytes.
+    pub fn from_text(name: &str) -> Option<Tag> {
+        let b = name.as_bytes();
+        if b.len() > 4 {
+            return None;
+        }
+        let mut n = [b' '; 4];
+        n[..b.len()].copy_from_slice(b);
+        Some(Tag::from_name(n))
+    }
+
     /// The readable name as 4 bytes (`*b"STPC"`).
     pub const fn name_bytes(&self) -> [u8; 4] {
         [self.0[3], self.0[2], self.0[1], self.0[0]]
@@ -210,5 +222,8 @@ mod tests {
         assert!(Tag(*b"ABCD").is_printable());
         assert!(!Tag([0, 1, 2, 3]).is_printable());
         assert_eq!(Tag([0x41, 0, 0x42, 0x43]).name(), "CB\\x00A");
+        assert_eq!(Tag::from_text("MAP"), Some(Tag::MAP));
+        assert_eq!(Tag::from_text("STPC"), Some(Tag::STPC));
+        assert_eq!(Tag::from_text("TOOLONG"), None);
     }
 }

@@ -323,16 +323,6 @@ impl TextureEntry {
         ((self.flags & ENTRY_MODE_MASK) >> 8) as u8
     }
 
-    /// The UV rectangle `(U0, U1, V0, V1)` on a 256-texel page: `u0/256, (u1+1)/256, v0/256,
-    /// (v1+1)/256` (seed §3).
-    pub fn uv_rect(&self) -> [f32; 4] {
-        [
-            f32::from(self.u0) / 256.0,
-            (f32::from(self.u1) + 1.0) / 256.0,
-            f32::from(self.v0) / 256.0,
-            (f32::from(self.v1) + 1.0) / 256.0,
-        ]
-    }
 }
 
 /// What follows an effect's type byte.

@@ -294,7 +294,9 @@ fn text_round_trip_and_fields() {
     assert_eq!((e.flags, e.page, e.extra), (0x3000, 0, 0xFF));
     assert_eq!((e.u0, e.u1, e.v0, e.v1), (0, 63, 64, 127));
     assert_eq!(e.blend_mode(), 3);
-    assert_eq!(e.uv_rect(), [0.0, 0.25, 0.25, 0.5]);
+    // the rectangle rule lives in scene::uv (divides by the page size, as the loader does)
+    let r = levelgeom_wad::scene::uv::UvRect::new(e.u0, e.u1, e.v0, e.v1, 256, 256);
+    assert_eq!([r.u0, r.u1, r.v0, r.v1], [0.0, 0.25, 0.25, 0.5]);
     assert!(!e.is_flat_colour());
     assert!(t.entries[1].is_flat_colour());
     match &t.effects {
@@ -352,6 +354,66 @@ fn text_bad_counts_are_errors_with_paths() {
     let e = Text::read(&mut Reader::new(&b)).expect_err("too large");
     assert!(e.to_string().contains("pages[1]"), "{e}");
     assert_eq!(e.offset, 60);
+}
+
+#[test]
+fn text_effect_types_7_10_11_and_unknown() {
+    #[rustfmt::skip]
+    let b = [
+        0, 0, 0, 0,                                 // no palettes
+        0, 0, 0, 0,                                 // no pages
+        0, 0, 0, 0,                                 // no entries
+        4, 0, 0, 0,                                 // 4 effects
+        3, 0, 7, 0x64, 0, 0xC8, 0, 3, 4,            // sprite 3, type 7: u16 100, u16 200, 3, 4
+        4, 0, 10, 1, 2, 3, 2, 0xAA, 0, 0xBB, 0,     // sprite 4, type 10: head, byte 3 = 2 values
+        5, 0, 0,                                    // sprite 5, type 0: nothing more
+        6, 0, 11, 9, 9, 9, 0,                       // sprite 6, type 11 with no values
+    ];
+    let mut r = Reader::new(&b);
+    let t = Text::read(&mut r).expect("reads");
+    assert!(r.is_empty());
+    let Effects::List(list) = &t.effects else {
+        panic!("not a list: {:?}", t.effects)
+    };
+    assert_eq!(
+        list.iter().map(|e| (e.sprite, e.kind)).collect::<Vec<_>>(),
+        [(3, 7), (4, 10), (5, 0), (6, 11)]
+    );
+    assert_eq!(
+        list[0].body,
+        EffectBody::Words {
+            a: 100,
+            b: 200,
+            c: 3,
+            d: 4
+        }
+    );
+    assert_eq!(
+        list[1].body,
+        EffectBody::Table4 {
+            head: [1, 2, 3, 2],
+            values: vec![0xAA, 0xBB]
+        }
+    );
+    assert_eq!(list[2].body, EffectBody::Empty);
+    assert_eq!(
+        list[3].body,
+        EffectBody::Table4 {
+            head: [9, 9, 9, 0],
+            values: vec![]
+        }
+    );
+    assert_eq!(write_with(|x| t.write(x)), b);
+}
+
+#[test]
+fn ampc_is_kept_raw() {
+    let b = [2, 0, 0, 0, 0xAB, 0xCD, 0xEF];
+    let a = levelgeom_wad::ampc::Ampc::read(&mut Reader::new(&b)).expect("reads");
+    assert_eq!(a.count(), Some(2));
+    assert_eq!(write_with(|x| a.write(x)), b);
+    let short = levelgeom_wad::ampc::Ampc { raw: vec![1, 2] };
+    assert_eq!(short.count(), None);
 }
 
 #[test]
@@ -620,6 +682,19 @@ mod level {
         // INFO 12 + VERS 12 + header 4 → WFPC at 28, payload 36, 4 bytes read → 40
         assert_eq!(e.offset, 40);
         assert!(e.to_string().contains("in WFPC: 4 unread bytes"), "{e}");
+    }
+
+    #[test]
+    fn unusual_info_is_a_warning_not_an_error() {
+        let mut level = sample_level();
+        level.chunks[0] = Chunk::new(Tag::INFO, ChunkData::Info(vec![2, 0, 0, 0, 0]));
+        let bytes = Level::new(level.chunks).to_bytes();
+        let (back, warnings) = Level::from_bytes(&bytes).expect("parses");
+        assert_eq!(warnings.len(), 1);
+        // INFO payload at 4 + 8
+        assert_eq!(warnings[0].offset, 12);
+        assert!(warnings[0].to_string().contains("in INFO: 5 bytes where"));
+        assert_eq!(back.to_bytes(), bytes);
     }
 
     #[test]

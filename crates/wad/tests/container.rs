@@ -100,6 +100,16 @@ fn end_payload_is_its_declared_size() {
 }
 
 #[test]
+fn end_size_past_the_end_is_an_error() {
+    let bytes = file(0, &[chunk(b"END ", 5, &[1, 2])]);
+    let e = RawWad::parse(&bytes).expect_err("past EOF");
+    assert_eq!(
+        e.to_string(),
+        "at 0x00000008 in END: declared size 5 runs past the end of the file (2 bytes remain)"
+    );
+}
+
+#[test]
 fn map_declared_4_bytes_too_large_is_a_warning_and_round_trips() {
     // MAP holds 8 bytes but declares 12 (the Croc 2 PC quirk, spec §2.6)
     let bytes = file(

@@ -1,6 +1,6 @@
 //! Small, self-consistent generated levels for tests: what the real fixture lacks.
 //!
-//! [`level`] builds a `level` + `level.geom` pair with:
+//! [`level()`] builds a `level` + `level.geom` pair with:
 //!
 //! | visual | type | geometry |
 //! |---|---|---|

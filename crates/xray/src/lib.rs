@@ -7,7 +7,8 @@
 //!   buffers, sliding-window tables); [`decl`] the declarations, [`vertex`] the codec that turns
 //!   any declaration's bytes into positions/normals/UVs/colours and back, byte for byte;
 //! * [`level`]: the `level` file (shaders, OGF v4 [`ogf`] visuals, portals, lights, glows,
-//!   [`sectors`]); [`cform`]: the collision file, kept raw;
+//!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
+//!   vertices and triangles, all kept);
 //! * [`check`]: consistency rules; [`scene`]: conversion to the engine-neutral scene for export;
 //!   [`generate`]: small self-consistent levels for tests.
 //!
@@ -64,7 +65,7 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
     }
     let header_first = bytes.len() >= 12 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0];
     let (ids, tiles) = chunk::scan_ids(bytes);
-    if !header_first && (!tiles || ids.iter().any(|&i| i > 0xFFFF)) {
+    if !header_first && (!tiles || ids.iter().any(|&i| i == 0 || i > 0xFFFF)) {
         return None;
     }
     if ids.contains(&geom::VB) || ids.contains(&geom::IB) {

@@ -642,6 +642,21 @@ mod tests {
     }
 
     #[test]
+    fn random_streams_never_panic() {
+        let mut x: u32 = 7;
+        for n in 0..300usize {
+            let mut b = ((n * 37) as u32 % 5000).to_le_bytes().to_vec();
+            for _ in 0..(n % 97) {
+                x = x.wrapping_mul(1103515245).wrapping_add(12345);
+                b.push((x >> 16) as u8);
+            }
+            if let Ok(v) = decompress(&b) {
+                assert_eq!(v.len(), (n * 37) % 5000);
+            }
+        }
+    }
+
+    #[test]
     fn truncated_streams_are_errors() {
         let s: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
         let c = compress(&s);

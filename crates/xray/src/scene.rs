@@ -5,7 +5,8 @@
 //! * Trees (MT_TREE_ST/PM) that share one geometry range become one mesh in model space and one
 //!   node per visual carrying its OGF_TREEDEF2 matrix.
 //! * Hierarchy and LOD visuals become nodes whose children are their OGF_CHILDREN_L visuals;
-//!   visuals nobody lists are roots. LOD billboards become meshes only with [`SceneOptions::lods`].
+//!   visuals nobody lists are roots. LOD billboards become meshes only with [`SceneOptions::lods`]
+//!   (their material double-sided: the 8 quads stand in the tree's axis).
 //! * Materials: one per shader-table entry used, named after the entry (`engine/tex0,tex1…`),
 //!   with the diffuse texture referenced by name (`<tex0 with '/'>.<ext>`).
 //! * Attributes: base UV → `uvs[0]`, lightmap UV → `uvs[1]`, vertex colour → `colors[0]`,
@@ -377,6 +378,10 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         } else if t == model_type::LOD && opts.lods {
             if let Some(mut prim) = lod_primitive(v) {
                 prim.material = material(&mut scene, sid);
+                // billboards through the tree's axis, chosen by view direction: both sides
+                if let Some(m) = prim.material.and_then(|m| scene.materials.get_mut(m)) {
+                    m.double_sided = true;
+                }
                 node.mesh = Some(scene.add_mesh(Mesh {
                     name: format!("lod_{i:04}"),
                     primitives: vec![prim],

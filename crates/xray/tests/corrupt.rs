@@ -133,3 +133,26 @@ fn a_corrupt_compressed_chunk_is_an_error() {
     assert!(e.to_string().contains("LZHUF"), "{e}");
     assert_eq!(e.path.to_string(), "fsL_SWIS");
 }
+
+#[test]
+fn flips_in_compressed_chunks_never_panic() {
+    let (lb, gb) = levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options {
+        version: 14,
+        compress: true,
+    });
+    for (b, is_level) in [(lb, true), (gb, false)] {
+        for at in 0..b.len() {
+            let mut c = b.clone();
+            c[at] ^= 0x5A;
+            let r = if is_level {
+                Level::read(&c).map(|l| l.write())
+            } else {
+                Geom::read(&c).map(|g| g.write())
+            };
+            match r {
+                Ok(w) => assert_eq!(w, c, "flip at {at} parsed but did not rebuild"),
+                Err(e) => assert!(e.to_string().starts_with("at 0x")),
+            }
+        }
+    }
+}

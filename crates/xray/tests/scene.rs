@@ -206,5 +206,8 @@ fn lods_are_optional_meshes() {
         // 8 quads → 32 vertices, 16 triangles
         assert_eq!(m.primitives[0].positions.len(), 32);
         assert_eq!(m.primitives[0].triangle_count(), 16);
+        let mat = &with.materials[m.primitives[0].material.unwrap()];
+        assert_eq!(mat.name, "details\\lod/level_lods");
+        assert!(mat.double_sided);
     }
 }
