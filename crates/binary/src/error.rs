@@ -126,7 +126,11 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at 0x{:08X} in {}: {}", self.offset, self.path, self.message)
+        write!(
+            f,
+            "at 0x{:08X} in {}: {}",
+            self.offset, self.path, self.message
+        )
     }
 }
 
@@ -143,8 +147,14 @@ mod tests {
     #[test]
     fn path_formats_with_indices() {
         let p = ChunkPath(vec![
-            PathSegment { name: "MAP ", index: None },
-            PathSegment { name: "tiles", index: Some(17) },
+            PathSegment {
+                name: "MAP ",
+                index: None,
+            },
+            PathSegment {
+                name: "tiles",
+                index: Some(17),
+            },
         ]);
         let e = ReadError::invalid(0x1A2F0, p, "bad");
         assert_eq!(e.to_string(), "at 0x0001A2F0 in MAP/tiles[17]: bad");

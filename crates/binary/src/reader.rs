@@ -294,7 +294,13 @@ mod tests {
         assert!(r.is_empty());
         let e = r.u8().unwrap_err();
         assert_eq!(e.offset, 10);
-        assert!(matches!(e.kind, ReadErrorKind::UnexpectedEof { needed: 1, available: 0 }));
+        assert!(matches!(
+            e.kind,
+            ReadErrorKind::UnexpectedEof {
+                needed: 1,
+                available: 0
+            }
+        ));
     }
 
     #[test]
@@ -308,7 +314,10 @@ mod tests {
         s.u32().unwrap();
         s.push("models", Some(3));
         let e = s.u64().unwrap_err();
-        assert_eq!(e.to_string(), "at 0x00000008 in TRAK/models[3]: unexpected end of data: 8 bytes needed, 4 remain");
+        assert_eq!(
+            e.to_string(),
+            "at 0x00000008 in TRAK/models[3]: unexpected end of data: 8 bytes needed, 4 remain"
+        );
         assert_eq!(r.pos(), 12);
     }
 
@@ -318,7 +327,14 @@ mod tests {
         let mut r = Reader::new(&b);
         let e = r.u32_count(24).unwrap_err();
         assert_eq!(e.offset, 0);
-        assert!(matches!(e.kind, ReadErrorKind::CountTooLarge { count: 0xFFFF_FFFF, elem_size: 24, remaining: 2 }));
+        assert!(matches!(
+            e.kind,
+            ReadErrorKind::CountTooLarge {
+                count: 0xFFFF_FFFF,
+                elem_size: 24,
+                remaining: 2
+            }
+        ));
         let mut r = Reader::new(&[]);
         assert!(r.count(u64::MAX, usize::MAX).is_err());
         assert!(r.cstr().is_err());
@@ -329,6 +345,9 @@ mod tests {
         let b = [0u8; 3];
         let mut r = Reader::new(&b);
         r.u8().unwrap();
-        assert!(matches!(r.finish().unwrap_err().kind, ReadErrorKind::TrailingBytes { count: 2 }));
+        assert!(matches!(
+            r.finish().unwrap_err().kind,
+            ReadErrorKind::TrailingBytes { count: 2 }
+        ));
     }
 }

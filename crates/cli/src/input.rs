@@ -27,8 +27,7 @@ pub struct Input {
 pub fn load(path: &Path) -> anyhow::Result<Input> {
     let bytes = levelgeom_binary::read_file(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let format = detect(&bytes)
-        .with_context(|| format!("{}", path.display()))?;
+    let format = detect(&bytes).with_context(|| format!("{}", path.display()))?;
     Ok(Input {
         path: path.to_path_buf(),
         bytes,

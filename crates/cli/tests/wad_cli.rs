@@ -250,12 +250,7 @@ fn check_finds_no_problems_in_the_independent_wads() {
     for name in ["indep.wad", "indep_map_plus4.wad"] {
         let wad = data(name);
         let out = run(&["check".as_ref(), wad.as_os_str()]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{name}: {}",
-            text(&out.stdout)
-        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stdout));
         assert!(text(&out.stdout).contains("no problems found"), "{name}");
     }
 }

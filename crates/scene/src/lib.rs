@@ -275,20 +275,37 @@ mod tests {
         t[12] = 10.0; // translate x by 10
         let mut sc = IDENTITY;
         sc[0] = 2.0; // scale x by 2
-        let child = s.add_node(Node { matrix: sc, ..Node::default() });
-        let root = s.add_node(Node { matrix: t, children: vec![child], ..Node::default() });
+        let child = s.add_node(Node {
+            matrix: sc,
+            ..Node::default()
+        });
+        let root = s.add_node(Node {
+            matrix: t,
+            children: vec![child],
+            ..Node::default()
+        });
         s.roots.push(root);
         let w = s.world_matrices();
-        assert_eq!(transform_point(&w[child], [1.0, 0.0, 0.0]), [12.0, 0.0, 0.0]);
+        assert_eq!(
+            transform_point(&w[child], [1.0, 0.0, 0.0]),
+            [12.0, 0.0, 0.0]
+        );
     }
 
     #[test]
     fn bounds_and_transparency() {
-        let p = Primitive { positions: vec![[1.0, -2.0, 3.0], [-1.0, 5.0, 0.0]], ..Default::default() };
+        let p = Primitive {
+            positions: vec![[1.0, -2.0, 3.0], [-1.0, 5.0, 0.0]],
+            ..Default::default()
+        };
         assert_eq!(p.bounds(), Some(([-1.0, -2.0, 0.0], [1.0, 5.0, 3.0])));
         let t = Texture {
             name: "t".into(),
-            source: TextureSource::Rgba8 { width: 1, height: 2, pixels: vec![0, 0, 0, 255, 0, 0, 0, 0] },
+            source: TextureSource::Rgba8 {
+                width: 1,
+                height: 2,
+                pixels: vec![0, 0, 0, 255, 0, 0, 0, 0],
+            },
         };
         assert!(t.has_transparency());
     }

@@ -36,7 +36,10 @@ pub mod wfpc;
 
 /// True when `bytes` look like an Argonaut PC WAD: a u32 header, then a chunk tag.
 pub fn sniff(bytes: &[u8]) -> bool {
-    bytes.len() >= 12 && bytes[4..8].iter().all(|b| b.is_ascii_uppercase() || *b == b' ')
+    bytes.len() >= 12
+        && bytes[4..8]
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || *b == b' ')
 }
 
 pub use container::RawWad;

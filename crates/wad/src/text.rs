@@ -322,7 +322,6 @@ impl TextureEntry {
     pub fn mode(&self) -> u8 {
         ((self.flags & ENTRY_MODE_MASK) >> 8) as u8
     }
-
 }
 
 /// What follows an effect's type byte.

@@ -63,7 +63,10 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         let bytes = crate::wad::demo_bytes();
         return crate::wad_export::export(std::path::Path::new("demo.wad"), &bytes, &args, out);
     }
-    let path = args.input.clone().expect("clap requires INPUT without --demo");
+    let path = args
+        .input
+        .clone()
+        .expect("clap requires INPUT without --demo");
     if args.outdir.is_none() {
         anyhow::bail!("export needs an output folder: levelgeom export INPUT OUTDIR");
     }

@@ -29,7 +29,12 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     levelgeom_binary::write_atomic(&args.output, &rebuilt, &[&args.input])
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     if !args.verify {
-        writeln!(out, "wrote {} ({} bytes)", args.output.display(), rebuilt.len())?;
+        writeln!(
+            out,
+            "wrote {} ({} bytes)",
+            args.output.display(),
+            rebuilt.len()
+        )?;
         return Ok(0);
     }
     match first_difference(&input.bytes, &rebuilt) {
