@@ -41,7 +41,10 @@ impl Table {
     fn new(title: &str, bytes: &[u8]) -> Table {
         let base = best(|| bytes.to_vec());
         println!("\n{title}: input {:.2} MB", bytes.len() as f64 / 1e6);
-        println!("{:<34} {:>10} {:>10} {:>12}", "step", "ms", "MB/s", "× memcpy");
+        println!(
+            "{:<34} {:>10} {:>10} {:>12}",
+            "step", "ms", "MB/s", "× memcpy"
+        );
         let t = Table {
             bytes: bytes.len(),
             base,
@@ -64,13 +67,19 @@ fn wad() {
     let bytes = level.to_bytes();
     let t = Table::new("Argonaut WAD, generated full-size level", &bytes);
     t.row("generate (LevelSpec::full_size)", gen);
-    t.row("raw chunk walk (RawWad::parse)", best(|| RawWad::parse(&bytes)));
+    t.row(
+        "raw chunk walk (RawWad::parse)",
+        best(|| RawWad::parse(&bytes)),
+    );
     let parse = best(|| Level::from_bytes(&bytes));
     t.row("typed parse (Level::from_bytes)", parse);
     let (level, _) = Level::from_bytes(&bytes).expect("generated level parses");
     let write = best(|| level.to_bytes());
     t.row("write back (Level::to_bytes)", write);
-    t.row("check (all consistency rules)", best(|| levelgeom_wad::check::check(&level)));
+    t.row(
+        "check (all consistency rules)",
+        best(|| levelgeom_wad::check::check(&level)),
+    );
     let opts = wad_scene::SceneOptions {
         mirror_z: false,
         collision: true,
@@ -85,7 +94,12 @@ fn wad() {
     t.row("OBJ + MTL text", objt);
     let pngs = best(|| {
         for tex in &scene.textures {
-            if let TextureSource::Rgba8 { width, height, pixels } = &tex.source {
+            if let TextureSource::Rgba8 {
+                width,
+                height,
+                pixels,
+            } = &tex.source
+            {
                 black_box(png::encode_rgba8(*width, *height, pixels).ok());
             }
         }
