@@ -66,7 +66,7 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let path = args
         .input
         .clone()
-        .expect("clap requires INPUT without --demo");
+        .ok_or_else(|| anyhow::anyhow!("export needs INPUT and OUTDIR (or --demo OUTDIR)"))?;
     if args.outdir.is_none() {
         anyhow::bail!("export needs an output folder: levelgeom export INPUT OUTDIR");
     }

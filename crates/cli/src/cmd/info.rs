@@ -25,7 +25,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         let bytes = crate::wad::demo_bytes();
         return crate::wad::info(std::path::Path::new("<demo>"), &bytes, args.json, out);
     }
-    let path = args.file.expect("clap requires FILE without --demo");
+    let path = args
+        .file
+        .ok_or_else(|| anyhow::anyhow!("info needs a FILE (or --demo)"))?;
     let input = input::load(&path)?;
     match input.format {
         Format::Wad => crate::wad::info(&input.path, &input.bytes, args.json, out),
