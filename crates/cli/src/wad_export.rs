@@ -12,6 +12,13 @@
 //! | `objects.obj`, `objects.mtl` | obj, all + `--objects` | the STPC models side by side |
 //!
 //! Every file is written with [`levelgeom_binary::write_atomic`] (never over the input).
+//!
+//! # Colour sets in OBJ
+//! OBJ has one colour per `v` line, so `--colour-set N` picks the set written. A tile has one
+//! to three sets (MAP, spec §12.1); a tile with fewer than `N + 1` sets writes its first set
+//! instead (counted in one warning), so every vertex line of `level.obj` carries a colour: a
+//! file mixing `v x y z` and `v x y z r g b` lines is read differently by different importers.
+//! Asking for a set that no tile has is an error, reported before anything is written.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -46,6 +53,9 @@ pub fn export(path: &Path, bytes: &[u8], args: &Args, out: &mut dyn Write) -> an
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "level".into());
     let mut warnings: Vec<String> = read_warnings.iter().map(|w| w.to_string()).collect();
+    if args.textures.is_some() || args.lods {
+        warnings.push("--textures and --lods are for X-Ray levels; ignored for a WAD".into());
+    }
     warnings.append(&mut scene.warnings.clone());
 
     std::fs::create_dir_all(outdir)
@@ -60,30 +70,41 @@ pub fn export(path: &Path, bytes: &[u8], args: &Args, out: &mut dyn Write) -> an
         Ok(())
     };
 
+    let want_obj = matches!(args.format, ExportFormat::Obj | ExportFormat::All);
+    let sets = max_colour_sets(&scene);
+    if want_obj && args.colour_set > 0 && args.colour_set >= sets {
+        anyhow::bail!(
+            "--colour-set {} asked for, but the tiles of {} have at most {sets} colour set(s) (numbered from 0)",
+            args.colour_set,
+            path.display()
+        );
+    }
+
     if matches!(args.format, ExportFormat::Gltf | ExportFormat::All) {
         let glb = gltf::to_glb_with_warnings(&scene, &gltf::GltfOptions::default())
             .context("glTF export failed")?;
         warnings.extend(glb.warnings.iter().map(|w| format!("glTF: {w}")));
         write("level.glb", &glb.bytes, &mut written)?;
     }
-    if matches!(args.format, ExportFormat::Obj | ExportFormat::All) {
-        let sets = max_colour_sets(&scene);
-        if args.colour_set > 0 && args.colour_set >= sets {
+    if want_obj {
+        let (obj_scene, fell_back) = with_colour_set(&scene, args.colour_set);
+        if fell_back > 0 {
             warnings.push(format!(
-                "--colour-set {} asked for, but the level has {sets} colour set(s); OBJ vertices without that set have no colour",
+                "--colour-set {}: {fell_back} tile mesh(es) have fewer sets; their first set is written",
                 args.colour_set
             ));
         }
+        let scene = obj_scene.as_ref().unwrap_or(&scene);
         for (root, stem, groups) in [
             ("level", "level", false),
             ("collision", "collision", true),
             ("objects", "objects", false),
         ] {
-            let Some(r) = root_index(&scene, root) else {
+            let Some(r) = root_index(scene, root) else {
                 continue;
             };
             let o = obj::to_obj(
-                &scene,
+                scene,
                 &obj::ObjOptions {
                     roots: Some(vec![r]),
                     mtl_file: format!("{stem}.mtl"),
@@ -95,7 +116,7 @@ pub fn export(path: &Path, bytes: &[u8], args: &Args, out: &mut dyn Write) -> an
             write(&format!("{stem}.obj"), o.obj.as_bytes(), &mut written)?;
             write(&format!("{stem}.mtl"), o.mtl.as_bytes(), &mut written)?;
         }
-        let pngs = levelgeom_export::write_textures(&scene, outdir, None, &protect)
+        let pngs = levelgeom_export::write_textures(scene, outdir, None, &protect)
             .context("writing the texture pages failed")?;
         written.extend(pngs);
     }
@@ -111,6 +132,31 @@ fn root_index(scene: &Scene, name: &str) -> Option<usize> {
         .iter()
         .copied()
         .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
+}
+
+/// For OBJ's `--colour-set n` (n > 0): a copy of the scene in which every primitive that has
+/// colours but fewer than `n + 1` sets gets copies of its first set up to set `n` (see the
+/// module docs),
+/// and how many meshes needed that. `None` (use the scene as it is) when nothing changes.
+fn with_colour_set(scene: &Scene, n: usize) -> (Option<Scene>, usize) {
+    let short = |p: &levelgeom_scene::Primitive| !p.colors.is_empty() && p.colors.len() <= n;
+    let fell_back = scene
+        .meshes
+        .iter()
+        .filter(|m| m.primitives.iter().any(short))
+        .count();
+    if fell_back == 0 {
+        return (None, 0);
+    }
+    let mut copy = scene.clone();
+    for p in copy.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
+        if short(p) {
+            if let Some(first) = p.colors.first().cloned() {
+                p.colors.resize(n + 1, first);
+            }
+        }
+    }
+    (Some(copy), fell_back)
 }
 
 /// The largest number of colour sets any primitive has.

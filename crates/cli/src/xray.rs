@@ -382,12 +382,57 @@ pub fn check(path: &Path, bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<u
     }
 }
 
-/// Find `name` (a game texture path with `/`) in `dir` with a usual image extension.
+/// Find `name` (a game texture path with `/`) in `dir` with a usual image extension: PNG and
+/// JPEG first (the formats glTF viewers read, e.g. converted copies), then the game's DDS/TGA.
+/// The name is tried as written and lower-cased (game archives unpack to lower case).
 fn find_texture(dir: &Path, name: &str) -> Option<PathBuf> {
-    ["dds", "png", "tga", "jpg"]
-        .iter()
-        .map(|ext| dir.join(format!("{name}.{ext}")))
-        .find(|p| p.is_file())
+    let lower = name.to_lowercase();
+    let names: &[&str] = if lower == name {
+        &[name]
+    } else {
+        &[name, &lower]
+    };
+    names.iter().find_map(|n| {
+        ["png", "jpg", "jpeg", "dds", "tga"]
+            .iter()
+            .map(|ext| dir.join(format!("{n}.{ext}")))
+            .find(|p| p.is_file())
+    })
+}
+
+/// `target` as a path relative to the folder `base` (both made absolute first), with `/`
+/// separators, so an export folder and its textures can be moved together; the absolute path
+/// when no relative one exists (another drive).
+fn relative_path(base: &Path, target: &Path) -> String {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (b, t) = (abs(base), abs(target));
+    let bc: Vec<_> = b.components().collect();
+    let tc: Vec<_> = t.components().collect();
+    let common = bc.iter().zip(&tc).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return t.to_string_lossy().replace('\\', "/");
+    }
+    let mut parts: Vec<String> = vec!["..".into(); bc.len() - common];
+    parts.extend(
+        tc[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// Percent-encode a relative path for a glTF `uri` (RFC 3986: everything but unreserved
+/// characters and `/`).
+fn uri_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// `export` for an X-Ray level (`level` file or its folder).
@@ -409,6 +454,15 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
         _ => bail!("{}: export needs an X-Ray `level` file (or its folder)", level_path.display()),
     }
     let level = Level::read(&bytes).with_context(|| level_path.display().to_string())?;
+    // Versions up to 12 keep their (compressed) buffers inside `level` with other chunk ids
+    // and OGF v3 visuals (spec §3); exporting them through level.geom would be wrong.
+    if let Some(v) = level.header().map(|h| h.version).filter(|v| *v < 13) {
+        bail!(
+            "{}: XRLC version {v}; export reads versions 13 and 14 (geometry in level.geom), \
+             older levels keep it inside `level` in another layout",
+            level_path.display()
+        );
+    }
     let dir = parent(&level_path);
     let (geom_path, geom) = sibling_geom(&dir, "level.geom")?.with_context(|| {
         format!(
@@ -436,8 +490,10 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
     // Resolve textures: with --textures, point at the game files found there; names that are
     // not found stay names in the OBJ/MTL but are not linked in the GLB (a glTF reader would
     // fail on a missing file).
+    // Found files are referenced relative to the output folder.
     let mut obj_scene = scene.clone();
     let mut missing = Vec::new();
+    let mut not_gltf = Vec::new();
     for (i, t) in scene.textures.iter_mut().enumerate() {
         let found = args
             .textures
@@ -445,13 +501,26 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
             .and_then(|d| find_texture(d, &t.name));
         match found {
             Some(p) => {
-                let abs = std::fs::canonicalize(&p).unwrap_or(p);
-                let uri = abs.to_string_lossy().replace('\\', "/");
-                t.source = TextureSource::External { uri: uri.clone() };
-                obj_scene.textures[i].source = TextureSource::External { uri };
+                let rel = relative_path(&outdir, &p);
+                let ext = p.extension().map(|e| e.to_string_lossy().to_lowercase());
+                if !matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg")) {
+                    not_gltf.push(t.name.clone());
+                }
+                t.source = TextureSource::External {
+                    uri: uri_encode(&rel),
+                };
+                obj_scene.textures[i].source = TextureSource::External { uri: rel };
             }
             None => missing.push(i),
         }
+    }
+    if !not_gltf.is_empty() && matches!(args.format, ExportFormat::Gltf | ExportFormat::All) {
+        warnings.push(format!(
+            "{} texture(s) found only as DDS/TGA ({}…), which glTF viewers cannot read; \
+             put PNG copies beside them to have those linked instead",
+            not_gltf.len(),
+            not_gltf[0]
+        ));
     }
     if args.textures.is_some() {
         for &i in &missing {

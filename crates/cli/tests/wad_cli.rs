@@ -254,3 +254,25 @@ fn check_finds_no_problems_in_the_independent_wads() {
         assert!(text(&out.stdout).contains("no problems found"), "{name}");
     }
 }
+
+#[test]
+fn check_reports_a_header_that_is_not_the_length_minus_4() {
+    // indep.wad is 28775 bytes; a header of 28775 − 4 + 0x800 = 30819 has bias +2048.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wad = dir.path().join("bias.wad");
+    let mut bytes = std::fs::read(data("indep.wad")).expect("indep.wad");
+    bytes[..4].copy_from_slice(&30819u32.to_le_bytes());
+    std::fs::write(&wad, &bytes).expect("write");
+    let out = run(&["check".as_ref(), wad.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        ["header: the file header is 30819 (0x00007863), but the file length − 4 is 28771 (bias +2048)"]
+    );
+    // info still describes it, with the bias
+    let out = run(&["info".as_ref(), wad.as_os_str(), "--json".as_ref()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["header"]["value"], 30819);
+    assert_eq!(v["header"]["bias"], 2048);
+}

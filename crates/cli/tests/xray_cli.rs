@@ -265,11 +265,54 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
     assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("(1 found)"), "{text}");
     assert!(err.contains("texture crete/crete_roof1 not found"), "{err}");
+    assert!(err.contains("1 texture(s) found only as DDS/TGA"), "{err}");
+    // referenced relative to the output folder, so both can move together
     let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
     assert!(
-        mtl.contains("trees/trees_elka.dds") && mtl.contains(&*tex.to_string_lossy()),
+        mtl.contains("map_Kd ../textures/trees/trees_elka.dds"),
         "{mtl}"
     );
+    assert!(
+        glb_json(&out.join("level.glb")).contains("\"uri\":\"../textures/trees/trees_elka.dds\"")
+    );
+}
+
+/// The JSON chunk of a GLB as text.
+fn glb_json(p: &Path) -> String {
+    let b = std::fs::read(p).unwrap();
+    let n = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
+    String::from_utf8_lossy(&b[20..20 + n]).into_owned()
+}
+
+#[test]
+fn png_copies_win_and_uris_are_percent_encoded() {
+    let d = tempfile::tempdir().unwrap();
+    // a folder whose name has a space; one texture has a PNG copy beside its DDS
+    let tex = d.path().join("game tex");
+    std::fs::create_dir_all(tex.join("trees")).unwrap();
+    std::fs::create_dir_all(tex.join("crete")).unwrap();
+    std::fs::write(tex.join("trees/trees_elka.dds"), b"DDS ").unwrap();
+    std::fs::write(tex.join("trees/trees_elka.png"), b"\x89PNG").unwrap();
+    std::fs::write(tex.join("crete/crete_roof1.jpg"), b"\xFF\xD8").unwrap();
+    let out = d.path().join("out");
+    let (code, text, err) = run(&[
+        os("export"),
+        fixture_dir().as_os_str(),
+        out.as_os_str(),
+        os("--textures"),
+        tex.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("(2 found)"), "{text}");
+    assert!(!err.contains("DDS/TGA"), "{err}");
+    let json = glb_json(&out.join("level.glb"));
+    assert!(
+        json.contains("\"uri\":\"../game%20tex/trees/trees_elka.png\""),
+        "{json}"
+    );
+    assert!(json.contains("\"uri\":\"../game%20tex/crete/crete_roof1.jpg\""));
+    let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
+    assert!(mtl.contains("../game tex/trees/trees_elka.png"), "{mtl}");
 }
 
 fn validate(glb: &Path) {
@@ -342,4 +385,23 @@ fn independent_progressive_files_report_their_windows() {
     assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("12 triangles"), "{text}");
     validate(&out.path().join("level.glb"));
+}
+
+#[test]
+fn export_refuses_pre_13_levels_with_a_reason() {
+    let d = tempfile::tempdir().unwrap();
+    let mut l = std::fs::read(fixture("level")).unwrap();
+    // chunk 1 payload at offset 8: u16 version 14 → 12
+    assert_eq!(&l[8..10], &[14, 0]);
+    l[8] = 12;
+    std::fs::write(d.path().join("level"), &l).unwrap();
+    std::fs::copy(fixture("level.geom"), d.path().join("level.geom")).unwrap();
+    let out = d.path().join("out");
+    let (code, _, err) = run(&[os("export"), d.path().as_os_str(), out.as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("XRLC version 12; export reads versions 13 and 14"),
+        "{err}"
+    );
+    assert!(!out.join("level.glb").exists());
 }

@@ -5,7 +5,13 @@
 //! `TRAK/models[3]/faces[17]: texture index 40 is not below the 31 texture entries`.
 //! An empty list means the level passes. The rules:
 //!
+//! **File** (seed §8.6): the u32 header is the file length − 4 (bias 0, as in every TENG file;
+//! groove.exe ignores it, but the project's writers and ENG's packer keep it that way).
+//!
 //! **Models (TRAK and STPC)**
+//! * the pointer fields (+0x70, +0x74, +0x80 and, in STPC, +0x88) are 0 in files (seed §3: the
+//!   loader sets them). A non-zero pointer also betrays a record boundary read wrongly, e.g. an
+//!   STPC count taken as N where the file meant N − 1 (spec §10.5);
 //! * header counts equal the array lengths (vertices, faces, collision groups; STPC bone
 //!   count and per-bone vertex counts summing to the vertex count; rigid vertex count = the
 //!   vertex count for rigid models, 0 for skinned ones);
@@ -26,6 +32,12 @@
 //!   `n̂·p = d / (32·|n_q|)` (spec §12.4), so the rule is `|d| ≤ 8 · 32 · |n_q|`; with
 //!   `|n_q| ≈ 127` that is the i16/4096 limit the seed gives (8 units).
 //!
+//! **TEXT**
+//! * every texture entry that is not a flat colour names a page below the page count;
+//! * every RLE page's stream yields the `width · height − 1` pixels the game decodes without
+//!   running out (the game would read past the stream) and without a packet running past the
+//!   page (the game would write past its buffer).
+//!
 //! **MAP**
 //! * tile, transform, model-index and colour lists all hold N entries; the zone grid W·H;
 //! * A and B agree: `B.pos = round(A.pos · 4096)` with z negated (±1), `B.ry = A.rot`,
@@ -39,6 +51,13 @@
 //! * the view distance is present iff WFPC & 0x10, the chain table iff WFPC & 0x200000, and
 //!   chain points carry Y iff WFPC & 0x4000000.
 //!
+//! **Layouts an edit can break** (the reader derives them from flags and counts, so the
+//! written file would read back differently): the SPRT table iff WFPC & 0x100000; an STPC
+//! cutscene tail only with WFPC & 0x100, and no more animation records than the stored count;
+//! each palette one extra byte per colour; each page's storage as its flags select (0 →
+//! 8-bit, 0x80 → RLE, else raw 16-bit) with `width · height` pixels; LGPC `rows · cols`
+//! lengths.
+//!
 //! **Chunk order** (spec §2.7): WFPC before SPRT, STPC and MAP; TEXT before TRAK and STPC;
 //! TRAK and STPC before MAP; END present and last.
 
@@ -47,7 +66,7 @@ use crate::map::{self, ChainTable, Map};
 use crate::model::{self, Model};
 use crate::stpc::Stpc;
 use crate::tags::Tag;
-use crate::text::{TextureEntry, ENTRY_BLEND_MASK};
+use crate::text::{Text, TextureEntry, ENTRY_BLEND_MASK};
 use crate::trak::Trak;
 use std::fmt;
 
@@ -95,6 +114,8 @@ pub struct Parts<'a> {
     pub stpc: Option<&'a Stpc>,
     /// The MAP chunk.
     pub map: Option<&'a Map>,
+    /// The TEXT chunk (its entries and pages are checked when given).
+    pub text: Option<&'a Text>,
 }
 
 /// The render-state key of a texture entry: its page (or "flat colour") and blend mode.
@@ -118,9 +139,121 @@ pub fn check(level: &Level) -> Vec<Violation> {
         trak: level.trak(),
         stpc: level.stpc(),
         map: level.map(),
+        text,
     };
-    let mut out = Out(check_order(level));
+    let mut out = Out(check_header(level));
+    out.0.extend(check_layouts(level));
+    out.0.extend(check_order(level));
     out.0.extend(check_parts(&parts));
+    out.0
+}
+
+/// Seed §8.6: the file header is the file length − 4. `Level::to_bytes` keeps the header's bias
+/// when lengths change, so a bias other than 0 stays wrong in every rebuilt file.
+fn check_header(level: &Level) -> Vec<Violation> {
+    let mut out = Out(Vec::new());
+    let len = level.file_len;
+    let bias = level.bias();
+    if bias != 0 {
+        out.push(
+            "header",
+            format!(
+                "the file header is {} (0x{:08X}), but the file length − 4 is {} (bias {bias:+})",
+                level.header,
+                level.header,
+                len.saturating_sub(4)
+            ),
+        );
+    }
+    out.0
+}
+
+/// Parts whose presence or length the reader derives from flags or counts elsewhere: if an
+/// edit lets them disagree, the written file no longer reads back as the same level.
+fn check_layouts(level: &Level) -> Vec<Violation> {
+    let mut out = Out(Vec::new());
+    let wfpc = level.wfpc();
+    if let Some(s) = level.sprt() {
+        match (&s.table, wfpc & crate::wfpc::SPRT_TABLE != 0) {
+            (Some(_), false) => out.push("SPRT", "the table is present but WFPC lacks 0x100000"),
+            (None, true) => out.push("SPRT", "WFPC has 0x100000 but the table is missing"),
+            _ => {}
+        }
+    }
+    if let Some(s) = level.stpc() {
+        if s.tail.is_some() && wfpc & crate::stpc::WFPC_STPC_TAIL == 0 {
+            out.push("STPC", "the cutscene tail is present but WFPC lacks 0x100");
+        }
+        if s.animations.len() as u64 > u64::from(s.animation_count) {
+            out.push(
+                "STPC",
+                format!(
+                    "{} animation records, but the stored count is {}",
+                    s.animations.len(),
+                    s.animation_count
+                ),
+            );
+        }
+    }
+    if let Some(t) = level.text() {
+        for (i, p) in t.palettes.iter().enumerate() {
+            if p.colours.len() != p.extra.len() {
+                out.push(
+                    format!("TEXT/palettes[{i}]"),
+                    format!(
+                        "{} colours but {} extra bytes (the file stores one per colour)",
+                        p.colours.len(),
+                        p.extra.len()
+                    ),
+                );
+            }
+        }
+        for (i, p) in t.pages.iter().enumerate() {
+            let at = format!("TEXT/pages[{i}]");
+            if !p.is_consistent() {
+                out.push(
+                    &at,
+                    format!(
+                        "flags 0x{:X} do not select the {} storage the page holds",
+                        p.flags,
+                        p.storage_name()
+                    ),
+                );
+            }
+            let stored = match &p.data {
+                crate::text::PageData::Indexed(v) => Some(v.len()),
+                crate::text::PageData::Raw16(v) => Some(v.len()),
+                crate::text::PageData::Rle(_) => None,
+            };
+            if let Some(n) = stored {
+                if n as u64 != p.pixel_count() {
+                    out.push(
+                        &at,
+                        format!(
+                            "{n} pixels stored, but {}×{} = {}",
+                            p.width,
+                            p.height,
+                            p.pixel_count()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(l) = level.lgpc() {
+        let cells = l.rows().saturating_mul(u64::from(l.cols));
+        if l.lengths.len() as u64 != cells {
+            out.push(
+                "LGPC",
+                format!(
+                    "{} lengths, but rows × cols = {} × {} = {cells}",
+                    l.lengths.len(),
+                    l.rows(),
+                    l.cols
+                ),
+            );
+        }
+    }
     out.0
 }
 
@@ -200,7 +333,40 @@ pub fn check_parts(p: &Parts<'_>) -> Vec<Violation> {
     if let Some(m) = p.map {
         check_map(&mut out, m, p);
     }
+    if let Some(t) = p.text {
+        check_text(&mut out, t);
+    }
     out.0
+}
+
+fn check_text(out: &mut Out, t: &Text) {
+    for (i, e) in t.entries.iter().enumerate() {
+        if !e.is_flat_colour() && usize::from(e.page) >= t.pages.len() {
+            out.push(
+                format!("TEXT/entries[{i}]"),
+                format!(
+                    "page {} is not below the {} texture pages",
+                    e.page,
+                    t.pages.len()
+                ),
+            );
+        }
+    }
+    for (i, p) in t.pages.iter().enumerate() {
+        let at = format!("TEXT/pages[{i}]");
+        match p.decode_rle() {
+            None => {}
+            Some(Err(e)) => out.push(at, e.to_string()),
+            Some(Ok(d)) if d.overrun => out.push(
+                at,
+                format!(
+                    "RLE packets run past the {}×{} page (the game would write past its buffer)",
+                    p.width, p.height
+                ),
+            ),
+            Some(Ok(_)) => {}
+        }
+    }
 }
 
 fn check_model(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>, stpc: bool) {
@@ -290,6 +456,28 @@ fn check_model(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>, stpc: bool) {
             format!(
                 "{} vertices exceed the engine's limit of {MAX_MODEL_VERTICES}",
                 m.vertices.len()
+            ),
+        );
+    }
+    let mut pointers = vec![
+        ("+0x70", h.vertex_ptr),
+        ("+0x74", h.face_ptr),
+        ("+0x80", h.collision_ptr),
+    ];
+    if let Some(x) = &h.stpc {
+        pointers.push(("+0x88", x.bone_ptr));
+    }
+    let set: Vec<String> = pointers
+        .iter()
+        .filter(|(_, v)| *v != 0)
+        .map(|(off, v)| format!("{off} = 0x{v:08X}"))
+        .collect();
+    if !set.is_empty() {
+        out.push(
+            at,
+            format!(
+                "pointer fields must be 0 in files (the loader sets them), but {}",
+                set.join(", ")
             ),
         );
     }

@@ -17,7 +17,8 @@
 //! the end of the file or holds a known (or printable) tag. Otherwise, for a chunk the game reads
 //! as a stream without looking at its size ([`Tag::is_streamed`], MAP being the known case:
 //! Croc 2 PC files sometimes declare 4 bytes more than MAP holds, spec §2.6), `−4` and then `+4`
-//! are tried; the declared size is kept, the payload is the bytes actually taken and a
+//! are tried, and accepted only if a **known** tag (or the end of the file) is there, so a
+//! shifted guess never lands on look-alike bytes; the declared size is kept, the payload is the bytes actually taken and a
 //! [`Warning`] records the difference. `END ` stops the walk: its payload is its declared size
 //! (normally 0) and everything after it is [`RawWad::trailing`]. A file without `END ` is
 //! accepted with a warning (groove.exe would reject it). Anything else — a size past the end of
@@ -86,15 +87,16 @@ fn tag_at(bytes: &[u8], at: usize) -> Option<Tag> {
     Some(Tag([b[0], b[1], b[2], b[3]]))
 }
 
-/// True when `next` is a good place for the chunk after the current one to start.
-fn acceptable_next(bytes: &[u8], next: usize) -> bool {
+/// True when `next` is a good place for the chunk after the current one to start: the end of
+/// the file, or room for a chunk header whose tag is known (or, unless `known_only`, printable).
+fn acceptable_next(bytes: &[u8], next: usize, known_only: bool) -> bool {
     if next == bytes.len() {
         return true;
     }
     if next.checked_add(8).is_none_or(|e| e > bytes.len()) {
         return false;
     }
-    tag_at(bytes, next).is_some_and(|t| t.is_known() || t.is_printable())
+    tag_at(bytes, next).is_some_and(|t| t.is_known() || (!known_only && t.is_printable()))
 }
 
 impl RawWad {
@@ -160,13 +162,13 @@ impl RawWad {
             }
             let next = data.checked_add(size);
             let taken = match next {
-                Some(n) if acceptable_next(bytes, n) => n,
+                Some(n) if acceptable_next(bytes, n, false) => n,
                 _ => {
                     let mut found = None;
                     if tag.is_streamed() {
                         for delta in [-4i64, 4] {
                             let cand = data as i64 + size as i64 + delta;
-                            if cand >= data as i64 && acceptable_next(bytes, cand as usize) {
+                            if cand >= data as i64 && acceptable_next(bytes, cand as usize, true) {
                                 found = Some(cand as usize);
                                 break;
                             }

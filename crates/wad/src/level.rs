@@ -134,6 +134,10 @@ impl Chunk {
 pub struct Level {
     /// The u32 at offset 0 as read.
     pub header: u32,
+    /// The length of the file the level was read from ([`Level::new`]: the length its chunks
+    /// encode to). The header's bias is `header − (file_len − 4)`; [`Level::to_bytes`] keeps it
+    /// however chunks are edited, added or removed.
+    pub file_len: usize,
     /// The chunks in file order.
     pub chunks: Vec<Chunk>,
     /// Bytes after the END payload.
@@ -210,7 +214,27 @@ fn parse_chunk(
         Tag::TRAK => ChunkData::Trak(Trak::read(&mut r)?),
         Tag::STPC => {
             let f = wfpc_or_zero(&r, warnings);
-            ChunkData::Stpc(Stpc::read(&mut r, f)?)
+            let s = Stpc::read(&mut r, f)?;
+            if !s.animations_complete() {
+                warnings.push(r.warning_at(
+                    payload_offset,
+                    format!(
+                        "only {} of the {} animation records fit the known layout; the rest of the chunk ({} bytes) is kept verbatim",
+                        s.animations.len(),
+                        s.animation_count,
+                        s.rest.len()
+                    ),
+                ));
+            } else if f & crate::stpc::WFPC_STPC_TAIL != 0 && s.tail.is_none() {
+                warnings.push(r.warning_at(
+                    payload_offset,
+                    format!(
+                        "WFPC has 0x100 but the cutscene tail does not fit the known layout; the rest of the chunk ({} bytes) is kept verbatim",
+                        s.rest.len()
+                    ),
+                ));
+            }
+            ChunkData::Stpc(s)
         }
         Tag::MAP => {
             let Some(f) = wfpc else {
@@ -237,7 +261,8 @@ fn parse_chunk(
 
 impl Level {
     /// Parse a whole WAD. Warnings are problems that do not stop reading (a MAP size 4 bytes
-    /// off, bytes after END, no END, a chunk read before WFPC).
+    /// off, bytes after END, no END, a chunk read before WFPC, STPC animation records or a
+    /// cutscene tail that do not fit the known layout and are kept verbatim).
     pub fn from_bytes(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
         let (raw, mut warnings) = RawWad::parse(bytes)?;
         let mut wfpc = None;
@@ -268,6 +293,7 @@ impl Level {
         Ok((
             Level {
                 header: raw.header,
+                file_len: bytes.len(),
                 chunks,
                 trailing: raw.trailing,
             },
@@ -279,14 +305,22 @@ impl Level {
     pub fn new(chunks: Vec<Chunk>) -> Level {
         let mut level = Level {
             header: 0,
+            file_len: 0,
             chunks,
             trailing: Vec::new(),
         };
-        level.header = (level.original_len() as u32).wrapping_sub(4);
+        level.file_len = level.original_len();
+        level.header = (level.file_len as u32).wrapping_sub(4);
         level
     }
 
-    /// The file length implied by the chunks' original lengths (what the file was when read).
+    /// The header's bias, `header − (file_len − 4)`: 0 for TENG files.
+    pub fn bias(&self) -> i64 {
+        crate::container::header_bias(self.header, self.file_len)
+    }
+
+    /// The file length implied by the chunks' original lengths (the file length when read, as
+    /// long as no chunk was added or removed since).
     pub fn original_len(&self) -> usize {
         4 + self
             .chunks
@@ -301,7 +335,7 @@ impl Level {
         let payloads: Vec<Vec<u8>> = self.chunks.iter().map(|c| c.data.encode()).collect();
         let len = 4 + payloads.iter().map(|p| 8 + p.len()).sum::<usize>() + self.trailing.len();
         let mut w = Writer::with_capacity(len);
-        w.u32(header_for(self.header, self.original_len(), len));
+        w.u32(header_for(self.header, self.file_len, len));
         for (c, p) in self.chunks.iter().zip(&payloads) {
             w.bytes(&c.tag.0);
             w.u32(if p.len() == c.original_len {

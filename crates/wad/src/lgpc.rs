@@ -68,6 +68,23 @@ impl Lgpc {
         u64::from(self.rows_minus_one) + 1
     }
 
+    /// The table: for each column (string) its `rows` entries (one per language, the last the
+    /// `#nnn` voice id), taken from the NUL-terminated strings in column-major order. `None`
+    /// when the data does not hold exactly `rows · cols` strings. (Whether the stored lengths
+    /// count the NUL is not settled, so the split goes by the NULs, not by the lengths.)
+    pub fn table(&self) -> Option<Vec<Vec<&[u8]>>> {
+        let strings = self.strings();
+        let rows = usize::try_from(self.rows()).ok()?;
+        let cols = usize::try_from(self.cols).ok()?;
+        if rows.checked_mul(cols)? != strings.len() || (cols > 0 && !self.data.ends_with(&[0])) {
+            return None;
+        }
+        if cols == 0 {
+            return Some(Vec::new());
+        }
+        Some(strings.chunks(rows).map(|c| c.to_vec()).collect())
+    }
+
     /// The NUL-terminated strings of the data part, in order (bytes after the last NUL are
     /// returned as a final, unterminated piece when not empty).
     pub fn strings(&self) -> Vec<&[u8]> {

@@ -112,12 +112,38 @@ pub struct TextView {
     pub entries: Vec<EntryView>,
     /// Pages, indexed by an entry's `page`.
     pub pages: Vec<PageView>,
+    /// What the decoding noticed (e.g. entries that disagree on an 8-bit page's palette);
+    /// [`build`] passes them on as scene warnings.
+    pub warnings: Vec<String>,
 }
 
 impl TextView {
-    /// The entries and decoded pages of a TEXT chunk. 8-bit pages are decoded through the
-    /// first palette (the game picks one per material; a page has no single palette).
+    /// The entries and decoded pages of a TEXT chunk.
+    ///
+    /// An 8-bit page is decoded through the palette its texture entries name in their second
+    /// byte (spec §6.1: the material's palette byte selects it). A page is exported as one
+    /// image, so when its entries name different palettes the first entry's wins (with a
+    /// warning); when no entry names a valid palette, the first palette is used.
     pub fn from_text(text: &Text) -> TextView {
+        let mut warnings = Vec::new();
+        let pages = text
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let rgba = if matches!(p.data, crate::text::PageData::Indexed(_)) {
+                    let pal = page_palette(text, i, &mut warnings);
+                    p.to_rgba8_with(text.palettes.get(pal))
+                } else {
+                    p.to_rgba8(&text.palettes)
+                };
+                PageView {
+                    width: p.width,
+                    height: p.height,
+                    rgba: rgba.map_err(|e| e.to_string()),
+                }
+            })
+            .collect();
         TextView {
             entries: text
                 .entries
@@ -128,17 +154,39 @@ impl TextView {
                     rect: [e.u0, e.u1, e.v0, e.v1],
                 })
                 .collect(),
-            pages: text
-                .pages
-                .iter()
-                .map(|p| PageView {
-                    width: p.width,
-                    height: p.height,
-                    rgba: p.to_rgba8(&text.palettes).map_err(|e| e.to_string()),
-                })
-                .collect(),
+            pages,
+            warnings,
         }
     }
+}
+
+/// The palette an 8-bit page is decoded through: the second byte of the first textured entry
+/// on `page` that names an existing palette, else palette 0 (see [`TextView::from_text`]).
+fn page_palette(text: &Text, page: usize, warnings: &mut Vec<String>) -> usize {
+    let named: BTreeSet<(usize, usize)> = text
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.is_flat_colour() && usize::from(e.page) == page)
+        .filter(|(_, e)| usize::from(e.extra) < text.palettes.len())
+        .map(|(i, e)| (i, usize::from(e.extra)))
+        .collect();
+    let Some(&(first_entry, pal)) = named.iter().next() else {
+        return 0;
+    };
+    let others: BTreeSet<usize> = named
+        .iter()
+        .map(|&(_, p)| p)
+        .filter(|&p| p != pal)
+        .collect();
+    if !others.is_empty() {
+        let list: Vec<String> = others.iter().map(|p| p.to_string()).collect();
+        warnings.push(format!(
+            "TEXT/pages[{page}]: 8-bit page decoded through palette {pal} (entry {first_entry}); other entries name palette(s) {}",
+            list.join(", ")
+        ));
+    }
+    pal
 }
 
 /// Convert a level into a scene: its TRAK tiles placed by MAP, with TEXT materials, and the
@@ -180,7 +228,7 @@ pub fn build(
         name: "level".into(),
         ..Scene::default()
     };
-    let mut warnings = Vec::new();
+    let mut warnings = text.warnings.clone();
     let pages = textures(text, &mut scene, &mut warnings);
     let mut looks = Looks {
         text,
@@ -210,10 +258,15 @@ pub fn build(
             let k = flagged;
             flagged += 1;
             let s = map.swaps.as_ref().and_then(|s| s.get(k));
-            if s.is_none() {
-                warnings.push(format!(
+            match s {
+                None => warnings.push(format!(
                     "MAP/tiles[{ti}]: flagged as a swap tile but there is no swap record {k}"
-                ));
+                )),
+                Some(s) if s.model_a != m => warnings.push(format!(
+                    "MAP/swaps[{k}]: names model {} as the normal state of tile {ti}, which draws model {m}",
+                    s.model_a
+                )),
+                Some(_) => {}
             }
             s
         } else {
@@ -255,6 +308,13 @@ pub fn build(
                 scene.nodes[level_root].children.push(alt);
             }
         }
+    }
+
+    let records = map.swaps.as_ref().map_or(0, Vec::len);
+    if records > flagged {
+        warnings.push(format!(
+            "MAP/swaps: {records} swap records but only {flagged} tiles are flagged as swap tiles; records {flagged}.. are not exported"
+        ));
     }
 
     if opts.collision {

@@ -24,9 +24,15 @@
 //! ## N vs N − 1, and how trouble is detected
 //!
 //! The stored model count is taken as N records (the game's loader `sub_42AB50` relocates N,
-//! the seed counts 33 models for a stored 33). Every model header's counts are validated
-//! against the bytes that remain before anything is allocated, so a wrong count (e.g. a file
-//! written with N − 1 semantics) shows up as a [`ReadError`] naming `STPC/models[i]`.
+//! the seed counts 33 models for a stored 33; spec §12.2). The bytes decide it as well: the
+//! words after the last model must be the animation count and well-formed animation records,
+//! which is what the round trip of every test file shows. Were a file written with N − 1
+//! semantics, the N-th "header" would be read from the animation count and the animation data
+//! that follow the real records. Its counts are validated against the remaining bytes before
+//! anything is allocated, so usually this is a [`ReadError`] naming `STPC/models[N−1]`; if the
+//! bytes happen to fit, the header's pointer words (+0x70, +0x74, +0x80, +0x88, always 0 in
+//! files) hold animation data, and [`crate::check`] reports them; and the animations after it
+//! no longer fit, which [`crate::level::Level::from_bytes`] reports as a warning.
 //!
 //! The animation layout is read from code only (confidence \[M\]). To stay byte-exact on files that do
 //! not follow it, the reader parses records one at a time on a copy of the cursor; the first

@@ -328,3 +328,122 @@ fn chunk_order() {
         ["END: the level has no END chunk (the game fails to load it)"]
     );
 }
+
+#[test]
+fn file_header_must_be_the_length_minus_4() {
+    // A bias of 0x800 (the PSX convention) on the demo's bytes.
+    let bytes = generate::demo_level();
+    let len = bytes.len();
+    let mut b = bytes.clone();
+    let h = (len as u32 - 4) + 0x800;
+    b[..4].copy_from_slice(&h.to_le_bytes());
+    let (level, _) = Level::from_bytes(&b).unwrap();
+    let v: Vec<String> = check::check(&level).iter().map(|v| v.to_string()).collect();
+    assert_eq!(
+        v,
+        [format!(
+            "header: the file header is {h} (0x{h:08X}), but the file length − 4 is {} (bias +2048)",
+            len - 4
+        )]
+    );
+}
+
+#[test]
+fn removing_a_chunk_keeps_the_header_right() {
+    // Removing LNFO (8 + 8 bytes) must give a header of new length − 4, and check stays clean.
+    let mut level = demo();
+    let at = level
+        .chunks
+        .iter()
+        .position(|c| c.tag == Tag::LNFO)
+        .unwrap();
+    level.chunks.remove(at);
+    let out = level.to_bytes();
+    assert_eq!(out.len(), generate::demo_level().len() - 16);
+    assert_eq!(
+        u32::from_le_bytes([out[0], out[1], out[2], out[3]]) as usize,
+        out.len() - 4
+    );
+    let (back, _) = Level::from_bytes(&out).unwrap();
+    assert!(check::check(&back).is_empty());
+}
+
+#[test]
+fn model_pointer_fields_must_be_zero() {
+    let v = broken(|l| {
+        let h = &mut trak(l).models[2].header;
+        h.vertex_ptr = 0x1234;
+        h.collision_ptr = 0xDEAD_BEEF;
+    });
+    assert_eq!(
+        v,
+        ["TRAK/models[2]: pointer fields must be 0 in files (the loader sets them), but +0x70 = 0x00001234, +0x80 = 0xDEADBEEF"]
+    );
+    let v = broken(|l| {
+        let h = &mut l.stpc_mut().unwrap().models[1].header;
+        if let Some(x) = &mut h.stpc {
+            x.bone_ptr = 7;
+        }
+    });
+    assert_eq!(
+        v,
+        ["STPC/models[1]: pointer fields must be 0 in files (the loader sets them), but +0x88 = 0x00000007"]
+    );
+}
+
+#[test]
+fn texture_entries_name_existing_pages() {
+    // The demo has 4 pages; entry 5 is a page entry (page 0), the last 4 are flat colours
+    // whose page byte means nothing.
+    // (faces using the entry now change render state, so batch-flag lines come too)
+    let v = broken(|l| l.text_mut().unwrap().entries[5].page = 4);
+    let text: Vec<&String> = v.iter().filter(|s| s.starts_with("TEXT/")).collect();
+    assert_eq!(
+        text,
+        ["TEXT/entries[5]: page 4 is not below the 4 texture pages"]
+    );
+    assert!(broken(|l| {
+        let e = l.text_mut().unwrap().entries.last_mut().unwrap();
+        assert!(e.is_flat_colour());
+        e.page = 200;
+    })
+    .is_empty());
+}
+
+#[test]
+fn rle_pages_must_decode_within_the_page() {
+    use levelgeom_wad::text::{PageData, TexturePage};
+    let words = |w: &[u16]| -> Vec<u8> { w.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    // 2×2 page: the game decodes N − 1 = 3 pixels; a literal of 1 leaves it short at byte 4.
+    let short = TexturePage {
+        flags: 0x81,
+        width: 2,
+        height: 2,
+        data: PageData::Rle(words(&[0x0001, 0x0042])),
+    };
+    let v = broken(|l| l.text_mut().unwrap().pages[2] = short);
+    assert_eq!(
+        v,
+        ["TEXT/pages[2]: RLE stream ends at byte 4 after 1 of the 3 pixels the game decodes"]
+    );
+    // a run of 5 (control −5 = 0xFFFB) into 4 pixels
+    let over = TexturePage {
+        flags: 0x81,
+        width: 2,
+        height: 2,
+        data: PageData::Rle(words(&[0xFFFB, 0x1234])),
+    };
+    let v = broken(|l| l.text_mut().unwrap().pages[3] = over);
+    assert_eq!(
+        v,
+        ["TEXT/pages[3]: RLE packets run past the 2×2 page (the game would write past its buffer)"]
+    );
+    // exactly 3 pixels (a run of 3) is what the game reads: fine
+    let ok = TexturePage {
+        flags: 0x81,
+        width: 2,
+        height: 2,
+        data: PageData::Rle(words(&[0xFFFD, 0x1234])),
+    };
+    assert!(broken(|l| l.text_mut().unwrap().pages[3] = ok).is_empty());
+}

@@ -698,6 +698,62 @@ mod level {
     }
 
     #[test]
+    fn stpc_parts_kept_verbatim_are_reported_as_warnings() {
+        fn with_stpc(flags: u32, stpc: Stpc) -> Vec<u8> {
+            let mut level = sample_level();
+            for c in &mut level.chunks {
+                match &mut c.data {
+                    ChunkData::Wfpc(w) => w.flags = flags,
+                    ChunkData::Stpc(s) => *s = stpc.clone(),
+                    _ => {}
+                }
+            }
+            Level::new(level.chunks).to_bytes()
+        }
+        // One animation announced, but only 8 bytes follow (a record header alone is 32).
+        let bytes = with_stpc(
+            FLAGS,
+            Stpc {
+                animation_count: 1,
+                rest: vec![7; 8],
+                ..Stpc::default()
+            },
+        );
+        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        let stpc_at = levelgeom_wad::container::RawWad::parse(&bytes)
+            .expect("raw")
+            .0
+            .chunks
+            .iter()
+            .find(|c| c.tag == Tag::STPC)
+            .expect("STPC")
+            .payload_offset();
+        let w: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            w,
+            [format!("at 0x{stpc_at:08X} in STPC: only 0 of the 1 animation records fit the known layout; the rest of the chunk (8 bytes) is kept verbatim")]
+        );
+        assert_eq!(level.to_bytes(), bytes);
+        // WFPC 0x100 announces the cutscene tail; a count of 0xFFFFFFFF cannot be one.
+        let bytes = with_stpc(
+            FLAGS | 0x100,
+            Stpc {
+                rest: vec![0xFF; 4],
+                ..Stpc::default()
+            },
+        );
+        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].to_string().ends_with("in STPC: WFPC has 0x100 but the cutscene tail does not fit the known layout; the rest of the chunk (4 bytes) is kept verbatim"),
+            "{}",
+            warnings[0]
+        );
+        assert_eq!(level.stpc().map(|s| s.rest.len()), Some(4));
+        assert_eq!(level.to_bytes(), bytes);
+    }
+
+    #[test]
     fn unknown_chunks_are_kept_raw() {
         let mut level = sample_level();
         let end = level.chunks.len() - 1;
@@ -729,6 +785,24 @@ mod independent {
             "/tests/data/independent/indep.wad"
         );
         std::fs::read(p).expect("tests/data/independent/indep.wad")
+    }
+
+    #[test]
+    fn lgpc_table_of_the_independent_file() {
+        // indep.expect.json "lgpc": per string its English, Italian and voice-id rows
+        let (level, _) = Level::from_bytes(&indep()).expect("parses");
+        let lgpc = level.lgpc().expect("LGPC");
+        assert_eq!((lgpc.rows(), lgpc.cols), (3, 2));
+        let want: Vec<Vec<&[u8]>> = vec![
+            vec![b"Hello Kuzco", b"Ciao Kuzco", b"#101"],
+            vec![b"Pull the lever", b"Tira la leva", b"#102"],
+        ];
+        assert_eq!(lgpc.table(), Some(want));
+        // the script stores each length with its NUL: 12, 11, 5, 15, 13, 5
+        assert_eq!(lgpc.lengths, [12, 11, 5, 15, 13, 5]);
+        let mut short = lgpc.clone();
+        short.cols = 3;
+        assert_eq!(short.table(), None);
     }
 
     #[test]

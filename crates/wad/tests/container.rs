@@ -153,6 +153,33 @@ fn map_declared_4_bytes_too_small_is_accepted_too() {
 }
 
 #[test]
+fn a_shifted_map_size_must_land_on_a_known_tag() {
+    // MAP declares 12 but holds 8; 4 bytes earlier than the declared end the file holds the
+    // printable but unknown "ABCD", and at the declared end the non-tag bytes 0x01..: the
+    // walk does not take the printable look-alike for a chunk (issue: "the next tag must be
+    // a known one") and reports the declared size instead.
+    let mut map = vec![1, 2, 3, 4, 5, 6, 7, 8];
+    map.extend_from_slice(b"DCBA");
+    map.extend_from_slice(&[1, 1, 1, 1, 2, 2, 2, 2]);
+    let bytes = file(
+        0,
+        &[
+            chunk(b"WFPC", 4, &[0; 4]),
+            chunk(b"MAP ", 12, &map),
+            chunk(b"END ", 0, &[]),
+        ],
+    );
+    // MAP's payload starts at 24: the declared end 36 holds 01 01 01 01 (no tag), 36 + 4
+    // holds 02 02 02 02 (no tag), and 36 − 4 = 32 holds "DCBA" (printable, unknown)
+    let e = RawWad::parse(&bytes).expect_err("no known tag");
+    assert_eq!(e.offset, 20);
+    assert_eq!(
+        e.to_string(),
+        "at 0x00000014 in MAP: declared size 12 leads to 0x00000024, where no chunk tag is"
+    );
+}
+
+#[test]
 fn size_errors_in_size_read_chunks_are_errors() {
     // TEXT is read by its size: a wrong size is not "fixed"
     let bytes = file(0, &[chunk(b"TEXT", 12, &[0; 8]), chunk(b"END ", 0, &[])]);

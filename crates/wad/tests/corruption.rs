@@ -279,3 +279,156 @@ fn corrupt_counts_inside_chunks_name_the_part() {
     let e = Lgpc::read(&mut Reader::new(&b[lgpc.payload_offset()..])).expect_err("count");
     assert_eq!(e.offset, 12);
 }
+
+/// The independently written `indep.wad` (tools/fixtures/make_indep_wad.py).
+fn indep() -> Vec<u8> {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/independent/indep.wad"
+    );
+    std::fs::read(p).expect("tests/data/independent/indep.wad")
+}
+
+/// Like [`check_case`] (parsing once), and a level that parses must also survive `check`
+/// (the CLI runs it on whatever parses) without panicking, when `rules`. Returns true when
+/// refused.
+fn check_and_rules(what: &str, bytes: &[u8], rules: bool) -> bool {
+    match Level::from_bytes(bytes) {
+        Err(e) => {
+            let s = e.to_string();
+            assert!(s.starts_with("at 0x") && s.contains(" in "), "{what}: {s}");
+            assert!(e.offset as usize <= bytes.len(), "{what}: {s}");
+            true
+        }
+        Ok((level, _)) => {
+            assert!(level.to_bytes() == bytes, "{what}: did not rebuild exactly");
+            if rules {
+                let _ = levelgeom_wad::check::check(&level);
+            }
+            false
+        }
+    }
+}
+
+#[test]
+fn independent_wad_damaged_at_every_offset() {
+    // A file not made by this crate's writer, small enough (28,775 bytes) to damage everywhere:
+    // its TRAK, STPC and MAP carry real content (the hand-built WAD's are empty).
+    let bytes = indep();
+    // `check` decodes every RLE page, so it runs on every damaged copy except those damaged
+    // inside the texels of TEXT (past its first 64 bytes), which only the decoder reads.
+    let (raw, _) = RawWad::parse(&bytes).expect("raw");
+    let text = raw
+        .chunks
+        .iter()
+        .find(|c| c.tag == Tag::TEXT)
+        .expect("TEXT");
+    let texels = text.payload_offset() + 64..text.payload_offset() + text.payload.len();
+    for cut in 0..bytes.len() {
+        check_and_rules(&format!("indep cut at {cut}"), &bytes[..cut], false);
+    }
+    let mut refused = 0usize;
+    for at in 0..bytes.len() {
+        for mask in [0xFFu8, 0x01] {
+            let mut b = bytes.clone();
+            b[at] ^= mask;
+            let what = format!("indep byte {at} ^ {mask:#04X}");
+            if check_and_rules(&what, &b, !texels.contains(&at)) {
+                refused += 1;
+            }
+        }
+    }
+    // Flipping a byte of a chunk tag or size field is always refused (tag no longer known
+    // and not printable, or the walk lands on no tag): at least 17 chunks × 8 header bytes.
+    assert!(
+        refused >= 17 * 8,
+        "only {refused} damaged copies were refused"
+    );
+}
+
+/// Every byte of the demo's MAP and STPC payloads and of its first TRAK headers flipped, read by the chunk
+/// readers directly (fast): an error names the chunk's part, a success writes back the same
+/// bytes, and `check` on the result does not panic.
+#[test]
+fn demo_geometry_payloads_flipped_at_every_byte() {
+    use levelgeom_wad::check::{check_parts, Parts};
+    let bytes = levelgeom_wad::generate::demo_level();
+    let (raw, _) = RawWad::parse(&bytes).expect("raw");
+    let (level, _) = Level::from_bytes(&bytes).expect("demo");
+    let flags = level.wfpc();
+    let counts = level.trak().expect("TRAK").vertex_counts();
+    let payload = |t: Tag| {
+        &raw.chunks
+            .iter()
+            .find(|c| c.tag == t)
+            .expect("chunk")
+            .payload
+    };
+    let write = |f: &dyn Fn(&mut levelgeom_binary::Writer)| {
+        let mut w = levelgeom_binary::Writer::new();
+        f(&mut w);
+        w.into_inner()
+    };
+    // MAP's rules need the TRAK vertex counts only: a copy without faces and collision keeps
+    // `check` on each damaged MAP fast.
+    let mut light_trak = level.trak().expect("TRAK").clone();
+    for m in &mut light_trak.models {
+        m.faces.clear();
+        m.collision.clear();
+    }
+    let map = payload(Tag::MAP);
+    for at in 0..map.len() {
+        let mut b = map.clone();
+        b[at] ^= 0xFF;
+        let mut r = Reader::new(&b);
+        r.push("MAP", None);
+        match Map::read(&mut r, flags, &counts).and_then(|m| r.finish().map(|_| m)) {
+            Ok(m) => {
+                assert_eq!(write(&|w| m.write(w)), b, "MAP byte {at}");
+                let _ = check_parts(&Parts {
+                    wfpc: Some(flags),
+                    trak: Some(&light_trak),
+                    map: Some(&m),
+                    ..Parts::default()
+                });
+            }
+            Err(e) => assert!(e.to_string().contains(" in MAP"), "MAP byte {at}: {e}"),
+        }
+    }
+    let stpc = payload(Tag::STPC);
+    for at in 0..stpc.len() {
+        let mut b = stpc.clone();
+        b[at] ^= 0xFF;
+        let mut r = Reader::new(&b);
+        r.push("STPC", None);
+        match Stpc::read(&mut r, flags) {
+            Ok(s) => {
+                assert_eq!(write(&|w| s.write(w)), b, "STPC byte {at}");
+                let _ = check_parts(&Parts {
+                    stpc: Some(&s),
+                    ..Parts::default()
+                });
+            }
+            Err(e) => assert!(e.to_string().contains(" in STPC"), "STPC byte {at}: {e}"),
+        }
+    }
+    let trak = payload(Tag::TRAK);
+    let n = u32::from_le_bytes([trak[0], trak[1], trak[2], trak[3]]) as usize;
+    // the count and the first 8 model headers
+    for at in 0..(4 + n.min(8) * 0x84).min(trak.len()) {
+        let mut b = trak.clone();
+        b[at] ^= 0xFF;
+        let mut r = Reader::new(&b);
+        r.push("TRAK", None);
+        match Trak::read(&mut r).and_then(|t| r.finish().map(|_| t)) {
+            Ok(t) => {
+                assert_eq!(write(&|w| t.write(w)), b, "TRAK byte {at}");
+                let _ = check_parts(&Parts {
+                    trak: Some(&t),
+                    ..Parts::default()
+                });
+            }
+            Err(e) => assert!(e.to_string().contains(" in TRAK"), "TRAK byte {at}: {e}"),
+        }
+    }
+}

@@ -643,3 +643,131 @@ fn plane_and_box_helpers_follow_the_seed() {
     assert_eq!(m.header.corners[0], [-0.25, -0.25, 0.25]);
     assert_eq!(m.header.corners[7], [1.25, 0.75, -1.25]);
 }
+
+/// The typed models of the independently written `indep.wad` hold the values its script put
+/// there (copied from `indep.expect.json`, computed by tools/fixtures/make_indep_wad.py).
+#[test]
+fn independent_file_typed_values() {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/independent/indep.wad"
+    );
+    let bytes = std::fs::read(p).unwrap();
+    let (level, warnings) = Level::from_bytes(&bytes).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(level.wfpc(), 0x0011_0010);
+
+    // STPC: a rigid and a skinned model, one animation, 36 bytes of script area.
+    let stpc = level.stpc().unwrap();
+    assert_eq!(stpc.models.len(), 2);
+    let (rigid, skinned) = (&stpc.models[0], &stpc.models[1]);
+    assert_eq!((rigid.vertices.len(), rigid.faces.len()), (4, 2));
+    let x = rigid.header.stpc.unwrap();
+    assert_eq!((x.rigid_vertex_count, x.bone_count), (4, 0));
+    assert_eq!(
+        rigid.faces.iter().map(|f| f.flags).collect::<Vec<_>>(),
+        [2056, 2072]
+    );
+    assert_eq!((skinned.vertices.len(), skinned.faces.len()), (6, 3));
+    let x = skinned.header.stpc.unwrap();
+    assert_eq!((x.rigid_vertex_count, x.bone_count), (0, 2));
+    assert_eq!(skinned.bone_vertex_counts, [4, 2]);
+    assert_eq!(skinned.header.unknown_7e, 11);
+    assert_eq!(
+        skinned.faces.iter().map(|f| f.flags).collect::<Vec<_>>(),
+        [8, 0, 1024]
+    );
+    assert_eq!(stpc.animation_count, 1);
+    let a = &stpc.animations[0];
+    assert_eq!(
+        (
+            a.header.a_count(),
+            a.header.frame_count(),
+            a.header.delta_count(),
+            a.header.bone_count()
+        ),
+        (1, 2, 3, 2)
+    );
+    assert!(a.header.has_frame_table());
+    assert_eq!(a.frames.len(), 2);
+    // frame 0: 3 × 8 delta bytes; frame 1: 3 × 2 + 2 (odd count); 2 matrices each
+    assert_eq!(a.frames[0].deltas.len(), 24);
+    assert_eq!(a.frames[1].deltas.len(), 8);
+    assert!(a.frames.iter().all(|f| f.matrices.len() == 2));
+    // record size 356 = 32 + 4 + 16 + 8 + 8 + (24 + 128) + (8 + 128)
+    let mut w = Writer::new();
+    a.write(&mut w);
+    assert_eq!(w.len(), 356);
+    assert!(stpc.tail.is_none());
+    assert_eq!(stpc.rest.len(), 36);
+
+    // MAP: the swap record, zones, objects and the fixed tail.
+    let m = level.map().unwrap();
+    assert_eq!((m.grid_w, m.grid_h, m.tiles.len()), (8, 8, 5));
+    let swaps = m.swaps.as_ref().unwrap();
+    assert_eq!(swaps.len(), 1);
+    assert_eq!(swaps[0].pos, [3, 2048, 2]);
+    assert_eq!((swaps[0].model_a, swaps[0].model_b), (1, 3));
+    assert_eq!((m.zones[0].mask, m.zones[0].height), (0xFFFF_FFFF, 0));
+    assert_eq!((m.zones[1].mask, m.zones[1].height), (3, -11264));
+    assert_eq!(m.max_objects, 16);
+    assert_eq!(m.objects.len(), 2);
+    // object 1 ends "…ffffffff 00000000 0200 0000": flags 2 (don't spawn), extra 0
+    assert_eq!((m.objects[1].flags, m.objects[1].extra), (2, 0));
+    assert_eq!(m.objects[0].fields[4], 0x8000);
+    assert_eq!(m.view_distance, Some(200));
+    assert_eq!(m.final_u16, 1);
+    assert!(m.chains.is_none());
+    // colour layers per tile (tile 3: the marker 2 sits on entry 1, the max rule of §12.1;
+    // its swap block for model 3 inherits 2 layers)
+    let layers: Vec<(usize, Option<usize>)> = m
+        .colours
+        .iter()
+        .map(|c| (c.layers.len(), c.swap_layers.as_ref().map(|l| l.len())))
+        .collect();
+    assert_eq!(
+        layers,
+        [(1, None), (1, None), (1, None), (2, Some(2)), (1, None)]
+    );
+    let rgba = |b: [u32; 4]| b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+    assert_eq!(
+        m.colours[0].layers[0][..2],
+        [rgba([32, 128, 64, 1]), rgba([80, 147, 71, 0])]
+    );
+    assert_eq!(
+        m.colours[3].layers[0][..2],
+        [rgba([83, 101, 175, 0]), rgba([131, 120, 182, 2])]
+    );
+    assert_eq!(
+        m.tiles.iter().map(|t| t.rot).collect::<Vec<_>>(),
+        [0, 1024, 2048, 3072, 0]
+    );
+    let cells: Vec<Option<usize>> = m.tiles.iter().map(|t| m.cell_of(t.pos)).collect();
+    assert_eq!(cells, [Some(0), Some(1), Some(10), Some(19), Some(36)]);
+    assert_eq!(m.transforms[0].pos, [2048, 0, 2048]);
+
+    // The small chunks.
+    let sprt = level.sprt().unwrap();
+    assert_eq!(
+        (sprt.material_base, sprt.table.as_deref()),
+        (7, Some(&[0u32, 4][..]))
+    );
+    let lnfo = level.chunks.iter().find_map(|c| match &c.data {
+        ChunkData::Lnfo(l) => Some(l.values),
+        _ => None,
+    });
+    assert_eq!(lnfo, Some([3, 7]));
+    let lights = &level.lght().unwrap().lights;
+    assert_eq!(lights.len(), 2);
+    assert_eq!((lights[0].kind, lights[0].rgb), (1, [255, 240, 200]));
+    assert_eq!(
+        lights[1].body,
+        levelgeom_wad::lght::LightBody::Five {
+            values: [1.5, 2.0, -3.5, 4.0, 8.0],
+            extra: 1
+        }
+    );
+    let trak = level.trak().unwrap();
+    assert_eq!(trak.vertex_counts(), [4, 4, 8, 5]);
+    assert_eq!(trak.models[0].collision[0].material, model::MATERIAL_WATER);
+}

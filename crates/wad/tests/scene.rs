@@ -101,6 +101,7 @@ fn text(entries: Vec<EntryView>) -> TextView {
             height: 256,
             rgba: Ok(vec![255; 256 * 256 * 4]),
         }],
+        warnings: Vec::new(),
     }
 }
 
@@ -468,6 +469,38 @@ fn swap_tile_gets_its_own_node() {
     assert!(close(v1, [3.5, 1.0, -3.0], 1e-6), "{v1:?}");
     // Its colours come from the swap block: R byte 0x40 → 0.5.
     assert_eq!(p.colors[0][p.indices[1] as usize], [0.5, 0.0, 0.0, 1.0]);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+
+    // A record whose normal model is not the tile's, and a record no tile is flagged for,
+    // are reported (the first still exports its alternative).
+    m.swaps = Some(vec![
+        TileSwap {
+            pos: [3, 0, 2],
+            model_a: 1,
+            model_b: 1,
+        },
+        TileSwap {
+            pos: [0, 0, 0],
+            model_a: 0,
+            model_b: 1,
+        },
+    ]);
+    let s = build(
+        &trak,
+        &m,
+        None,
+        &text(vec![entry([0; 4])]),
+        &SceneOptions::default(),
+    );
+    assert!(s.nodes.iter().any(|n| n.name == "tile_0000_m001_swap"));
+    let w = s.warnings.join("\n");
+    assert!(
+        w.contains(
+            "MAP/swaps[0]: names model 1 as the normal state of tile 0, which draws model 0"
+        ),
+        "{w}"
+    );
+    assert!(w.contains("2 swap records but only 1 tiles"), "{w}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -936,4 +969,53 @@ fn damaged_but_parsable_levels_convert() {
         assert_eq!(nodes, valid, "flip at {i}");
     }
     assert!(parsed > 100, "only {parsed} damaged files parsed");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8-bit pages go through the palette their entries name (spec §6.1)
+
+/// Page 0 is 8-bit, 2×1, indices [1, 0]. Palette 0 maps 1 → 0x801F (ABGR1555 red, alpha bit
+/// set), palette 1 maps 1 → 0x83E0 (green); index 0 is word 0 (transparent) in both. The
+/// page's first textured entry names palette 1, so texel 0 is green (0, 255, 0, 255), not the
+/// first palette's red; a later entry naming palette 0 is reported, not used.
+#[test]
+fn indexed_page_uses_the_palette_its_entries_name() {
+    use levelgeom_wad::text::{Effects, Palette, Text, TextureEntry, TexturePage};
+    let pal = |c: u16| Palette {
+        unknown: 0,
+        colours: vec![0x0000, c],
+        extra: vec![0, 0],
+    };
+    let entry = |flags: u16, extra: u8| TextureEntry {
+        flags,
+        page: 0,
+        extra,
+        u0: 0,
+        u1: 1,
+        v0: 0,
+        v1: 0,
+    };
+    let mut text = Text {
+        palettes: vec![pal(0x801F), pal(0x83E0)],
+        pages: vec![TexturePage::indexed(2, 1, vec![1, 0])],
+        // A flat-colour entry first: its second byte is no palette reference.
+        entries: vec![entry(0x0001, 0), entry(0, 1), entry(0, 0)],
+        effects: Effects::Absent,
+    };
+    let v = TextView::from_text(&text);
+    assert_eq!(v.pages[0].rgba, Ok(vec![0, 255, 0, 255, 0, 0, 0, 0]));
+    assert_eq!(v.warnings.len(), 1, "{:?}", v.warnings);
+    assert!(
+        v.warnings[0].contains("palette 1 (entry 1)") && v.warnings[0].contains("palette(s) 0")
+    );
+    // The warning reaches the scene.
+    let trak = Trak::default();
+    let s = build(&trak, &Map::default(), None, &v, &SceneOptions::default());
+    assert!(s.warnings.iter().any(|w| w.starts_with("TEXT/pages[0]")));
+
+    // No entry names an existing palette (0xFF = none): the first palette, red.
+    text.entries = vec![entry(0, 0xFF)];
+    let v = TextView::from_text(&text);
+    assert_eq!(v.pages[0].rgba, Ok(vec![255, 0, 0, 255, 0, 0, 0, 0]));
+    assert!(v.warnings.is_empty());
 }

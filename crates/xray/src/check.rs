@@ -1,12 +1,13 @@
 //! Consistency rules for geom and level files, each violation reported with where it is.
 //!
-//! Geom alone: declaration sanity (known usages, stream 0, no overlaps, a position) and, per
-//! SWI item, windows whose triangles fit in 16-bit counts. Level: contiguous visual ids, OGF
+//! Geom alone: declaration sanity (known usages, stream 0, no overlaps, a position), vertex
+//! bytes = count × stride, and per SWI item at least one window, each starting on a triangle
+//! (offset a multiple of 3, as xrLC writes `iCurTriBinned·3`). Level: contiguous visual ids, OGF
 //! format version 4, shader ids inside the table, child and sector-root visual indices valid,
 //! portal sector indices valid, glow shader ids valid. Level + geom: every GCONTAINER range
 //! inside its buffers, `ib_count` a multiple of 3, indices below `vb_count`, SWI windows
 //! inside their visual's index range and vertex count, SWI container indices valid; FASTPATH
-//! ranges against `level.geomx` when it is given.
+//! ranges (and their inline windows) against `level.geomx` when it is given.
 
 use std::fmt;
 
@@ -52,6 +53,20 @@ pub fn geom(g: &Geom) -> Vec<Problem> {
                 format!("fsL_VB/vb[{i}]"),
                 "vertex bytes differ from count × stride",
             ));
+        }
+    }
+    for (i, item) in g.swis().iter().enumerate() {
+        let path = format!("fsL_SWIS/item[{i}]");
+        if item.windows.is_empty() {
+            out.push(p(&path, "no windows (sw[0] is the full-detail mesh)"));
+        }
+        for (k, w) in item.windows.iter().enumerate() {
+            if w.offset % 3 != 0 {
+                out.push(p(
+                    format!("{path}/sw[{k}]"),
+                    format!("offset {} is not a multiple of 3", w.offset),
+                ));
+            }
         }
     }
     out
@@ -157,7 +172,16 @@ fn check_swi(out: &mut Vec<Problem>, path: &str, s: &SwiItem, g: &GContainer, ge
     let ib = geom
         .index_buffers()
         .and_then(|b| b.get(g.ib_index as usize));
+    if s.windows.is_empty() {
+        out.push(p(path, "no windows (sw[0] is the full-detail mesh)"));
+    }
     for (k, w) in s.windows.iter().enumerate() {
+        if w.offset % 3 != 0 {
+            out.push(p(
+                format!("{path}/sw[{k}]"),
+                format!("offset {} is not a multiple of 3", w.offset),
+            ));
+        }
         let n = u64::from(w.num_tris) * 3;
         if u64::from(w.offset) + n > u64::from(g.ib_count) {
             out.push(p(
@@ -288,13 +312,17 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
             }
         }
         if let (Some(g), Some(gx)) = (v.fastpath(), geomx) {
-            check_range(
+            let fp = format!("{path}/OGF_FASTPATH");
+            let ok = check_range(
                 &mut out,
-                &format!("{path}/OGF_FASTPATH/OGF_GCONTAINER"),
+                &format!("{fp}/OGF_GCONTAINER"),
                 &g,
                 gx,
                 "level.geomx",
             );
+            if let (Some(_), Some(s)) = (ok, v.fastpath_swidata()) {
+                check_swi(&mut out, &format!("{fp}/OGF_SWIDATA"), s, &g, gx);
+            }
         }
     }
     let sectors = l.sectors();

@@ -386,6 +386,17 @@ impl Visual {
         })
     }
 
+    /// Sliding windows of the fast-path geometry (OGF_SWIDATA inside OGF_FASTPATH).
+    pub fn fastpath_swidata(&self) -> Option<&SwiItem> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            OgfChunk::FastPath(cs) => cs.iter().find_map(|c| match &c.value {
+                OgfChunk::SwiData(s) => Some(s),
+                _ => None,
+            }),
+            _ => None,
+        })
+    }
+
     /// Inline sliding windows (MT_PROGRESSIVE).
     pub fn swidata(&self) -> Option<&SwiItem> {
         self.chunks.iter().find_map(|c| match &c.value {

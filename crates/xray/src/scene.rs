@@ -297,7 +297,8 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     };
 
     // one node per visual
-    let mut shared: HashMap<(GContainer, Option<u32>), usize> = HashMap::new();
+    type Drawn = (GContainer, Option<(u32, u16, u16)>, u16);
+    let mut shared: HashMap<Drawn, usize> = HashMap::new();
     let mut node_of = Vec::with_capacity(visuals.len());
     for (i, v) in visuals.iter().enumerate() {
         let h = v.header();
@@ -314,22 +315,35 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         }
         let is_tree = matches!(t, model_type::TREE_ST | model_type::TREE_PM);
         if let Some(g) = v.gcontainer() {
-            let window = match (t, v.swidata(), v.swi_container()) {
-                (model_type::PROGRESSIVE, Some(s), _) => s.windows.first().copied(),
-                (model_type::TREE_PM, _, Some(si)) => geom
-                    .swis()
-                    .get(si as usize)
-                    .and_then(|s| s.windows.first().copied()),
+            // Progressive visuals draw one window of their index range; sw[0] is full
+            // detail. xrLC puts MT_PROGRESSIVE windows inline (OGF_SWIDATA) and MT_TREE_PM
+            // ones in level.geom (OGF_SWICONTAINER), but a TREE_PM variant with inline
+            // SWIDATA exists (xray_re parse_lev), so either source is honoured for both.
+            let progressive = matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM);
+            let mut items = v.swidata().into_iter().chain(
+                v.swi_container()
+                    .and_then(|si| geom.swis().get(si as usize)),
+            );
+            let window = match items.next() {
+                Some(s) if progressive => match s.windows.first() {
+                    Some(w) => Some(*w),
+                    None => {
+                        scene.warnings.push(format!(
+                            "visual {i}: progressive visual without windows; exported whole"
+                        ));
+                        None
+                    }
+                },
+                None if progressive => {
+                    scene.warnings.push(format!(
+                        "visual {i}: progressive visual without sliding windows; exported whole"
+                    ));
+                    None
+                }
                 _ => None,
             };
-            let key = (
-                g,
-                if is_tree {
-                    v.swi_container()
-                } else {
-                    Some(i as u32)
-                },
-            );
+            // instances share a mesh when they draw the same range with the same material
+            let key = (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid);
             let reuse = if is_tree {
                 shared.get(&key).copied()
             } else {

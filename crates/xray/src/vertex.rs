@@ -161,13 +161,16 @@ fn fit(v: f32, ok: impl Fn(f32) -> bool) -> f32 {
     v
 }
 
+/// `clamp(⌊x⌋, lo, hi)`, NaN giving 0 (`lo`, `hi` are small integers).
+///
+/// `floor` is a library call on the baseline x86-64 target, and the codec floors several times
+/// per component; truncating through `i64` and correcting negative fractions is the same
+/// function here: `x as i64` is exact truncation for |x| < 2^63, saturates beyond (the clamp
+/// range is far inside) and maps NaN to 0.
 fn clamp_floor(x: f64, lo: f64, hi: f64) -> f64 {
-    let f = x.floor();
-    if f.is_nan() {
-        0.0
-    } else {
-        f.clamp(lo, hi)
-    }
+    let t = x as i64 as f64;
+    let f = if t > x { t - 1.0 } else { t };
+    f.clamp(lo, hi)
 }
 
 /// Encode one component of a packed direction: `clamp(⌊(n+1)·0.5·255⌋, 0, 255)`.
@@ -175,8 +178,12 @@ pub fn encode_dir(n: f32) -> u8 {
     clamp_floor((f64::from(n) + 1.0) * 0.5 * 255.0, 0.0, 255.0) as u8
 }
 
-/// Decode one component of a packed direction: `b/255·2−1`.
+/// Decode one component of a packed direction: `b/255·2−1` (from a 256-entry table).
 pub fn decode_dir(b: u8) -> f32 {
+    tables().dir[usize::from(b)]
+}
+
+fn decode_dir_exact(b: u8) -> f32 {
     let v = (f64::from(b) / 255.0 * 2.0 - 1.0) as f32;
     fit(v, |x| encode_dir(x) == b)
 }
@@ -186,8 +193,12 @@ pub fn encode_unit(a: f32) -> u8 {
     clamp_floor(f64::from(a) * 255.0, 0.0, 255.0) as u8
 }
 
-/// Decode a 0..1 byte: `b/255`.
+/// Decode a 0..1 byte: `b/255` (from a 256-entry table).
 pub fn decode_unit(b: u8) -> f32 {
+    tables().unit[usize::from(b)]
+}
+
+fn decode_unit_exact(b: u8) -> f32 {
     let v = (f64::from(b) / 255.0) as f32;
     fit(v, |x| encode_unit(x) == b)
 }
@@ -202,7 +213,8 @@ pub fn encode_base(uv: f32) -> (i16, u8) {
 
 /// Decode a base UV coordinate: `(s16 + frac/255)/1024`.
 pub fn decode_base(s: i16, frac: u8) -> f32 {
-    let v = ((f64::from(s) + f64::from(frac) / 255.0) / 1024.0) as f32;
+    // `frac/255` from a table (the same f64 quotient); `·2^-10` is exactly `/1024`
+    let v = ((f64::from(s) + tables().frac[usize::from(frac)]) * (1.0 / 1024.0)) as f32;
     fit(v, |x| encode_base(x) == (s, frac))
 }
 
@@ -211,8 +223,19 @@ pub fn encode_fixed(x: f32, scale: f64) -> i16 {
     clamp_floor(f64::from(x) * scale, -32768.0, 32767.0) as i16
 }
 
-/// Decode an s16 fixed-point coordinate: `s/scale`.
+/// Decode an s16 fixed-point coordinate: `s/scale` (tables for [`LMAP_SCALE`] and
+/// [`TREE_SCALE`], computed otherwise).
 pub fn decode_fixed(s: i16, scale: f64) -> f32 {
+    if scale == LMAP_SCALE {
+        lmap_table()[usize::from(s as u16)]
+    } else if scale == TREE_SCALE {
+        tree_table()[usize::from(s as u16)]
+    } else {
+        decode_fixed_exact(s, scale)
+    }
+}
+
+fn decode_fixed_exact(s: i16, scale: f64) -> f32 {
     let v = (f64::from(s) / scale) as f32;
     fit(v, |x| encode_fixed(x, scale) == s)
 }
@@ -221,6 +244,46 @@ pub fn decode_fixed(s: i16, scale: f64) -> f32 {
 pub const LMAP_SCALE: f64 = 32768.0;
 /// Tree/MU UV scale (`32768 / 16`).
 pub const TREE_SCALE: f64 = 2048.0;
+
+// Decoding speed. Each decoded value is the formula's result nudged by `fit` into the
+// encoder's bucket, which costs one to a few `floor` evaluations in f64 per component; done for
+// every component of every vertex that made decoding ~5x slower than encoding. Every byte (and
+// every s16 of the two fixed-point scales) decodes to one value, so the values are computed once
+// per process into tables, by the same functions, and decoding becomes a lookup.
+
+/// Decoded values of every byte, for packed directions and 0..1 bytes.
+struct ByteTables {
+    dir: [f32; 256],
+    unit: [f32; 256],
+    /// `b/255` in f64, the fraction byte of a base UV.
+    frac: [f64; 256],
+}
+
+fn tables() -> &'static ByteTables {
+    static T: std::sync::OnceLock<ByteTables> = std::sync::OnceLock::new();
+    T.get_or_init(|| ByteTables {
+        dir: std::array::from_fn(|b| decode_dir_exact(b as u8)),
+        unit: std::array::from_fn(|b| decode_unit_exact(b as u8)),
+        frac: std::array::from_fn(|b| b as f64 / 255.0),
+    })
+}
+
+/// Decoded values of every s16 (indexed by its bit pattern as u16) at `scale`.
+fn fixed_table(scale: f64) -> Vec<f32> {
+    (0..=u16::MAX)
+        .map(|u| decode_fixed_exact(u as i16, scale))
+        .collect()
+}
+
+fn lmap_table() -> &'static [f32] {
+    static T: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+    T.get_or_init(|| fixed_table(LMAP_SCALE))
+}
+
+fn tree_table() -> &'static [f32] {
+    static T: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+    T.get_or_init(|| fixed_table(TREE_SCALE))
+}
 
 fn rd<const K: usize>(b: &[u8], at: usize) -> [u8; K] {
     let mut o = [0u8; K];
@@ -263,13 +326,15 @@ pub fn half_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// f32 to half float (exact for values that came from a half; truncating otherwise).
+/// f32 to half float, rounding to nearest (ties to even) as IEEE 754 conversion does; exact
+/// for values that came from a half, so decode then encode gives back every bit pattern.
 pub fn f32_to_half(f: f32) -> u16 {
     let b = f.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
     let exp = ((b >> 23) & 0xFF) as i32;
     let man = b & 0x7F_FFFF;
     if exp == 255 {
+        // infinity, or NaN keeping its top payload bits (and staying a NaN)
         return sign | 0x7C00 | (man >> 13) as u16 | u16::from(man != 0 && man >> 13 == 0);
     }
     let e = exp - 112;
@@ -277,11 +342,17 @@ pub fn f32_to_half(f: f32) -> u16 {
         return sign | 0x7C00;
     }
     if e <= 0 {
-        // subnormal half: value / 2^-24
-        let v = (f.abs() * 16_777_216.0) as u32;
-        return sign | (v.min(0x3FF) as u16);
+        // subnormal half: value / 2^-24 (scaling by a power of two is exact); 1024 rounds up
+        // into the smallest normal, which is the right bit pattern
+        let v = (f.abs() * 16_777_216.0).round_ties_even();
+        return sign | (v.min(1024.0) as u16);
     }
-    sign | ((e as u16) << 10) | (man >> 13) as u16
+    let mut h = ((e as u32) << 10) | (man >> 13);
+    let rest = man & 0x1FFF;
+    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
+        h += 1; // a carry into the exponent is correct, up to infinity (0x7C00)
+    }
+    sign | h as u16
 }
 
 fn decode_generic(e: &Element, b: &[u8]) -> [f32; 4] {
@@ -416,8 +487,47 @@ fn encode_generic(e: &Element, v: [f32; 4], b: &mut [u8]) {
     }
 }
 
-fn dir3(c: [u8; 4]) -> [f32; 3] {
-    [decode_dir(c[2]), decode_dir(c[1]), decode_dir(c[0])]
+fn dir3(t: &ByteTables, c: [u8; 4]) -> [f32; 3] {
+    let d = |b: u8| t.dir[usize::from(b)];
+    [d(c[2]), d(c[1]), d(c[0])]
+}
+
+/// Reserve room for `count` values in the vectors that `rs` will fill, so that decoding a
+/// large buffer does not re-allocate and copy them as they grow.
+fn reserve(v: &mut Vertices, rs: &[Role], frac: bool, count: usize) {
+    for r in rs {
+        match r {
+            Role::Position => v.positions.reserve_exact(count),
+            Role::PackedNormal => {
+                v.normals.reserve_exact(count);
+                v.hemi.reserve_exact(count);
+            }
+            Role::FloatNormal => v.normals.reserve_exact(count),
+            Role::PackedTangent => {
+                v.tangents.reserve_exact(count);
+                if !frac {
+                    v.tangent_alpha.reserve_exact(count);
+                }
+            }
+            Role::PackedBinormal => {
+                v.binormals.reserve_exact(count);
+                if !frac {
+                    v.binormal_alpha.reserve_exact(count);
+                }
+            }
+            Role::BaseFixed | Role::BaseFloat => v.uv.reserve_exact(count),
+            Role::Tree => {
+                v.uv.reserve_exact(count);
+                v.wind.reserve_exact(count);
+            }
+            Role::Lightmap | Role::LightmapFloat => v.lightmap.reserve_exact(count),
+            Role::Color => {
+                v.colors.reserve_exact(count);
+                v.sun.reserve_exact(count);
+            }
+            Role::Other => {}
+        }
+    }
 }
 
 /// Decode `count` vertices of `stride` bytes each (the caller checked `raw.len()`).
@@ -430,6 +540,13 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
         count,
         ..Default::default()
     };
+    reserve(&mut v, &rs, frac, count);
+    let t = tables();
+    let (lmap, tree) = (
+        rs.contains(&Role::Lightmap).then(lmap_table),
+        rs.contains(&Role::Tree).then(tree_table),
+    );
+    let unit = |b: u8| t.unit[usize::from(b)];
     let mut other: Vec<(Element, Vec<[f32; 4]>)> = Vec::new();
     for (e, r) in decl.elements.iter().zip(&rs) {
         if *r == Role::Other {
@@ -456,8 +573,8 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
                 }
                 Role::PackedNormal => {
                     let c = rd::<4>(vert, o);
-                    v.normals.push(dir3(c));
-                    v.hemi.push(decode_unit(c[3]));
+                    v.normals.push(dir3(t, c));
+                    v.hemi.push(unit(c[3]));
                 }
                 Role::FloatNormal => {
                     v.normals
@@ -465,16 +582,16 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
                 }
                 Role::PackedTangent => {
                     let c = rd::<4>(vert, o);
-                    v.tangents.push(dir3(c));
+                    v.tangents.push(dir3(t, c));
                     if !frac {
-                        v.tangent_alpha.push(decode_unit(c[3]));
+                        v.tangent_alpha.push(unit(c[3]));
                     }
                 }
                 Role::PackedBinormal => {
                     let c = rd::<4>(vert, o);
-                    v.binormals.push(dir3(c));
+                    v.binormals.push(dir3(t, c));
                     if !frac {
-                        v.binormal_alpha.push(decode_unit(c[3]));
+                        v.binormal_alpha.push(unit(c[3]));
                     }
                 }
                 Role::BaseFixed => {
@@ -492,20 +609,31 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
                 }
                 Role::BaseFloat => v.uv.push([f32_at(vert, o), f32_at(vert, o + 4)]),
                 Role::Tree => {
-                    let s = |k: usize| decode_fixed(i16_at(vert, o + 2 * k), TREE_SCALE);
+                    let tab = tree.unwrap_or(&[]);
+                    let s = |k: usize| {
+                        let x = u16_at(vert, o + 2 * k);
+                        tab.get(usize::from(x))
+                            .copied()
+                            .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
+                    };
                     v.uv.push([s(0), s(1)]);
                     v.wind.push([s(2), s(3)]);
                 }
                 Role::Lightmap => {
-                    let s = |k: usize| decode_fixed(i16_at(vert, o + 2 * k), LMAP_SCALE);
+                    let tab = lmap.unwrap_or(&[]);
+                    let s = |k: usize| {
+                        let x = u16_at(vert, o + 2 * k);
+                        tab.get(usize::from(x))
+                            .copied()
+                            .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
+                    };
                     v.lightmap.push([s(0), s(1)]);
                 }
                 Role::LightmapFloat => v.lightmap.push([f32_at(vert, o), f32_at(vert, o + 4)]),
                 Role::Color => {
                     let c = rd::<4>(vert, o);
-                    v.colors
-                        .push([decode_unit(c[2]), decode_unit(c[1]), decode_unit(c[0])]);
-                    v.sun.push(decode_unit(c[3]));
+                    v.colors.push([unit(c[2]), unit(c[1]), unit(c[0])]);
+                    v.sun.push(unit(c[3]));
                 }
                 Role::Other => {
                     if let Some((_, vals)) = other.get_mut(oi) {
@@ -731,5 +859,260 @@ mod tests {
         assert_eq!(encode(&d, &v), raw);
         assert_eq!(half_to_f32(0x3C00), 1.0);
         assert_eq!(f32_to_half(-2.0), 0xC000);
+    }
+
+    /// The decoder before the speed-up: the formulas in f64 with `f64::floor`, nudged by `fit`.
+    mod reference {
+        use super::super::fit;
+
+        fn cf(x: f64, lo: f64, hi: f64) -> f64 {
+            let f = x.floor();
+            if f.is_nan() {
+                0.0
+            } else {
+                f.clamp(lo, hi)
+            }
+        }
+        pub fn enc_dir(n: f32) -> u8 {
+            cf((f64::from(n) + 1.0) * 0.5 * 255.0, 0.0, 255.0) as u8
+        }
+        pub fn dir(b: u8) -> f32 {
+            fit((f64::from(b) / 255.0 * 2.0 - 1.0) as f32, |x| {
+                enc_dir(x) == b
+            })
+        }
+        pub fn unit(b: u8) -> f32 {
+            let e = |a: f32| cf(f64::from(a) * 255.0, 0.0, 255.0) as u8;
+            fit((f64::from(b) / 255.0) as f32, |x| e(x) == b)
+        }
+        pub fn enc_base(uv: f32) -> (i16, u8) {
+            let r = f64::from(uv) * 1024.0;
+            let p = cf(r, -32768.0, 32767.0);
+            (p as i16, cf(255.5 * (r - p), 0.0, 255.0) as u8)
+        }
+        pub fn base(s: i16, f: u8) -> f32 {
+            let v = ((f64::from(s) + f64::from(f) / 255.0) / 1024.0) as f32;
+            fit(v, |x| enc_base(x) == (s, f))
+        }
+        pub fn fixed(s: i16, scale: f64) -> f32 {
+            let e = |x: f32| cf(f64::from(x) * scale, -32768.0, 32767.0) as i16;
+            fit((f64::from(s) / scale) as f32, |x| e(x) == s)
+        }
+    }
+
+    #[test]
+    fn table_decoding_gives_the_reference_bits() {
+        for b in 0..=255u8 {
+            assert_eq!(decode_dir(b).to_bits(), reference::dir(b).to_bits());
+            assert_eq!(decode_unit(b).to_bits(), reference::unit(b).to_bits());
+        }
+        for u in 0..=u16::MAX {
+            let s = u as i16;
+            for scale in [LMAP_SCALE, TREE_SCALE, 1000.0] {
+                assert_eq!(
+                    decode_fixed(s, scale).to_bits(),
+                    reference::fixed(s, scale).to_bits()
+                );
+            }
+            if u % 7 == 0 {
+                for f in [0u8, 1, 2, 51, 127, 128, 200, 254, 255] {
+                    assert_eq!(
+                        decode_base(s, f).to_bits(),
+                        reference::base(s, f).to_bits(),
+                        "s={s} f={f}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_floor_is_floor() {
+        let xs = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.0,
+            -1.5,
+            254.999_999_9,
+            255.0,
+            255.5,
+            -32768.5,
+            -32769.0,
+            32767.9,
+            4.0e18,
+            -4.0e18,
+            1.0e300,
+            -1.0e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ];
+        for x in xs {
+            for (lo, hi) in [(0.0, 255.0), (-32768.0, 32767.0)] {
+                let want = if x.is_nan() {
+                    0.0
+                } else {
+                    x.floor().clamp(lo, hi)
+                };
+                assert_eq!(clamp_floor(x, lo, hi), want, "x={x}");
+            }
+        }
+        // and every encoder agrees with the reference on a sweep of values
+        for k in -40_000..40_000 {
+            let x = k as f32 / 1234.5;
+            assert_eq!(encode_dir(x / 30.0), reference::enc_dir(x / 30.0));
+            assert_eq!(
+                encode_base(x / 1024.0 * 37.0),
+                reference::enc_base(x / 1024.0 * 37.0)
+            );
+        }
+    }
+
+    fn one_element(ty: DeclType, bytes: &[u8]) -> [f32; 4] {
+        let d = Declaration::new(vec![
+            Element::new(0, DeclType::Float3, Usage::Position, 0),
+            Element::new(12, ty, Usage::TexCoord, 2),
+        ]);
+        let mut raw = vec![0u8; 12];
+        raw.extend_from_slice(bytes);
+        let v = decode(&d, &raw);
+        assert_eq!(v.other.len(), 1, "{}", ty.name());
+        let got = v.other[0].1[0];
+        assert_eq!(encode(&d, &v), raw, "{} re-encodes", ty.name());
+        got
+    }
+
+    fn le16(v: &[u16]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn every_generic_type_decodes_to_hand_computed_values() {
+        use DeclType::*;
+        // D3D9 semantics (d3d9types.h): *N types divide by the type's maximum, UDEC3/DEC3N are
+        // three 10-bit lanes (x lowest) and a 2-bit w, FLOAT16 is IEEE binary16.
+        assert_eq!(
+            one_element(Float1, &1.5f32.to_le_bytes()),
+            [1.5, 0.0, 0.0, 0.0]
+        );
+        let f4: Vec<u8> = [1.0f32, -2.0, 0.25, 8.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(one_element(Float4, &f4), [1.0, -2.0, 0.25, 8.0]);
+        assert_eq!(one_element(Float2, &f4[..8]), [1.0, -2.0, 0.0, 0.0]);
+        // D3DCOLOR: bytes B, G, R, A → (R, G, B, A)/255
+        assert_eq!(
+            one_element(D3dColor, &[0, 51, 255, 102]),
+            [1.0, 0.2, 0.0, 0.4]
+        );
+        assert_eq!(one_element(UByte4, &[1, 2, 3, 250]), [1.0, 2.0, 3.0, 250.0]);
+        assert_eq!(
+            one_element(UByte4N, &[0, 255, 51, 102]),
+            [0.0, 1.0, 0.2, 0.4]
+        );
+        assert_eq!(
+            one_element(Short2, &le16(&[(-5i16) as u16, 300])),
+            [-5.0, 300.0, 0.0, 0.0]
+        );
+        assert_eq!(
+            one_element(Short4, &le16(&[0x8000, 0x7FFF, 0, 1])),
+            [-32768.0, 32767.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            one_element(Short2N, &le16(&[0x7FFF, 0x8001])),
+            [1.0, -1.0, 0.0, 0.0]
+        );
+        let s4n = one_element(Short4N, &le16(&[0x8000, 16384, 0, 0xC000]));
+        assert_eq!(s4n[0], -32768.0 / 32767.0);
+        assert_eq!(s4n[1], 16384.0 / 32767.0);
+        assert_eq!(s4n[3], -16384.0 / 32767.0);
+        assert_eq!(
+            one_element(UShort2N, &le16(&[0xFFFF, 0])),
+            [1.0, 0.0, 0.0, 0.0]
+        );
+        let u4n = one_element(UShort4N, &le16(&[13107, 65535, 0, 32768]));
+        assert_eq!(u4n[0], 0.2);
+        assert_eq!(u4n[3], 32768.0 / 65535.0);
+        let udec3 = 1u32 | (2 << 10) | (1023 << 20) | (3 << 30);
+        assert_eq!(
+            one_element(UDec3, &udec3.to_le_bytes()),
+            [1.0, 2.0, 1023.0, 3.0]
+        );
+        // DEC3N lanes are two's complement: 511 → +1, 513 (= −511) → −1, 512 (= −512)
+        let dec3n = 511u32 | (513 << 10) | (512 << 20) | (1 << 30);
+        assert_eq!(
+            one_element(Dec3N, &dec3n.to_le_bytes()),
+            [1.0, -1.0, -512.0 / 511.0, 1.0]
+        );
+        assert_eq!(
+            one_element(Float16x2, &le16(&[0x3C00, 0xC000])),
+            [1.0, -2.0, 0.0, 0.0]
+        );
+        let h = one_element(Float16x4, &le16(&[0x7BFF, 0x0001, 0x3555, 0x8000]));
+        assert_eq!(h[0], 65504.0);
+        assert_eq!(h[1], 2.0f32.powi(-24));
+        assert_eq!(h[2], 0.333_251_95);
+        assert_eq!(h[3].to_bits(), 0x8000_0000);
+    }
+
+    #[test]
+    fn every_value_of_the_generic_types_re_encodes() {
+        use DeclType::*;
+        // all 65536 words of the 16-bit types (NaN halves included), all 10-bit lanes of the
+        // packed types, all bytes of the byte types
+        let words: Vec<u8> = le16(&(0..=u16::MAX).collect::<Vec<_>>());
+        for ty in [
+            Short2, Short2N, UShort2N, Float16x2, Short4, Short4N, UShort4N, Float16x4,
+        ] {
+            let n = ty.size();
+            let d = Declaration::new(vec![Element::new(0, ty, Usage::TexCoord, 3)]);
+            let raw = &words[..words.len() / n * n];
+            let v = decode(&d, raw);
+            assert_eq!(encode(&d, &v), raw, "{}", ty.name());
+        }
+        let mut packed = Vec::new();
+        for k in 0..1024u32 {
+            let w = k | ((1023 - k) << 10) | (((k * 7) & 1023) << 20) | ((k & 3) << 30);
+            packed.extend_from_slice(&w.to_le_bytes());
+        }
+        let bytes: Vec<u8> = (0..=255u8).collect();
+        for (ty, raw) in [
+            (UDec3, &packed),
+            (Dec3N, &packed),
+            (UByte4, &bytes),
+            (UByte4N, &bytes),
+            (D3dColor, &bytes),
+        ] {
+            let d = Declaration::new(vec![Element::new(0, ty, Usage::TexCoord, 3)]);
+            let v = decode(&d, raw);
+            assert_eq!(v.count, raw.len() / 4);
+            assert_eq!(&encode(&d, &v), raw, "{}", ty.name());
+        }
+    }
+
+    #[test]
+    fn halves_round_to_nearest_even() {
+        // one half ulp at 1.0 is 2^-10
+        let u = 1.0 / 1024.0;
+        assert_eq!(f32_to_half(1.0 + 0.75 * u), 0x3C01); // nearest, not truncated
+        assert_eq!(f32_to_half(1.0 + 0.25 * u), 0x3C00);
+        assert_eq!(f32_to_half(1.0 + 0.5 * u), 0x3C00); // tie → even
+        assert_eq!(f32_to_half(1.0 + 1.5 * u), 0x3C02); // tie → even
+        assert_eq!(f32_to_half(-(1.0 + 0.75 * u)), 0xBC01);
+        assert_eq!(f32_to_half(65504.0), 0x7BFF);
+        assert_eq!(f32_to_half(65519.0), 0x7BFF);
+        assert_eq!(f32_to_half(65520.0), 0x7C00); // the tie above the largest half → ∞
+        assert_eq!(f32_to_half(2.0f32.powi(-25)), 0x0000); // tie → even 0
+        assert_eq!(f32_to_half(3.0 * 2.0f32.powi(-25)), 0x0002); // 1.5 → 2
+        assert_eq!(f32_to_half(0.999_99 * 2.0f32.powi(-14)), 0x0400); // rounds up to the smallest normal
+        assert_eq!(f32_to_half(0.1), 0x2E66);
+        assert_eq!(f32_to_half(f32::INFINITY), 0x7C00);
+        assert_eq!(f32_to_half(f32::NAN) & 0x7C00, 0x7C00);
+        assert_ne!(f32_to_half(f32::NAN) & 0x3FF, 0);
     }
 }

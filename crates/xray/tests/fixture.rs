@@ -251,3 +251,31 @@ fn the_fixture_passes_check() {
     assert_eq!(check::geom(&gx), vec![]);
     assert_eq!(check::level(&l, Some(&g), Some(&gx)), vec![]);
 }
+
+#[test]
+fn portal_light_and_glow_fields_match_a_hand_decode() {
+    // Bit patterns read from the file with Python `struct` at the chunk payloads 0x14
+    // (portal), 0x6C (light), 0xE0 (glow).
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    let l = Level::read(&read("level")).unwrap();
+    let p = &l.portals()[0];
+    assert_eq!((p.sector_front, p.sector_back, p.count), (0, 1, 4));
+    assert_eq!(bits(&p.poly[0]), [0xBF4F_F255, 0x3ED7_13AE, 0xBF80_0000]);
+    assert_eq!(bits(&p.poly[3]), [0xBF4F_F255, 0x3F4F_F255, 0xBF80_0000]);
+    // unused polygon slots hold garbage denormals, kept bit for bit
+    assert_eq!(p.poly[4][0].to_bits(), 0x0056_03C3);
+    let li = &l.lights()[0];
+    assert_eq!((li.controller, li.light_type), (1, 3)); // D3DLIGHT_DIRECTIONAL
+    assert_eq!(li.diffuse, [1.0; 4]);
+    assert_eq!(bits(&li.direction), [0x3F57_1ECF, 0xBED8_616C, 0x3EAD_D421]);
+    let g = &l.glows()[0];
+    assert_eq!(bits(&g.position), [0x402F_FD28, 0x3E7A_8E80, 0xC048_CD3D]);
+    assert_eq!((g.radius, g.shader), (0.5, 1));
+    // the glow's shader entry is the glow shader
+    assert_eq!(
+        l.shaders().unwrap()[usize::from(g.shader)].text(),
+        "effects\\glow/glow\\glow_04"
+    );
+    let s = l.sectors();
+    assert_eq!(s[0].value.portals(), &[0]);
+}

@@ -5,6 +5,8 @@
 use levelgeom_scene::transform_point;
 use levelgeom_xray::chunk::COMPRESSED;
 use levelgeom_xray::generate::{self, Options, TREE_OFFSETS};
+use levelgeom_xray::level::LevelChunk;
+use levelgeom_xray::ogf::OgfChunk;
 use levelgeom_xray::{check, to_scene, Geom, Level, SceneOptions};
 
 fn all_options() -> Vec<Options> {
@@ -98,4 +100,74 @@ fn version_13_keeps_float_uvs_exactly_and_14_quantises() {
     let (s, f) = levelgeom_xray::vertex::encode_base(0.25 + 1.0 / 3.0);
     assert_eq!(s, 597); // ⌊0.58333·1024⌋ = ⌊597.33⌋
     assert_eq!(f, 85); // ⌊255.5·0.3333⌋
+}
+
+fn visual_chunks(l: &mut Level, v: usize) -> &mut Vec<levelgeom_xray::chunk::Framed<OgfChunk>> {
+    let vis = l
+        .chunks
+        .iter_mut()
+        .find_map(|c| match &mut c.value {
+            LevelChunk::Visuals(v) => Some(v),
+            _ => None,
+        })
+        .unwrap();
+    &mut vis[v].value.chunks
+}
+
+#[test]
+fn tree_pm_with_inline_swidata_draws_its_full_window() {
+    // xray_re lists an observed TREE_PM chunk order 21,1,12,6: the windows inline, no
+    // SWICONTAINER. The generated pyramid: sw[0] = 4 triangles over 5 vertices, sw[1] = 2.
+    let (mut l, g) = generate::level(Options::default());
+    let item = g.swis()[0].clone();
+    assert_eq!((item.windows[0].num_tris, item.windows[1].num_tris), (4, 2));
+    for v in [2, 3] {
+        let cs = visual_chunks(&mut l, v);
+        cs.retain(|c| c.id() != levelgeom_xray::ogf::SWICONTAINER);
+        cs.push(levelgeom_xray::chunk::Framed::plain(
+            levelgeom_xray::ogf::SWIDATA,
+            OgfChunk::SwiData(item.clone()),
+        ));
+    }
+    let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let tris: Vec<usize> = s
+        .meshes
+        .iter()
+        .map(|m| m.primitives[0].triangle_count())
+        .collect();
+    // still one shared tree mesh of 4 triangles (not the 6 stored indices' triangles)
+    assert_eq!(tris, vec![2, 8, 4]);
+    assert_eq!(s.nodes[2].mesh, s.nodes[3].mesh);
+
+    // without any window source the progressive tree is drawn whole (6 triangles), with a warning
+    for v in [2, 3] {
+        visual_chunks(&mut l, v).retain(|c| c.id() != levelgeom_xray::ogf::SWIDATA);
+    }
+    let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
+    assert_eq!(s.meshes[2].primitives[0].triangle_count(), 6);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("visual 2: progressive visual without sliding windows")),
+        "{:?}",
+        s.warnings
+    );
+}
+
+#[test]
+fn instances_with_different_shaders_get_their_own_mesh() {
+    let (mut l, g) = generate::level(Options::default());
+    for c in visual_chunks(&mut l, 3) {
+        if let OgfChunk::Header(h) = &mut c.value {
+            h.shader_id = 1;
+        }
+    }
+    let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
+    assert_ne!(s.nodes[2].mesh, s.nodes[3].mesh);
+    let (a, b) = (s.nodes[2].mesh.unwrap(), s.nodes[3].mesh.unwrap());
+    assert_ne!(
+        s.meshes[a].primitives[0].material,
+        s.meshes[b].primitives[0].material
+    );
 }

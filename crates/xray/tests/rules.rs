@@ -152,3 +152,76 @@ fn overlapping_declaration_elements() {
     let p = check::geom(&g);
     assert!(has(&p, "fsL_VB/vb[0]", "elements 0 and 1 overlap"), "{p:?}");
 }
+
+#[test]
+fn swi_windows_must_start_on_a_triangle_and_exist() {
+    // geom alone: SWIS item 0 of the generated level has two windows
+    let (_, mut g) = generate::level(Options::default());
+    assert!(check::geom(&g).is_empty());
+    for c in &mut g.chunks {
+        if let GeomChunk::Swis(s) = &mut c.value {
+            s[0].windows[1].offset = 13;
+            s.push(levelgeom_xray::geom::SwiItem {
+                reserved: [0; 4],
+                windows: Vec::new(),
+            });
+        }
+    }
+    let p = check::geom(&g);
+    assert!(
+        has(
+            &p,
+            "fsL_SWIS/item[0]/sw[1]",
+            "offset 13 is not a multiple of 3"
+        ),
+        "{p:?}"
+    );
+    assert!(has(&p, "fsL_SWIS/item[1]", "no windows"), "{p:?}");
+    // inside a visual's OGF_SWIDATA too
+    let p = broken(|l, _| {
+        if let OgfChunk::SwiData(s) = visual_chunk(l, 1, 6) {
+            s.windows[0].offset = 1;
+        }
+    });
+    assert!(
+        has(
+            &p,
+            "fsL_VISUALS/visual[1]/OGF_SWIDATA/sw[0]",
+            "offset 1 is not a multiple of 3"
+        ),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn fast_path_windows_are_checked_against_level_geomx() {
+    let dir = format!("{}/tests/data/xray-v14-micro", env!("CARGO_MANIFEST_DIR"));
+    let read = |n: &str| std::fs::read(format!("{dir}/{n}")).unwrap();
+    let mut l = levelgeom_xray::Level::read(&read("level")).unwrap();
+    let g = levelgeom_xray::Geom::read(&read("level.geom")).unwrap();
+    let gx = levelgeom_xray::Geom::read(&read("level.geomx")).unwrap();
+    let fp = l.visuals()[0].fastpath().unwrap();
+    if let OgfChunk::FastPath(cs) = visual_chunk(&mut l, 0, 22) {
+        cs.push(levelgeom_xray::chunk::Framed::plain(
+            6,
+            OgfChunk::SwiData(levelgeom_xray::geom::SwiItem {
+                reserved: [0; 4],
+                windows: vec![levelgeom_xray::geom::SlideWindow {
+                    offset: 0,
+                    num_tris: (fp.ib_count / 3 + 1) as u16,
+                    num_verts: 3,
+                }],
+            }),
+        ));
+    }
+    let p = check::level(&l, Some(&g), Some(&gx));
+    let want = format!("runs past the visual's {} indices", fp.ib_count);
+    assert!(
+        has(
+            &p,
+            "fsL_VISUALS/visual[0]/OGF_FASTPATH/OGF_SWIDATA/sw[0]",
+            &want
+        ),
+        "{p:?}"
+    );
+}
