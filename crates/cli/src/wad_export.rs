@@ -58,6 +58,16 @@ pub fn export(path: &Path, bytes: &[u8], args: &Args, out: &mut dyn Write) -> an
     }
     warnings.append(&mut scene.warnings.clone());
 
+    let want_obj = matches!(args.format, ExportFormat::Obj | ExportFormat::All);
+    let sets = max_colour_sets(&scene);
+    if want_obj && args.colour_set > 0 && args.colour_set >= sets {
+        anyhow::bail!(
+            "--colour-set {} asked for, but the tiles of {} have at most {sets} colour set(s) (numbered from 0)",
+            args.colour_set,
+            path.display()
+        );
+    }
+
     std::fs::create_dir_all(outdir)
         .with_context(|| format!("cannot create the output folder {}", outdir.display()))?;
     let protect = [path];
@@ -69,16 +79,6 @@ pub fn export(path: &Path, bytes: &[u8], args: &Args, out: &mut dyn Write) -> an
         written.push(p);
         Ok(())
     };
-
-    let want_obj = matches!(args.format, ExportFormat::Obj | ExportFormat::All);
-    let sets = max_colour_sets(&scene);
-    if want_obj && args.colour_set > 0 && args.colour_set >= sets {
-        anyhow::bail!(
-            "--colour-set {} asked for, but the tiles of {} have at most {sets} colour set(s) (numbered from 0)",
-            args.colour_set,
-            path.display()
-        );
-    }
 
     if matches!(args.format, ExportFormat::Gltf | ExportFormat::All) {
         let glb = gltf::to_glb_with_warnings(&scene, &gltf::GltfOptions::default())

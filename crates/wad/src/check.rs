@@ -20,10 +20,14 @@
 //! * every face's texture index is below the TEXT texture-entry count;
 //! * the first face carries the batch flag 0x8, no run of more than [`MAX_BATCH_FACES`] faces
 //!   goes without it, and (when TEXT is known) the flag is set wherever the render state
-//!   (texture page, blend mode) changes;
+//!   (texture page, blend mode) changes; a batch of at most 256 triangles also keeps within
+//!   the renderer's batch output buffer of about 4800 vertices (seed §8.3), so that limit
+//!   needs no rule of its own;
 //! * face planes agree with their vertices: `n = normalize((v1 − v0) × (v2 − v0))` within
 //!   [`PLANE_NORMAL_TOLERANCE`] per component, `d = n · v0` within [`PLANE_D_TOLERANCE`];
 //!   degenerate triangles are reported;
+//! * the vertex normals of vertices that faces use have unit length (within
+//!   [`NORMAL_LENGTH_TOLERANCE`]; seed §8.1 writes them as smoothed face normals);
 //! * the bounding box (8 corners in the header's order and centre) is an axis-aligned box
 //!   that holds every vertex (within [`BOX_TOLERANCE`]);
 //! * collision polygons: the surface plane has a non-zero normal, used edge planes too, a
@@ -78,6 +82,8 @@ pub const MAX_BATCH_FACES: usize = 256;
 pub const PLANE_NORMAL_TOLERANCE: f32 = 1e-3;
 /// Allowed difference between a stored and a recomputed face plane distance (units).
 pub const PLANE_D_TOLERANCE: f32 = 2e-3;
+/// Allowed difference between 1 and the length of a vertex normal.
+pub const NORMAL_LENGTH_TOLERANCE: f32 = 1e-2;
 /// How far (units) a vertex may lie outside its model's stored bounding box.
 pub const BOX_TOLERANCE: f32 = 1e-4;
 /// How far (units) from the tile origin a collision plane may lie.
@@ -482,6 +488,7 @@ fn check_model(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>, stpc: bool) {
         );
     }
     check_faces(out, at, m, p);
+    check_normals(out, at, m);
     check_box(out, at, m);
     for (j, c) in m.collision.iter().enumerate() {
         check_collision(out, &format!("{at}/collision[{j}]"), c);
@@ -569,6 +576,39 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Seed §8.1: vertex normals are the smoothed (unit) normals of the faces around a vertex.
+/// Vertices no face uses (the water plane's) are not lit by anything and are left alone.
+fn check_normals(out: &mut Out, at: &str, m: &Model) {
+    let mut used = vec![false; m.vertices.len()];
+    for f in &m.faces {
+        for &ix in &f.indices {
+            if let Some(u) = used.get_mut(usize::from(ix)) {
+                *u = true;
+            }
+        }
+    }
+    for (j, (v, _)) in m
+        .vertices
+        .iter()
+        .zip(&used)
+        .enumerate()
+        .filter(|(_, (_, &u))| u)
+    {
+        let n = v.normal;
+        let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        let unit = (len - 1.0).abs() <= NORMAL_LENGTH_TOLERANCE; // false for NaN too
+        if !unit {
+            out.push(
+                format!("{at}/vertices[{j}]"),
+                format!(
+                    "vertex normal ({}, {}, {}) has length {len:.4}, not 1",
+                    n[0], n[1], n[2]
+                ),
+            );
         }
     }
 }

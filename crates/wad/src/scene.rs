@@ -25,12 +25,15 @@
 //! * UVs per seed §3 ([`uv`]), vertex colours per seed §5 / spec §12.1 ([`colour`]),
 //!   materials per page and render state ([`material`]), collision per spec §12.4
 //!   ([`collision`]).
-//! * Textures: one per TEXT page, named `page_NN`, decoded to RGBA8. A page that cannot be
+//! * Textures: one per TEXT page, named `page_NN`, decoded to RGBA8 (8-bit pages through the
+//!   palette their texture entries name, see [`TextView::from_text`]). A page that cannot be
 //!   decoded (an 8-bit page without its palette, a broken RLE stream) is left out with a
 //!   warning; its materials then have no texture.
 //! * Swap tiles: both states are exported and visible (the alternative is not `hidden`), so
 //!   a modder sees and can edit both; `extras.swap_state` tells them apart. Collision is
-//!   exported for the tiles' own models only (the alternative's would overlap).
+//!   exported for the tiles' own models only (the alternative's would overlap). A swap record
+//!   whose model A is not the tile's model, and records beyond the flagged tiles, are warned
+//!   about (the k-th record belongs to the k-th flagged tile, seed §5.10).
 //! * Objects: STPC vertices are exported as stored. For skinned models that is taken to be the
 //!   bind pose (the seed gives only per-bone vertex counts, kept in
 //!   `extras.bone_vertex_counts`; no bind matrices are stored with the model). They sit in a

@@ -447,3 +447,70 @@ fn rle_pages_must_decode_within_the_page() {
     };
     assert!(broken(|l| l.text_mut().unwrap().pages[3] = ok).is_empty());
 }
+
+#[test]
+fn layouts_an_edit_can_break() {
+    use levelgeom_wad::level::ChunkData;
+    use levelgeom_wad::text::{PageData, Palette};
+    let v = broken(|l| l.sprt_mut().unwrap().table = None);
+    assert_eq!(v, ["SPRT: WFPC has 0x100000 but the table is missing"]);
+    let v = broken(|l| {
+        for c in &mut l.chunks {
+            if let ChunkData::Wfpc(w) = &mut c.data {
+                w.flags &= !0x100;
+            }
+        }
+    });
+    assert_eq!(
+        v,
+        ["STPC: the cutscene tail is present but WFPC lacks 0x100"]
+    );
+    let v = broken(|l| {
+        let s = l.stpc_mut().unwrap();
+        let a = s.animations[0].clone();
+        s.animations.push(a);
+    });
+    assert_eq!(v, ["STPC: 2 animation records, but the stored count is 1"]);
+    // page 0 is RLE; flags 0 would make the reader take it for 8-bit
+    let v = broken(|l| l.text_mut().unwrap().pages[0].flags = 0);
+    assert_eq!(
+        v,
+        ["TEXT/pages[0]: flags 0x0 do not select the rle storage the page holds"]
+    );
+    // page 1 is raw 16-bit, 256 × 256
+    let v = broken(|l| {
+        if let PageData::Raw16(p) = &mut l.text_mut().unwrap().pages[1].data {
+            p.pop();
+        }
+    });
+    assert_eq!(
+        v,
+        ["TEXT/pages[1]: 65535 pixels stored, but 256×256 = 65536"]
+    );
+    let v = broken(|l| {
+        l.text_mut().unwrap().palettes.push(Palette {
+            unknown: 0,
+            colours: vec![1, 2],
+            extra: vec![0],
+        })
+    });
+    assert_eq!(
+        v,
+        ["TEXT/palettes[0]: 2 colours but 1 extra bytes (the file stores one per colour)"]
+    );
+    // the demo's LGPC is the empty table (rows − 1 = 1, cols = 0)
+    let v = broken(|l| l.lgpc_mut().unwrap().cols = 1);
+    assert_eq!(v, ["LGPC: 0 lengths, but rows × cols = 2 × 1 = 2"]);
+}
+
+#[test]
+fn vertex_normals_of_used_vertices_are_unit_length() {
+    // model 2 is a terrain tile: every vertex belongs to a face
+    let v = broken(|l| trak(l).models[2].vertices[3].normal = [0.0, 2.0, 0.0]);
+    assert_eq!(
+        v,
+        ["TRAK/models[2]/vertices[3]: vertex normal (0, 2, 0) has length 2.0000, not 1"]
+    );
+    // the water plane (model 0) has no faces: its normals light nothing
+    assert!(broken(|l| trak(l).models[0].vertices[0].normal = [0.0; 3]).is_empty());
+}

@@ -213,6 +213,7 @@ fn stored_plane_decides_front_and_mirror_keeps_it() {
 /// * a = 90°:  (x + 0.125, y + 0.5, z + 0.25)
 /// * a = 180°: (x − 0.25,  y + 0.5, z + 0.125)
 /// * a = 270°: (x − 0.125, y + 0.5, z − 0.25)
+/// * a = 45° (rot 512), cos = sin = √½: (x + 0.375·√½, y + 0.5, z + 0.125·√½)
 #[test]
 fn rotated_tiles_place_vertices_per_seed() {
     let verts = [[0.25, 0.5, -0.125], [0.25, 0.5, 0.375], [-0.25, 0.5, 0.375]];
@@ -224,12 +225,18 @@ fn rotated_tiles_place_vertices_per_seed() {
         tile([2.5, 1.0, -3.5], 1024, 0),
         tile([4.5, 0.0, -0.5], 2048, 0),
         tile([6.5, -1.0, -7.5], 3072, 0),
+        tile([0.5, 0.0, -0.5], 512, 0),
     ];
     let expect = [
         [1.75, 2.5, -1.625],
         [2.625, 1.5, -3.25],
         [4.25, 0.5, -0.375],
         [6.375, -0.5, -7.75],
+        [
+            0.5 + 0.375 * std::f32::consts::FRAC_1_SQRT_2,
+            0.5,
+            -0.5 + 0.125 * std::f32::consts::FRAC_1_SQRT_2,
+        ],
     ];
     let m = map(tiles, &trak);
     let s = build(
@@ -247,7 +254,7 @@ fn rotated_tiles_place_vertices_per_seed() {
     // Tile nodes hang under the `level` root, identity matrices (positions are baked).
     let level = &s.nodes[s.roots[0]];
     assert_eq!(level.name, "level");
-    assert_eq!(level.children.len(), 4);
+    assert_eq!(level.children.len(), 5);
     assert!(level
         .children
         .iter()
