@@ -106,12 +106,7 @@ fn wad() {
     });
     t.row("PNG pages", pngs);
     t.row("whole export (parse→scene→GLB)", parse + to_scene + glb);
-    let tris: usize = scene
-        .meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .map(|p| p.triangle_count())
-        .sum();
+    let tris = scene.mesh_triangle_count();
     println!(
         "  ({} models, {} scene triangles incl. collision, {} pages)",
         level.trak().map(|t| t.models.len()).unwrap_or(0),

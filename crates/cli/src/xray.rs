@@ -573,12 +573,7 @@ pub fn export(path: &Path, args: &Args, out: &mut dyn Write) -> anyhow::Result<u
         }
     }
     let with_geom = scene.nodes.iter().filter(|n| n.mesh.is_some()).count();
-    let tris: usize = scene
-        .meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .map(|p| p.triangle_count())
-        .sum();
+    let tris = scene.mesh_triangle_count();
     writeln!(
         out,
         "exported {} with {}",

@@ -41,6 +41,13 @@ pub struct Mesh {
     pub primitives: Vec<Primitive>,
 }
 
+impl Mesh {
+    /// Triangles over all primitives.
+    pub fn triangle_count(&self) -> usize {
+        self.primitives.iter().map(Primitive::triangle_count).sum()
+    }
+}
+
 /// A triangle list with one material and per-vertex attributes (structure of arrays).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Primitive {
@@ -219,6 +226,11 @@ impl Scene {
         self.meshes.len() - 1
     }
 
+    /// Triangles of all meshes, each mesh counted once however many nodes place it.
+    pub fn mesh_triangle_count(&self) -> usize {
+        self.meshes.iter().map(Mesh::triangle_count).sum()
+    }
+
     /// World matrix of every node (column-major), by walking from the roots.
     pub fn world_matrices(&self) -> Vec<[f32; 16]> {
         let mut out = vec![IDENTITY; self.nodes.len()];
@@ -290,6 +302,32 @@ mod tests {
             transform_point(&w[child], [1.0, 0.0, 0.0]),
             [12.0, 0.0, 0.0]
         );
+    }
+
+    #[test]
+    fn triangle_counts_sum_primitives_and_count_shared_meshes_once() {
+        let tri = |n: usize| Primitive {
+            indices: vec![0; 3 * n],
+            ..Default::default()
+        };
+        let mut s = Scene::default();
+        let m = s.add_mesh(Mesh {
+            name: "m".into(),
+            primitives: vec![tri(2), tri(3)],
+        });
+        s.add_mesh(Mesh {
+            name: "n".into(),
+            primitives: vec![tri(1)],
+        });
+        for _ in 0..2 {
+            let n = s.add_node(Node {
+                mesh: Some(m),
+                ..Node::default()
+            });
+            s.roots.push(n);
+        }
+        assert_eq!(s.meshes[m].triangle_count(), 5);
+        assert_eq!(s.mesh_triangle_count(), 6);
     }
 
     #[test]
