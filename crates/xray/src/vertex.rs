@@ -553,15 +553,8 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
             other.push((*e, Vec::with_capacity(count)));
         }
     }
-    let find = |role: Role| {
-        decl.elements
-            .iter()
-            .zip(&rs)
-            .find(|(_, r)| **r == role)
-            .map(|(e, _)| *e)
-    };
-    let tan = find(Role::PackedTangent);
-    let bin = find(Role::PackedBinormal);
+    let tan = element_with(decl, &rs, Role::PackedTangent);
+    let bin = element_with(decl, &rs, Role::PackedBinormal);
     for vert in raw.chunks_exact(stride.max(1)).take(count) {
         let mut oi = 0;
         for (e, r) in decl.elements.iter().zip(&rs) {
@@ -656,21 +649,23 @@ fn pack_dir(n: [f32; 3], a: u8) -> [u8; 4] {
     [encode_dir(n[2]), encode_dir(n[1]), encode_dir(n[0]), a]
 }
 
+/// The first element of `decl` whose role (from [`roles`]) is `role`.
+fn element_with(decl: &Declaration, rs: &[Role], role: Role) -> Option<Element> {
+    decl.elements
+        .iter()
+        .zip(rs)
+        .find(|(_, r)| **r == role)
+        .map(|(e, _)| *e)
+}
+
 /// Encode `v` with `decl` (the inverse of [`decode`]); missing attributes encode as zero.
 pub fn encode(decl: &Declaration, v: &Vertices) -> Vec<u8> {
     let stride = decl.stride();
     let rs = roles(decl);
     let frac = has_fractions(&rs);
     let mut out = vec![0u8; stride.saturating_mul(v.count)];
-    let find = |role: Role| {
-        decl.elements
-            .iter()
-            .zip(&rs)
-            .find(|(_, r)| **r == role)
-            .map(|(e, _)| *e)
-    };
-    let tan = find(Role::PackedTangent);
-    let bin = find(Role::PackedBinormal);
+    let tan = element_with(decl, &rs, Role::PackedTangent);
+    let bin = element_with(decl, &rs, Role::PackedBinormal);
     for (i, vert) in out.chunks_exact_mut(stride.max(1)).enumerate() {
         let mut oi = 0;
         for (e, r) in decl.elements.iter().zip(&rs) {
