@@ -1,5 +1,4 @@
 //! `check` rules: each broken on purpose in a generated level must be reported with its path.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_xray::check::{self, Problem};
 use levelgeom_xray::generate::{self, Options};

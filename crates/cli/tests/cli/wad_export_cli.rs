@@ -2,7 +2,6 @@
 //! the independently written fixture, then reads the files back independently (OBJ lines, the
 //! GLB's JSON and accessors, PNG magic). Expected numbers come from the typed input level and
 //! the seed's placement formula, or from the fixture's own hand-computed JSON.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

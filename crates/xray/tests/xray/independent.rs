@@ -1,7 +1,6 @@
 //! Files written independently by helper I's Python script from the spec alone
 //! (tests/data/independent/, expectations in indep_xray.expect.json): progressive windows,
 //! trees, a v13 variant and a compressed VB chunk.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_scene::transform_point;
 use levelgeom_xray::chunk::COMPRESSED;

@@ -1,5 +1,4 @@
 //! The `levelgeom` binary on the real X-Ray fixture and on damaged copies.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

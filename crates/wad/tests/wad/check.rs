@@ -2,7 +2,6 @@
 //! violation for what was broken.
 
 // Tests unwrap on purpose: a panic is a test failure with its location.
-#![allow(clippy::unwrap_used)]
 
 use levelgeom_wad::check::{self, Parts, Violation};
 use levelgeom_wad::generate::{self, LevelSpec};

@@ -1,7 +1,6 @@
 //! Export conversion of the real fixture: every visual's geometry where its OGF_HEADER bbox
 //! (world space) says, normals agreeing with the glTF winding after the mirror, instancing,
 //! hierarchy, materials and attributes.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_scene::{transform_point, Scene};
 use levelgeom_xray::ogf::model_type;

@@ -1,6 +1,5 @@
 //! Truncated and corrupted copies of the fixture files: errors name an offset and a chunk path,
 //! nothing panics.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_binary::ReadErrorKind;
 use levelgeom_xray::cform::Cform;

@@ -1,7 +1,6 @@
 //! WAD → scene conversion, checked against values computed by hand from the seed (§2, §3, §5)
 //! and the spec (§12.1, §12.4, §12.9). The levels are built directly as typed models here, so
 //! every expected number follows from the construction, not from the code under test.
-#![allow(clippy::unwrap_used)]
 
 use levelgeom_scene::{AlphaMode, Primitive, Scene};
 use levelgeom_wad::map::{Map, Tile, TileColours, TileSwap};

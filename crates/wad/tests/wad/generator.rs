@@ -1,7 +1,6 @@
 //! The synthetic level generator: facts chosen by the spec, checked independently.
 
 // Tests unwrap on purpose: a panic is a test failure with its location.
-#![allow(clippy::unwrap_used)]
 
 use levelgeom_wad::generate::{self, LevelSpec, WATER_Y};
 use levelgeom_wad::level::{ChunkData, Level};

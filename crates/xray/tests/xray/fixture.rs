@@ -1,6 +1,5 @@
 //! The real xrLC v14 micro level (blender-xray test data): byte-exact rebuilds, vertex codec
 //! round trips and facts stated in the fixture README / spec §8, checked independently.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::ogf::model_type;

@@ -1,6 +1,5 @@
 //! Generated levels cover what the real fixture lacks: progressive visuals (static and tree)
 //! with SWI windows, compressed chunks, version-13 float UVs.
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use levelgeom_scene::transform_point;
 use levelgeom_xray::chunk::COMPRESSED;

@@ -2,7 +2,6 @@
 //! input, and typed edits of generated levels.
 
 // Tests unwrap on purpose: a panic is a test failure with its location.
-#![allow(clippy::unwrap_used)]
 
 use levelgeom_binary::{Reader, Writer};
 use levelgeom_wad::generate::{self, LevelSpec};

@@ -1,0 +1,10 @@
+//! Integration tests of levelgeom-wad, one test binary (modules named after what they test).
+#![allow(clippy::unwrap_used)]
+
+mod check;
+mod chunks;
+mod container;
+mod corruption;
+mod generator;
+mod geometry;
+mod scene;

@@ -1,0 +1,9 @@
+//! Integration tests of levelgeom-xray, one test binary (modules named after what they test).
+#![allow(clippy::unwrap_used)]
+
+mod corrupt;
+mod fixture;
+mod generated;
+mod independent;
+mod rules;
+mod scene;
