@@ -26,10 +26,14 @@
 
 mod error;
 mod fs;
+mod problem;
 mod reader;
+mod write_error;
 mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
 pub use fs::{read_file, write_atomic};
+pub use problem::{Problem, Severity};
 pub use reader::Reader;
+pub use write_error::{fit, WriteError, WriteErrorKind};
 pub use writer::Writer;

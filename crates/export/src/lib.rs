@@ -122,7 +122,7 @@ pub fn texture_file_name(texture: &Texture) -> String {
 
 /// Write every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as
 /// `dir/`[`texture_file_name`], or only those listed in `subset` (scene texture indices; indices
-/// out of range and [`TextureSource::External`] textures are skipped).
+/// out of range and [`TextureSource::External`]/[`TextureSource::Unresolved`] textures are skipped).
 ///
 /// Files are written with [`levelgeom_binary::write_atomic`], refusing to overwrite any path in
 /// `protect` (the command's inputs). Returns the paths written, in texture order.

@@ -289,7 +289,9 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
                 Some(tex) => {
                     let file = match &tex.source {
                         TextureSource::Rgba8 { .. } => crate::texture_file_name(tex),
-                        TextureSource::External { uri } => uri.clone(),
+                        TextureSource::External { uri } | TextureSource::Unresolved { uri } => {
+                            uri.clone()
+                        }
                     };
                     let _ = writeln!(mtl, "map_Kd {file}");
                     if !matches!(mat.alpha, AlphaMode::Opaque) {

@@ -161,9 +161,17 @@ pub enum TextureSource {
         /// `width * height * 4` bytes.
         pixels: Vec<u8>,
     },
-    /// A file the exporter references but does not embed (a game texture by name, or a path).
+    /// A file the exporter references but does not embed (a game texture found on disk).
     External {
-        /// Relative path or URI as it should appear in the output (forward slashes).
+        /// Relative path as it should appear in the output (forward slashes, not
+        /// percent-encoded: the glTF writer encodes it for its `uri`).
+        uri: String,
+    },
+    /// A texture known only by name, whose file was not found (e.g. a game texture without
+    /// `--textures`). OBJ/MTL still name it (`map_Kd uri`) so it can be fixed by hand; glTF
+    /// leaves it out, since a glTF reader fails on a missing file.
+    Unresolved {
+        /// The path the game would load it from, as OBJ/MTL should name it.
         uri: String,
     },
 }
@@ -173,7 +181,7 @@ impl Texture {
     pub fn has_transparency(&self) -> bool {
         match &self.source {
             TextureSource::Rgba8 { pixels, .. } => pixels.chunks_exact(4).any(|p| p[3] < 255),
-            TextureSource::External { .. } => false,
+            TextureSource::External { .. } | TextureSource::Unresolved { .. } => false,
         }
     }
 }

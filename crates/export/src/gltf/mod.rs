@@ -287,9 +287,10 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                 rep.warn(format!("texture {i} {:?}: empty uri; left out", t.name));
                 None
             }
+            TextureSource::Unresolved { .. } => None,
             TextureSource::External { uri } => Some(ImageJ {
                 name: t.name.clone(),
-                uri: Some(uri.clone()),
+                uri: Some(uri_encode(uri)),
                 mime_type: None,
                 buffer_view: None,
             }),
@@ -662,4 +663,18 @@ fn forest(scene: &Scene, rep: &mut Repairs) -> (Vec<Vec<usize>>, Vec<usize>) {
         }
     }
     (children, roots)
+}
+
+/// Percent-encode a relative path for a glTF `uri` (RFC 3986: everything but unreserved
+/// characters and `/`; an already encoded `%XX` is encoded again, as the path is a file name).
+pub fn uri_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
