@@ -3,9 +3,62 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Read a whole file into memory (level files are a few MB at most).
+/// The largest input file [`read_file`] accepts: 2 GiB (the largest real level files are a few
+/// tens of MB; the formats' own 32-bit sizes end at 4 GiB).
+pub const MAX_INPUT_SIZE: u64 = 2 << 30;
+
+/// Read a whole input file into memory.
+///
+/// Refuses what is not a regular file (a folder, `/dev/zero`, a pipe: they could grow without
+/// bound) and files over [`MAX_INPUT_SIZE`], with [`io::ErrorKind::InvalidInput`]; reads no
+/// more than the size the file had when opened, plus one byte to notice growth.
 pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
-    std::fs::read(path)
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            if meta.is_dir() {
+                "is a folder, not a file".to_string()
+            } else {
+                "is not a regular file (a device, pipe or socket)".to_string()
+            },
+        ));
+    }
+    if meta.len() > MAX_INPUT_SIZE {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "is {} bytes, more than the {MAX_INPUT_SIZE} bytes a level file can be",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.take(meta.len().saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > meta.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "grew while it was being read",
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Write a new output file: like [`write_atomic`], but an existing `path` is replaced only
+/// when `force` is set (otherwise [`io::ErrorKind::AlreadyExists`], naming the path).
+pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> io::Result<()> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} exists; choose another output path or pass --force to replace it",
+                path.display()
+            ),
+        ));
+    }
+    write_atomic(path, bytes, protect)
 }
 
 /// Write `bytes` to `path` atomically: into a temporary file in the same folder, flushed to
@@ -33,21 +86,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name")
     })?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} is a folder", path.display()),
+        ));
+    }
+    // A short temporary name: the output's own name may be near the file system's limit.
+    // The counter keeps threads of one process writing into one folder apart.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".levelgeom-{}-{n}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::File::create(&tmp).map_err(|e| in_path(e, &tmp))?;
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path).map_err(|e| in_path(e, path))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The same error, saying which path it happened on (the OS error alone does not).
+fn in_path(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -73,5 +138,30 @@ mod tests {
         assert_eq!(std::fs::read(&out).unwrap(), b"two");
         // no temp files left behind
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // write_new refuses an existing file unless forced
+        let err = write_new(&out, b"four", &[], false).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&out).unwrap(), b"two");
+        write_new(&out, b"four", &[], true).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"four");
+        // a name at the file system's limit still works (the temp name does not grow with it)
+        let long = dir.path().join("x".repeat(255));
+        write_atomic(&long, b"long", &[]).unwrap();
+        assert_eq!(std::fs::read(&long).unwrap(), b"long");
+    }
+
+    #[test]
+    fn read_file_refuses_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_file(dir.path()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("folder"), "{err}");
+        if Path::new("/dev/zero").exists() {
+            let err = read_file(Path::new("/dev/zero")).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        }
+        let f = dir.path().join("a");
+        std::fs::write(&f, b"abc").unwrap();
+        assert_eq!(read_file(&f).unwrap(), b"abc");
     }
 }

@@ -32,7 +32,7 @@ mod write_error;
 mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
-pub use fs::{read_file, write_atomic};
+pub use fs::{read_file, write_atomic, write_new, MAX_INPUT_SIZE};
 pub use problem::{Problem, Severity};
 pub use reader::Reader;
 pub use write_error::{fit, WriteError, WriteErrorKind};

@@ -7,6 +7,7 @@
 //! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::to_gltf`] |
 //! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`] |
 //! | [`png`] | PNG images of decoded textures | [`png::encode_rgba8`], [`write_textures`] |
+//! | [`folder`] | all of them into an output folder, all or nothing | [`folder::write_folder`] |
 //!
 //! # Getting started
 //! ```
@@ -50,6 +51,7 @@ use std::path::{Path, PathBuf};
 use levelgeom_scene::{Scene, Texture, TextureSource};
 
 mod clean;
+pub mod folder;
 pub mod gltf;
 pub mod obj;
 pub mod png;
@@ -120,21 +122,16 @@ pub fn texture_file_name(texture: &Texture) -> String {
     s
 }
 
-/// Write every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as
-/// `dir/`[`texture_file_name`], or only those listed in `subset` (scene texture indices; indices
-/// out of range and [`TextureSource::External`]/[`TextureSource::Unresolved`] textures are skipped).
-///
-/// Files are written with [`levelgeom_binary::write_atomic`], refusing to overwrite any path in
-/// `protect` (the command's inputs). Returns the paths written, in texture order.
+/// Encode every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as PNG, or
+/// only those listed in `subset` (scene texture indices; indices out of range and textures
+/// without pixels are skipped): `(`[`texture_file_name`]`, PNG bytes)` in texture order.
 ///
 /// # Errors
-/// A texture that cannot be encoded, two textures with the same file name, or an I/O failure.
-pub fn write_textures(
+/// A texture that cannot be encoded, or two textures with the same file name.
+pub fn encode_textures_subset(
     scene: &Scene,
-    dir: &Path,
     subset: Option<&[usize]>,
-    protect: &[&Path],
-) -> Result<Vec<PathBuf>, ExportError> {
+) -> Result<Vec<(String, Vec<u8>)>, ExportError> {
     let mut chosen: Vec<usize> = match subset {
         Some(list) => list
             .iter()
@@ -167,7 +164,7 @@ pub fn write_textures(
             jobs.push((i, file, *width, *height, pixels));
         }
     }
-    let mut written = Vec::with_capacity(jobs.len());
+    let mut out = Vec::with_capacity(jobs.len());
     for (i, file, width, height, pixels) in jobs {
         let bytes = png::encode_rgba8(width, height, pixels).map_err(|e| match e {
             ExportError::Texture { message, .. } => ExportError::Texture {
@@ -176,6 +173,38 @@ pub fn write_textures(
             },
             other => other,
         })?;
+        out.push((file, bytes));
+    }
+    Ok(out)
+}
+
+/// [`encode_textures_subset`] of every texture.
+///
+/// # Errors
+/// As [`encode_textures_subset`].
+pub fn encode_textures(scene: &Scene) -> Result<Vec<(String, Vec<u8>)>, ExportError> {
+    encode_textures_subset(scene, None)
+}
+
+/// Write every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as
+/// `dir/`[`texture_file_name`], or only those listed in `subset` (see
+/// [`encode_textures_subset`]).
+///
+/// Files are written with [`levelgeom_binary::write_atomic`], refusing to overwrite any path in
+/// `protect` (the command's inputs). Every texture is encoded before the first file is
+/// written. Returns the paths written, in texture order.
+///
+/// # Errors
+/// A texture that cannot be encoded, two textures with the same file name, or an I/O failure.
+pub fn write_textures(
+    scene: &Scene,
+    dir: &Path,
+    subset: Option<&[usize]>,
+    protect: &[&Path],
+) -> Result<Vec<PathBuf>, ExportError> {
+    let encoded = encode_textures_subset(scene, subset)?;
+    let mut written = Vec::with_capacity(encoded.len());
+    for (file, bytes) in encoded {
         let path = dir.join(&file);
         levelgeom_binary::write_atomic(&path, &bytes, protect).map_err(|source| {
             ExportError::Io {

@@ -1,0 +1,384 @@
+//! Writing a scene's export files into a folder, all or nothing.
+//!
+//! [`write_folder`] writes the chosen formats of one scene:
+//!
+//! | file | when | contents |
+//! |------|------|----------|
+//! | `level.glb` | [`FolderOptions::gltf`] | the whole scene (hidden trees included), textures embedded |
+//! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`objects` |
+//! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
+//! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
+//! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
+//! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
+//!
+//! # All or nothing
+//! Every file is first written into a fresh temporary folder beside the output folder; only when
+//! all of them were written are they moved in (renames on the same file system). A failure on
+//! the way (a texture that cannot be encoded, a full disk) leaves the output folder as it was.
+//!
+//! # Which folders are written
+//! An output folder that does not exist, is empty, or holds a previous export of ours
+//! (recognised by its manifest) is written; a previous export is replaced as a whole: the files
+//! its manifest lists are removed, so no stale file of an earlier run (`objects.obj` after a
+//! glTF-only export) is left, while files the user put there are kept. A folder holding
+//! anything else is refused unless [`FolderOptions::force`] is set (then our files are moved in
+//! beside what is there). No output ever replaces one of [`FolderOptions::protect`] (the
+//! command's inputs).
+//!
+//! # Colour sets in OBJ
+//! OBJ has one colour per `v` line, so [`FolderOptions::colour_set`] picks the set written.
+//! A primitive with fewer sets writes its first set instead (counted in one warning), so every
+//! vertex line carries a colour: a file mixing `v x y z` and `v x y z r g b` lines is read
+//! differently by different importers. A set that no primitive has is an error, reported
+//! before anything is written.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use levelgeom_scene::{Primitive, Scene};
+
+use crate::{gltf, obj, ExportError};
+
+/// The manifest file name an export writes into its folder.
+pub const MANIFEST: &str = ".levelgeom-export.json";
+
+/// What [`write_folder`] writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FolderOptions {
+    /// Write `level.glb`.
+    pub gltf: bool,
+    /// Write `level.obj`/`.mtl` (and `collision.*`, `objects.*` for roots of those names) and
+    /// the PNG textures.
+    pub obj: bool,
+    /// Which vertex-colour set OBJ writes (0 = the first).
+    pub colour_set: usize,
+    /// Write into a folder that holds files that are not a previous export of ours.
+    pub force: bool,
+    /// Paths no output may replace (the command's inputs).
+    pub protect: Vec<PathBuf>,
+    /// What the manifest records as the export's input (display text).
+    pub input: String,
+}
+
+/// What [`write_folder`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The files, in the order written, with their sizes in bytes (the manifest not included).
+    pub files: Vec<(PathBuf, u64)>,
+    /// Repairs the writers made and fallbacks taken, for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Why [`write_folder`] failed; nothing in the output folder was changed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FolderError {
+    /// The output folder holds files that are not a previous export (and `force` is off).
+    #[error("the output folder {0} is not empty and holds no previous levelgeom export; choose another folder or pass --force")]
+    NotOurs(PathBuf),
+    /// The output path exists and is not a folder.
+    #[error("the output path {0} exists and is not a folder")]
+    NotAFolder(PathBuf),
+    /// An output would replace an input of the command.
+    #[error("refusing to overwrite the input file {0}; choose another output folder")]
+    WouldOverwriteInput(PathBuf),
+    /// A folder of the output's name blocks a file.
+    #[error("cannot write {0}: a folder of that name is in the way")]
+    FolderInTheWay(PathBuf),
+    /// OBJ was asked for a colour set that no mesh has.
+    #[error("--colour-set {asked} asked for, but the meshes have at most {sets} colour set(s) (numbered from 0)")]
+    NoSuchColourSet {
+        /// The set asked for.
+        asked: usize,
+        /// How many sets the richest primitive has.
+        sets: usize,
+    },
+    /// An exporter failed.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// A file-system operation failed; `path` is the path it failed on.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done (`cannot create`, `cannot write`, …).
+        what: &'static str,
+        /// The path the operation failed on.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> FolderError {
+    let path = path.to_path_buf();
+    move |source| FolderError::Io { what, path, source }
+}
+
+/// The index of the root node called `name`.
+fn root_index(scene: &Scene, name: &str) -> Option<usize> {
+    scene
+        .roots
+        .iter()
+        .copied()
+        .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
+}
+
+/// The largest number of colour sets any primitive has.
+pub fn max_colour_sets(scene: &Scene) -> usize {
+    scene
+        .meshes
+        .iter()
+        .flat_map(|m| m.primitives.iter())
+        .map(|p| p.colors.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// For OBJ's colour set `n` (n > 0): a copy of the scene in which every primitive that has
+/// colours but fewer than `n + 1` sets gets copies of its first set up to set `n`, and how many
+/// meshes needed that. `None` (use the scene as it is) when nothing changes.
+fn with_colour_set(scene: &Scene, n: usize) -> (Option<Scene>, usize) {
+    let short = |p: &Primitive| !p.colors.is_empty() && p.colors.len() <= n;
+    let fell_back = scene
+        .meshes
+        .iter()
+        .filter(|m| m.primitives.iter().any(short))
+        .count();
+    if fell_back == 0 {
+        return (None, 0);
+    }
+    let mut copy = scene.clone();
+    for p in copy.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
+        if short(p) {
+            if let Some(first) = p.colors.first().cloned() {
+                p.colors.resize(n + 1, first);
+            }
+        }
+    }
+    (Some(copy), fell_back)
+}
+
+/// The files of one export, in memory, in the order they are reported.
+fn render(
+    scene: &Scene,
+    opts: &FolderOptions,
+) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>), FolderError> {
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut warnings = Vec::new();
+    if opts.obj && opts.colour_set > 0 {
+        let sets = max_colour_sets(scene);
+        if opts.colour_set >= sets {
+            return Err(FolderError::NoSuchColourSet {
+                asked: opts.colour_set,
+                sets,
+            });
+        }
+    }
+    if opts.gltf {
+        let glb = gltf::to_glb_with_warnings(scene, &gltf::GltfOptions::default())?;
+        warnings.extend(glb.warnings.iter().map(|w| format!("glTF: {w}")));
+        files.push(("level.glb".into(), glb.bytes));
+    }
+    if opts.obj {
+        let (obj_scene, fell_back) = with_colour_set(scene, opts.colour_set);
+        if fell_back > 0 {
+            warnings.push(format!(
+                "--colour-set {}: {fell_back} mesh(es) have fewer sets; their first set is written",
+                opts.colour_set
+            ));
+        }
+        let scene = obj_scene.as_ref().unwrap_or(scene);
+        let collision = root_index(scene, "collision");
+        let objects = root_index(scene, "objects");
+        let level_roots = match root_index(scene, "level") {
+            Some(r) => Some(vec![r]),
+            None if collision.is_none() && objects.is_none() => None,
+            None => Some(
+                scene
+                    .roots
+                    .iter()
+                    .copied()
+                    .filter(|&r| {
+                        Some(r) != collision
+                            && Some(r) != objects
+                            && scene.nodes.get(r).is_some_and(|n| !n.hidden)
+                    })
+                    .collect(),
+            ),
+        };
+        let parts = [
+            ("level", Some(level_roots), false),
+            ("collision", collision.map(|r| Some(vec![r])), true),
+            ("objects", objects.map(|r| Some(vec![r])), false),
+        ];
+        for (stem, roots, groups) in parts {
+            let Some(roots) = roots else { continue };
+            let o = obj::to_obj(
+                scene,
+                &obj::ObjOptions {
+                    roots,
+                    mtl_file: format!("{stem}.mtl"),
+                    colour_set: opts.colour_set,
+                    groups,
+                },
+            );
+            warnings.extend(o.warnings.iter().map(|w| format!("{stem}.obj: {w}")));
+            files.push((format!("{stem}.obj"), o.obj.into_bytes()));
+            files.push((format!("{stem}.mtl"), o.mtl.into_bytes()));
+        }
+        for (name, png) in crate::encode_textures(scene)? {
+            files.push((name, png));
+        }
+    }
+    Ok((files, warnings))
+}
+
+/// The manifest of a previous export in `dir`: the file names it lists, or `None` when there is
+/// no (readable) manifest.
+fn previous_export(dir: &Path) -> Option<Vec<String>> {
+    let text = fs::read_to_string(dir.join(MANIFEST)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if v.get("tool")?.as_str()? != "levelgeom" {
+        return None;
+    }
+    let files = v.get("files")?.as_array()?;
+    Some(
+        files
+            .iter()
+            .filter_map(|f| f.as_str())
+            // only plain names inside the folder: a manifest never makes us touch other places
+            .filter(|f| is_plain_name(f))
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && Path::new(name).file_name().is_some_and(|n| n == name)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// A fresh folder beside `outdir` for the files of one export (short name: the output's own
+/// name may already be near the file system's length limit).
+fn temp_folder(outdir: &Path) -> Result<PathBuf, FolderError> {
+    let parent = match outdir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(io_err("cannot create the folder", &parent))?;
+    for n in 0u32.. {
+        let p = parent.join(format!(".levelgeom-{}-{n}.tmp", std::process::id()));
+        match fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => continue,
+            Err(e) => return Err(io_err("cannot create a temporary folder", &p)(e)),
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// Write the export files of `scene` into `outdir` (see the module docs), all or nothing.
+///
+/// # Errors
+/// [`FolderError`]: nothing in `outdir` was changed.
+pub fn write_folder(
+    scene: &Scene,
+    outdir: &Path,
+    opts: &FolderOptions,
+) -> Result<Written, FolderError> {
+    // What is in the way, before any work.
+    let previous = match fs::metadata(outdir) {
+        Ok(m) if !m.is_dir() => return Err(FolderError::NotAFolder(outdir.to_path_buf())),
+        Ok(_) => {
+            let previous = previous_export(outdir);
+            let empty = fs::read_dir(outdir)
+                .map_err(io_err("cannot read the folder", outdir))?
+                .next()
+                .is_none();
+            if previous.is_none() && !empty && !opts.force {
+                return Err(FolderError::NotOurs(outdir.to_path_buf()));
+            }
+            previous.unwrap_or_default()
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io_err("cannot look at", outdir)(e)),
+    };
+
+    let (files, warnings) = render(scene, opts)?;
+    for (name, _) in &files {
+        let target = outdir.join(name);
+        if opts.protect.iter().any(|p| same_file(&target, p)) {
+            return Err(FolderError::WouldOverwriteInput(target));
+        }
+        if target.is_dir() {
+            return Err(FolderError::FolderInTheWay(target));
+        }
+    }
+
+    let manifest = serde_json::json!({
+        "tool": "levelgeom",
+        "version": env!("CARGO_PKG_VERSION"),
+        "input": opts.input,
+        "files": files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+    });
+    let manifest = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
+
+    let tmp = temp_folder(outdir)?;
+    let staged = (|| -> Result<(), FolderError> {
+        for (name, bytes) in files
+            .iter()
+            .chain(std::iter::once(&(MANIFEST.to_string(), manifest)))
+        {
+            let p = tmp.join(name);
+            fs::write(&p, bytes).map_err(io_err("cannot write", &p))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = staged {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+
+    let moved = if outdir.exists() {
+        // Replace the previous export's files, keep everything else.
+        (|| -> Result<(), FolderError> {
+            for name in &previous {
+                let p = outdir.join(name);
+                if p.is_file() && !files.iter().any(|(n, _)| n == name) {
+                    fs::remove_file(&p).map_err(io_err("cannot remove the stale file", &p))?;
+                }
+            }
+            for (name, _) in files
+                .iter()
+                .chain(std::iter::once(&(MANIFEST.to_string(), Vec::new())))
+            {
+                let to = outdir.join(name);
+                fs::rename(tmp.join(name), &to).map_err(io_err("cannot move into place", &to))?;
+            }
+            Ok(())
+        })()
+    } else {
+        fs::rename(&tmp, outdir).map_err(io_err("cannot create the output folder", outdir))
+    };
+    let _ = fs::remove_dir_all(&tmp);
+    moved?;
+
+    Ok(Written {
+        files: files
+            .iter()
+            .map(|(n, b)| (outdir.join(n), b.len() as u64))
+            .collect(),
+        warnings,
+    })
+}
