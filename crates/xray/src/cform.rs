@@ -12,7 +12,7 @@
 //!
 //! The model keeps every field, so it rebuilds byte for byte.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
 
 /// The only version read.
 pub const VERSION: u32 = 4;
@@ -55,8 +55,9 @@ pub fn sniff(bytes: &[u8]) -> bool {
 }
 
 impl Cform {
-    /// Parse.
-    pub fn read(bytes: &[u8]) -> Result<Cform, ReadError> {
+    /// Parse (no warnings are known yet; the list is there so that callers treat every file
+    /// alike).
+    pub fn read(bytes: &[u8]) -> Result<(Cform, Vec<Warning>), ReadError> {
         let mut r = Reader::new(bytes);
         r.push("hdrCFORM", None);
         let version = r.u32()?;
@@ -85,21 +86,24 @@ impl Cform {
             });
         }
         r.finish()?;
-        Ok(Cform {
+        let c = Cform {
             version,
             bbox_min,
             bbox_max,
             vertices,
             tris,
-        })
+        };
+        Ok((c, Vec::new()))
     }
 
-    /// Serialise.
-    pub fn write(&self) -> Vec<u8> {
+    /// Serialise; more than `u32::MAX` vertices or faces is an error naming the count.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        let vc: u32 = fit(self.vertices.len(), || "hdrCFORM/vertcount".into())?;
+        let fc: u32 = fit(self.tris.len(), || "hdrCFORM/facecount".into())?;
         let mut w = Writer::new();
         w.u32(self.version);
-        w.u32(self.vertices.len() as u32);
-        w.u32(self.tris.len() as u32);
+        w.u32(vc);
+        w.u32(fc);
         w.f32s(&self.bbox_min);
         w.f32s(&self.bbox_max);
         for v in &self.vertices {
@@ -111,22 +115,6 @@ impl Cform {
             }
             w.u32(t.dummy);
         }
-        w.into_inner()
-    }
-
-    /// Triangles whose indices are past the vertex list.
-    pub fn problems(&self) -> Vec<String> {
-        let n = self.vertices.len() as u64;
-        self.tris
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.verts.iter().any(|&i| u64::from(i) >= n))
-            .map(|(k, t)| {
-                format!(
-                    "faces[{k}]: vertex index {:?} past the {n} vertices",
-                    t.verts
-                )
-            })
-            .collect()
+        Ok(w.into_inner())
     }
 }

@@ -9,32 +9,17 @@
 //! inside their visual's index range and vertex count, SWI container indices valid; FASTPATH
 //! ranges (and their inline windows) against `level.geomx` when it is given.
 
-use std::fmt;
+use std::collections::BTreeSet;
 
+use levelgeom_binary::Problem;
+
+use crate::cform::Cform;
 use crate::geom::{Geom, SwiItem};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer};
 
-/// One violated rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// Where, e.g. `visual[3]/OGF_GCONTAINER`.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
 fn p(path: impl Into<String>, message: impl Into<String>) -> Problem {
-    Problem {
-        path: path.into(),
-        message: message.into(),
-    }
+    Problem::new(path, message)
 }
 
 /// Rules a geom file satisfies on its own.
@@ -265,7 +250,12 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
             ));
         }
         for (k, &c) in v.children().iter().enumerate() {
-            if c as usize >= n || c as usize == i {
+            if c as usize == i {
+                out.push(p(
+                    format!("{path}/OGF_CHILDREN_L"),
+                    format!("visual {i} lists itself as a child (child {k})"),
+                ));
+            } else if c as usize >= n {
                 out.push(p(
                     format!("{path}/OGF_CHILDREN_L"),
                     format!("child {k} is visual {c} (there are {n} visuals)"),
@@ -325,6 +315,7 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
             }
         }
     }
+    cycles(&mut out, &l.visuals());
     let sectors = l.sectors();
     for (i, s) in sectors.iter().enumerate() {
         if let Some(r) = s.value.root() {
@@ -369,4 +360,80 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
         }
     }
     out
+}
+
+/// Report every cycle of the visual hierarchy of two or more visuals (a visual listing itself
+/// is reported where the children are checked); each cycle once, by its smallest member.
+fn cycles(out: &mut Vec<Problem>, visuals: &[&crate::ogf::Visual]) {
+    let n = visuals.len();
+    let kids = |i: usize| {
+        visuals[i]
+            .children()
+            .iter()
+            .map(|&c| c as usize)
+            .filter(move |&c| c < n && c != i)
+    };
+    // 0 = unvisited, 1 = on the stack, 2 = done
+    let mut state = vec![0u8; n];
+    let mut seen: BTreeSet<Vec<usize>> = BTreeSet::new();
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(root, kids(root).collect(), 0)];
+        state[root] = 1;
+        while let Some((node, children, next)) = stack.last_mut() {
+            let Some(&c) = children.get(*next) else {
+                state[*node] = 2;
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            match state[c] {
+                0 => {
+                    state[c] = 1;
+                    stack.push((c, kids(c).collect(), 0));
+                }
+                1 => {
+                    let from = stack.iter().position(|f| f.0 == c).unwrap_or(0);
+                    let mut members: Vec<usize> = stack[from..].iter().map(|f| f.0).collect();
+                    members.sort_unstable();
+                    members.dedup();
+                    if seen.insert(members.clone()) {
+                        let names: Vec<String> = members.iter().map(usize::to_string).collect();
+                        let list = match names.split_last() {
+                            Some((last, rest)) if !rest.is_empty() => {
+                                format!("{} and {last}", rest.join(", "))
+                            }
+                            _ => names.join(""),
+                        };
+                        out.push(p(
+                            format!("fsL_VISUALS/visual[{}]/OGF_CHILDREN_L", members[0]),
+                            format!(
+                                "visuals {list} form a cycle (each is a descendant of the other{})",
+                                if members.len() > 2 { "s" } else { "" }
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Rules of a `level.cform`: every triangle's vertex indices inside the vertex list.
+pub fn cform(c: &Cform) -> Vec<Problem> {
+    let n = c.vertices.len() as u64;
+    c.tris
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.verts.iter().any(|&i| u64::from(i) >= n))
+        .map(|(k, t)| {
+            p(
+                format!("faces[{k}]"),
+                format!("vertex index {:?} past the {n} vertices", t.verts),
+            )
+        })
+        .collect()
 }

@@ -11,7 +11,7 @@
 //! stored (the raw id, and for a compressed chunk its original stored bytes, so an unchanged
 //! chunk is written back byte for byte even though our encoder need not match the engine's).
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 use crate::lzhuf;
 
@@ -90,20 +90,108 @@ pub fn read_head(r: &mut Reader<'_>) -> Result<Head, ReadError> {
     Ok(Head { raw_id, at, size })
 }
 
-/// How a chunk appears in error paths: a name and an optional index, from its id.
-pub type Namer = fn(u32) -> (&'static str, Option<usize>);
+/// Where a chunk list sits, which decides how its chunks are named (one table for error paths,
+/// [`crate::locate`] and [`crate::chunks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Top level of `level.geom`/`level.geomx`.
+    Geom,
+    /// Top level of `level`.
+    Level,
+    /// Inside `fsL_VISUALS`: one chunk per visual.
+    Visuals,
+    /// Inside a visual (and inside its `OGF_FASTPATH`).
+    Visual,
+    /// Inside `fsL_SECTORS`: one chunk per sector.
+    Sectors,
+    /// Inside a sector.
+    Sector,
+    /// Any other chunk file (ids only); nested payloads are walked when they tile exactly.
+    Chunks,
+}
 
-/// Path segment `chunk[id]`.
-pub fn by_id(id: u32) -> (&'static str, Option<usize>) {
-    ("chunk", Some(id as usize))
+/// How a chunk is named in paths: a static name, an optional index, and the context of the
+/// chunks nested in its payload (`None` when the payload is not a chunk list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// `fsL_VISUALS`, `visual`, `OGF_GCONTAINER`, `chunk`, …
+    pub name: &'static str,
+    /// The index shown in brackets (`visual[3]`, `chunk[12]`).
+    pub index: Option<usize>,
+    /// What the payload holds, if it is itself a chunk list.
+    pub children: Option<Context>,
+}
+
+impl Name {
+    /// The path segment as text (`visual[3]`).
+    pub fn segment(&self) -> String {
+        match self.index {
+            Some(i) => format!("{}[{i}]", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+/// The name of chunk `id` (compression flag removed) in `ctx`.
+pub fn name(ctx: Context, id: u32) -> Name {
+    use crate::{geom, level, ogf};
+    let named = |name: &'static str, children: Option<Context>| Name {
+        name,
+        index: None,
+        children,
+    };
+    let indexed = |name: &'static str, children: Option<Context>| Name {
+        name,
+        index: Some(id as usize),
+        children,
+    };
+    match ctx {
+        Context::Geom => match id {
+            geom::HEADER => named("fsL_HEADER", None),
+            geom::VB => named("fsL_VB", None),
+            geom::IB => named("fsL_IB", None),
+            geom::SWIS => named("fsL_SWIS", None),
+            _ => indexed("chunk", None),
+        },
+        Context::Level => match id {
+            level::HEADER => named("fsL_HEADER", None),
+            level::SHADERS => named("fsL_SHADERS", None),
+            level::VISUALS => named("fsL_VISUALS", Some(Context::Visuals)),
+            level::PORTALS => named("fsL_PORTALS", None),
+            level::LIGHT_DYNAMIC => named("fsL_LIGHT_DYNAMIC", None),
+            level::GLOWS => named("fsL_GLOWS", None),
+            level::SECTORS => named("fsL_SECTORS", Some(Context::Sectors)),
+            _ => indexed("chunk", None),
+        },
+        Context::Visuals => indexed("visual", Some(Context::Visual)),
+        Context::Visual => match id {
+            ogf::HEADER => named("OGF_HEADER", None),
+            ogf::TEXTURE => named("OGF_TEXTURE", None),
+            ogf::SWIDATA => named("OGF_SWIDATA", None),
+            ogf::CHILDREN_L => named("OGF_CHILDREN_L", None),
+            ogf::LODDEF2 => named("OGF_LODDEF2", None),
+            ogf::TREEDEF2 => named("OGF_TREEDEF2", None),
+            ogf::SWICONTAINER => named("OGF_SWICONTAINER", None),
+            ogf::GCONTAINER => named("OGF_GCONTAINER", None),
+            ogf::FASTPATH => named("OGF_FASTPATH", Some(Context::Visual)),
+            _ => indexed("chunk", None),
+        },
+        Context::Sectors => indexed("sector", Some(Context::Sector)),
+        Context::Sector => match id {
+            1 => named("fsP_Portals", None),
+            2 => named("fsP_Root", None),
+            _ => indexed("chunk", None),
+        },
+        Context::Chunks => indexed("chunk", Some(Context::Chunks)),
+    }
 }
 
 /// Read every chunk until the end of `r`, handing each payload to `f` (inside the path segment
-/// that `name` gives for its id). Compressed payloads are decompressed first; errors
+/// that [`name`] gives for its id in `ctx`). Compressed payloads are decompressed first; errors
 /// inside them carry offsets within the decompressed bytes and a `lzhuf` path segment.
 pub fn read_all<T>(
     r: &mut Reader<'_>,
-    name: Namer,
+    ctx: Context,
     mut f: impl FnMut(Head, &mut Reader<'_>) -> Result<T, ReadError>,
 ) -> Result<Vec<Framed<T>>, ReadError> {
     let mut out = Vec::new();
@@ -115,8 +203,8 @@ pub fn read_all<T>(
             )));
         }
         let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
-        let (n, i) = name(id);
-        r.push(n, i);
+        let n = name(ctx, id);
+        r.push(n.name, n.index);
         let head = read_head(r)?;
         let mut body = r.sub(head.size as usize)?;
         let framed = read_body(head, &mut body, &mut f)?;
@@ -158,45 +246,137 @@ pub fn read_body<T>(
 }
 
 /// Write one chunk: header, then `payload` (compressed if the id says so; the original stored
-/// bytes are reused when they still decode to `payload`).
-pub fn write(w: &mut Writer, raw_id: u32, stored: Option<&[u8]>, payload: &[u8]) {
-    w.u32(raw_id);
+/// bytes are reused when they still decode to `payload`). A payload over 4 GiB is an error
+/// naming `chunk size` (or `uncompressed size`); callers put the chunk's path in front.
+pub fn write(
+    w: &mut Writer,
+    raw_id: u32,
+    stored: Option<&[u8]>,
+    payload: &[u8],
+) -> Result<(), WriteError> {
     if raw_id & COMPRESSED == 0 {
-        w.u32(payload.len() as u32);
+        let size: u32 = fit(payload.len(), || "chunk size".into())?;
+        w.u32(raw_id);
+        w.u32(size);
         w.bytes(payload);
-        return;
+        return Ok(());
     }
     let reuse = stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload));
-    match reuse {
-        Some(s) => {
-            w.u32(s.len() as u32);
-            w.bytes(s);
-        }
+    let fresh;
+    let body = match reuse {
+        Some(s) => s,
         None => {
-            let c = lzhuf::compress(payload);
-            w.u32(c.len() as u32);
-            w.bytes(&c);
+            fresh = lzhuf::compress(payload)?;
+            &fresh
         }
-    }
+    };
+    let size: u32 = fit(body.len(), || "chunk size".into())?;
+    w.u32(raw_id);
+    w.u32(size);
+    w.bytes(body);
+    Ok(())
 }
 
-/// Write a [`Framed`] value whose payload `body` serialises.
-pub fn write_framed<T>(w: &mut Writer, c: &Framed<T>, body: impl FnOnce(&T, &mut Writer)) {
+/// Write a [`Framed`] value whose payload `body` serialises; errors get the chunk's path
+/// segment (its [`name`] in `ctx`) in front.
+pub fn write_framed<T>(
+    w: &mut Writer,
+    ctx: Context,
+    c: &Framed<T>,
+    body: impl FnOnce(&T, &mut Writer) -> Result<(), WriteError>,
+) -> Result<(), WriteError> {
+    let seg = || name(ctx, c.id()).segment();
     let mut inner = Writer::new();
-    body(&c.value, &mut inner);
-    write(w, c.raw_id, c.stored.as_deref(), inner.as_slice());
+    body(&c.value, &mut inner).map_err(|e| e.within(&seg()))?;
+    write(w, c.raw_id, c.stored.as_deref(), inner.as_slice()).map_err(|e| e.within(&seg()))
 }
 
-/// Read a file (or payload) as a tree of raw chunks, for `info` on unknown chunk files.
+/// Read a file (or payload) as a list of raw chunks, for unknown chunk files.
 pub fn read_raw(r: &mut Reader<'_>) -> Result<Vec<RawChunk>, ReadError> {
-    read_all(r, by_id, |_, b| Ok(b.take_rest().to_vec()))
+    read_all(r, Context::Chunks, |_, b| Ok(b.take_rest().to_vec()))
 }
 
 /// Write raw chunks back.
-pub fn write_raw(w: &mut Writer, chunks: &[RawChunk]) {
+pub fn write_raw(w: &mut Writer, chunks: &[RawChunk]) -> Result<(), WriteError> {
     for c in chunks {
-        write_framed(w, c, |v, w| w.bytes(v));
+        write_framed(w, Context::Chunks, c, |v, w| {
+            w.bytes(v);
+            Ok(())
+        })?;
     }
+    Ok(())
+}
+
+/// One chunk of a file as listed by [`list`] / [`crate::chunks`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ChunkEntry {
+    /// Path of names from the [`name`] table, e.g. `fsL_VISUALS/visual[3]/OGF_GCONTAINER`.
+    pub path: String,
+    /// The chunk id (compression flag removed); `None` for the regions of a `level.cform`.
+    pub id: Option<u32>,
+    /// Absolute file offset of the 8-byte header (of the region, for a `level.cform`).
+    pub offset: u64,
+    /// Payload bytes as stored (the compressed size for a compressed chunk).
+    pub size: u64,
+    /// Bit 31 of the id: the payload is LZHUF-compressed.
+    pub compressed: bool,
+    /// Nesting depth, 0 for top-level chunks.
+    pub depth: usize,
+    /// For a compressed chunk: the uncompressed size its payload declares (its `u32` prefix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded_size: Option<u64>,
+}
+
+/// List every chunk of `r` (a whole chunk file read in `ctx`) with nested chunks, depth first.
+/// Chunks inside compressed payloads are not listed (their offsets would not be file offsets);
+/// in [`Context::Chunks`] a payload is walked only when it tiles into chunks exactly.
+pub fn list(r: &mut Reader<'_>, ctx: Context) -> Result<Vec<ChunkEntry>, ReadError> {
+    let mut out = Vec::new();
+    list_into(r, ctx, 0, &mut out)?;
+    Ok(out)
+}
+
+fn list_into(
+    r: &mut Reader<'_>,
+    ctx: Context,
+    depth: usize,
+    out: &mut Vec<ChunkEntry>,
+) -> Result<(), ReadError> {
+    while !r.is_empty() {
+        if r.remaining() < 8 {
+            return Err(r.invalid(format!(
+                "{} stray bytes where a chunk header (8 bytes) should start",
+                r.remaining()
+            )));
+        }
+        let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
+        let n = name(ctx, id);
+        r.push(n.name, n.index);
+        let head = read_head(r)?;
+        let mut body = r.sub(head.size as usize)?;
+        let decoded_size = if head.compressed() {
+            body.peek_array::<4>()
+                .map(|b| u64::from(u32::from_le_bytes(b)))
+        } else {
+            None
+        };
+        out.push(ChunkEntry {
+            path: r.path().to_string(),
+            id: Some(head.id()),
+            offset: head.at as u64,
+            size: u64::from(head.size),
+            compressed: head.compressed(),
+            depth,
+            decoded_size,
+        });
+        if let (Some(c), false) = (n.children, head.compressed()) {
+            if c != Context::Chunks || tiles(body.rest()) {
+                list_into(&mut body, c, depth + 1, out)?;
+            }
+        }
+        r.pop();
+    }
+    Ok(())
 }
 
 /// True when `bytes` split exactly into a sequence of chunk headers and payloads.
@@ -240,7 +420,7 @@ mod tests {
     #[test]
     fn raw_chunks_round_trip_and_compressed_ones_keep_their_bytes() {
         let payload = b"hello hello hello hello".to_vec();
-        let mut stored = lzhuf::compress(&payload);
+        let mut stored = lzhuf::compress(&payload).unwrap();
         let mut w = Writer::new();
         w.u32(7);
         w.u32(3);
@@ -255,13 +435,13 @@ mod tests {
         assert_eq!(chunks[1].id(), 9);
         assert_eq!(chunks[1].value, payload);
         let mut w = Writer::new();
-        write_raw(&mut w, &chunks);
+        write_raw(&mut w, &chunks).unwrap();
         assert_eq!(w.into_inner(), file);
         // a changed payload is re-compressed and still decodes
         let mut changed = chunks.clone();
         changed[1].value.push(b'!');
         let mut w = Writer::new();
-        write_raw(&mut w, &changed);
+        write_raw(&mut w, &changed).unwrap();
         let again = read_raw(&mut Reader::new(w.as_slice())).unwrap();
         assert_eq!(again[1].value, b"hello hello hello hello!");
         stored.clear();

@@ -14,7 +14,7 @@
 //! are written LZHUF-compressed.
 
 use crate::chunk::{Framed, COMPRESSED};
-use crate::decl;
+use crate::decl::{self, Declaration};
 use crate::geom::{self, Geom, GeomChunk, Header, SlideWindow, SwiItem, VertexBuffer};
 use crate::level::{self, Level, LevelChunk};
 use crate::ogf::{self, model_type, GContainer, OgfChunk, OgfHeader, TreeDef, Visual};
@@ -216,8 +216,8 @@ pub fn level(opts: Options) -> (Level, Geom) {
             Framed::plain(
                 geom::VB,
                 GeomChunk::VertexBuffers(vec![
-                    VertexBuffer::encode(sdecl, &sv),
-                    VertexBuffer::encode(decl::mu_model(), &tv),
+                    small_buffer(sdecl, &sv),
+                    small_buffer(decl::mu_model(), &tv),
                 ]),
             ),
             Framed::plain(geom::IB, GeomChunk::IndexBuffers(vec![ib])),
@@ -343,8 +343,16 @@ pub fn level(opts: Options) -> (Level, Geom) {
     (level, geom)
 }
 
+/// Encode one of the generator's buffers (a few dozen vertices, so the counts always fit).
+fn small_buffer(decl: Declaration, v: &Vertices) -> VertexBuffer {
+    VertexBuffer::encode(decl, v).expect("generated buffers hold a few dozen vertices")
+}
+
 /// Generate and serialise: `(level bytes, level.geom bytes)`.
 pub fn level_bytes(opts: Options) -> (Vec<u8>, Vec<u8>) {
     let (l, g) = level(opts);
-    (l.write(), g.write())
+    // every count of the generated level is tiny; nothing can fail to fit
+    let l = l.to_bytes().expect("generated level fits its fields");
+    let g = g.to_bytes().expect("generated geom fits its fields");
+    (l, g)
 }

@@ -13,9 +13,9 @@
 //! Other chunks are kept raw. Vertices stay as raw bytes (byte-exact by construction); decode
 //! them with [`VertexBuffer::decode`].
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
 
-use crate::chunk::{self, Framed};
+use crate::chunk::{self, Context, Framed};
 use crate::decl::Declaration;
 use crate::vertex::{self, Vertices};
 
@@ -67,14 +67,39 @@ pub struct VertexBuffer {
 }
 
 impl VertexBuffer {
-    /// Build a buffer by encoding decoded vertices.
-    pub fn encode(decl: Declaration, v: &Vertices) -> VertexBuffer {
-        let data = vertex::encode(&decl, v);
-        VertexBuffer {
-            decl,
-            count: v.count as u32,
-            data,
+    /// Build a buffer by encoding decoded vertices; more than `u32::MAX` vertices (or more
+    /// bytes than memory can address) is an error naming `vertex count`.
+    pub fn encode(decl: Declaration, v: &Vertices) -> Result<VertexBuffer, WriteError> {
+        let count: u32 = fit(v.count, || "vertex count".into())?;
+        if v.count.checked_mul(decl.stride()).is_none() {
+            return Err(WriteError::invalid(
+                "vertex count",
+                format!("{} vertices × {} bytes overflow", v.count, decl.stride()),
+            ));
         }
+        let data = vertex::encode(&decl, v);
+        Ok(VertexBuffer { decl, count, data })
+    }
+
+    /// Write declaration, count and vertex bytes (the bytes must be `count × stride`).
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        let expect = (self.count as usize).checked_mul(self.stride());
+        if expect != Some(self.data.len()) {
+            return Err(WriteError::invalid(
+                "vertex data",
+                format!(
+                    "{} bytes, but {} vertices × {} bytes per vertex need {}",
+                    self.data.len(),
+                    self.count,
+                    self.stride(),
+                    u64::from(self.count) * self.stride() as u64
+                ),
+            ));
+        }
+        self.decl.write(w);
+        w.u32(self.count);
+        w.bytes(&self.data);
+        Ok(())
     }
 
     /// Decode all vertices.
@@ -127,16 +152,18 @@ impl SwiItem {
     }
 
     /// Write it.
-    pub fn write(&self, w: &mut Writer) {
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        let n: u32 = fit(self.windows.len(), || "window count".into())?;
         for x in self.reserved {
             w.u32(x);
         }
-        w.u32(self.windows.len() as u32);
+        w.u32(n);
         for s in &self.windows {
             w.u32(s.offset);
             w.u16(s.num_tris);
             w.u16(s.num_verts);
         }
+        Ok(())
     }
 }
 
@@ -216,21 +243,12 @@ pub fn read_swis(r: &mut Reader<'_>) -> Result<Vec<SwiItem>, ReadError> {
     Ok(out)
 }
 
-fn chunk_name(id: u32) -> (&'static str, Option<usize>) {
-    match id {
-        HEADER => ("fsL_HEADER", None),
-        VB => ("fsL_VB", None),
-        IB => ("fsL_IB", None),
-        SWIS => ("fsL_SWIS", None),
-        _ => chunk::by_id(id),
-    }
-}
-
 impl Geom {
-    /// Parse a whole file.
-    pub fn read(bytes: &[u8]) -> Result<Geom, ReadError> {
+    /// Parse a whole file. Warnings are things tolerated on the way (none are known yet for
+    /// geom files; the list is there so that callers treat every engine alike).
+    pub fn read(bytes: &[u8]) -> Result<(Geom, Vec<Warning>), ReadError> {
         let mut r = Reader::new(bytes);
-        let chunks = chunk::read_all(&mut r, chunk_name, |h, b| {
+        let chunks = chunk::read_all(&mut r, Context::Geom, |h, b| {
             Ok(match h.id() {
                 HEADER => GeomChunk::Header(Header::read(b)?),
                 VB => GeomChunk::VertexBuffers(read_vbs(b)?),
@@ -241,43 +259,50 @@ impl Geom {
         })?;
         let g = Geom { chunks };
         if g.vertex_buffers().is_none() || g.index_buffers().is_none() {
-            return Err(levelgeom_binary::ReadError::invalid(
+            return Err(ReadError::invalid(
                 0,
                 Default::default(),
                 "not a level.geom: vertex buffer chunk 9 or index buffer chunk 10 is missing",
             ));
         }
-        Ok(g)
+        Ok((g, Vec::new()))
     }
 
-    /// Serialise (byte-exact for an unchanged parse).
-    pub fn write(&self) -> Vec<u8> {
+    /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
+    /// field is an error naming it (`fsL_IB/ib[2]/index count`).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         for c in &self.chunks {
-            chunk::write_framed(&mut w, c, |v, w| match v {
-                GeomChunk::Header(h) => h.write(w),
+            chunk::write_framed(&mut w, Context::Geom, c, |v, w| match v {
+                GeomChunk::Header(h) => {
+                    h.write(w);
+                    Ok(())
+                }
                 GeomChunk::VertexBuffers(vbs) => {
-                    w.u32(vbs.len() as u32);
-                    for vb in vbs {
-                        vb.decl.write(w);
-                        w.u32(vb.count);
-                        w.bytes(&vb.data);
+                    w.u32(fit(vbs.len(), || "vertex buffer count".into())?);
+                    for (i, vb) in vbs.iter().enumerate() {
+                        vb.write(w).map_err(|e| e.within(&format!("vb[{i}]")))?;
                     }
+                    Ok(())
                 }
                 GeomChunk::IndexBuffers(ibs) => {
-                    w.u32(ibs.len() as u32);
-                    for ib in ibs {
-                        w.u32(ib.len() as u32);
-                        for &i in ib {
-                            w.u16(i);
+                    w.u32(fit(ibs.len(), || "index buffer count".into())?);
+                    for (i, ib) in ibs.iter().enumerate() {
+                        w.u32(fit(ib.len(), || format!("ib[{i}]/index count"))?);
+                        for &x in ib {
+                            w.u16(x);
                         }
                     }
+                    Ok(())
                 }
                 GeomChunk::Swis(items) => write_swis(w, items),
-                GeomChunk::Raw(b) => w.bytes(b),
-            });
+                GeomChunk::Raw(b) => {
+                    w.bytes(b);
+                    Ok(())
+                }
+            })?;
         }
-        w.into_inner()
+        Ok(w.into_inner())
     }
 
     /// The header, if present.
@@ -325,9 +350,10 @@ impl Geom {
 }
 
 /// Write a SWI item list with its count.
-pub fn write_swis(w: &mut Writer, items: &[SwiItem]) {
-    w.u32(items.len() as u32);
-    for it in items {
-        it.write(w);
+pub fn write_swis(w: &mut Writer, items: &[SwiItem]) -> Result<(), WriteError> {
+    w.u32(fit(items.len(), || "item count".into())?);
+    for (i, it) in items.iter().enumerate() {
+        it.write(w).map_err(|e| e.within(&format!("item[{i}]")))?;
     }
+    Ok(())
 }

@@ -14,9 +14,9 @@
 //!
 //! Unknown chunks are kept raw; compressed chunks keep their stored bytes.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{ReadError, Reader, Warning, WriteError, Writer};
 
-use crate::chunk::{self, Framed};
+use crate::chunk::{self, Context, Framed};
 use crate::geom::Header;
 use crate::ogf::Visual;
 use crate::sectors::{self, Portal, Sector};
@@ -152,34 +152,18 @@ fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
     Ok(v)
 }
 
-fn chunk_name(id: u32) -> (&'static str, Option<usize>) {
-    match id {
-        HEADER => ("fsL_HEADER", None),
-        SHADERS => ("fsL_SHADERS", None),
-        VISUALS => ("fsL_VISUALS", None),
-        PORTALS => ("fsL_PORTALS", None),
-        LIGHT_DYNAMIC => ("fsL_LIGHT_DYNAMIC", None),
-        GLOWS => ("fsL_GLOWS", None),
-        SECTORS => ("fsL_SECTORS", None),
-        _ => chunk::by_id(id),
-    }
-}
-
-fn visual_name(id: u32) -> (&'static str, Option<usize>) {
-    ("visual", Some(id as usize))
-}
-
 impl Level {
-    /// Parse a whole file.
-    pub fn read(bytes: &[u8]) -> Result<Level, ReadError> {
+    /// Parse a whole file. Warnings are things tolerated on the way (none are known yet for
+    /// `level`; the list is there so that callers treat every engine alike).
+    pub fn read(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
         let mut r = Reader::new(bytes);
-        let chunks = chunk::read_all(&mut r, chunk_name, |h, b| {
+        let chunks = chunk::read_all(&mut r, Context::Level, |h, b| {
             Ok(match h.id() {
                 HEADER => LevelChunk::Header(Header::read(b)?),
                 SHADERS => LevelChunk::Shaders(shaders::read(b)?),
-                VISUALS => {
-                    LevelChunk::Visuals(chunk::read_all(b, visual_name, |_, v| Visual::read(v))?)
-                }
+                VISUALS => LevelChunk::Visuals(chunk::read_all(b, Context::Visuals, |_, v| {
+                    Visual::read(v)
+                })?),
                 PORTALS => LevelChunk::Portals(sectors::read_portals(b)?),
                 LIGHT_DYNAMIC => LevelChunk::Lights(read_lights(b)?),
                 GLOWS => LevelChunk::Glows(read_glows(b)?),
@@ -195,16 +179,17 @@ impl Level {
                 "not a level: shader chunk 2 or visuals chunk 3 is missing",
             ));
         }
-        Ok(l)
+        Ok((l, Vec::new()))
     }
 
-    /// Serialise (byte-exact for an unchanged parse).
-    pub fn write(&self) -> Vec<u8> {
+    /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
+    /// field is an error naming it (`fsL_VISUALS/visual[3]/OGF_CHILDREN_L/child count`).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         for c in &self.chunks {
-            chunk::write_framed(&mut w, c, write_chunk);
+            chunk::write_framed(&mut w, Context::Level, c, write_chunk)?;
         }
-        w.into_inner()
+        Ok(w.into_inner())
     }
 
     /// The header.
@@ -285,13 +270,13 @@ impl Level {
     }
 }
 
-fn write_chunk(c: &LevelChunk, w: &mut Writer) {
+fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
     match c {
         LevelChunk::Header(h) => h.write(w),
-        LevelChunk::Shaders(s) => shaders::write(s, w),
+        LevelChunk::Shaders(s) => shaders::write(s, w)?,
         LevelChunk::Visuals(vs) => {
             for v in vs {
-                chunk::write_framed(w, v, |v, w| v.write(w));
+                chunk::write_framed(w, Context::Visuals, v, |v, w| v.write(w))?;
             }
         }
         LevelChunk::Portals(p) => sectors::write_portals(p, w),
@@ -318,7 +303,8 @@ fn write_chunk(c: &LevelChunk, w: &mut Writer) {
                 w.u16(g.shader);
             }
         }
-        LevelChunk::Sectors(s) => sectors::write_sectors(s, w),
+        LevelChunk::Sectors(s) => sectors::write_sectors(s, w)?,
         LevelChunk::Raw(b) => w.bytes(b),
     }
+    Ok(())
 }

@@ -9,7 +9,9 @@
 //! * [`level`]: the `level` file (shaders, OGF v4 [`ogf`] visuals, portals, lights, glows,
 //!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
 //!   vertices and triangles, all kept);
-//! * [`check`]: consistency rules; [`scene`]: conversion to the engine-neutral scene for export;
+//! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
+//!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
+//!   [`scene`]: conversion to the engine-neutral scene for export (and [`resolve_textures`]);
 //!   [`generate`]: small self-consistent levels for tests.
 //!
 //! Every reader is byte-exact: parse, then write an unchanged model, gives the input bytes.
@@ -20,8 +22,10 @@ pub mod cform;
 pub mod check;
 pub mod chunk;
 pub mod decl;
+pub mod files;
 pub mod generate;
 pub mod geom;
+pub mod info;
 pub mod level;
 pub mod lzhuf;
 pub mod ogf;
@@ -30,9 +34,16 @@ pub mod sectors;
 pub mod shaders;
 pub mod vertex;
 
+pub use cform::Cform;
+pub use chunk::ChunkEntry;
+pub use files::{FilesError, LevelFiles, Opened};
 pub use geom::Geom;
+pub use info::Info;
 pub use level::Level;
-pub use scene::{to_scene, SceneOptions};
+pub use scene::{resolve_textures, to_scene, SceneError, SceneOptions};
+
+use chunk::Context;
+use levelgeom_binary::{ReadError, Reader};
 
 /// What kind of X-Ray file some bytes are, judged from their content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,74 +94,20 @@ pub fn sniff(bytes: &[u8]) -> bool {
     kind(bytes).is_some()
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ctx {
-    Geom,
-    Level,
-    Chunks,
-    Visuals,
-    Visual,
-    Sectors,
-    Sector,
-}
-
-fn seg_name(ctx: Ctx, id: u32) -> (String, Option<Ctx>) {
-    let idx = |n: &str| format!("{n}[{id}]");
-    match ctx {
-        Ctx::Geom => match id {
-            geom::HEADER => ("fsL_HEADER".into(), None),
-            geom::VB => ("fsL_VB".into(), None),
-            geom::IB => ("fsL_IB".into(), None),
-            geom::SWIS => ("fsL_SWIS".into(), None),
-            _ => (idx("chunk"), None),
-        },
-        Ctx::Level => match id {
-            level::HEADER => ("fsL_HEADER".into(), None),
-            level::SHADERS => ("fsL_SHADERS".into(), None),
-            level::VISUALS => ("fsL_VISUALS".into(), Some(Ctx::Visuals)),
-            level::PORTALS => ("fsL_PORTALS".into(), None),
-            level::LIGHT_DYNAMIC => ("fsL_LIGHT_DYNAMIC".into(), None),
-            level::GLOWS => ("fsL_GLOWS".into(), None),
-            level::SECTORS => ("fsL_SECTORS".into(), Some(Ctx::Sectors)),
-            _ => (idx("chunk"), None),
-        },
-        Ctx::Visuals => (idx("visual"), Some(Ctx::Visual)),
-        Ctx::Visual => match id {
-            ogf::HEADER => ("OGF_HEADER".into(), None),
-            ogf::TEXTURE => ("OGF_TEXTURE".into(), None),
-            ogf::SWIDATA => ("OGF_SWIDATA".into(), None),
-            ogf::CHILDREN_L => ("OGF_CHILDREN_L".into(), None),
-            ogf::LODDEF2 => ("OGF_LODDEF2".into(), None),
-            ogf::TREEDEF2 => ("OGF_TREEDEF2".into(), None),
-            ogf::SWICONTAINER => ("OGF_SWICONTAINER".into(), None),
-            ogf::GCONTAINER => ("OGF_GCONTAINER".into(), None),
-            ogf::FASTPATH => ("OGF_FASTPATH".into(), Some(Ctx::Visual)),
-            _ => (idx("chunk"), None),
-        },
-        Ctx::Sectors => (idx("sector"), Some(Ctx::Sector)),
-        Ctx::Sector => match id {
-            1 => ("fsP_Portals".into(), None),
-            2 => ("fsP_Root".into(), None),
-            _ => (idx("chunk"), None),
-        },
-        Ctx::Chunks => (idx("chunk"), Some(Ctx::Chunks)),
-    }
-}
-
-fn walk(bytes: &[u8], base: usize, at: usize, ctx: Ctx, path: &mut Vec<String>) {
+fn walk(bytes: &[u8], base: usize, at: usize, ctx: Context, path: &mut Vec<String>) {
     let mut pos = 0usize;
     while let Some(h) = bytes.get(pos..pos.saturating_add(8)) {
         let raw = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
         let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
         let end = pos.saturating_add(8).saturating_add(size);
         if base + end > at {
-            let (name, child) = seg_name(ctx, raw & !chunk::COMPRESSED);
-            path.push(name);
+            let n = chunk::name(ctx, raw & !chunk::COMPRESSED);
+            path.push(n.segment());
             if base + pos + 8 > at {
                 path.push("(chunk header)".into());
-            } else if let (Some(c), false) = (child, raw & chunk::COMPRESSED != 0) {
+            } else if let (Some(c), false) = (n.children, raw & chunk::COMPRESSED != 0) {
                 if let Some(body) = bytes.get(pos + 8..end.min(bytes.len())) {
-                    if c != Ctx::Chunks || chunk::tiles(body) {
+                    if c != Context::Chunks || chunk::tiles(body) {
                         walk(body, base + pos + 8, at, c, path);
                     }
                 }
@@ -161,29 +118,77 @@ fn walk(bytes: &[u8], base: usize, at: usize, ctx: Ctx, path: &mut Vec<String>) 
     }
 }
 
+fn root_context(k: Kind) -> Option<Context> {
+    match k {
+        Kind::Geom => Some(Context::Geom),
+        Kind::Level => Some(Context::Level),
+        Kind::Chunks => Some(Context::Chunks),
+        Kind::Cform => None,
+    }
+}
+
+/// The three regions of a `level.cform` as (name, offset, size), sizes from its header and
+/// clipped to the file.
+fn cform_regions(bytes: &[u8]) -> [(&'static str, u64, u64); 3] {
+    let w = |i: usize| {
+        bytes.get(i * 4..i * 4 + 4).map_or(0, |b| {
+            u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        })
+    };
+    let len = bytes.len() as u64;
+    let vend = (36 + w(1) * 12).min(len);
+    let fend = (vend + w(2) * 16).min(len);
+    [
+        ("hdrCFORM", 0, 36.min(len)),
+        ("vertices", 36.min(len), vend.saturating_sub(36)),
+        ("faces", vend, fend - vend),
+    ]
+}
+
+/// List every chunk of an X-Ray chunk file (`level`, `level.geom(x)`, any other chunk file),
+/// nested chunks included, with the names of [`chunk::name`]; for a `level.cform` its three
+/// regions (`hdrCFORM`, `vertices`, `faces`). An error names where the chunk structure breaks.
+pub fn chunks(bytes: &[u8]) -> Result<Vec<ChunkEntry>, ReadError> {
+    let Some(k) = kind(bytes) else {
+        return Err(ReadError::invalid(
+            0,
+            Default::default(),
+            "not an X-Ray level file",
+        ));
+    };
+    match root_context(k) {
+        Some(ctx) => chunk::list(&mut Reader::new(bytes), ctx),
+        None => Ok(cform_regions(bytes)
+            .iter()
+            .map(|&(name, offset, size)| ChunkEntry {
+                path: name.into(),
+                id: None,
+                offset,
+                size,
+                compressed: false,
+                depth: 0,
+                decoded_size: None,
+            })
+            .collect()),
+    }
+}
+
 /// Name the chunk path that holds absolute offset `at` (e.g. `fsL_VISUALS/visual[3]/OGF_HEADER`),
 /// for reporting where a rebuilt file first differs.
 pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
     if at >= bytes.len() {
         return Some("end of file".into());
     }
-    let ctx = match kind(bytes)? {
-        Kind::Cform => {
-            let vc = bytes
-                .get(4..8)
-                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
-            let vend = 36usize.saturating_add(vc.saturating_mul(12));
-            return Some(if at < 36 {
-                "hdrCFORM".into()
-            } else if at < vend {
-                format!("vertices[{}]", (at - 36) / 12)
-            } else {
-                format!("faces[{}]", (at - vend) / 16)
-            });
-        }
-        Kind::Geom => Ctx::Geom,
-        Kind::Level => Ctx::Level,
-        Kind::Chunks => Ctx::Chunks,
+    let Some(ctx) = root_context(kind(bytes)?) else {
+        let [_, (_, vstart, vsize), (_, fstart, _)] = cform_regions(bytes);
+        let at = at as u64;
+        return Some(if at < vstart {
+            "hdrCFORM".into()
+        } else if at < vstart + vsize {
+            format!("vertices[{}]", (at - vstart) / 12)
+        } else {
+            format!("faces[{}]", (at - fstart) / 16)
+        });
     };
     let mut path = Vec::new();
     walk(bytes, 0, at, ctx, &mut path);

@@ -256,6 +256,9 @@ impl BitReader<'_> {
     }
 }
 
+/// The most [`decompress`] reserves before decoding (it grows beyond if the data does).
+const RESERVE_LIMIT: usize = 1 << 24;
+
 /// Decode a compressed chunk payload (`u32` size prefix + bit stream).
 ///
 /// Never reads past `data` (missing bits count as zero, as in the reference, but a stream that
@@ -275,7 +278,9 @@ pub fn decompress(data: &[u8]) -> Result<Vec<u8>, LzhufError> {
             expected,
         });
     }
-    let mut out = Vec::with_capacity(expected);
+    // Reserve only what is plausible up front; the vector grows if the stream really is that
+    // productive (a declared size is an untrusted number).
+    let mut out = Vec::with_capacity(expected.min(RESERVE_LIMIT));
     let mut text = [0x20u8; N];
     let mut r = N - F;
     let mut h = Huff::new();
@@ -511,16 +516,18 @@ fn encode_position(bw: &mut BitWriter, c: usize) {
     bw.put(6, ((c & 0x3F) as u32) << 10);
 }
 
-/// Compress `data` into a chunk payload (`u32` size prefix + bit stream).
-pub fn compress(data: &[u8]) -> Vec<u8> {
+/// Compress `data` into a chunk payload (`u32` size prefix + bit stream); data over 4 GiB
+/// cannot be described by the prefix and is an error naming `uncompressed size`.
+pub fn compress(data: &[u8]) -> Result<Vec<u8>, levelgeom_binary::WriteError> {
+    let size: u32 = levelgeom_binary::fit(data.len(), || "uncompressed size".into())?;
     let mut bw = BitWriter {
         out: Vec::with_capacity(data.len() / 2 + 16),
         buf: 0,
         len: 0,
     };
-    bw.out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    bw.out.extend_from_slice(&size.to_le_bytes());
     if data.is_empty() {
-        return bw.out;
+        return Ok(bw.out);
     }
     let mut h = Huff::new();
     let mut t = Tree::new();
@@ -586,7 +593,7 @@ pub fn compress(data: &[u8]) -> Vec<u8> {
         }
     }
     bw.end();
-    bw.out
+    Ok(bw.out)
 }
 
 #[cfg(test)]
@@ -629,7 +636,7 @@ mod tests {
         }
         samples.push(v);
         for s in samples {
-            let c = compress(&s);
+            let c = compress(&s).unwrap();
             assert_eq!(&c[..4], &(s.len() as u32).to_le_bytes());
             assert_eq!(decompress(&c).unwrap(), s);
         }
@@ -638,7 +645,7 @@ mod tests {
     #[test]
     fn repetitive_data_shrinks() {
         let s = vec![7u8; 4000];
-        assert!(compress(&s).len() < 200);
+        assert!(compress(&s).unwrap().len() < 200);
     }
 
     #[test]
@@ -659,7 +666,7 @@ mod tests {
     #[test]
     fn truncated_streams_are_errors() {
         let s: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let c = compress(&s);
+        let c = compress(&s).unwrap();
         assert!(matches!(
             decompress(&c[..c.len() / 2]),
             Err(LzhufError::Truncated { .. })

@@ -16,9 +16,9 @@
 //!
 //! Unknown chunks (e.g. the junk chunks of build-2215 levels) are kept raw.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
-use crate::chunk::{self, Framed};
+use crate::chunk::{self, Context, Framed};
 use crate::geom::SwiItem;
 
 /// `OGF_HEADER`.
@@ -252,28 +252,23 @@ fn read_chunk(id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
     Ok(c)
 }
 
-/// Name of a visual chunk id for chunk paths.
-fn chunk_name(id: u32) -> (&'static str, Option<usize>) {
-    let n = match id {
-        HEADER => "OGF_HEADER",
-        TEXTURE => "OGF_TEXTURE",
-        SWIDATA => "OGF_SWIDATA",
-        CHILDREN_L => "OGF_CHILDREN_L",
-        LODDEF2 => "OGF_LODDEF2",
-        TREEDEF2 => "OGF_TREEDEF2",
-        SWICONTAINER => "OGF_SWICONTAINER",
-        GCONTAINER => "OGF_GCONTAINER",
-        FASTPATH => "OGF_FASTPATH",
-        _ => return chunk::by_id(id),
-    };
-    (n, None)
-}
-
 fn read_chunks(r: &mut Reader<'_>) -> Result<Vec<Framed<OgfChunk>>, ReadError> {
-    chunk::read_all(r, chunk_name, |h, b| read_chunk(h.id(), b))
+    chunk::read_all(r, Context::Visual, |h, b| read_chunk(h.id(), b))
 }
 
-fn write_chunk(c: &OgfChunk, w: &mut Writer) {
+fn cstr(w: &mut Writer, field: &str, s: &[u8]) -> Result<(), WriteError> {
+    if let Some(k) = s.iter().position(|&b| b == 0) {
+        return Err(WriteError::invalid(
+            field,
+            format!("has a NUL byte at {k}; the name is stored NUL-terminated"),
+        ));
+    }
+    w.bytes(s);
+    w.u8(0);
+    Ok(())
+}
+
+fn write_chunk(c: &OgfChunk, w: &mut Writer) -> Result<(), WriteError> {
     match c {
         OgfChunk::Header(h) => {
             w.u8(h.format_version);
@@ -285,19 +280,23 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) {
             w.f32(h.sphere_radius);
         }
         OgfChunk::Texture { texture, shader } => {
-            w.bytes(texture);
-            w.u8(0);
-            w.bytes(shader);
-            w.u8(0);
+            cstr(w, "texture", texture)?;
+            cstr(w, "shader", shader)?;
         }
-        OgfChunk::SwiData(s) => s.write(w),
+        OgfChunk::SwiData(s) => s.write(w)?,
         OgfChunk::Children(v) => {
-            w.u32(v.len() as u32);
+            w.u32(fit(v.len(), || "child count".into())?);
             for &i in v {
                 w.u32(i);
             }
         }
         OgfChunk::LodDef(quads) => {
+            if quads.len() != 8 {
+                return Err(WriteError::invalid(
+                    "quads",
+                    format!("{} quads; OGF_LODDEF2 holds exactly 8", quads.len()),
+                ));
+            }
             for q in quads {
                 for v in q {
                     w.f32s(&v.pos);
@@ -326,15 +325,17 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) {
                 w.u32(x);
             }
         }
-        OgfChunk::FastPath(cs) => write_chunks(cs, w),
+        OgfChunk::FastPath(cs) => write_chunks(cs, w)?,
         OgfChunk::Raw(b) => w.bytes(b),
     }
+    Ok(())
 }
 
-fn write_chunks(cs: &[Framed<OgfChunk>], w: &mut Writer) {
+fn write_chunks(cs: &[Framed<OgfChunk>], w: &mut Writer) -> Result<(), WriteError> {
     for c in cs {
-        chunk::write_framed(w, c, write_chunk);
+        chunk::write_framed(w, Context::Visual, c, write_chunk)?;
     }
+    Ok(())
 }
 
 impl Visual {
@@ -345,9 +346,9 @@ impl Visual {
         })
     }
 
-    /// Serialise the payload.
-    pub fn write(&self, w: &mut Writer) {
-        write_chunks(&self.chunks, w);
+    /// Serialise the payload; errors name the field inside the visual (`OGF_TEXTURE/texture`).
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        write_chunks(&self.chunks, w)
     }
 
     fn find<T>(&self, f: impl Fn(&OgfChunk) -> Option<T>) -> Option<T> {

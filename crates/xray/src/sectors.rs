@@ -13,9 +13,9 @@
 //! `fsP_Portals` (`u16` portal ids) and sub-chunk 2 `fsP_Root` (`u32` root visual index).
 //! Unknown sub-chunks (build 2215 has 3/4/5) are kept raw.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{ReadError, Reader, WriteError, Writer};
 
-use crate::chunk::{self, Framed};
+use crate::chunk::{self, Context, Framed};
 
 /// A portal between two sectors.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,22 +107,10 @@ impl Sector {
     }
 }
 
-fn sub_name(id: u32) -> (&'static str, Option<usize>) {
-    match id {
-        1 => ("fsP_Portals", None),
-        2 => ("fsP_Root", None),
-        _ => chunk::by_id(id),
-    }
-}
-
-fn sector_name(id: u32) -> (&'static str, Option<usize>) {
-    ("sector", Some(id as usize))
-}
-
 /// Read the sectors chunk.
 pub fn read_sectors(r: &mut Reader<'_>) -> Result<Vec<Framed<Sector>>, ReadError> {
-    chunk::read_all(r, sector_name, |_, b| {
-        let chunks = chunk::read_all(b, sub_name, |h, s| {
+    chunk::read_all(r, Context::Sectors, |_, b| {
+        let chunks = chunk::read_all(b, Context::Sector, |h, s| {
             Ok(match h.id() {
                 1 => {
                     if s.remaining() % 2 != 0 {
@@ -147,20 +135,25 @@ pub fn read_sectors(r: &mut Reader<'_>) -> Result<Vec<Framed<Sector>>, ReadError
 }
 
 /// Write the sectors chunk payload.
-pub fn write_sectors(v: &[Framed<Sector>], w: &mut Writer) {
+pub fn write_sectors(v: &[Framed<Sector>], w: &mut Writer) -> Result<(), WriteError> {
     for s in v {
-        chunk::write_framed(w, s, |s, w| {
+        chunk::write_framed(w, Context::Sectors, s, |s, w| {
             for c in &s.chunks {
-                chunk::write_framed(w, c, |c, w| match c {
-                    SectorChunk::Portals(p) => {
-                        for &x in p {
-                            w.u16(x);
+                chunk::write_framed(w, Context::Sector, c, |c, w| {
+                    match c {
+                        SectorChunk::Portals(p) => {
+                            for &x in p {
+                                w.u16(x);
+                            }
                         }
+                        SectorChunk::Root(r) => w.u32(*r),
+                        SectorChunk::Raw(b) => w.bytes(b),
                     }
-                    SectorChunk::Root(r) => w.u32(*r),
-                    SectorChunk::Raw(b) => w.bytes(b),
-                });
+                    Ok(())
+                })?;
             }
-        });
+            Ok(())
+        })?;
     }
+    Ok(())
 }

@@ -10,7 +10,7 @@
 //! `gamedata/textures`, backslashes), `lmap#N_1,lmap#N_2` are lightmap layers in the level folder,
 //! `<tex>_lm` an implicit-lighting map. Strings are kept as bytes (game files use cp1251).
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// One shader table entry, as stored (without its NUL).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,13 +59,20 @@ pub fn read(r: &mut Reader<'_>) -> Result<Vec<ShaderEntry>, ReadError> {
     Ok(v)
 }
 
-/// Write the table.
-pub fn write(v: &[ShaderEntry], w: &mut Writer) {
-    w.u32(v.len() as u32);
-    for s in v {
+/// Write the table; an entry with a NUL byte inside cannot be stored NUL-terminated.
+pub fn write(v: &[ShaderEntry], w: &mut Writer) -> Result<(), WriteError> {
+    w.u32(fit(v.len(), || "shader count".into())?);
+    for (i, s) in v.iter().enumerate() {
+        if let Some(k) = s.0.iter().position(|&b| b == 0) {
+            return Err(WriteError::invalid(
+                format!("shader[{i}]"),
+                format!("has a NUL byte at {k}; entries are stored NUL-terminated"),
+            ));
+        }
         w.bytes(&s.0);
         w.u8(0);
     }
+    Ok(())
 }
 
 #[cfg(test)]

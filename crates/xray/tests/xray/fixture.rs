@@ -16,18 +16,18 @@ fn read(name: &str) -> Vec<u8> {
 #[test]
 fn all_four_files_rebuild_byte_for_byte() {
     let l = read("level");
-    assert_eq!(Level::read(&l).unwrap().write(), l);
+    assert_eq!(Level::read(&l).unwrap().0.to_bytes().unwrap(), l);
     let g = read("level.geom");
-    assert_eq!(Geom::read(&g).unwrap().write(), g);
+    assert_eq!(Geom::read(&g).unwrap().0.to_bytes().unwrap(), g);
     let gx = read("level.geomx");
-    assert_eq!(Geom::read(&gx).unwrap().write(), gx);
+    assert_eq!(Geom::read(&gx).unwrap().0.to_bytes().unwrap(), gx);
     let c = read("level.cform");
-    assert_eq!(Cform::read(&c).unwrap().write(), c);
+    assert_eq!(Cform::read(&c).unwrap().0.to_bytes().unwrap(), c);
 }
 
 #[test]
 fn geom_matches_the_readme() {
-    let g = Geom::read(&read("level.geom")).unwrap();
+    let g = Geom::read(&read("level.geom")).unwrap().0;
     let h = g.header().unwrap();
     assert_eq!((h.version, h.quality), (14, 0));
     let vbs = g.vertex_buffers().unwrap();
@@ -42,7 +42,7 @@ fn geom_matches_the_readme() {
     assert_eq!(ibs[0].len(), 168);
     assert!(g.swis().is_empty());
 
-    let gx = Geom::read(&read("level.geomx")).unwrap();
+    let gx = Geom::read(&read("level.geomx")).unwrap().0;
     let vbs = gx.vertex_buffers().unwrap();
     assert_eq!(vbs.len(), 1);
     assert_eq!((vbs[0].count, vbs[0].stride()), (37, 12));
@@ -52,7 +52,7 @@ fn geom_matches_the_readme() {
 
 #[test]
 fn level_matches_the_readme_and_spec() {
-    let l = Level::read(&read("level")).unwrap();
+    let l = Level::read(&read("level")).unwrap().0;
     let h = l.header().unwrap();
     assert_eq!((h.version, h.quality), (14, 1));
     let order: Vec<u32> = l.chunks.iter().map(|c| c.id()).collect();
@@ -107,15 +107,15 @@ fn level_matches_the_readme_and_spec() {
         .unwrap();
     assert_eq!(lod.lod_quads().unwrap()[0][0].pad, [0x12, 0x68, 0x3f]);
 
-    let c = Cform::read(&read("level.cform")).unwrap();
+    let c = Cform::read(&read("level.cform")).unwrap().0;
     assert_eq!((c.version, c.vertices.len(), c.tris.len()), (4, 33, 44));
-    assert!(c.problems().is_empty());
+    assert!(levelgeom_xray::check::cform(&c).is_empty());
 }
 
 #[test]
 fn decoded_vertices_re_encode_byte_for_byte() {
     for f in ["level.geom", "level.geomx"] {
-        let g = Geom::read(&read(f)).unwrap();
+        let g = Geom::read(&read(f)).unwrap().0;
         for vb in g.vertex_buffers().unwrap() {
             let v = vb.decode();
             assert_eq!(v.count, vb.count as usize);
@@ -147,8 +147,8 @@ fn decoded_normals_agree_with_face_winding_and_uvs_are_in_range() {
     // Spec §2.3: cross(p1-p0, p2-p0) agrees with the decoded normal (x = byte 2). Measured
     // independently (Python): per visual the mean cosine is 1.0 except visual 1 (0.98) and the
     // smooth-shaded visual 2 (0.80, min 0.44); no vertex normal points away from its face.
-    let g = Geom::read(&read("level.geom")).unwrap();
-    let l = Level::read(&read("level")).unwrap();
+    let g = Geom::read(&read("level.geom")).unwrap().0;
+    let l = Level::read(&read("level")).unwrap().0;
     let vbs = g.vertex_buffers().unwrap();
     let ib = &g.index_buffers().unwrap()[0];
     let mut seen = std::collections::HashSet::new();
@@ -211,8 +211,8 @@ fn decoded_normals_agree_with_face_winding_and_uvs_are_in_range() {
 
 #[test]
 fn tree_matrices_reproduce_the_header_bboxes() {
-    let g = Geom::read(&read("level.geom")).unwrap();
-    let l = Level::read(&read("level")).unwrap();
+    let g = Geom::read(&read("level.geom")).unwrap().0;
+    let l = Level::read(&read("level")).unwrap().0;
     let d = g.vertex_buffers().unwrap()[0].decode();
     for v in l.visuals() {
         let Some(td) = v.treedef() else { continue };
@@ -243,9 +243,9 @@ fn tree_matrices_reproduce_the_header_bboxes() {
 
 #[test]
 fn the_fixture_passes_check() {
-    let g = Geom::read(&read("level.geom")).unwrap();
-    let gx = Geom::read(&read("level.geomx")).unwrap();
-    let l = Level::read(&read("level")).unwrap();
+    let g = Geom::read(&read("level.geom")).unwrap().0;
+    let gx = Geom::read(&read("level.geomx")).unwrap().0;
+    let l = Level::read(&read("level")).unwrap().0;
     assert_eq!(check::geom(&g), vec![]);
     assert_eq!(check::geom(&gx), vec![]);
     assert_eq!(check::level(&l, Some(&g), Some(&gx)), vec![]);
@@ -256,7 +256,7 @@ fn portal_light_and_glow_fields_match_a_hand_decode() {
     // Bit patterns read from the file with Python `struct` at the chunk payloads 0x14
     // (portal), 0x6C (light), 0xE0 (glow).
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
-    let l = Level::read(&read("level")).unwrap();
+    let l = Level::read(&read("level")).unwrap().0;
     let p = &l.portals()[0];
     assert_eq!((p.sector_front, p.sector_back, p.count), (0, 1, 4));
     assert_eq!(bits(&p.poly[0]), [0xBF4F_F255, 0x3ED7_13AE, 0xBF80_0000]);

@@ -23,10 +23,10 @@ fn generated_levels_parse_check_and_rebuild() {
     for o in all_options() {
         let (lb, gb) = generate::level_bytes(o);
         assert!(levelgeom_xray::sniff(&lb) && levelgeom_xray::sniff(&gb));
-        let l = Level::read(&lb).unwrap();
-        let g = Geom::read(&gb).unwrap();
-        assert_eq!(l.write(), lb, "{o:?}");
-        assert_eq!(g.write(), gb, "{o:?}");
+        let l = Level::read(&lb).unwrap().0;
+        let g = Geom::read(&gb).unwrap().0;
+        assert_eq!(l.to_bytes().unwrap(), lb, "{o:?}");
+        assert_eq!(g.to_bytes().unwrap(), gb, "{o:?}");
         assert_eq!(check::level(&l, Some(&g), None), vec![], "{o:?}");
         assert_eq!(check::geom(&g), vec![]);
         assert_eq!(l.header().unwrap().version, o.version);

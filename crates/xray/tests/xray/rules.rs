@@ -1,6 +1,7 @@
 //! `check` rules: each broken on purpose in a generated level must be reported with its path.
 
-use levelgeom_xray::check::{self, Problem};
+use levelgeom_binary::Problem;
+use levelgeom_xray::check;
 use levelgeom_xray::generate::{self, Options};
 use levelgeom_xray::geom::GeomChunk;
 use levelgeom_xray::ogf::OgfChunk;
@@ -196,9 +197,9 @@ fn swi_windows_must_start_on_a_triangle_and_exist() {
 fn fast_path_windows_are_checked_against_level_geomx() {
     let dir = format!("{}/tests/data/xray-v14-micro", env!("CARGO_MANIFEST_DIR"));
     let read = |n: &str| std::fs::read(format!("{dir}/{n}")).unwrap();
-    let mut l = levelgeom_xray::Level::read(&read("level")).unwrap();
-    let g = levelgeom_xray::Geom::read(&read("level.geom")).unwrap();
-    let gx = levelgeom_xray::Geom::read(&read("level.geomx")).unwrap();
+    let mut l = levelgeom_xray::Level::read(&read("level")).unwrap().0;
+    let g = levelgeom_xray::Geom::read(&read("level.geom")).unwrap().0;
+    let gx = levelgeom_xray::Geom::read(&read("level.geomx")).unwrap().0;
     let fp = l.visuals()[0].fastpath().unwrap();
     if let OgfChunk::FastPath(cs) = visual_chunk(&mut l, 0, 22) {
         cs.push(levelgeom_xray::chunk::Framed::plain(

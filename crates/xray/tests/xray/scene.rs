@@ -15,8 +15,8 @@ fn read(name: &str) -> Vec<u8> {
 }
 
 fn fixture(lods: bool) -> (Level, Scene) {
-    let l = Level::read(&read("level")).unwrap();
-    let g = Geom::read(&read("level.geom")).unwrap();
+    let l = Level::read(&read("level")).unwrap().0;
+    let g = Geom::read(&read("level.geom")).unwrap().0;
     let s = to_scene(
         &l,
         &g,

@@ -1,0 +1,332 @@
+//! Opening X-Ray files from disk: any one file by its content ([`Opened`]), and a level with the
+//! `level.geom`/`level.geomx` beside it ([`LevelFiles`]).
+//!
+//! Files are told apart by their content ([`crate::kind`]); the siblings of `level` are found
+//! by name only to pair them up, and a sibling whose content is not a geom file is an error.
+//! Every error names the file, and a read error inside keeps its offset and chunk path.
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_binary::{Problem, ReadError, Reader, Warning, WriteError, Writer};
+use levelgeom_scene::Scene;
+
+use crate::cform::Cform;
+use crate::chunk::{self, RawChunk};
+use crate::geom::Geom;
+use crate::level::Level;
+use crate::scene::{self, SceneError, SceneOptions};
+use crate::{check, Kind};
+
+/// Why a file could not be opened; every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    /// The file could not be read from disk.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file's bytes are malformed.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Where (offset, chunk path) and what.
+        source: ReadError,
+    },
+    /// The file is not an X-Ray file at all.
+    #[error("{}: not an X-Ray level file", path.display())]
+    NotXray {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is an X-Ray file of another kind than needed.
+    #[error("{}: {message}", path.display())]
+    WrongKind {
+        /// The file.
+        path: PathBuf,
+        /// What it is and what was needed.
+        message: String,
+    },
+    /// The level has no `level.geom` beside it, which export needs.
+    #[error("no level.geom beside {} (the visuals' geometry lives there)", level.display())]
+    NoGeom {
+        /// The `level` file.
+        level: PathBuf,
+    },
+    /// The conversion to a scene refused the level.
+    #[error("{}: {source}", path.display())]
+    Scene {
+        /// The `level` file.
+        path: PathBuf,
+        /// Why.
+        source: SceneError,
+    },
+}
+
+/// Any X-Ray file, parsed according to its content.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opened {
+    /// `level.geom` / `level.geomx`.
+    Geom(Geom),
+    /// `level`.
+    Level(Level),
+    /// `level.cform`.
+    Cform(Cform),
+    /// Another chunk file, as raw chunks.
+    Chunks(Vec<RawChunk>),
+}
+
+impl Opened {
+    /// Parse `bytes` as what [`crate::kind`] says they are; `None` when they are not X-Ray.
+    pub fn read(bytes: &[u8]) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
+        let k = crate::kind(bytes)?;
+        Some(match k {
+            Kind::Geom => Geom::read(bytes).map(|(g, w)| (Opened::Geom(g), w)),
+            Kind::Level => Level::read(bytes).map(|(l, w)| (Opened::Level(l), w)),
+            Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
+            Kind::Chunks => {
+                chunk::read_raw(&mut Reader::new(bytes)).map(|c| (Opened::Chunks(c), Vec::new()))
+            }
+        })
+    }
+
+    /// The kind of file.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Opened::Geom(_) => Kind::Geom,
+            Opened::Level(_) => Kind::Level,
+            Opened::Cform(_) => Kind::Cform,
+            Opened::Chunks(_) => Kind::Chunks,
+        }
+    }
+
+    /// Serialise back (byte-exact for an unchanged parse).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        match self {
+            Opened::Geom(g) => g.to_bytes(),
+            Opened::Level(l) => l.to_bytes(),
+            Opened::Cform(c) => c.to_bytes(),
+            Opened::Chunks(cs) => {
+                let mut w = Writer::new();
+                chunk::write_raw(&mut w, cs)?;
+                Ok(w.into_inner())
+            }
+        }
+    }
+
+    /// The consistency rules of the file on its own (a `level` without its geom files: ranges
+    /// into them are not checked; see [`LevelFiles::check`]).
+    pub fn check(&self) -> Vec<Problem> {
+        match self {
+            Opened::Geom(g) => check::geom(g),
+            Opened::Level(l) => check::level(l, None, None),
+            Opened::Cform(c) => check::cform(c),
+            Opened::Chunks(_) => Vec::new(),
+        }
+    }
+}
+
+/// A parsed geom file and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeomFile {
+    /// Its path.
+    pub path: PathBuf,
+    /// The model.
+    pub geom: Geom,
+    /// Read warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// A `level` with the `level.geom` and `level.geomx` found beside it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelFiles {
+    /// The `level` file's path.
+    pub level_path: PathBuf,
+    /// The level.
+    pub level: Level,
+    /// Read warnings of `level`.
+    pub warnings: Vec<Warning>,
+    /// `level.geom`, when it is beside `level`.
+    pub geom: Option<GeomFile>,
+    /// `level.geomx`, when it is beside `level`.
+    pub geomx: Option<GeomFile>,
+}
+
+/// What [`LevelFiles::check`] found: notes on which files were checked together, then the
+/// problems.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    /// `with PATH` per sibling used, or a note that geometry ranges were not checked.
+    pub notes: Vec<String>,
+    /// The problems of `level` (against its siblings) and of `level.geom`.
+    pub problems: Vec<Problem>,
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, FilesError> {
+    levelgeom_binary::read_file(path).map_err(|source| FilesError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The folder a file is in (`.` for a bare file name).
+fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Read `name` beside the file `level_path` if it exists; its content must be a geom file.
+fn sibling(level_path: &Path, name: &str) -> Result<Option<GeomFile>, FilesError> {
+    let path = parent(level_path).join(name);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let bytes = read_bytes(&path)?;
+    match crate::kind(&bytes) {
+        Some(Kind::Geom) => {}
+        Some(k) => {
+            return Err(FilesError::WrongKind {
+                path,
+                message: format!("is {}, not a geom file", kind_name(k)),
+            })
+        }
+        None => return Err(FilesError::NotXray { path }),
+    }
+    let (geom, warnings) = Geom::read(&bytes).map_err(|source| FilesError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Some(GeomFile {
+        path,
+        geom,
+        warnings,
+    }))
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Geom => "a level.geom",
+        Kind::Level => "a level",
+        Kind::Cform => "a level.cform",
+        Kind::Chunks => "an X-Ray chunk file of unknown kind",
+    }
+}
+
+/// The `level.geom` and `level.geomx` beside the `level` file `level_path`, each when present
+/// (for `check` of a `level` file already read).
+pub fn siblings(level_path: &Path) -> Result<(Option<GeomFile>, Option<GeomFile>), FilesError> {
+    Ok((
+        sibling(level_path, "level.geom")?,
+        sibling(level_path, "level.geomx")?,
+    ))
+}
+
+impl LevelFiles {
+    /// Open a level folder or its `level` file, with the `level.geom`/`level.geomx` beside it
+    /// when present.
+    pub fn open(path: &Path) -> Result<LevelFiles, FilesError> {
+        let level_path = if path.is_dir() {
+            path.join("level")
+        } else {
+            path.to_path_buf()
+        };
+        let bytes = read_bytes(&level_path)?;
+        Self::from_level_bytes(&level_path, &bytes)
+    }
+
+    /// Like [`Self::open`] with the bytes of the `level` file already read.
+    pub fn from_level_bytes(level_path: &Path, bytes: &[u8]) -> Result<LevelFiles, FilesError> {
+        match crate::kind(bytes) {
+            Some(Kind::Level) => {}
+            Some(Kind::Geom) => {
+                return Err(FilesError::WrongKind {
+                    path: level_path.to_path_buf(),
+                    message: "is a level.geom: it holds only vertex and index buffers; the \
+                              visuals and shaders are in the `level` file beside it. Give the \
+                              level folder or its `level` file."
+                        .into(),
+                })
+            }
+            Some(k) => {
+                return Err(FilesError::WrongKind {
+                    path: level_path.to_path_buf(),
+                    message: format!(
+                        "is {}; an X-Ray `level` file (or its folder) is needed",
+                        kind_name(k)
+                    ),
+                })
+            }
+            None => {
+                return Err(FilesError::NotXray {
+                    path: level_path.to_path_buf(),
+                })
+            }
+        }
+        let (level, warnings) = Level::read(bytes).map_err(|source| FilesError::Read {
+            path: level_path.to_path_buf(),
+            source,
+        })?;
+        let (geom, geomx) = siblings(level_path)?;
+        Ok(LevelFiles {
+            level_path: level_path.to_path_buf(),
+            level,
+            warnings,
+            geom,
+            geomx,
+        })
+    }
+
+    /// The folder the level is in.
+    pub fn dir(&self) -> PathBuf {
+        parent(&self.level_path)
+    }
+
+    /// The level's rules against its siblings, then `level.geom`'s own rules (their paths
+    /// prefixed with the geom file, `PATH: fsL_VB/vb[0]`).
+    pub fn check(&self) -> CheckReport {
+        let mut notes = Vec::new();
+        match &self.geom {
+            Some(g) => notes.push(format!("with {}", g.path.display())),
+            None => notes.push("note: no level.geom beside it; geometry ranges not checked".into()),
+        }
+        if let Some(g) = &self.geomx {
+            notes.push(format!("with {}", g.path.display()));
+        }
+        let mut problems = check::level(
+            &self.level,
+            self.geom.as_ref().map(|g| &g.geom),
+            self.geomx.as_ref().map(|g| &g.geom),
+        );
+        if let Some(g) = &self.geom {
+            problems.extend(check::geom(&g.geom).into_iter().map(|mut p| {
+                p.path = format!("{}: {}", g.path.display(), p.path);
+                p
+            }));
+        }
+        CheckReport { notes, problems }
+    }
+
+    /// Convert to a scene (needs `level.geom`; the scene name defaults to the folder's name
+    /// when `opts.name` is empty).
+    pub fn to_scene(&self, opts: &SceneOptions) -> Result<Scene, FilesError> {
+        let g = self.geom.as_ref().ok_or_else(|| FilesError::NoGeom {
+            level: self.level_path.clone(),
+        })?;
+        let mut opts = opts.clone();
+        if opts.name.is_empty() {
+            opts.name = self
+                .dir()
+                .file_name()
+                .map_or("level".into(), |n| n.to_string_lossy().into_owned());
+        }
+        scene::to_scene(&self.level, &g.geom, &opts).map_err(|source| FilesError::Scene {
+            path: self.level_path.clone(),
+            source,
+        })
+    }
+}

@@ -1,0 +1,441 @@
+//! What `levelgeom info` shows about one X-Ray file: a typed, serialisable summary ([`Info`]),
+//! printed as text by its `Display` and as JSON through serde.
+//!
+//! JSON: `{"file", "size", "format", "chunks": [{"path", "id", "offset", "size", "compressed",
+//! "depth", "decoded_size"?}], …}` plus per format `xray-geom` (`version`, `quality`,
+//! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality`, `shaders`,
+//! `visuals`, `portals`, `lights`, `glows`, `sectors`), `xray-cform` (`version`, `vertices`,
+//! `faces`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
+
+use std::fmt;
+
+use levelgeom_binary::{ReadError, Warning};
+use serde::Serialize;
+
+use crate::cform::Cform;
+use crate::chunk::ChunkEntry;
+use crate::decl::{DeclType, Usage};
+use crate::files::Opened;
+use crate::geom::Geom;
+use crate::level::Level;
+use crate::ogf::model_type;
+
+/// The summary of one file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Info {
+    /// The path as the caller displays it.
+    pub file: String,
+    /// File size in bytes.
+    pub size: u64,
+    /// Format-specific part, tagged by `format`.
+    #[serde(flatten)]
+    pub body: Body,
+    /// Every chunk (nested ones included), or the regions of a `level.cform`.
+    pub chunks: Vec<ChunkEntry>,
+    /// Read warnings, as text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The format-specific part of [`Info`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "format")]
+pub enum Body {
+    /// `level.geom` / `level.geomx`.
+    #[serde(rename = "xray-geom")]
+    Geom(GeomInfo),
+    /// `level`.
+    #[serde(rename = "xray-level")]
+    Level(LevelInfo),
+    /// `level.cform`.
+    #[serde(rename = "xray-cform")]
+    Cform(CformInfo),
+    /// Another chunk file.
+    #[serde(rename = "xray-chunks")]
+    Chunks {},
+}
+
+impl Body {
+    /// The `format` name.
+    pub fn format(&self) -> &'static str {
+        match self {
+            Body::Geom(_) => "xray-geom",
+            Body::Level(_) => "xray-level",
+            Body::Cform(_) => "xray-cform",
+            Body::Chunks {} => "xray-chunks",
+        }
+    }
+}
+
+/// One element of a vertex declaration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LayoutInfo {
+    /// Byte offset in the vertex.
+    pub offset: u16,
+    /// `D3DDECLTYPE` code.
+    #[serde(rename = "type")]
+    pub ty: u8,
+    /// Its name (`FLOAT3`, `?` when unknown).
+    pub type_name: &'static str,
+    /// `D3DDECLUSAGE` code.
+    pub usage: u8,
+    /// Its name (`POSITION`, `?`).
+    pub usage_name: &'static str,
+    /// Usage index.
+    pub usage_index: u8,
+}
+
+/// One vertex buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VertexBufferInfo {
+    /// Vertex count.
+    pub vertices: u32,
+    /// Bytes per vertex.
+    pub stride: usize,
+    /// The declaration.
+    pub layout: Vec<LayoutInfo>,
+}
+
+/// One index buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexBufferInfo {
+    /// Index count.
+    pub indices: usize,
+}
+
+/// One SWI item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SwiInfo {
+    /// Number of windows.
+    pub windows: usize,
+}
+
+/// `level.geom` / `level.geomx`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GeomInfo {
+    /// XRLC version from the header.
+    pub version: Option<u16>,
+    /// Header quality word.
+    pub quality: Option<u16>,
+    /// Vertex buffers.
+    pub vertex_buffers: Vec<VertexBufferInfo>,
+    /// Index buffers.
+    pub index_buffers: Vec<IndexBufferInfo>,
+    /// SWI items.
+    pub swis: Vec<SwiInfo>,
+}
+
+/// One visual of a level.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VisualInfo {
+    /// Model type name (`normal`, `hierarchy`, …; `unknown`).
+    #[serde(rename = "type")]
+    pub ty: &'static str,
+    /// Model type code (255 without a header).
+    pub type_id: u8,
+    /// Shader table index.
+    pub shader_id: u16,
+    /// The shader table entry (empty when out of range).
+    pub shader: String,
+    /// Ids of its chunks in file order.
+    pub chunks: Vec<u32>,
+    /// `vb_index, vb_offset, vb_count, ib_index, ib_offset, ib_count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gcontainer: Option<[u32; 6]>,
+    /// Inline SWI windows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swi_windows: Option<usize>,
+    /// Child visuals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Vec<u32>>,
+}
+
+/// One sector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SectorInfo {
+    /// Root visual.
+    pub root: Option<u32>,
+    /// Portal ids.
+    pub portals: Vec<u16>,
+}
+
+/// `level`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelInfo {
+    /// XRLC version.
+    pub version: Option<u16>,
+    /// Build quality.
+    pub quality: Option<u16>,
+    /// Shader table entries as text.
+    pub shaders: Vec<String>,
+    /// Visuals.
+    pub visuals: Vec<VisualInfo>,
+    /// Portal count.
+    pub portals: usize,
+    /// Dynamic light count.
+    pub lights: usize,
+    /// Glow count.
+    pub glows: usize,
+    /// Sectors.
+    pub sectors: Vec<SectorInfo>,
+}
+
+/// `level.cform`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CformInfo {
+    /// Version (4).
+    pub version: u32,
+    /// Vertex count.
+    pub vertices: usize,
+    /// Triangle count.
+    pub faces: usize,
+}
+
+fn geom_info(g: &Geom) -> GeomInfo {
+    let h = g.header();
+    GeomInfo {
+        version: h.map(|h| h.version),
+        quality: h.map(|h| h.quality),
+        vertex_buffers: g
+            .vertex_buffers()
+            .unwrap_or(&[])
+            .iter()
+            .map(|vb| VertexBufferInfo {
+                vertices: vb.count,
+                stride: vb.stride(),
+                layout: vb
+                    .decl
+                    .elements
+                    .iter()
+                    .map(|e| LayoutInfo {
+                        offset: e.offset,
+                        ty: e.ty,
+                        type_name: DeclType::from_code(e.ty).map_or("?", DeclType::name),
+                        usage: e.usage,
+                        usage_name: Usage::from_code(e.usage).map_or("?", Usage::name),
+                        usage_index: e.usage_index,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        index_buffers: g
+            .index_buffers()
+            .unwrap_or(&[])
+            .iter()
+            .map(|ib| IndexBufferInfo { indices: ib.len() })
+            .collect(),
+        swis: g
+            .swis()
+            .iter()
+            .map(|s| SwiInfo {
+                windows: s.windows.len(),
+            })
+            .collect(),
+    }
+}
+
+fn level_info(l: &Level) -> LevelInfo {
+    let h = l.header();
+    let shaders = l.shaders().unwrap_or(&[]);
+    LevelInfo {
+        version: h.map(|h| h.version),
+        quality: h.map(|h| h.quality),
+        shaders: shaders.iter().map(|s| s.text()).collect(),
+        visuals: l
+            .visuals()
+            .iter()
+            .map(|v| {
+                let hd = v.header();
+                let t = hd.map_or(u8::MAX, |h| h.model_type);
+                let sid = hd.map_or(0, |h| h.shader_id);
+                VisualInfo {
+                    ty: model_type::name(t),
+                    type_id: t,
+                    shader_id: sid,
+                    shader: shaders
+                        .get(usize::from(sid))
+                        .map(|s| s.text())
+                        .unwrap_or_default(),
+                    chunks: v.chunks.iter().map(|c| c.id()).collect(),
+                    gcontainer: v.gcontainer().map(|g| {
+                        [
+                            g.vb_index,
+                            g.vb_offset,
+                            g.vb_count,
+                            g.ib_index,
+                            g.ib_offset,
+                            g.ib_count,
+                        ]
+                    }),
+                    swi_windows: v.swidata().map(|s| s.windows.len()),
+                    children: Some(v.children().to_vec()).filter(|c| !c.is_empty()),
+                }
+            })
+            .collect(),
+        portals: l.portals().len(),
+        lights: l.lights().len(),
+        glows: l.glows().len(),
+        sectors: l
+            .sectors()
+            .iter()
+            .map(|s| SectorInfo {
+                root: s.value.root(),
+                portals: s.value.portals().to_vec(),
+            })
+            .collect(),
+    }
+}
+
+fn cform_info(c: &Cform) -> CformInfo {
+    CformInfo {
+        version: c.version,
+        vertices: c.vertices.len(),
+        faces: c.tris.len(),
+    }
+}
+
+impl Info {
+    /// Read `bytes` (any X-Ray file) and summarise it; `file` is how the caller names it.
+    pub fn read(file: &str, bytes: &[u8]) -> Result<Info, ReadError> {
+        let (opened, warnings) = Opened::read(bytes).unwrap_or_else(|| {
+            Err(ReadError::invalid(
+                0,
+                Default::default(),
+                "not an X-Ray level file",
+            ))
+        })?;
+        Info::new(file, bytes, &opened, &warnings)
+    }
+
+    /// Summarise a file already opened from `bytes`.
+    pub fn new(
+        file: &str,
+        bytes: &[u8],
+        opened: &Opened,
+        warnings: &[Warning],
+    ) -> Result<Info, ReadError> {
+        let body = match opened {
+            Opened::Geom(g) => Body::Geom(geom_info(g)),
+            Opened::Level(l) => Body::Level(level_info(l)),
+            Opened::Cform(c) => Body::Cform(cform_info(c)),
+            Opened::Chunks(_) => Body::Chunks {},
+        };
+        Ok(Info {
+            file: file.to_string(),
+            size: bytes.len() as u64,
+            body,
+            chunks: crate::chunks(bytes)?,
+            warnings: warnings.iter().map(ToString::to_string).collect(),
+        })
+    }
+}
+
+/// `n thing` / `n things`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl fmt::Display for Info {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}: {}", self.file, self.body.format())?;
+        let (version, quality) = match &self.body {
+            Body::Geom(g) => (g.version.map(u32::from), g.quality),
+            Body::Level(l) => (l.version.map(u32::from), l.quality),
+            Body::Cform(c) => (Some(c.version), None),
+            Body::Chunks {} => (None, None),
+        };
+        match (version, quality) {
+            (Some(v), Some(q)) => writeln!(f, "  XRLC version {v}, quality {q}")?,
+            (Some(v), None) => writeln!(f, "  version {v}")?,
+            _ => {}
+        }
+        writeln!(
+            f,
+            "  {:<10}  {:>10}  {:<11}  {:>10}  path",
+            "offset", "size", "compression", "decoded"
+        )?;
+        for c in &self.chunks {
+            let (comp, decoded) = match (c.compressed, c.decoded_size) {
+                (true, Some(d)) => ("LZHUF", d.to_string()),
+                (true, None) => ("LZHUF", "?".to_string()),
+                (false, _) => ("-", String::new()),
+            };
+            writeln!(
+                f,
+                "  0x{:08X}  {:>10}  {comp:<11}  {decoded:>10}  {}",
+                c.offset, c.size, c.path
+            )?;
+        }
+        match &self.body {
+            Body::Geom(g) => {
+                for (i, vb) in g.vertex_buffers.iter().enumerate() {
+                    let layout: Vec<String> = vb
+                        .layout
+                        .iter()
+                        .map(|e| {
+                            format!(
+                                "{}:{} {}{}",
+                                e.offset, e.type_name, e.usage_name, e.usage_index
+                            )
+                        })
+                        .collect();
+                    writeln!(
+                        f,
+                        "  vertex buffer {i}: {} × {} bytes [{}]",
+                        count(vb.vertices as usize, "vertex", "vertices"),
+                        vb.stride,
+                        layout.join(", ")
+                    )?;
+                }
+                for (i, ib) in g.index_buffers.iter().enumerate() {
+                    writeln!(
+                        f,
+                        "  index buffer {i}: {}",
+                        count(ib.indices, "index", "indices")
+                    )?;
+                }
+                writeln!(f, "  SWI items: {}", g.swis.len())?;
+            }
+            Body::Level(l) => {
+                writeln!(f, "  shaders: {}", l.shaders.len())?;
+                for (i, s) in l.shaders.iter().enumerate() {
+                    writeln!(f, "    {i}: {s}")?;
+                }
+                writeln!(f, "  visuals: {}", l.visuals.len())?;
+                for (i, v) in l.visuals.iter().enumerate() {
+                    let children = v
+                        .children
+                        .as_ref()
+                        .map(|c| {
+                            let ids: Vec<String> = c.iter().map(u32::to_string).collect();
+                            format!(" children [{}]", ids.join(","))
+                        })
+                        .unwrap_or_default();
+                    writeln!(f, "    {i}: {} shader {}{children}", v.ty, v.shader_id)?;
+                }
+                writeln!(
+                    f,
+                    "  portals {}, lights {}, glows {}, sectors {}",
+                    l.portals,
+                    l.lights,
+                    l.glows,
+                    l.sectors.len()
+                )?;
+            }
+            Body::Cform(c) => writeln!(
+                f,
+                "  {}, {}",
+                count(c.vertices, "vertex", "vertices"),
+                count(c.faces, "face", "faces")
+            )?,
+            Body::Chunks {} => {}
+        }
+        for w in &self.warnings {
+            writeln!(f, "  warning: {w}")?;
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "  {}", count(self.warnings.len(), "warning", "warnings"))?;
+        }
+        Ok(())
+    }
+}
