@@ -83,7 +83,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let name = path.file_name().ok_or_else(|| {
+    path.file_name().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name")
     })?;
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {

@@ -1,9 +1,11 @@
 //! Consistency rules a game-loadable level must keep (seed §8, spec §5, §12).
 //!
-//! [`check`] runs every rule over a typed level and returns one [`Violation`] per problem,
+//! [`check`] runs every rule over a typed level and returns one [`Problem`] per broken rule,
 //! each naming the chunk and the model/tile/face, e.g.
 //! `TRAK/models[3]/faces[17]: texture index 40 is not below the 31 texture entries`.
-//! An empty list means the level passes. The rules:
+//! An empty list means the level passes. Problems about a known byte position carry its
+//! offset (the file header, a misplaced chunk); the others have none and display as
+//! `path: message`. The rules:
 //!
 //! **File** (seed §8.6): the u32 header is the file length − 4 (bias 0, as in every TENG file;
 //! groove.exe ignores it, but the project's writers and ENG's packer keep it that way).
@@ -63,7 +65,8 @@
 //! lengths.
 //!
 //! **Chunk order** (spec §2.7): WFPC before SPRT, STPC and MAP; TEXT before TRAK and STPC;
-//! TRAK and STPC before MAP; END present and last.
+//! TRAK and STPC before MAP; at most one WFPC, TEXT, TRAK, STPC and MAP; END present and last.
+//! Texture pages have a width and a height above 0.
 
 use crate::level::Level;
 use crate::map::{self, ChainTable, Map};
@@ -72,7 +75,7 @@ use crate::stpc::Stpc;
 use crate::tags::Tag;
 use crate::text::{Text, TextureEntry, ENTRY_BLEND_MASK};
 use crate::trak::Trak;
-use std::fmt;
+use levelgeom_binary::Problem;
 
 /// The most vertices a model may have (transform buffer 0x58B0F0..0x5D15F8, 36 B/vertex).
 pub const MAX_MODEL_VERTICES: usize = 8000;
@@ -88,21 +91,6 @@ pub const NORMAL_LENGTH_TOLERANCE: f32 = 1e-2;
 pub const BOX_TOLERANCE: f32 = 1e-4;
 /// How far (units) from the tile origin a collision plane may lie.
 pub const MAX_COLLISION_DISTANCE: i64 = 8;
-
-/// One broken rule, naming where it is (`TRAK/models[3]/faces[17]`) and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// Where: chunk, then model/tile/face path segments, e.g. `TRAK/models[3]/faces[17]`.
-    pub path: String,
-    /// What is wrong, e.g. `texture index 40 is not below the 31 texture entries`.
-    pub message: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
 
 /// The parts of a level the geometry rules look at (what [`check`] extracts from a level).
 #[derive(Clone, Copy, Debug, Default)]
@@ -135,7 +123,7 @@ pub fn render_state(e: &TextureEntry) -> u32 {
 }
 
 /// Run every rule over a typed level.
-pub fn check(level: &Level) -> Vec<Violation> {
+pub fn check(level: &Level) -> Vec<Problem> {
     let text = level.text();
     let states: Option<Vec<u32>> = text.map(|t| t.entries.iter().map(render_state).collect());
     let parts = Parts {
@@ -156,12 +144,13 @@ pub fn check(level: &Level) -> Vec<Violation> {
 
 /// Seed §8.6: the file header is the file length − 4. `Level::to_bytes` keeps the header's bias
 /// when lengths change, so a bias other than 0 stays wrong in every rebuilt file.
-fn check_header(level: &Level) -> Vec<Violation> {
+fn check_header(level: &Level) -> Vec<Problem> {
     let mut out = Out(Vec::new());
     let len = level.file_len;
     let bias = level.bias();
     if bias != 0 {
-        out.push(
+        out.push_at(
+            Some(0),
             "header",
             format!(
                 "the file header is {} (0x{:08X}), but the file length − 4 is {} (bias {bias:+})",
@@ -176,7 +165,7 @@ fn check_header(level: &Level) -> Vec<Violation> {
 
 /// Parts whose presence or length the reader derives from flags or counts elsewhere: if an
 /// edit lets them disagree, the written file no longer reads back as the same level.
-fn check_layouts(level: &Level) -> Vec<Violation> {
+fn check_layouts(level: &Level) -> Vec<Problem> {
     let mut out = Out(Vec::new());
     let wfpc = level.wfpc();
     if let Some(s) = level.sprt() {
@@ -216,6 +205,15 @@ fn check_layouts(level: &Level) -> Vec<Violation> {
         }
         for (i, p) in t.pages.iter().enumerate() {
             let at = format!("TEXT/pages[{i}]");
+            if p.width == 0 || p.height == 0 {
+                out.push(
+                    &at,
+                    format!(
+                        "the page is {}×{}: a texture page needs a width and a height above 0 (it cannot be exported)",
+                        p.width, p.height
+                    ),
+                );
+            }
             if !p.is_consistent() {
                 out.push(
                     &at,
@@ -263,7 +261,7 @@ fn check_layouts(level: &Level) -> Vec<Violation> {
     out.0
 }
 
-fn check_order(level: &Level) -> Vec<Violation> {
+fn check_order(level: &Level) -> Vec<Problem> {
     let mut out = Out(Vec::new());
     let first = |t: Tag| level.chunks.iter().position(|c| c.tag == t);
     let rules: [(Tag, Tag); 7] = [
@@ -277,9 +275,11 @@ fn check_order(level: &Level) -> Vec<Violation> {
     ];
     for (before, after) in rules {
         if let Some(a) = first(after) {
+            let at = level.chunks[a].offset;
             match first(before) {
                 Some(b) if b < a => {}
-                Some(_) => out.push(
+                Some(_) => out.push_at(
+                    at,
                     after.path_name().trim_end(),
                     format!(
                         "{} must come before {}",
@@ -287,7 +287,8 @@ fn check_order(level: &Level) -> Vec<Violation> {
                         after.name().trim_end()
                     ),
                 ),
-                None => out.push(
+                None => out.push_at(
+                    at,
                     after.path_name().trim_end(),
                     format!(
                         "{} needs a {} chunk before it",
@@ -298,12 +299,28 @@ fn check_order(level: &Level) -> Vec<Violation> {
             }
         }
     }
+    for tag in [Tag::WFPC, Tag::TEXT, Tag::TRAK, Tag::STPC, Tag::MAP] {
+        let mut seen = level.chunks.iter().filter(|c| c.tag == tag);
+        let n = seen.clone().count();
+        if n > 1 {
+            let second = seen.nth(1).and_then(|c| c.offset);
+            out.push_at(
+                second,
+                tag.path_name(),
+                format!(
+                    "{n} {} chunks, but a level has one (the typed accessors and the export use only the first)",
+                    tag.name().trim_end()
+                ),
+            );
+        }
+    }
     match first(Tag::END) {
         None => out.push(
             "END",
             "the level has no END chunk (the game fails to load it)",
         ),
-        Some(e) if e + 1 != level.chunks.len() => out.push(
+        Some(e) if e + 1 != level.chunks.len() => out.push_at(
+            level.chunks[e].offset,
             "END",
             "END must be the last chunk (the game stops reading there)",
         ),
@@ -312,19 +329,25 @@ fn check_order(level: &Level) -> Vec<Violation> {
     out.0
 }
 
-struct Out(Vec<Violation>);
+struct Out(Vec<Problem>);
 
 impl Out {
     fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.0.push(Violation {
-            path: path.into(),
-            message: message.into(),
+        self.0.push(Problem::new(path, message));
+    }
+
+    /// A problem at a known file offset (when the level was read from a file).
+    fn push_at(&mut self, at: Option<usize>, path: impl Into<String>, message: impl Into<String>) {
+        let p = Problem::new(path, message);
+        self.0.push(match at {
+            Some(o) => p.at(o as u64),
+            None => p,
         });
     }
 }
 
 /// Run every rule over the given parts.
-pub fn check_parts(p: &Parts<'_>) -> Vec<Violation> {
+pub fn check_parts(p: &Parts<'_>) -> Vec<Problem> {
     let mut out = Out(Vec::new());
     if let Some(t) = p.trak {
         for (i, m) in t.models.iter().enumerate() {

@@ -99,6 +99,61 @@ fn acceptable_next(bytes: &[u8], next: usize, known_only: bool) -> bool {
     tag_at(bytes, next).is_some_and(|t| t.is_known() || (!known_only && t.is_printable()))
 }
 
+/// Write a WAD file: the u32 header (`header` kept by the bias rule of [`header_for`] against
+/// `original_len`), then per chunk its tag, the given size field and payload, then `trailing`.
+/// The one place the container framing is written ([`RawWad::to_bytes`] and
+/// [`crate::Level::to_bytes`] both use it).
+pub fn write_wad<'a>(
+    header: u32,
+    original_len: usize,
+    chunks: impl IntoIterator<Item = (Tag, u32, &'a [u8])> + Clone,
+    trailing: &[u8],
+) -> Vec<u8> {
+    let len = 4
+        + chunks
+            .clone()
+            .into_iter()
+            .map(|(_, _, p)| 8 + p.len())
+            .sum::<usize>()
+        + trailing.len();
+    let mut w = Writer::with_capacity(len);
+    w.u32(header_for(header, original_len, len));
+    for (tag, size, payload) in chunks {
+        w.bytes(&tag.0);
+        w.u32(size);
+        w.bytes(payload);
+    }
+    w.bytes(trailing);
+    w.into_inner()
+}
+
+/// Name the chunk (and, where known, the part) that holds absolute offset `at` of a WAD
+/// file: `"the file header"`, `"MAP (chunk at 0x00000010)"`, `"WFPC header (chunk at
+/// 0x00000004)"`, `"the bytes after END"`; `None` past the end or when the container does
+/// not parse. (Used to place a `rebuild --verify` difference.)
+pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
+    if at < 4 {
+        return Some("the file header".to_string());
+    }
+    let (raw, _) = RawWad::parse(bytes).ok()?;
+    if let Some(c) = raw.chunk_at(at) {
+        let part = if at < c.payload_offset() {
+            " header"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "{}{part} (chunk at 0x{:08X})",
+            c.tag.name().trim_end(),
+            c.offset
+        ));
+    }
+    if !raw.trailing.is_empty() && at < bytes.len() {
+        return Some("the bytes after END".to_string());
+    }
+    None
+}
+
 impl RawWad {
     /// Walk the chunks of `bytes` (see the module docs).
     pub fn parse(bytes: &[u8]) -> Result<(RawWad, Vec<Warning>), ReadError> {
@@ -249,16 +304,14 @@ impl RawWad {
     /// Write the file: header per the bias rule, each chunk's tag, declared size and payload
     /// verbatim, then the trailing bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let len = self.encoded_len();
-        let mut w = Writer::with_capacity(len);
-        w.u32(header_for(self.header, self.original_len, len));
-        for c in &self.chunks {
-            w.bytes(&c.tag.0);
-            w.u32(c.declared_size);
-            w.bytes(&c.payload);
-        }
-        w.bytes(&self.trailing);
-        w.into_inner()
+        write_wad(
+            self.header,
+            self.original_len,
+            self.chunks
+                .iter()
+                .map(|c| (c.tag, c.declared_size, c.payload.as_slice())),
+            &self.trailing,
+        )
     }
 
     /// The chunk whose header or payload holds absolute offset `at`.
@@ -266,5 +319,32 @@ impl RawWad {
         self.chunks
             .iter()
             .find(|c| at >= c.offset && at < c.payload_offset().saturating_add(c.payload.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn locate_names_the_chunk_holding_an_offset() {
+        // header 0x1C, WFPC (12 bytes at 4), MAP with 4 payload bytes (at 16), END (at 28)
+        let mut b = vec![0x1C, 0, 0, 0];
+        b.extend_from_slice(b"CPFW\x04\0\0\0\0\0\0\0");
+        b.extend_from_slice(b" PAM\x04\0\0\0\x01\x02\x03\x04");
+        b.extend_from_slice(b" DNE\0\0\0\0");
+        b.push(0xEE); // one byte after END
+        assert_eq!(locate(&b, 2).as_deref(), Some("the file header"));
+        assert_eq!(
+            locate(&b, 9).as_deref(),
+            Some("WFPC header (chunk at 0x00000004)")
+        );
+        assert_eq!(locate(&b, 25).as_deref(), Some("MAP (chunk at 0x00000010)"));
+        assert_eq!(
+            locate(&b, 28).as_deref(),
+            Some("END header (chunk at 0x0000001C)")
+        );
+        assert_eq!(locate(&b, 36).as_deref(), Some("the bytes after END"));
+        assert_eq!(locate(&b, 37), None);
     }
 }

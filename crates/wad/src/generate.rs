@@ -16,7 +16,8 @@
 //!   others a double-sided plant (0x400) with a blended texture. Vertices are computed in
 //!   world space and rotated into the tile's frame (rotations 0/1024/2048/3072 all occur),
 //!   so neighbouring tiles meet exactly.
-//! * Face planes `n = normalize((v1 − v0) × (v2 − v0))`, `d = n · v0`; bounding boxes grown
+//! * Computed with [`crate::author`]: face planes `n = normalize((v1 − v0) × (v2 − v0))`,
+//!   `d = n · v0`; smoothed vertex normals; bounding boxes grown
 //!   by 1/128; batch flags at the first face, at every render-state change and every 256
 //!   faces; collision polygons in game space (z mirrored) with planes encoded per spec
 //!   §12.4 (`n_q = round(127·n̂)`, `d = round(32·n_q·P)`), terrain triangles in group 0, rock
@@ -33,7 +34,11 @@
 //!
 //! The output is a pure function of the spec (a fixed-seed PRNG), so it is deterministic.
 
+use glam::Vec3 as V3;
+use levelgeom_binary::WriteError;
+
 use crate::ampc::Ampc;
+use crate::author::{self, collision_polygon};
 use crate::check::render_state;
 use crate::font::{Font, Glyph, GLYPHS};
 use crate::level::{Chunk, ChunkData, Level};
@@ -44,9 +49,7 @@ use crate::map::{
     ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, Tile, TileColours,
     TileSwap, TileTransform, Zone, DOOR_SIZE, WAYPOINT_SIZE, ZONE_COUNT,
 };
-use crate::model::{
-    self, CollisionPlane, CollisionPoly, Face, Model, ModelHeader, StpcHeaderExtra, Vec3, Vertex,
-};
+use crate::model::{self, CollisionPoly, Face, Model, ModelHeader, StpcHeaderExtra, Vec3, Vertex};
 use crate::name::Name;
 use crate::smpc::{CvgHeader, Smpc, Sound};
 use crate::sprt::Sprt;
@@ -166,29 +169,31 @@ pub fn has_rock(island_index: usize) -> bool {
     island_index % 3 != 2
 }
 
-/// Generate the level described by `spec`.
-pub fn generate(spec: &LevelSpec) -> Level {
+/// Generate the level described by `spec`. Fails when the spec asks for more than the format
+/// holds (e.g. so many subdivisions that a tile model passes 65,535 vertices); the error
+/// names the field.
+pub fn generate(spec: &LevelSpec) -> Result<Level, WriteError> {
     let mut g = Gen::new(spec);
     let text = g.text();
     let states: Vec<u32> = text.entries.iter().map(render_state).collect();
-    let (trak, map) = g.world(&states);
-    let stpc = g.stpc(&states);
+    let (trak, map) = g.world(&states)?;
+    let stpc = g.stpc(&states)?;
     let chunks = vec![
-        Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0])),
-        Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0])),
-        Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: WFPC_FLAGS })),
-        Chunk::new(Tag::TEXT, ChunkData::Text(text)),
-        Chunk::new(Tag::FONT, ChunkData::Font(font())),
+        Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0]))?,
+        Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0]))?,
+        Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: WFPC_FLAGS }))?,
+        Chunk::new(Tag::TEXT, ChunkData::Text(text))?,
+        Chunk::new(Tag::FONT, ChunkData::Font(font()))?,
         Chunk::new(
             Tag::SPRT,
             ChunkData::Sprt(Sprt {
                 material_base: 0,
                 table: Some(vec![0, 1, 2]),
             }),
-        ),
-        Chunk::new(Tag::NAME, ChunkData::Name(name())),
-        Chunk::new(Tag::SMPC, ChunkData::Smpc(smpc())),
-        Chunk::new(Tag::AMPC, ChunkData::Ampc(Ampc { raw: vec![0; 4] })),
+        )?,
+        Chunk::new(Tag::NAME, ChunkData::Name(name()))?,
+        Chunk::new(Tag::SMPC, ChunkData::Smpc(smpc()))?,
+        Chunk::new(Tag::AMPC, ChunkData::Ampc(Ampc { raw: vec![0; 4] }))?,
         Chunk::new(
             Tag::SRPC,
             ChunkData::Srpc(Srpc {
@@ -200,12 +205,12 @@ pub fn generate(spec: &LevelSpec) -> Level {
                     cvs_size: 0x800,
                 }],
             }),
-        ),
-        Chunk::new(Tag::TRAK, ChunkData::Trak(trak)),
-        Chunk::new(Tag::STPC, ChunkData::Stpc(stpc)),
-        Chunk::new(Tag::MAP, ChunkData::Map(map)),
-        Chunk::new(Tag::LGHT, ChunkData::Lght(lght())),
-        Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [0, 1] })),
+        )?,
+        Chunk::new(Tag::TRAK, ChunkData::Trak(trak))?,
+        Chunk::new(Tag::STPC, ChunkData::Stpc(stpc))?,
+        Chunk::new(Tag::MAP, ChunkData::Map(map))?,
+        Chunk::new(Tag::LGHT, ChunkData::Lght(lght()))?,
+        Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [0, 1] }))?,
         Chunk::new(
             Tag::LGPC,
             ChunkData::Lgpc(Lgpc {
@@ -215,19 +220,20 @@ pub fn generate(spec: &LevelSpec) -> Level {
                 lengths: Vec::new(),
                 data: Vec::new(),
             }),
-        ),
-        Chunk::new(Tag::END, ChunkData::End(Vec::new())),
+        )?,
+        Chunk::new(Tag::END, ChunkData::End(Vec::new()))?,
     ];
-    Level::new(chunks)
+    Ok(Level::new(chunks))
 }
 
-/// The built-in demo WAD used by `levelgeom export --demo` ([`LevelSpec::demo`]).
-pub fn demo_level() -> Vec<u8> {
-    generate(&LevelSpec::demo()).to_bytes()
+/// The built-in demo WAD used by `levelgeom export --demo` ([`LevelSpec::demo`]). Never fails
+/// for the built-in spec; the `Result` is [`generate`]'s and [`Level::to_bytes`]'s.
+pub fn demo_level() -> Result<Vec<u8>, WriteError> {
+    generate(&LevelSpec::demo())?.to_bytes()
 }
 
-/// A level of real size ([`LevelSpec::full_size`]).
-pub fn full_size_level() -> Level {
+/// A level of real size ([`LevelSpec::full_size`]). Never fails for the built-in spec.
+pub fn full_size_level() -> Result<Level, WriteError> {
     generate(&LevelSpec::full_size())
 }
 
@@ -280,79 +286,6 @@ fn cos_sin(rot: u32) -> (f32, f32) {
     }
 }
 
-fn sub(a: Vec3, b: Vec3) -> Vec3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn dot(a: Vec3, b: Vec3) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: Vec3, b: Vec3) -> Vec3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-fn normalize(a: Vec3) -> Vec3 {
-    let l = dot(a, a).sqrt();
-    if l > 0.0 {
-        [a[0] / l, a[1] / l, a[2] / l]
-    } else {
-        [0.0, 1.0, 0.0]
-    }
-}
-
-/// Quantize a unit normal to i8 × 127.
-fn quantize(n: Vec3) -> [i8; 3] {
-    n.map(|x| (x * 127.0).round().clamp(-127.0, 127.0) as i8)
-}
-
-/// An encoded plane through `p` with unit normal `n` (both game space), spec §12.4.
-fn plane(n: Vec3, p: Vec3) -> CollisionPlane {
-    let q = quantize(n);
-    let qd = f32::from(q[0]) * p[0] + f32::from(q[1]) * p[1] + f32::from(q[2]) * p[2];
-    CollisionPlane {
-        normal: q,
-        pad: 0,
-        d: (32.0 * qd).round().clamp(-32768.0, 32767.0) as i16,
-    }
-}
-
-/// A collision polygon from convex game-space corners (3 or 4) and their surface normal.
-pub fn collision_polygon(corners: &[Vec3], normal: Vec3, material: u8) -> CollisionPoly {
-    let n = normalize(normal);
-    let k = corners.len().clamp(3, 4);
-    let centre = {
-        let mut c = [0f32; 3];
-        for p in &corners[..k] {
-            for a in 0..3 {
-                c[a] += p[a] / k as f32;
-            }
-        }
-        c
-    };
-    let mut planes = [CollisionPlane::default(); 5];
-    planes[0] = plane(n, corners[0]);
-    for i in 0..k {
-        let a = corners[i];
-        let b = corners[(i + 1) % k];
-        let mut m = normalize(cross(n, sub(b, a)));
-        if dot(m, sub(centre, a)) < 0.0 {
-            m = m.map(|x| -x);
-        }
-        planes[1 + i] = plane(m, a);
-    }
-    let mut kind = if k == 4 { model::COLLISION_QUAD } else { 0 };
-    if planes[0].normal[1] < 0 {
-        kind |= model::COLLISION_DOWNWARD;
-    }
-    CollisionPoly {
-        kind,
-        material,
-        planes,
-    }
-}
-
 /// Export (model-local) space → game space: z mirrored.
 fn game(p: Vec3) -> Vec3 {
     [p[0], p[1], -p[2]]
@@ -363,7 +296,6 @@ fn game(p: Vec3) -> Vec3 {
 struct ModelBuilder {
     vertices: Vec<Vertex>,
     faces: Vec<(Face, u32)>,
-    normal_sums: Vec<Vec3>,
     collision: [Vec<CollisionPoly>; 3],
 }
 
@@ -373,26 +305,20 @@ impl ModelBuilder {
             pos: p,
             normal: [0.0; 3],
         });
-        self.normal_sums.push([0.0; 3]);
         (self.vertices.len() - 1) as u16
     }
 
     /// Add a triangle; if its plane faces away from `facing`, v1 and v2 are swapped.
     fn face(&mut self, mut ix: [u16; 3], flags: u16, texture: u16, state: u32, facing: Vec3) {
         let p = |i: u16| self.vertices[usize::from(i)].pos;
-        let n = cross(sub(p(ix[1]), p(ix[0])), sub(p(ix[2]), p(ix[0])));
-        if dot(n, facing) < 0.0 {
+        let g = |i: u16| V3::from_array(p(i));
+        let n = (g(ix[1]) - g(ix[0])).cross(g(ix[2]) - g(ix[0]));
+        if n.dot(V3::from_array(facing)) < 0.0 {
             ix.swap(1, 2);
         }
-        let Some((n, d)) = model::face_plane(p(ix[0]), p(ix[1]), p(ix[2])) else {
+        let Some((n, d)) = author::face_plane(p(ix[0]), p(ix[1]), p(ix[2])) else {
             return;
         };
-        for &i in &ix {
-            let s = &mut self.normal_sums[usize::from(i)];
-            for a in 0..3 {
-                s[a] += n[a];
-            }
-        }
         self.faces.push((
             Face {
                 flags,
@@ -425,27 +351,14 @@ impl ModelBuilder {
     }
 
     fn finish(mut self, stpc: Option<StpcHeaderExtra>, bones: Vec<u16>) -> Model {
-        for (v, s) in self.vertices.iter_mut().zip(&self.normal_sums) {
-            v.normal = if dot(*s, *s) > 0.0 {
-                normalize(*s)
-            } else {
-                [0.0, 1.0, 0.0]
-            };
-        }
+        let (mut faces, states): (Vec<Face>, Vec<u32>) = self.faces.into_iter().unzip();
+        author::smooth_normals(&mut self.vertices, &faces);
         // Batch flags: first face, every render-state change, and at least every 256 faces.
-        let mut faces = Vec::with_capacity(self.faces.len());
-        let mut prev: Option<u32> = None;
-        let mut run = 0usize;
-        for (mut f, state) in self.faces {
-            if prev != Some(state) || run == crate::check::MAX_BATCH_FACES {
-                f.flags |= model::FACE_BATCH;
-                run = 0;
-            }
-            run += 1;
-            prev = Some(state);
-            faces.push(f);
-        }
-        let counts = self.collision.each_ref().map(|g| g.len() as u16);
+        author::set_batch_flags(&mut faces, &states);
+        let counts = self
+            .collision
+            .each_ref()
+            .map(|g| u16::try_from(g.len()).unwrap_or(u16::MAX));
         let collision = self.collision.concat();
         let mut m = Model {
             header: ModelHeader {
@@ -587,10 +500,10 @@ impl<'a> Gen<'a> {
 
     // ---- TRAK + MAP ------------------------------------------------------------------
 
-    fn world(&mut self, states: &[u32]) -> (Trak, Map) {
+    fn world(&mut self, states: &[u32]) -> Result<(Trak, Map), WriteError> {
         let spec = self.spec;
         let st = |e: u16| states.get(usize::from(e)).copied().unwrap_or(0);
-        let mut models = vec![water_model(), self.bridge_model(&st)];
+        let mut models = vec![water_model()?, self.bridge_model(&st)?];
         // Island tiles (row-major), then water tiles.
         let mut tiles: Vec<(Tile, usize)> = Vec::new(); // tile + island index (usize::MAX = water)
         let mut ii = 0usize;
@@ -606,7 +519,7 @@ impl<'a> Gen<'a> {
                 let rot = tile_rotation(cx, cz);
                 let pos = [cx as f32 + 0.5, 0.0, -(cz as f32 + 0.5)];
                 let model = models.len() as u32;
-                models.push(self.terrain_model(pos, rot, ii, &st));
+                models.push(self.terrain_model(pos, rot, ii, &st)?);
                 tiles.push((
                     Tile {
                         pos,
@@ -774,13 +687,13 @@ impl<'a> Gen<'a> {
             view_distance: Some(200),
             final_u16: 0,
         };
-        (Trak { models }, map)
+        Ok((Trak { models }, map))
     }
 
     /// Baked light per vertex; `sets` layers. The count marker (byte 3) goes on entry 0, or,
     /// when `marker_last`, on the last entry (the loader takes the maximum over the layer).
     fn colour_block(&mut self, m: &Model, sets: usize, marker_last: bool) -> ColourLayers {
-        let light = normalize([0.3, 1.0, 0.2]);
+        let light = V3::from_array(author::normalize_or_up([0.3, 1.0, 0.2]));
         let nv = m.vertices.len();
         let mut layers = Vec::with_capacity(sets);
         for s in 0..sets {
@@ -789,7 +702,7 @@ impl<'a> Gen<'a> {
                 .vertices
                 .iter()
                 .map(|v| {
-                    let l = dot(v.normal, light).max(0.0);
+                    let l = V3::from_array(v.normal).dot(light).max(0.0);
                     let base = 0x40 + (l * 64.0) as u32 + self.rng.below(4);
                     let r = base.min(0xFF);
                     let g = (base + tint).min(0xFF);
@@ -814,7 +727,7 @@ impl<'a> Gen<'a> {
         rot: u32,
         island: usize,
         st: &dyn Fn(u16) -> u32,
-    ) -> Model {
+    ) -> Result<Model, WriteError> {
         let spec = self.spec;
         let s = spec.subdivisions.max(1);
         let (cx, cz) = ((tile[0] - 0.5) as u32, (-tile[2] - 0.5) as u32);
@@ -854,14 +767,14 @@ impl<'a> Gen<'a> {
             let Some((n, _)) = model::face_plane(t[0], t[1], t[2]) else {
                 continue;
             };
-            b.collision[0].push(collision_polygon(&t.map(game), game(n), 0));
+            b.collision[0].push(collision_polygon(&t.map(game), game(n), 0)?);
         }
         if has_rock(island) {
-            self.rock(&mut b, tile, rot, (cx, cz), st);
+            self.rock(&mut b, tile, rot, (cx, cz), st)?;
         } else {
             self.plant(&mut b, tile, rot, (cx, cz), st);
         }
-        b.finish(None, Vec::new())
+        Ok(b.finish(None, Vec::new()))
     }
 
     fn rock(
@@ -871,7 +784,7 @@ impl<'a> Gen<'a> {
         rot: u32,
         (cx, cz): (u32, u32),
         st: &dyn Fn(u16) -> u32,
-    ) {
+    ) -> Result<(), WriteError> {
         let spec = self.spec;
         let half = 0.125 + 0.0625 * self.rng.below(2) as f32;
         let (ox, oz) = (
@@ -914,7 +827,7 @@ impl<'a> Gen<'a> {
         for k in 0..4 {
             let (x0, z0) = corners[k];
             let (x1, z1) = corners[(k + 1) % 4];
-            let out_world = normalize([x0 + x1 - 2.0 * ox, 0.0, z0 + z1 - 2.0 * oz]);
+            let out_world = author::normalize_or_up([x0 + x1 - 2.0 * ox, 0.0, z0 + z1 - 2.0 * oz]);
             let out = {
                 let o = to_local(
                     [tile[0] + out_world[0], tile[1], tile[2] + out_world[2]],
@@ -931,14 +844,15 @@ impl<'a> Gen<'a> {
             ];
             b.quad(q, flat, st(flat), 0, out);
             let pts = q.map(|i| game(b.vertices[usize::from(i)].pos));
-            walls.push(collision_polygon(&pts, game(out), 0));
+            walls.push(collision_polygon(&pts, game(out), 0)?);
         }
         b.collision[1].extend(walls);
         let top_pts: Vec<Vec3> = ring
             .iter()
             .map(|&i| game(b.vertices[usize::from(i)].pos))
             .collect();
-        b.collision[2].push(collision_polygon(&top_pts, [0.0, 1.0, 0.0], 0));
+        b.collision[2].push(collision_polygon(&top_pts, [0.0, 1.0, 0.0], 0)?);
+        Ok(())
     }
 
     fn plant(
@@ -970,7 +884,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn bridge_model(&mut self, st: &dyn Fn(u16) -> u32) -> Model {
+    fn bridge_model(&mut self, st: &dyn Fn(u16) -> u32) -> Result<Model, WriteError> {
         let s = BRIDGE_SUBDIVISIONS;
         let mut b = ModelBuilder::default();
         let tex = entry_index(PAGE_ROCK, 5);
@@ -996,13 +910,13 @@ impl<'a> Gen<'a> {
             [-0.5, y, -0.5],
         ]
         .map(game);
-        b.collision[0].push(collision_polygon(&deck, [0.0, 1.0, 0.0], 0));
-        b.finish(None, Vec::new())
+        b.collision[0].push(collision_polygon(&deck, [0.0, 1.0, 0.0], 0)?);
+        Ok(b.finish(None, Vec::new()))
     }
 
     // ---- STPC ------------------------------------------------------------------------
 
-    fn stpc(&mut self, states: &[u32]) -> Stpc {
+    fn stpc(&mut self, states: &[u32]) -> Result<Stpc, WriteError> {
         let st = |e: u16| states.get(usize::from(e)).copied().unwrap_or(0);
         let crate_tex = entry_index(PAGE_ROCK, 2);
         let mut crate_b = ModelBuilder::default();
@@ -1020,7 +934,7 @@ impl<'a> Gen<'a> {
             [-0.25, 0.5, -0.25],
         ]
         .map(game);
-        crate_b.collision[0].push(collision_polygon(&top, [0.0, 1.0, 0.0], 0));
+        crate_b.collision[0].push(collision_polygon(&top, [0.0, 1.0, 0.0], 0)?);
         let crate_model = crate_b.finish(Some(StpcHeaderExtra::default()), Vec::new());
 
         let flat = self.flat_entry(2);
@@ -1066,7 +980,7 @@ impl<'a> Gen<'a> {
                 }],
             }],
         };
-        Stpc {
+        Ok(Stpc {
             models: vec![crate_model, totem],
             animation_count: 1,
             animations: vec![animation],
@@ -1074,7 +988,7 @@ impl<'a> Gen<'a> {
                 cutscenes: vec![cutscene],
             }),
             rest: script_area(),
-        }
+        })
     }
 }
 
@@ -1149,7 +1063,7 @@ fn add_box(b: &mut ModelBuilder, c: Vec3, h: Vec3, tex: u16, state: u32) {
     }
 }
 
-fn water_model() -> Model {
+fn water_model() -> Result<Model, WriteError> {
     let mut b = ModelBuilder::default();
     let corners = [
         [-0.5, WATER_Y, 0.5],
@@ -1164,8 +1078,8 @@ fn water_model() -> Model {
         &corners.map(game),
         [0.0, 1.0, 0.0],
         model::MATERIAL_WATER,
-    ));
-    b.finish(None, Vec::new())
+    )?);
+    Ok(b.finish(None, Vec::new()))
 }
 
 fn font() -> Font {

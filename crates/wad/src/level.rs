@@ -1,21 +1,38 @@
 //! The typed level: every chunk of a WAD parsed into its model.
 //!
-//! [`Level::from_bytes`] walks the container ([`crate::container::RawWad`]) and parses every
+//! [`Level::read`] walks the container ([`crate::container::RawWad`]) and parses every
 //! chunk's payload with a reader bounded to that payload, with the chunk tag on the error path
 //! (`at 0x0001A2F0 in MAP/tiles[17]: …`), and requires each model to consume its payload
 //! exactly. Chunks that depend on earlier ones get what they need: SPRT and STPC the WFPC flags,
 //! MAP the WFPC flags and the TRAK vertex counts (spec §2.7); a MAP before WFPC or TRAK is an
 //! error. Tags without a typed model (RIMG, PRLT, unknown printable tags) are kept raw.
 //!
-//! [`Level::to_bytes`] re-encodes every chunk. The size field is the declared size when the
-//! encoded payload has its original length (this keeps quirks such as a MAP declared 4 bytes
-//! too large) and the real length otherwise. The file header keeps its bias: verbatim when the
-//! total length is unchanged, else `new_len − 4 + bias`.
+//! Every [`Chunk`] remembers the absolute offset of its header in the file it was read from
+//! ([`Chunk::offset`]), so a caller holding a level can list chunk offsets without walking the
+//! container again.
+//!
+//! [`Level::to_bytes`] re-encodes every chunk and frames them with the container writer
+//! ([`crate::container::write_wad`]). The size field is the declared size when the encoded
+//! payload has its original length (this keeps quirks such as a MAP declared 4 bytes too
+//! large) and the real length otherwise. The file header keeps its bias: verbatim when the
+//! total length is unchanged, else `new_len − 4 + bias`. Writing fails with a
+//! [`WriteError`] naming the field when an edited value does not fit the format (a model with
+//! 70,000 vertices, a face naming a vertex that does not exist); an unchanged level always
+//! writes.
+//!
+//! ```
+//! use levelgeom_wad::Level;
+//! let bytes = levelgeom_wad::generate::demo_level().unwrap();
+//! let (level, warnings) = Level::read(&bytes).unwrap();
+//! assert!(warnings.is_empty());
+//! assert_eq!(level.chunks[0].offset, Some(4));
+//! assert_eq!(level.to_bytes().unwrap(), bytes);
+//! ```
 
-use levelgeom_binary::{ReadError, Reader, Warning, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::ampc::Ampc;
-use crate::container::{header_for, RawWad};
+use crate::container::{write_wad, RawWad};
 use crate::font::Font;
 use crate::lght::Lght;
 use crate::lgpc::Lgpc;
@@ -76,37 +93,112 @@ pub enum ChunkData {
 }
 
 impl ChunkData {
-    /// Encode the payload.
-    pub fn encode(&self) -> Vec<u8> {
+    /// Encode the payload. Fails, naming the field (`TRAK/models[3]/vertex count`), when an
+    /// edited value does not fit the format.
+    pub fn encode(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         match self {
             ChunkData::Info(b) | ChunkData::Vers(b) | ChunkData::End(b) | ChunkData::Unknown(b) => {
                 w.bytes(b)
             }
             ChunkData::Wfpc(c) => c.write(&mut w),
-            ChunkData::Text(c) => c.write(&mut w),
+            ChunkData::Text(c) => c.write(&mut w)?,
             ChunkData::Font(c) => c.write(&mut w),
-            ChunkData::Sprt(c) => c.write(&mut w),
+            ChunkData::Sprt(c) => c.write(&mut w)?,
             ChunkData::Name(c) => c.write(&mut w),
-            ChunkData::Smpc(c) => c.write(&mut w),
+            ChunkData::Smpc(c) => c.write(&mut w)?,
             ChunkData::Ampc(c) => c.write(&mut w),
-            ChunkData::Srpc(c) => c.write(&mut w),
-            ChunkData::Trak(c) => c.write(&mut w),
-            ChunkData::Stpc(c) => c.write(&mut w),
-            ChunkData::Map(c) => c.write(&mut w),
-            ChunkData::Lght(c) => c.write(&mut w),
+            ChunkData::Srpc(c) => c.write(&mut w)?,
+            ChunkData::Trak(c) => c.write(&mut w)?,
+            ChunkData::Stpc(c) => c.write(&mut w)?,
+            ChunkData::Map(c) => c.write(&mut w)?,
+            ChunkData::Lght(c) => c.write(&mut w)?,
             ChunkData::Lnfo(c) => c.write(&mut w),
             ChunkData::Lgpc(c) => c.write(&mut w),
         }
-        w.into_inner()
+        Ok(w.into_inner())
+    }
+
+    /// One line saying what the chunk holds (the `contents` column of `levelgeom info`), e.g.
+    /// `32 models, 1423 vertices, 1528 faces, 1062 collision polygons`.
+    pub fn summary(&self) -> String {
+        use crate::text::Effects;
+        match self {
+            ChunkData::Info(b) | ChunkData::Vers(b) => format!("{} bytes (kept raw)", b.len()),
+            ChunkData::Wfpc(w) => format!("flags 0x{:08X}", w.flags),
+            ChunkData::Text(t) => {
+                let count =
+                    |name: &str| t.pages.iter().filter(|p| p.storage_name() == name).count();
+                let effects = match &t.effects {
+                    Effects::Absent => "no effects".to_string(),
+                    Effects::List(l) => format!("{} effects", l.len()),
+                    Effects::Raw(b) => format!("{} bytes of unparsed effects", b.len()),
+                };
+                format!(
+                    "{} palettes, {} pages ({} rle, {} raw16, {} 8-bit), {} texture entries, {}",
+                    t.palettes.len(),
+                    t.pages.len(),
+                    count("rle"),
+                    count("raw16"),
+                    count("8-bit"),
+                    t.entries.len(),
+                    effects
+                )
+            }
+            ChunkData::Font(f) => format!("{} glyphs", f.glyphs.len()),
+            ChunkData::Sprt(s) => match &s.table {
+                Some(t) => format!("material base {}, table of {}", s.material_base, t.len()),
+                None => format!("material base {}", s.material_base),
+            },
+            ChunkData::Name(n) => format!("\"{}\"", n.text().escape_default()),
+            ChunkData::Smpc(s) => format!("{} sounds", s.sounds.len()),
+            ChunkData::Ampc(a) => match a.count() {
+                Some(n) => format!("{n} entries, {} bytes (kept raw)", a.raw.len()),
+                None => format!("{} bytes (kept raw)", a.raw.len()),
+            },
+            ChunkData::Srpc(s) => format!("{} speech references", s.refs.len()),
+            ChunkData::Trak(t) => format!(
+                "{} models, {} vertices, {} faces, {} collision polygons",
+                t.models.len(),
+                t.models.iter().map(|m| m.vertices.len()).sum::<usize>(),
+                t.models.iter().map(|m| m.faces.len()).sum::<usize>(),
+                t.models.iter().map(|m| m.collision.len()).sum::<usize>(),
+            ),
+            ChunkData::Stpc(s) => format!(
+                "{} models, {} animations, {} bytes of script data",
+                s.models.len(),
+                s.animation_count,
+                s.rest.len()
+            ),
+            ChunkData::Map(m) => format!(
+                "{}×{} grid, {} tiles, {} tile swaps, {} objects",
+                m.grid_w,
+                m.grid_h,
+                m.tiles.len(),
+                m.swaps.as_ref().map_or(0, |s| s.len()),
+                m.objects.len()
+            ),
+            ChunkData::Lght(l) => format!("{} lights", l.lights.len()),
+            ChunkData::Lnfo(l) => format!("values {} {}", l.values[0], l.values[1]),
+            ChunkData::Lgpc(l) => format!("{} rows × {} strings", l.rows(), l.cols),
+            ChunkData::End(b) => format!("end, {} payload bytes", b.len()),
+            ChunkData::Unknown(b) => format!("{} bytes (kept raw)", b.len()),
+        }
     }
 }
 
 /// One chunk of a level.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Equality compares what the chunk writes (tag, size fields, content) and ignores
+/// [`Chunk::offset`], which only says where it was read from: a level read back from the bytes
+/// it wrote equals the level that wrote them.
+#[derive(Clone, Debug)]
 pub struct Chunk {
     /// The tag bytes as stored.
     pub tag: Tag,
+    /// Absolute offset of the chunk's 8-byte header in the file it was read from
+    /// ([`Level::read`]); `None` for chunks made with [`Chunk::new`].
+    pub offset: Option<usize>,
     /// The size field as read (or, for new chunks, the payload length).
     pub declared_size: u32,
     /// The payload length when read; if the encoded payload still has this length,
@@ -116,16 +208,27 @@ pub struct Chunk {
     pub data: ChunkData,
 }
 
+impl PartialEq for Chunk {
+    fn eq(&self, other: &Chunk) -> bool {
+        self.tag == other.tag
+            && self.declared_size == other.declared_size
+            && self.original_len == other.original_len
+            && self.data == other.data
+    }
+}
+
 impl Chunk {
-    /// A new chunk whose size fields are set from its encoded payload.
-    pub fn new(tag: Tag, data: ChunkData) -> Chunk {
-        let len = data.encode().len();
-        Chunk {
+    /// A new chunk whose size fields are set from its encoded payload (no offset). Fails
+    /// when the data cannot be encoded or its payload does not fit the u32 size field.
+    pub fn new(tag: Tag, data: ChunkData) -> Result<Chunk, WriteError> {
+        let len = data.encode()?.len();
+        Ok(Chunk {
             tag,
-            declared_size: len as u32,
+            offset: None,
+            declared_size: fit(len, || format!("{}/size", tag.path_name()))?,
             original_len: len,
             data,
-        }
+        })
     }
 }
 
@@ -263,7 +366,7 @@ impl Level {
     /// Parse a whole WAD. Warnings are problems that do not stop reading (a MAP size 4 bytes
     /// off, bytes after END, no END, a chunk read before WFPC, STPC animation records or a
     /// cutscene tail that do not fit the known layout and are kept verbatim).
-    pub fn from_bytes(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
+    pub fn read(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
         let (raw, mut warnings) = RawWad::parse(bytes)?;
         let mut wfpc = None;
         let mut trak_counts: Option<Vec<usize>> = None;
@@ -285,6 +388,7 @@ impl Level {
             }
             chunks.push(Chunk {
                 tag: c.tag,
+                offset: Some(c.offset),
                 declared_size: c.declared_size,
                 original_len: c.payload.len(),
                 data,
@@ -330,23 +434,25 @@ impl Level {
             + self.trailing.len()
     }
 
-    /// Write the level (see the module docs for the size and header rules).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let payloads: Vec<Vec<u8>> = self.chunks.iter().map(|c| c.data.encode()).collect();
-        let len = 4 + payloads.iter().map(|p| 8 + p.len()).sum::<usize>() + self.trailing.len();
-        let mut w = Writer::with_capacity(len);
-        w.u32(header_for(self.header, self.file_len, len));
-        for (c, p) in self.chunks.iter().zip(&payloads) {
-            w.bytes(&c.tag.0);
-            w.u32(if p.len() == c.original_len {
+    /// Write the level (see the module docs for the size and header rules). Fails with the
+    /// field named when an edited value does not fit the format.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        let mut framed = Vec::with_capacity(self.chunks.len());
+        for c in &self.chunks {
+            let p = c.data.encode()?;
+            let size = if p.len() == c.original_len {
                 c.declared_size
             } else {
-                p.len() as u32
-            });
-            w.bytes(p);
+                fit(p.len(), || format!("{}/size", c.tag.path_name()))?
+            };
+            framed.push((c.tag, size, p));
         }
-        w.bytes(&self.trailing);
-        w.into_inner()
+        Ok(write_wad(
+            self.header,
+            self.file_len,
+            framed.iter().map(|(t, s, p)| (*t, *s, p.as_slice())),
+            &self.trailing,
+        ))
     }
 
     /// The WFPC flags (0 when there is no WFPC chunk).

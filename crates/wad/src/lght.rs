@@ -12,7 +12,7 @@
 //! ```
 //! The meaning of the floats is not settled (position/direction, radii); they are kept as read.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// What follows a light's 4-byte head, by type.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,8 +72,8 @@ impl Lght {
     }
 
     /// Write the payload (the body as stored, whatever the type byte says).
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(self.lights.len() as u32);
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.lights.len(), || "LGHT/light count".into())?);
         for l in &self.lights {
             w.u8(l.kind);
             w.bytes(&l.rgb);
@@ -86,5 +86,6 @@ impl Lght {
                 LightBody::Empty => {}
             }
         }
+        Ok(())
     }
 }

@@ -6,16 +6,21 @@
 //! * one module per chunk (`trak`, `map`, `text`, …) with `read` and `write` side by side;
 //! * [`level`]: the typed level, every chunk parsed into its model;
 //! * [`check`]: the consistency rules a game-loadable level must keep;
+//! * [`author`]: the computations a writer of new geometry needs (face planes, normals,
+//!   batch flags, collision planes, bounding boxes);
+//! * [`mod@info`]: the typed summary `levelgeom info` prints (text and JSON);
 //! * [`generate`]: a synthetic, self-consistent level generator (tests, demo, benchmarks);
 //! * [`scene`]: conversion to the engine-neutral scene model for export.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod ampc;
+pub mod author;
 pub mod check;
 pub mod container;
 pub mod font;
 pub mod generate;
+pub mod info;
 pub mod level;
 pub mod lght;
 pub mod lgpc;
@@ -42,6 +47,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
             .all(|b| b.is_ascii_uppercase() || *b == b' ')
 }
 
-pub use container::RawWad;
+pub use container::{locate, RawWad};
+pub use info::{info, Info};
 pub use level::{Chunk, ChunkData, Level};
 pub use tags::Tag;

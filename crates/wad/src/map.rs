@@ -39,7 +39,7 @@
 //! this layout exactly they are kept raw ([`ChainTable::Raw`]).
 
 use crate::model::Vec3;
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// WFPC bit: MAP has the view-distance word before the final u16.
 pub const WFPC_VIEW_DISTANCE: u32 = 0x10;
@@ -249,8 +249,8 @@ fn write_layers(w: &mut Writer, layers: &ColourLayers) {
     }
 }
 
-fn len32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
+fn len32(n: usize, field: &str) -> Result<u32, WriteError> {
+    fit(n, || format!("MAP/{field}"))
 }
 
 impl Tile {
@@ -333,15 +333,20 @@ impl ChainTable {
         Ok(arrays)
     }
 
-    fn write(&self, w: &mut Writer) {
+    fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
         match self {
             ChainTable::Raw(b) => w.bytes(b),
             ChainTable::Parsed(arrays) => {
-                w.u32(len32(arrays.len()));
-                for polys in arrays {
-                    w.u32(len32(polys.len()));
-                    for p in polys {
-                        w.u16(u16::try_from(p.points.len()).unwrap_or(u16::MAX));
+                w.u32(len32(arrays.len(), "chains/array count")?);
+                for (a, polys) in arrays.iter().enumerate() {
+                    w.u32(len32(
+                        polys.len(),
+                        &format!("chains/arrays[{a}]/polygon count"),
+                    )?);
+                    for (k, p) in polys.iter().enumerate() {
+                        w.u16(fit(p.points.len(), || {
+                            format!("MAP/chains/arrays[{a}]/polygons[{k}]/point count")
+                        })?);
                         w.u16(p.flags);
                         for pt in &p.points {
                             w.i32(pt.x);
@@ -356,6 +361,7 @@ impl ChainTable {
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -521,9 +527,10 @@ impl Map {
     }
 
     /// Write the payload in file order. Optional parts are written when present (their
-    /// presence must agree with WFPC; [`crate::check`] reports disagreement).
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(len32(self.tiles.len()));
+    /// presence must agree with WFPC; [`crate::check`] reports disagreement). Fails, naming
+    /// the field (`MAP/tile count`), when a list is too long for its u32/u16 count.
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(len32(self.tiles.len(), "tile count")?);
         w.u32(self.grid_w);
         w.u32(self.grid_h);
         for t in &self.tiles {
@@ -532,15 +539,15 @@ impl Map {
             w.u32(t.model);
             w.u32(t.anim_flag);
         }
-        w.u32(len32(self.params.len()));
+        w.u32(len32(self.params.len(), "params/count")?);
         for &p in &self.params {
             w.u32(p);
         }
-        w.u32(len32(self.doors.len()));
+        w.u32(len32(self.doors.len(), "doors/count")?);
         for d in &self.doors {
             w.bytes(d);
         }
-        w.u32(len32(self.waypoints.len()));
+        w.u32(len32(self.waypoints.len(), "waypoints/count")?);
         for p in &self.waypoints {
             w.bytes(p);
         }
@@ -563,7 +570,7 @@ impl Map {
             w.u32(m);
         }
         if let Some(s) = &self.swaps {
-            w.u32(len32(s.len()));
+            w.u32(len32(s.len(), "swaps/count")?);
             for x in s {
                 for p in x.pos {
                     w.i32(p);
@@ -578,18 +585,19 @@ impl Map {
                 write_layers(w, l);
             }
         }
-        w.u32(len32(self.objects.len()));
+        w.u32(len32(self.objects.len(), "objects/count")?);
         w.u32(self.max_objects);
         for o in &self.objects {
             o.write(w);
         }
         if let Some(c) = &self.chains {
-            c.write(w);
+            c.write(w)?;
         }
         if let Some(v) = self.view_distance {
             w.u32(v);
         }
         w.u16(self.final_u16);
+        Ok(())
     }
 
     /// The grid cell of a tile position as the loader computes it (spec §12.6):

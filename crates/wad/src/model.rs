@@ -37,7 +37,7 @@
 //! byte for byte. Counts in the header are kept as stored; [`Model::sync_header`] recomputes
 //! them (and the bounding box) after an edit, and [`crate::check`] reports any mismatch.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// Size of a TRAK model header.
 pub const TRAK_HEADER_SIZE: usize = 0x84;
@@ -366,8 +366,42 @@ impl Model {
         })
     }
 
-    /// Write the arrays (not the header) in file order.
-    pub fn write_data(&self, w: &mut Writer) {
+    /// Check that the arrays fit the header's count fields and that every face's vertex
+    /// indices point at a vertex: what new geometry (an import) must satisfy before it is
+    /// written. The errors name the field relative to the model (`vertex count`,
+    /// `faces[17]/v2`; callers put the model's path in front with [`WriteError::within`]).
+    ///
+    /// [`Self::write_data`] checks only the counts: a file read with a face index past its
+    /// vertices (which `check` reports) still writes back byte for byte.
+    pub fn check_writable(&self) -> Result<(), WriteError> {
+        let nv = self.check_counts()?;
+        for (j, f) in self.faces.iter().enumerate() {
+            for (k, &ix) in f.indices.iter().enumerate() {
+                if ix >= nv {
+                    return Err(WriteError::index(format!("faces[{j}]/v{k}"), ix, nv));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The arrays' lengths fit their u16 count fields; returns the vertex count.
+    fn check_counts(&self) -> Result<u16, WriteError> {
+        let nv: u16 = fit(self.vertices.len(), || "vertex count".into())?;
+        fit::<u16, _>(self.faces.len(), || "face count".into())?;
+        if self.collision.len() > 3 * usize::from(u16::MAX) {
+            fit::<u16, _>(self.collision.len(), || "collision counts".into())?;
+        }
+        if self.header.stpc.is_some() {
+            fit::<u16, _>(self.bone_vertex_counts.len(), || "bone count".into())?;
+        }
+        Ok(nv)
+    }
+
+    /// Write the arrays (not the header) in file order; fails when a count does not fit its
+    /// field (see [`Self::check_writable`] for what new geometry must satisfy besides).
+    pub fn write_data(&self, w: &mut Writer) -> Result<(), WriteError> {
+        self.check_counts()?;
         for &c in &self.bone_vertex_counts {
             w.u16(c);
         }
@@ -380,6 +414,7 @@ impl Model {
         for c in &self.collision {
             c.write(w);
         }
+        Ok(())
     }
 
     /// The size of the arrays in bytes.
@@ -394,7 +429,8 @@ impl Model {
     /// box (centre and corners, grown by `margin` on every side), and for STPC models the
     /// bone count and the rigid vertex count. Collision group counts are left alone unless
     /// they no longer sum to the polygon count, in which case all polygons go to group 0.
-    /// Counts saturate at `u16::MAX` ([`crate::check`] reports such models).
+    /// Counts saturate at `u16::MAX` ([`crate::check`] reports such models, and
+    /// [`Self::write_data`] refuses to write them).
     pub fn sync_header(&mut self, margin: f32) {
         let h = &mut self.header;
         h.vertex_count = u16::try_from(self.vertices.len()).unwrap_or(u16::MAX);
@@ -415,58 +451,12 @@ impl Model {
             };
         }
         if let Some((lo, hi)) = bounds(self.vertices.iter().map(|v| v.pos)) {
-            let lo = [lo[0] - margin, lo[1] - margin, lo[2] - margin];
-            let hi = [hi[0] + margin, hi[1] + margin, hi[2] + margin];
-            h.centre = [
-                (lo[0] + hi[0]) / 2.0,
-                (lo[1] + hi[1]) / 2.0,
-                (lo[2] + hi[2]) / 2.0,
-            ];
+            let (lo, hi) = crate::author::grow(lo, hi, margin);
+            h.centre = crate::author::box_centre(lo, hi);
             h.corners = box_corners(lo, hi);
         }
     }
 }
 
-/// The 8 corners of an axis-aligned box in the header's order.
-pub fn box_corners(lo: Vec3, hi: Vec3) -> [Vec3; 8] {
-    let mut out = [[0f32; 3]; 8];
-    for (i, c) in out.iter_mut().enumerate() {
-        let x = if i & 1 != 0 { hi[0] } else { lo[0] };
-        let y = if i & 2 != 0 { hi[1] } else { lo[1] };
-        let z = if i & 4 != 0 { lo[2] } else { hi[2] };
-        *c = [x, y, z];
-    }
-    out
-}
-
-/// The component-wise minimum and maximum of some points, or `None` when there are none.
-pub fn bounds(points: impl IntoIterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
-    let mut it = points.into_iter();
-    let first = it.next()?;
-    let (mut lo, mut hi) = (first, first);
-    for p in it {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    Some((lo, hi))
-}
-
-/// The plane of a triangle as the format defines it: `n = normalize((b − a) × (c − a))`,
-/// `d = n · a`. Degenerate triangles give `None`.
-pub fn face_plane(a: Vec3, b: Vec3, c: Vec3) -> Option<(Vec3, f32)> {
-    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-    let n = [
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    ];
-    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-    if len.is_nan() || len <= 1e-12 || !len.is_finite() {
-        return None;
-    }
-    let n = [n[0] / len, n[1] / len, n[2] / len];
-    Some((n, n[0] * a[0] + n[1] * a[1] + n[2] * a[2]))
-}
+// The box and plane computations live in [`crate::author`]; re-exported here where they were.
+pub use crate::author::{bounds, box_corners, face_plane};

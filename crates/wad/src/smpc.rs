@@ -18,7 +18,7 @@
 //! An entry whose data is shorter than 20 bytes keeps its data without a parsed header. The
 //! type bytes are kept whatever they are.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// The type bytes of a PC sound entry.
 pub const CVG: [u8; 4] = *b"cvg ";
@@ -106,11 +106,13 @@ impl Smpc {
     }
 
     /// Write the payload (`data_size` from the header and ADPCM lengths).
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(self.sounds.len() as u32);
-        for s in &self.sounds {
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.sounds.len(), || "SMPC/sound count".into())?);
+        for (i, s) in self.sounds.iter().enumerate() {
             w.bytes(&s.kind);
-            w.u32(s.data_size() as u32);
+            w.u32(fit(s.data_size(), || {
+                format!("SMPC/sounds[{i}]/data size")
+            })?);
             if let Some(h) = &s.header {
                 w.u32(h.sample_rate);
                 w.u16(h.unknown_04);
@@ -122,5 +124,6 @@ impl Smpc {
             }
             w.bytes(&s.adpcm);
         }
+        Ok(())
     }
 }

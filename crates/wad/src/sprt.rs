@@ -10,7 +10,7 @@
 //!
 //! The game reads SPRT as a stream (inline in `sub_558880`), so the WFPC bit decides the layout.
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 use crate::wfpc::SPRT_TABLE;
 
@@ -44,13 +44,14 @@ impl Sprt {
     }
 
     /// Write the payload (the table with its count when present).
-    pub fn write(&self, w: &mut Writer) {
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
         w.u32(self.material_base);
         if let Some(t) = &self.table {
-            w.u32(t.len() as u32);
+            w.u32(fit(t.len(), || "SPRT/table count".into())?);
             for v in t {
                 w.u32(*v);
             }
         }
+        Ok(())
     }
 }

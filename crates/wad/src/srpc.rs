@@ -11,7 +11,7 @@
 //!        |       |   +12 u32 size in ENGLISH.CVS (loaded rounded up to 0x800)
 //! ```
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// One 16-byte speech reference.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +62,8 @@ impl Srpc {
     }
 
     /// Write the payload.
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(self.refs.len() as u32);
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.refs.len(), || "SRPC/reference count".into())?);
         for s in &self.refs {
             w.u32(s.id);
             w.u16(s.rate);
@@ -71,5 +71,6 @@ impl Srpc {
             w.u32(s.cvs_offset);
             w.u32(s.cvs_size);
         }
+        Ok(())
     }
 }

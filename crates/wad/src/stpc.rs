@@ -32,7 +32,7 @@
 //! anything is allocated, so usually this is a [`ReadError`] naming `STPC/models[N−1]`; if the
 //! bytes happen to fit, the header's pointer words (+0x70, +0x74, +0x80, +0x88, always 0 in
 //! files) hold animation data, and [`crate::check`] reports them; and the animations after it
-//! no longer fit, which [`crate::level::Level::from_bytes`] reports as a warning.
+//! no longer fit, which [`crate::level::Level::read`] reports as a warning.
 //!
 //! The animation layout is read from code only (confidence \[M\]). To stay byte-exact on files that do
 //! not follow it, the reader parses records one at a time on a copy of the cursor; the first
@@ -42,7 +42,7 @@
 //! ([`Stpc::animations_complete`]). The same fallback applies to the cutscene tail.
 
 use crate::model::{Model, ModelHeader, STPC_HEADER_SIZE};
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// WFPC bit: STPC carries the cutscene tail.
 pub const WFPC_STPC_TAIL: u32 = 0x100;
@@ -279,8 +279,10 @@ impl StpcTail {
     }
 
     /// Write the tail.
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(u32::try_from(self.cutscenes.len()).unwrap_or(u32::MAX));
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.cutscenes.len(), || {
+            "STPC/tail/cutscene count".into()
+        })?);
         for c in &self.cutscenes {
             w.bytes(&c.head.tag);
             w.u32(c.head.count);
@@ -296,6 +298,7 @@ impl StpcTail {
                 a.write_data(w);
             }
         }
+        Ok(())
     }
 }
 
@@ -373,24 +376,27 @@ impl Stpc {
         self.animations.len() as u64 == u64::from(self.animation_count)
     }
 
-    /// Write the payload.
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(u32::try_from(self.models.len()).unwrap_or(u32::MAX));
-        for m in &self.models {
+    /// Write the payload. Fails, naming the field (`STPC/models[1]/faces[3]/v0`), when a
+    /// model's arrays do not fit their fields or a face names a missing vertex.
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.models.len(), || "STPC/model count".into())?);
+        for (i, m) in self.models.iter().enumerate() {
             let mut h = m.header.clone();
             if h.stpc.is_none() {
                 h.stpc = Some(Default::default());
             }
             h.write(w);
-            m.write_data(w);
+            m.write_data(w)
+                .map_err(|e| e.within(&format!("STPC/models[{i}]")))?;
         }
         w.u32(self.animation_count);
         for a in &self.animations {
             a.write(w);
         }
         if let Some(t) = &self.tail {
-            t.write(w);
+            t.write(w)?;
         }
         w.bytes(&self.rest);
+        Ok(())
     }
 }

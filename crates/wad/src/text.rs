@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 use crate::rle;
 
@@ -514,19 +514,22 @@ impl Text {
         })
     }
 
-    /// Write the payload.
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(self.palettes.len() as u32);
-        for p in &self.palettes {
+    /// Write the payload. Fails, naming the field (`TEXT/pages[2]/stream length`), when a
+    /// list or stream is too long for its u32 count.
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.palettes.len(), || "TEXT/palette count".into())?);
+        for (i, p) in self.palettes.iter().enumerate() {
             w.u32(p.unknown);
-            w.u32(p.colours.len() as u32);
+            w.u32(fit(p.colours.len(), || {
+                format!("TEXT/palettes[{i}]/colour count")
+            })?);
             for c in &p.colours {
                 w.u16(*c);
             }
             w.bytes(&p.extra);
         }
-        w.u32(self.pages.len() as u32);
-        for p in &self.pages {
+        w.u32(fit(self.pages.len(), || "TEXT/page count".into())?);
+        for (i, p) in self.pages.iter().enumerate() {
             w.u32(p.flags);
             w.u32(p.width);
             w.u32(p.height);
@@ -538,12 +541,12 @@ impl Text {
                     }
                 }
                 PageData::Rle(s) => {
-                    w.u32(s.len() as u32);
+                    w.u32(fit(s.len(), || format!("TEXT/pages[{i}]/stream length"))?);
                     w.bytes(s);
                 }
             }
         }
-        w.u32(self.entries.len() as u32);
+        w.u32(fit(self.entries.len(), || "TEXT/entry count".into())?);
         for e in &self.entries {
             w.u16(e.flags);
             w.bytes(&[e.page, e.extra, e.u0, e.u1, e.v0, e.v1]);
@@ -552,7 +555,7 @@ impl Text {
             Effects::Absent => {}
             Effects::Raw(b) => w.bytes(b),
             Effects::List(list) => {
-                w.u32(list.len() as u32);
+                w.u32(fit(list.len(), || "TEXT/effect count".into())?);
                 for e in list {
                     w.u16(e.sprite);
                     w.u8(e.kind);
@@ -577,5 +580,6 @@ impl Text {
                 }
             }
         }
+        Ok(())
     }
 }

@@ -10,7 +10,7 @@
 //! place (`sub_42AAC0` → `sub_5563F0`).
 
 use crate::model::{Model, ModelHeader, TRAK_HEADER_SIZE};
-use levelgeom_binary::{ReadError, Reader, Writer};
+use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 /// The TRAK chunk: the tile models MAP places on its grid.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -35,16 +35,20 @@ impl Trak {
     }
 
     /// Write the payload: count, all headers, then the data of each model.
-    pub fn write(&self, w: &mut Writer) {
-        w.u32(u32::try_from(self.models.len()).unwrap_or(u32::MAX));
+    /// Fails, naming the field (`TRAK/models[3]/vertex count`, `TRAK/models[3]/faces[17]/v1`),
+    /// when a model's arrays do not fit their fields or a face names a missing vertex.
+    pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        w.u32(fit(self.models.len(), || "TRAK/model count".into())?);
         for m in &self.models {
             let mut h = m.header.clone();
             h.stpc = None;
             h.write(w);
         }
-        for m in &self.models {
-            m.write_data(w);
+        for (i, m) in self.models.iter().enumerate() {
+            m.write_data(w)
+                .map_err(|e| e.within(&format!("TRAK/models[{i}]")))?;
         }
+        Ok(())
     }
 
     /// The vertex count of each model as stored in its header (what MAP's colour blocks are

@@ -3,7 +3,8 @@
 
 // Tests unwrap on purpose: a panic is a test failure with its location.
 
-use levelgeom_wad::check::{self, Parts, Violation};
+use levelgeom_binary::Problem;
+use levelgeom_wad::check::{self, Parts};
 use levelgeom_wad::generate::{self, LevelSpec};
 use levelgeom_wad::level::Level;
 use levelgeom_wad::model::{Model, ModelHeader, Vertex};
@@ -11,7 +12,7 @@ use levelgeom_wad::tags::Tag;
 use levelgeom_wad::trak::Trak;
 
 fn demo() -> Level {
-    generate::generate(&LevelSpec::demo())
+    generate::generate(&LevelSpec::demo()).unwrap()
 }
 
 /// The violations of the demo level after `f` broke it.
@@ -29,16 +30,16 @@ fn trak(level: &mut Level) -> &mut Trak {
 fn generated_levels_pass() {
     let v = check::check(&demo());
     assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
-    let v = check::check(&generate::full_size_level());
+    let v = check::check(&generate::full_size_level().unwrap());
     assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
 }
 
 #[test]
-fn violation_display() {
-    let v = Violation {
-        path: "TRAK/models[3]/faces[17]".into(),
-        message: "texture index 40 is not below the 31 texture entries".into(),
-    };
+fn problem_display() {
+    let v = Problem::new(
+        "TRAK/models[3]/faces[17]",
+        "texture index 40 is not below the 31 texture entries",
+    );
     assert_eq!(
         v.to_string(),
         "TRAK/models[3]/faces[17]: texture index 40 is not below the 31 texture entries"
@@ -331,17 +332,17 @@ fn chunk_order() {
 #[test]
 fn file_header_must_be_the_length_minus_4() {
     // A bias of 0x800 (the PSX convention) on the demo's bytes.
-    let bytes = generate::demo_level();
+    let bytes = generate::demo_level().unwrap();
     let len = bytes.len();
     let mut b = bytes.clone();
     let h = (len as u32 - 4) + 0x800;
     b[..4].copy_from_slice(&h.to_le_bytes());
-    let (level, _) = Level::from_bytes(&b).unwrap();
+    let (level, _) = Level::read(&b).unwrap();
     let v: Vec<String> = check::check(&level).iter().map(|v| v.to_string()).collect();
     assert_eq!(
         v,
         [format!(
-            "header: the file header is {h} (0x{h:08X}), but the file length − 4 is {} (bias +2048)",
+            "at 0x00000000 in header: the file header is {h} (0x{h:08X}), but the file length − 4 is {} (bias +2048)",
             len - 4
         )]
     );
@@ -357,13 +358,13 @@ fn removing_a_chunk_keeps_the_header_right() {
         .position(|c| c.tag == Tag::LNFO)
         .unwrap();
     level.chunks.remove(at);
-    let out = level.to_bytes();
-    assert_eq!(out.len(), generate::demo_level().len() - 16);
+    let out = level.to_bytes().unwrap();
+    assert_eq!(out.len(), generate::demo_level().unwrap().len() - 16);
     assert_eq!(
         u32::from_le_bytes([out[0], out[1], out[2], out[3]]) as usize,
         out.len() - 4
     );
-    let (back, _) = Level::from_bytes(&out).unwrap();
+    let (back, _) = Level::read(&out).unwrap();
     assert!(check::check(&back).is_empty());
 }
 
@@ -512,4 +513,65 @@ fn vertex_normals_of_used_vertices_are_unit_length() {
     );
     // the water plane (model 0) has no faces: its normals light nothing
     assert!(broken(|l| trak(l).models[0].vertices[0].normal = [0.0; 3]).is_empty());
+}
+
+#[test]
+fn duplicated_and_misplaced_chunks() {
+    // A second TRAK (a copy of the first) after STPC; read back from bytes, so the problem
+    // names the offset of the second one.
+    let mut level = demo();
+    let trak = level.chunk(Tag::TRAK).unwrap().clone();
+    let stpc = level
+        .chunks
+        .iter()
+        .position(|c| c.tag == Tag::STPC)
+        .unwrap();
+    level.chunks.insert(stpc + 1, trak);
+    let bytes = level.to_bytes().unwrap();
+    let (read, _) = Level::read(&bytes).unwrap();
+    let second = read.chunks[stpc + 1].offset.unwrap();
+    let v: Vec<String> = check::check(&read).iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        v,
+        [format!(
+            "at 0x{second:08X} in TRAK: 2 TRAK chunks, but a level has one (the typed accessors and the export use only the first)"
+        )]
+    );
+    for tag in [Tag::WFPC, Tag::TEXT, Tag::MAP, Tag::STPC] {
+        let v = broken(|l| {
+            let c = l.chunk(tag).unwrap().clone();
+            let end = l.chunks.len() - 1;
+            l.chunks.insert(end, c);
+        });
+        assert!(
+            v.iter().any(|p| p.starts_with(&format!(
+                "{}: 2 {} chunks",
+                tag.path_name(),
+                tag.name().trim_end()
+            ))),
+            "{tag}: {v:?}"
+        );
+    }
+    // END not the last chunk
+    let v = broken(|l| {
+        let end = l.chunks.pop().unwrap();
+        l.chunks.insert(3, end);
+    });
+    assert_eq!(
+        v,
+        ["END: END must be the last chunk (the game stops reading there)"]
+    );
+}
+
+#[test]
+fn empty_texture_pages() {
+    let v = broken(|l| {
+        let p = &mut l.text_mut().unwrap().pages[1]; // the raw 16-bit page
+        p.width = 0;
+    });
+    assert!(
+        v.iter().any(|p| p
+            == "TEXT/pages[1]: the page is 0×256: a texture page needs a width and a height above 0 (it cannot be exported)"),
+        "{v:?}"
+    );
 }

@@ -15,9 +15,22 @@ use levelgeom_wad::text::{
 };
 use levelgeom_wad::wfpc::{self, Wfpc};
 
-fn write_with(f: impl FnOnce(&mut Writer)) -> Vec<u8> {
+/// What a chunk writer returns: nothing (infallible writers) or a `Result`.
+trait Written {
+    fn done(self);
+}
+impl Written for () {
+    fn done(self) {}
+}
+impl Written for Result<(), levelgeom_binary::WriteError> {
+    fn done(self) {
+        self.unwrap()
+    }
+}
+
+fn write_with<R: Written>(f: impl FnOnce(&mut Writer) -> R) -> Vec<u8> {
     let mut w = Writer::new();
-    f(&mut w);
+    f(&mut w).done();
     w.into_inner()
 }
 
@@ -498,58 +511,61 @@ mod level {
             ..Map::default()
         };
         Level::new(vec![
-            Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0])),
-            Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0])),
-            Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: FLAGS })),
-            Chunk::new(Tag::TEXT, ChunkData::Text(text)),
-            Chunk::new(Tag::FONT, ChunkData::Font(Font::default())),
+            Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0])).unwrap(),
+            Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0])).unwrap(),
+            Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: FLAGS })).unwrap(),
+            Chunk::new(Tag::TEXT, ChunkData::Text(text)).unwrap(),
+            Chunk::new(Tag::FONT, ChunkData::Font(Font::default())).unwrap(),
             Chunk::new(
                 Tag::SPRT,
                 ChunkData::Sprt(Sprt {
                     material_base: 2,
                     table: Some(vec![5, 6]),
                 }),
-            ),
+            )
+            .unwrap(),
             Chunk::new(
                 Tag::NAME,
                 ChunkData::Name(Name {
                     count: 1,
                     bytes: b"DEMO\0\0\0".to_vec(),
                 }),
-            ),
-            Chunk::new(Tag::SMPC, ChunkData::Smpc(Smpc::default())),
-            Chunk::new(Tag::AMPC, ChunkData::Ampc(Ampc { raw: vec![0; 4] })),
-            Chunk::new(Tag::SRPC, ChunkData::Srpc(Srpc::default())),
-            Chunk::new(Tag::TRAK, ChunkData::Trak(Trak::default())),
-            Chunk::new(Tag::STPC, ChunkData::Stpc(Stpc::default())),
-            Chunk::new(Tag::MAP, ChunkData::Map(map)),
-            Chunk::new(Tag::LGHT, ChunkData::Lght(Lght::default())),
-            Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [3, 4] })),
+            )
+            .unwrap(),
+            Chunk::new(Tag::SMPC, ChunkData::Smpc(Smpc::default())).unwrap(),
+            Chunk::new(Tag::AMPC, ChunkData::Ampc(Ampc { raw: vec![0; 4] })).unwrap(),
+            Chunk::new(Tag::SRPC, ChunkData::Srpc(Srpc::default())).unwrap(),
+            Chunk::new(Tag::TRAK, ChunkData::Trak(Trak::default())).unwrap(),
+            Chunk::new(Tag::STPC, ChunkData::Stpc(Stpc::default())).unwrap(),
+            Chunk::new(Tag::MAP, ChunkData::Map(map)).unwrap(),
+            Chunk::new(Tag::LGHT, ChunkData::Lght(Lght::default())).unwrap(),
+            Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [3, 4] })).unwrap(),
             Chunk::new(
                 Tag::LGPC,
                 ChunkData::Lgpc(Lgpc {
                     rows_minus_one: 1,
                     ..Lgpc::default()
                 }),
-            ),
-            Chunk::new(Tag::END, ChunkData::End(Vec::new())),
+            )
+            .unwrap(),
+            Chunk::new(Tag::END, ChunkData::End(Vec::new())).unwrap(),
         ])
     }
 
     #[test]
     fn every_chunk_kind_round_trips() {
         let level = sample_level();
-        let bytes = level.to_bytes();
+        let bytes = level.to_bytes().unwrap();
         // header = file length − 4
         assert_eq!(
             u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize,
             bytes.len() - 4
         );
         assert_eq!(&bytes[4..16], b"OFNI\x04\0\0\0\x01\0\0\0");
-        let (back, warnings) = Level::from_bytes(&bytes).expect("parses");
+        let (back, warnings) = Level::read(&bytes).expect("parses");
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(back, level);
-        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.to_bytes().unwrap(), bytes);
         assert_eq!(back.wfpc(), FLAGS);
         assert_eq!(back.text().map(|t| t.pages.len()), Some(3));
         assert_eq!(back.map().and_then(|m| m.view_distance), Some(200));
@@ -563,33 +579,33 @@ mod level {
 
     #[test]
     fn editing_one_field_changes_exactly_its_bytes() {
-        let bytes = sample_level().to_bytes();
+        let bytes = sample_level().to_bytes().unwrap();
         let (raw, _) = RawWad::parse(&bytes).expect("raw");
         let lnfo = raw
             .chunks
             .iter()
             .find(|c| c.tag == Tag::LNFO)
             .expect("LNFO");
-        let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
+        let (mut level, _) = Level::read(&bytes).expect("parses");
         for c in &mut level.chunks {
             if let ChunkData::Lnfo(l) = &mut c.data {
                 l.values[1] = 0x0A0B_0C0D;
             }
         }
-        let out = level.to_bytes();
+        let out = level.to_bytes().unwrap();
         assert_eq!(out.len(), bytes.len());
         let diff: Vec<usize> = (0..out.len()).filter(|&i| out[i] != bytes[i]).collect();
         let at = lnfo.payload_offset() + 4;
         assert_eq!(diff, (at..at + 4).collect::<Vec<_>>());
         assert_eq!(&out[at..at + 4], &[0x0D, 0x0C, 0x0B, 0x0A]);
         // re-parsing gives the edited level back
-        let (back, _) = Level::from_bytes(&out).expect("re-parses");
+        let (back, _) = Level::read(&out).expect("re-parses");
         assert_eq!(back, level);
     }
 
     #[test]
     fn growing_a_chunk_updates_its_size_and_the_header_bias() {
-        let mut bytes = sample_level().to_bytes();
+        let mut bytes = sample_level().to_bytes().unwrap();
         // give the file a bias of 0x800 (the PSX convention) to see that it is kept
         let h = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) + 0x800;
         bytes[..4].copy_from_slice(&h.to_le_bytes());
@@ -599,14 +615,14 @@ mod level {
             .iter()
             .find(|c| c.tag == Tag::TEXT)
             .expect("TEXT");
-        let (mut level, _) = Level::from_bytes(&bytes).expect("parses");
+        let (mut level, _) = Level::read(&bytes).expect("parses");
         level
             .text_mut()
             .expect("text")
             .entries
             .push(TextureEntry::default());
         // the effects list follows the entries, so the edit also moves it: still one TEXT
-        let out = level.to_bytes();
+        let out = level.to_bytes().unwrap();
         assert_eq!(out.len(), bytes.len() + 8);
         let new_h = u32::from_le_bytes([out[0], out[1], out[2], out[3]]);
         assert_eq!(new_h as usize, out.len() - 4 + 0x800);
@@ -618,7 +634,7 @@ mod level {
             out[size_at + 3],
         ]);
         assert_eq!(size, text.declared_size + 8);
-        let (back, _) = Level::from_bytes(&out).expect("re-parses");
+        let (back, _) = Level::read(&out).expect("re-parses");
         assert_eq!(back.text().map(|t| t.entries.len()), Some(3));
         // everything after TEXT is unchanged, shifted by 8
         let after = text.payload_offset() + text.payload.len();
@@ -627,23 +643,23 @@ mod level {
 
     #[test]
     fn map_declared_4_too_large_warns_and_rebuilds_byte_for_byte() {
-        let mut bytes = sample_level().to_bytes();
+        let mut bytes = sample_level().to_bytes().unwrap();
         let (raw, _) = RawWad::parse(&bytes).expect("raw");
         let map = raw.chunks.iter().find(|c| c.tag == Tag::MAP).expect("MAP");
         let size_at = map.offset + 4;
         let declared = map.declared_size + 4;
         bytes[size_at..size_at + 4].copy_from_slice(&declared.to_le_bytes());
-        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        let (level, warnings) = Level::read(&bytes).expect("parses");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].offset as usize, size_at);
-        assert_eq!(level.to_bytes(), bytes);
+        assert_eq!(level.to_bytes().unwrap(), bytes);
         let c = level.chunk(Tag::MAP).expect("MAP");
         assert_eq!(c.declared_size, declared);
         assert_eq!(c.original_len, map.payload.len());
         // an edit elsewhere keeps MAP's declared size
         let mut level = level;
         level.font_mut().expect("font").glyphs[0].width = 9;
-        let out = level.to_bytes();
+        let out = level.to_bytes().unwrap();
         assert_eq!(&out[size_at..size_at + 4], &declared.to_le_bytes());
     }
 
@@ -657,10 +673,10 @@ mod level {
             .expect("TRAK");
         let t = level.chunks.remove(trak);
         level.chunks.push(t);
-        let bytes = Level::new(level.chunks).to_bytes();
+        let bytes = Level::new(level.chunks).to_bytes().unwrap();
         let (raw, _) = RawWad::parse(&bytes).expect("raw");
         let map = raw.chunks.iter().find(|c| c.tag == Tag::MAP).expect("MAP");
-        let e = Level::from_bytes(&bytes).expect_err("order");
+        let e = Level::read(&bytes).expect_err("order");
         assert_eq!(e.offset as usize, map.payload_offset());
         assert!(
             e.to_string()
@@ -676,9 +692,10 @@ mod level {
         level.chunks[2] = Chunk::new(
             Tag::WFPC,
             ChunkData::Unknown(vec![0x10, 0, 0x10, 0, 9, 9, 9, 9]),
-        );
-        let bytes = Level::new(level.chunks).to_bytes();
-        let e = Level::from_bytes(&bytes).expect_err("trailing");
+        )
+        .unwrap();
+        let bytes = Level::new(level.chunks).to_bytes().unwrap();
+        let e = Level::read(&bytes).expect_err("trailing");
         // INFO 12 + VERS 12 + header 4 → WFPC at 28, payload 36, 4 bytes read → 40
         assert_eq!(e.offset, 40);
         assert!(e.to_string().contains("in WFPC: 4 unread bytes"), "{e}");
@@ -687,14 +704,14 @@ mod level {
     #[test]
     fn unusual_info_is_a_warning_not_an_error() {
         let mut level = sample_level();
-        level.chunks[0] = Chunk::new(Tag::INFO, ChunkData::Info(vec![2, 0, 0, 0, 0]));
-        let bytes = Level::new(level.chunks).to_bytes();
-        let (back, warnings) = Level::from_bytes(&bytes).expect("parses");
+        level.chunks[0] = Chunk::new(Tag::INFO, ChunkData::Info(vec![2, 0, 0, 0, 0])).unwrap();
+        let bytes = Level::new(level.chunks).to_bytes().unwrap();
+        let (back, warnings) = Level::read(&bytes).expect("parses");
         assert_eq!(warnings.len(), 1);
         // INFO payload at 4 + 8
         assert_eq!(warnings[0].offset, 12);
         assert!(warnings[0].to_string().contains("in INFO: 5 bytes where"));
-        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.to_bytes().unwrap(), bytes);
     }
 
     #[test]
@@ -708,7 +725,7 @@ mod level {
                     _ => {}
                 }
             }
-            Level::new(level.chunks).to_bytes()
+            Level::new(level.chunks).to_bytes().unwrap()
         }
         // One animation announced, but only 8 bytes follow (a record header alone is 32).
         let bytes = with_stpc(
@@ -719,7 +736,7 @@ mod level {
                 ..Stpc::default()
             },
         );
-        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        let (level, warnings) = Level::read(&bytes).expect("parses");
         let stpc_at = levelgeom_wad::container::RawWad::parse(&bytes)
             .expect("raw")
             .0
@@ -733,7 +750,7 @@ mod level {
             w,
             [format!("at 0x{stpc_at:08X} in STPC: only 0 of the 1 animation records fit the known layout; the rest of the chunk (8 bytes) is kept verbatim")]
         );
-        assert_eq!(level.to_bytes(), bytes);
+        assert_eq!(level.to_bytes().unwrap(), bytes);
         // WFPC 0x100 announces the cutscene tail; a count of 0xFFFFFFFF cannot be one.
         let bytes = with_stpc(
             FLAGS | 0x100,
@@ -742,7 +759,7 @@ mod level {
                 ..Stpc::default()
             },
         );
-        let (level, warnings) = Level::from_bytes(&bytes).expect("parses");
+        let (level, warnings) = Level::read(&bytes).expect("parses");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0].to_string().ends_with("in STPC: WFPC has 0x100 but the cutscene tail does not fit the known layout; the rest of the chunk (4 bytes) is kept verbatim"),
@@ -750,7 +767,7 @@ mod level {
             warnings[0]
         );
         assert_eq!(level.stpc().map(|s| s.rest.len()), Some(4));
-        assert_eq!(level.to_bytes(), bytes);
+        assert_eq!(level.to_bytes().unwrap(), bytes);
     }
 
     #[test]
@@ -759,15 +776,15 @@ mod level {
         let end = level.chunks.len() - 1;
         level.chunks.insert(
             end,
-            Chunk::new(Tag::RIMG, ChunkData::Unknown(vec![1, 2, 3])),
+            Chunk::new(Tag::RIMG, ChunkData::Unknown(vec![1, 2, 3])).unwrap(),
         );
-        let bytes = Level::new(level.chunks).to_bytes();
-        let (back, _) = Level::from_bytes(&bytes).expect("parses");
+        let bytes = Level::new(level.chunks).to_bytes().unwrap();
+        let (back, _) = Level::read(&bytes).expect("parses");
         assert_eq!(
             back.chunk(Tag::RIMG).map(|c| &c.data),
             Some(&ChunkData::Unknown(vec![1, 2, 3]))
         );
-        assert_eq!(back.to_bytes(), bytes);
+        assert_eq!(back.to_bytes().unwrap(), bytes);
     }
 }
 
@@ -790,7 +807,7 @@ mod independent {
     #[test]
     fn lgpc_table_of_the_independent_file() {
         // indep.expect.json "lgpc": per string its English, Italian and voice-id rows
-        let (level, _) = Level::from_bytes(&indep()).expect("parses");
+        let (level, _) = Level::read(&indep()).expect("parses");
         let lgpc = level.lgpc().expect("LGPC");
         assert_eq!((lgpc.rows(), lgpc.cols), (3, 2));
         let want: Vec<Vec<&[u8]>> = vec![
@@ -807,7 +824,7 @@ mod independent {
 
     #[test]
     fn texels_of_all_three_page_kinds() {
-        let (level, warnings) = Level::from_bytes(&indep()).expect("parses");
+        let (level, warnings) = Level::read(&indep()).expect("parses");
         assert!(warnings.is_empty(), "{warnings:?}");
         let text = level.text().expect("TEXT");
         assert_eq!(text.pages.len(), 3);

@@ -10,7 +10,7 @@ use levelgeom_wad::tags::Tag;
 use levelgeom_wad::trak::Trak;
 
 fn demo() -> Level {
-    generate::generate(&LevelSpec::demo())
+    generate::generate(&LevelSpec::demo()).unwrap()
 }
 
 /// The seed's tile transformation (§2), in f64 with the rotation as an angle.
@@ -50,16 +50,16 @@ fn every_chunk_kind_in_the_engine_order() {
         assert_ne!(w & bit, 0, "bit {bit:#x}");
     }
     // The file header is the length minus 4, and the bytes parse back.
-    let bytes = level.to_bytes();
+    let bytes = level.to_bytes().unwrap();
     assert_eq!(
         u32::from_le_bytes(bytes[0..4].try_into().unwrap()) as usize,
         bytes.len() - 4
     );
     assert_eq!(&bytes[4..8], b"OFNI");
     assert_eq!(
-        generate::demo_level(),
+        generate::demo_level().unwrap(),
         bytes,
-        "demo_level() is the demo spec's bytes"
+        "demo_level().unwrap() is the demo spec's bytes"
     );
 }
 
@@ -268,7 +268,7 @@ fn colour_sets_and_the_swap_block() {
     assert!(extra.iter().all(|l| l.len() == 169));
     assert!(extra[0].iter().all(|c| c >> 24 == 0));
     // Reading the bytes back gives the same layers (the loader's rule, not the seed's).
-    let (back, _) = Level::from_bytes(&level.to_bytes()).unwrap();
+    let (back, _) = Level::read(&level.to_bytes().unwrap()).unwrap();
     assert_eq!(back.map().unwrap().colours, map.colours);
 }
 
@@ -286,8 +286,8 @@ fn stpc_objects_animation_and_tail() {
     //   + 4 + (32 + 328) animation + tail (4 + 16 + 8 + 32 + 4 + 128) + scripts 32.
     let n = 4 + (0x8C + 192 + 336 + 32) + (0x8C + 4 + 384 + 672) + 4 + 360 + 192 + 32;
     let chunk = level.chunk(Tag::STPC).unwrap();
-    assert_eq!(chunk.data.encode().len(), n);
-    if let ChunkData::Stpc(s2) = &Level::from_bytes(&level.to_bytes())
+    assert_eq!(chunk.data.encode().unwrap().len(), n);
+    if let ChunkData::Stpc(s2) = &Level::read(&level.to_bytes().unwrap())
         .unwrap()
         .0
         .chunk(Tag::STPC)
@@ -321,10 +321,10 @@ fn map_extras() {
 
 #[test]
 fn full_size_level() {
-    let a = generate::full_size_level();
-    let b = generate::full_size_level();
-    let bytes = a.to_bytes();
-    assert_eq!(bytes, b.to_bytes(), "deterministic");
+    let a = generate::full_size_level().unwrap();
+    let b = generate::full_size_level().unwrap();
+    let bytes = a.to_bytes().unwrap();
+    assert_eq!(bytes, b.to_bytes().unwrap(), "deterministic");
     let (trak, map) = parts(&a);
     assert_eq!((map.grid_w, map.grid_h), (96, 96));
     // 25 × 24 = 600 terrain models + water + bridge.

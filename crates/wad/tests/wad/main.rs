@@ -7,4 +7,6 @@ mod container;
 mod corruption;
 mod generator;
 mod geometry;
+mod info;
 mod scene;
+mod write_errors;

@@ -765,7 +765,7 @@ fn conversion_is_deterministic() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Through the file: typed level → bytes → Level::from_bytes → to_scene
+// Through the file: typed level → bytes → Level::read → to_scene
 
 #[test]
 fn wad_bytes_to_scene() {
@@ -814,14 +814,14 @@ fn wad_bytes_to_scene() {
         effects: Effects::Absent,
     };
     let level = Level::new(vec![
-        Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: 0 })),
-        Chunk::new(Tag::TEXT, ChunkData::Text(text)),
-        Chunk::new(Tag::TRAK, ChunkData::Trak(trak)),
-        Chunk::new(Tag::MAP, ChunkData::Map(m)),
-        Chunk::new(Tag::END, ChunkData::End(Vec::new())),
+        Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: 0 })).unwrap(),
+        Chunk::new(Tag::TEXT, ChunkData::Text(text)).unwrap(),
+        Chunk::new(Tag::TRAK, ChunkData::Trak(trak)).unwrap(),
+        Chunk::new(Tag::MAP, ChunkData::Map(m)).unwrap(),
+        Chunk::new(Tag::END, ChunkData::End(Vec::new())).unwrap(),
     ]);
-    let bytes = level.to_bytes();
-    let (parsed, _warnings) = Level::from_bytes(&bytes).unwrap();
+    let bytes = level.to_bytes().unwrap();
+    let (parsed, _warnings) = Level::read(&bytes).unwrap();
     let s = levelgeom_wad::scene::to_scene(&parsed, &SceneOptions::default()).unwrap();
 
     // Texture page_00, decoded: R bits 0–4 = 31 → 255.
@@ -879,7 +879,7 @@ fn level_without_map_is_an_error() {
 fn generated_demo_lands_on_its_terrain() {
     use levelgeom_wad::generate::{generate, terrain_height, LevelSpec};
     let spec = LevelSpec::demo();
-    let level = generate(&spec);
+    let level = generate(&spec).unwrap();
     let opts = SceneOptions {
         collision: true,
         ..SceneOptions::default()
@@ -943,7 +943,7 @@ fn generated_demo_lands_on_its_terrain() {
 #[test]
 fn damaged_but_parsable_levels_convert() {
     use levelgeom_wad::level::Level;
-    let bytes = levelgeom_wad::generate::demo_level();
+    let bytes = levelgeom_wad::generate::demo_level().unwrap();
     let opts = SceneOptions {
         mirror_z: false,
         collision: true,
@@ -954,7 +954,7 @@ fn damaged_but_parsable_levels_convert() {
     for i in (8..bytes.len()).step_by(step.max(1)) {
         let mut b = bytes.clone();
         b[i] ^= 0xA5;
-        let Ok((level, _)) = Level::from_bytes(&b) else {
+        let Ok((level, _)) = Level::read(&b) else {
             continue;
         };
         let Ok(s) = levelgeom_wad::scene::to_scene(&level, &opts) else {

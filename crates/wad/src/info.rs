@@ -1,0 +1,177 @@
+//! What `levelgeom info` says about a WAD, as a typed value: [`info`] builds an [`Info`] from a
+//! read [`Level`]; its [`Display`](std::fmt::Display) is the text report and its serde form
+//! the `--json` report.
+//!
+//! ```text
+//! demo.wad: Argonaut level WAD (The Emperor's New Groove PC), 365461 bytes
+//! header 0x00059391 (file size − 4 + 0)
+//! offset      tag     declared        size  contents
+//! 0x00000004  INFO           4           4  4 bytes (kept raw)
+//! …
+//! ```
+//!
+//! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`), `file`,
+//! `format` (`"argonaut-wad"`), `header` (`{bias, value}`), `level` (`{grid: [w, h] | null,
+//! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `size`,
+//! `trailing_bytes` and `warnings` (strings); the fields are declared in that (alphabetical)
+//! order, so serde_json writes them in the same order with or without `preserve_order`.
+
+use std::fmt;
+
+use levelgeom_binary::Warning;
+use serde::Serialize;
+
+use crate::container::header_bias;
+use crate::level::Level;
+
+/// The `format` value of a WAD.
+pub const FORMAT: &str = "argonaut-wad";
+
+/// The report `levelgeom info` prints for a WAD.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Info {
+    /// The chunks in file order.
+    pub chunks: Vec<ChunkInfo>,
+    /// The file name as given.
+    pub file: String,
+    /// Always [`FORMAT`].
+    pub format: &'static str,
+    /// The u32 at offset 0 and its bias.
+    pub header: HeaderInfo,
+    /// Counts from the typed level.
+    pub level: LevelInfo,
+    /// The file length in bytes.
+    pub size: usize,
+    /// Bytes after the END payload.
+    pub trailing_bytes: usize,
+    /// The read warnings, as text.
+    pub warnings: Vec<String>,
+}
+
+/// The file header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HeaderInfo {
+    /// `value − (size − 4)`: 0 for TENG files.
+    pub bias: i64,
+    /// The u32 as stored.
+    pub value: u32,
+}
+
+/// One chunk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChunkInfo {
+    /// What it holds ([`crate::ChunkData::summary`]).
+    pub contents: String,
+    /// The size field as stored.
+    pub declared_size: u32,
+    /// Absolute offset of the chunk's 8-byte header.
+    pub offset: usize,
+    /// The payload bytes actually taken (differs from `declared_size` for a MAP declared 4
+    /// bytes too large).
+    pub size: usize,
+    /// The readable tag (`"MAP "`).
+    pub tag: String,
+}
+
+/// Counts from the typed level (`None` when the chunk is missing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelInfo {
+    /// MAP's grid `[w, h]`.
+    pub grid: Option<[u32; 2]>,
+    /// STPC models.
+    pub stpc_models: Option<usize>,
+    /// TEXT texture entries.
+    pub texture_entries: Option<usize>,
+    /// TEXT texture pages.
+    pub texture_pages: Option<usize>,
+    /// MAP tiles.
+    pub tiles: Option<usize>,
+    /// TRAK models.
+    pub trak_models: Option<usize>,
+    /// The WFPC flags (0 without WFPC).
+    pub wfpc: u32,
+}
+
+/// Build the report for `level`, read from a file named `file` of `file_len` bytes with
+/// `warnings`. Chunk offsets are the level's own ([`crate::Chunk::offset`]); a chunk made in
+/// memory (no offset) gets the offset it will have when the level is written unchanged.
+pub fn info(level: &Level, file: &str, file_len: usize, warnings: &[Warning]) -> Info {
+    let mut at = 4usize;
+    let chunks = level
+        .chunks
+        .iter()
+        .map(|c| {
+            let offset = c.offset.unwrap_or(at);
+            at = offset.saturating_add(8).saturating_add(c.original_len);
+            ChunkInfo {
+                contents: c.data.summary(),
+                declared_size: c.declared_size,
+                offset,
+                size: c.original_len,
+                tag: c.tag.name(),
+            }
+        })
+        .collect();
+    let map = level.map();
+    Info {
+        chunks,
+        file: file.to_string(),
+        format: FORMAT,
+        header: HeaderInfo {
+            bias: header_bias(level.header, file_len),
+            value: level.header,
+        },
+        level: LevelInfo {
+            grid: map.map(|m| [m.grid_w, m.grid_h]),
+            stpc_models: level.stpc().map(|s| s.models.len()),
+            texture_entries: level.text().map(|t| t.entries.len()),
+            texture_pages: level.text().map(|t| t.pages.len()),
+            tiles: map.map(|m| m.tiles.len()),
+            trak_models: level.trak().map(|t| t.models.len()),
+            wfpc: level.wfpc(),
+        },
+        size: file_len,
+        trailing_bytes: level.trailing.len(),
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+    }
+}
+
+/// The text report, every line ending in a newline: the file line, the header line, the chunk
+/// table, `N bytes after END (kept verbatim)` when there are trailing bytes, and one
+/// `warning: …` line per warning.
+impl fmt::Display for Info {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: Argonaut level WAD (The Emperor's New Groove PC), {} bytes",
+            self.file, self.size
+        )?;
+        let bias = self.header.bias;
+        writeln!(
+            f,
+            "header 0x{:08X} (file size − 4 {} {})",
+            self.header.value,
+            if bias < 0 { "−" } else { "+" },
+            bias.unsigned_abs()
+        )?;
+        writeln!(
+            f,
+            "{:<10}  {:<4}  {:>10}  {:>10}  contents",
+            "offset", "tag", "declared", "size"
+        )?;
+        for c in &self.chunks {
+            writeln!(
+                f,
+                "0x{:08X}  {:<4}  {:>10}  {:>10}  {}",
+                c.offset, c.tag, c.declared_size, c.size, c.contents
+            )?;
+        }
+        if self.trailing_bytes != 0 {
+            writeln!(f, "{} bytes after END (kept verbatim)", self.trailing_bytes)?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
