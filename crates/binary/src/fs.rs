@@ -36,7 +36,8 @@ pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
         ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.take(meta.len().saturating_add(1)).read_to_end(&mut bytes)?;
+    f.take(meta.len().saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > meta.len() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -49,6 +50,7 @@ pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
 /// Write a new output file: like [`write_atomic`], but an existing `path` is replaced only
 /// when `force` is set (otherwise [`io::ErrorKind::AlreadyExists`], naming the path).
 pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> io::Result<()> {
+    refuse_inputs(path, protect)?;
     if !force && std::fs::symlink_metadata(path).is_ok() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -68,17 +70,7 @@ pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> i
 /// Refuses (with [`io::ErrorKind::InvalidInput`]) when `path` is the same file as `protect`
 /// (an input of the command), so an input is never overwritten by accident.
 pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<()> {
-    for p in protect {
-        if same_file(path, p) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "refusing to overwrite the input file {}; choose another output path",
-                    path.display()
-                ),
-            ));
-        }
-    }
+    refuse_inputs(path, protect)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -108,6 +100,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
+    for p in protect {
+        if same_file(path, p) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "refusing to overwrite the input file {}; choose another output path",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The same error, saying which path it happened on (the OS error alone does not).

@@ -63,17 +63,17 @@ impl Table {
 
 fn wad() {
     let gen = best(generate::full_size_level);
-    let level = generate::full_size_level();
-    let bytes = level.to_bytes();
+    let level = generate::full_size_level().expect("generates");
+    let bytes = level.to_bytes().expect("writes");
     let t = Table::new("Argonaut WAD, generated full-size level", &bytes);
     t.row("generate (LevelSpec::full_size)", gen);
     t.row(
         "raw chunk walk (RawWad::parse)",
         best(|| RawWad::parse(&bytes)),
     );
-    let parse = best(|| Level::from_bytes(&bytes));
-    t.row("typed parse (Level::from_bytes)", parse);
-    let (level, _) = Level::from_bytes(&bytes).expect("generated level parses");
+    let parse = best(|| Level::read(&bytes));
+    t.row("typed parse (Level::read)", parse);
+    let (level, _) = Level::read(&bytes).expect("generated level parses");
     let write = best(|| level.to_bytes());
     t.row("write back (Level::to_bytes)", write);
     t.row(
@@ -106,6 +106,24 @@ fn wad() {
     });
     t.row("PNG pages", pngs);
     t.row("whole export (parse→scene→GLB)", parse + to_scene + glb);
+    // the library entry point, as the CLI runs it: detect + parse, scene, GLB + OBJ + PNG
+    // into a folder (written all or nothing)
+    let tmp = std::env::temp_dir().join(format!("levelgeom-bench-{}", std::process::id()));
+    let opts = levelgeom_core::ExportOptions {
+        engine: levelgeom_core::EngineOptions {
+            wad: Some(opts.clone()),
+            xray: None,
+        },
+        ..levelgeom_core::ExportOptions::default()
+    };
+    t.row(
+        "levelgeom_core open + export (all)",
+        best(|| {
+            let level = levelgeom_core::open_bytes("full.wad", bytes.clone()).expect("opens");
+            level.export(&tmp, &opts).expect("exports")
+        }),
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
     let tris = scene.mesh_triangle_count();
     println!(
         "  ({} models, {} scene triangles incl. collision, {} pages)",
@@ -121,7 +139,7 @@ fn xray() {
         "/../xray/tests/data/xray-v14-micro/level.geom"
     ))
     .expect("fixture level.geom");
-    let mut geom = Geom::read(&fixture).expect("fixture parses");
+    let (mut geom, _) = Geom::read(&fixture).expect("fixture parses");
     let mut vertices = 0usize;
     for c in &mut geom.chunks {
         if let GeomChunk::VertexBuffers(vbs) = &mut c.value {
@@ -133,13 +151,13 @@ fn xray() {
             }
         }
     }
-    let bytes = geom.write();
+    let bytes = geom.to_bytes().expect("writes");
     let t = Table::new(
         &format!("X-Ray level.geom, fixture buffers repeated to {vertices} vertices"),
         &bytes,
     );
     t.row("parse (Geom::read)", best(|| Geom::read(&bytes)));
-    let geom = Geom::read(&bytes).expect("scaled geom parses");
+    let (geom, _) = Geom::read(&bytes).expect("scaled geom parses");
     let vbs = geom.vertex_buffers().expect("vertex buffers");
     t.row(
         "decode every vertex",
@@ -155,7 +173,7 @@ fn xray() {
                 .collect::<Vec<_>>()
         }),
     );
-    t.row("write back (Geom::write)", best(|| geom.write()));
+    t.row("write back (Geom::to_bytes)", best(|| geom.to_bytes()));
 }
 
 fn main() {

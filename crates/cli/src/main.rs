@@ -1,6 +1,9 @@
 //! `levelgeom`: open, check, rebuild and export compiled level geometry of
 //! *The Emperor's New Groove* (Argonaut WAD) and *S.T.A.L.K.E.R.* (X-Ray).
 //!
+//! The binary holds argument parsing and printing only; everything else is
+//! [`levelgeom_core`].
+//!
 //! Exit codes: 0 = success, 1 = `check` found problems or `rebuild --verify` found a
 //! difference, 2 = error (unreadable or malformed input, bad arguments, I/O failure).
 
@@ -10,10 +13,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cmd;
-mod input;
-mod wad;
-mod wad_export;
-mod xray;
+mod report;
 
 /// Open, check, rebuild and export compiled level geometry of early-2000s games.
 #[derive(Parser, Debug)]

@@ -159,12 +159,12 @@ fn with_colour_set(scene: &Scene, n: usize) -> (Option<Scene>, usize) {
     (Some(copy), fell_back)
 }
 
-/// The files of one export, in memory, in the order they are reported.
-fn render(
-    scene: &Scene,
-    opts: &FolderOptions,
-) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>), FolderError> {
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+/// Files in memory: `(name inside the output folder, bytes)`, in the order they are reported.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The files of one export, in memory, and the warnings of the writers.
+fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), FolderError> {
+    let mut files: Files = Vec::new();
     let mut warnings = Vec::new();
     if opts.obj && opts.colour_set > 0 {
         let sets = max_colour_sets(scene);

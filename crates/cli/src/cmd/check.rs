@@ -3,20 +3,34 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::input::{self, Format};
+use crate::report;
 
 /// Arguments of `check`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The level file to check.
+    /// The level file to check (an X-Ray `level` is checked with the `level.geom` beside it).
     pub file: PathBuf,
 }
 
-/// Run `check`: one line per violation, exit 1 if there is any.
+/// Run `check`: one line per problem, exit 1 if there is any.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let input = input::load(&args.file)?;
-    match input.format {
-        Format::Wad => crate::wad::check(&input.path, &input.bytes, out),
-        Format::Xray => crate::xray::check(&input.path, &input.bytes, out),
+    let level = levelgeom_core::open(&args.file)?;
+    report::warnings(level.warnings());
+    let r = level.check();
+    for n in &r.notes {
+        writeln!(out, "{n}")?;
     }
+    for p in &r.problems {
+        writeln!(out, "{p}")?;
+    }
+    let name = level.display_name();
+    if r.problems.is_empty() {
+        writeln!(out, "{name}: no problems found")?;
+        return Ok(0);
+    }
+    eprintln!(
+        "levelgeom: {name}: {} found",
+        report::count(r.problems.len(), "problem")
+    );
+    Ok(1)
 }

@@ -15,16 +15,15 @@ pub struct Args {
     /// instead of the small demo island.
     #[arg(long)]
     pub full_size: bool,
+    /// Replace OUTPUT if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Run `demo`.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let bytes = if args.full_size {
-        levelgeom_wad::generate::full_size_level().to_bytes()
-    } else {
-        levelgeom_wad::generate::demo_level()
-    };
-    levelgeom_binary::write_atomic(&args.output, &bytes, &[])
+    let bytes = levelgeom_core::demo_bytes(args.full_size)?;
+    levelgeom_binary::write_new(&args.output, &bytes, &[], args.force)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     writeln!(
         out,

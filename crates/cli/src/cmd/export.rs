@@ -3,7 +3,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::input::{self, Format};
+use levelgeom_core::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
+
+use crate::report;
 
 /// Which files to write.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +24,7 @@ pub struct Args {
     /// The level: a WAD file, or an X-Ray `level` file or the folder holding it.
     #[arg(required_unless_present = "demo")]
     pub input: Option<PathBuf>,
-    /// The output folder (created if missing).
+    /// The output folder (created if missing; a previous export in it is replaced).
     pub outdir: Option<PathBuf>,
     /// Export the built-in demo level (no game files needed); then only OUTDIR is given.
     #[arg(long)]
@@ -30,6 +32,12 @@ pub struct Args {
     /// What to write.
     #[arg(long, value_enum, default_value_t = ExportFormat::All)]
     pub format: ExportFormat,
+    /// Which vertex-colour set OBJ writes (0 = first; glTF always has all).
+    #[arg(long, default_value_t = 0)]
+    pub colour_set: usize,
+    /// Write into OUTDIR even when it holds files that are not a previous export.
+    #[arg(long)]
+    pub force: bool,
     /// WAD: also export collision polygons (collision.obj, hidden node tree in the GLB).
     #[arg(long)]
     pub collision: bool,
@@ -39,9 +47,6 @@ pub struct Args {
     /// WAD: negate z (and reverse the winding so front faces stay front).
     #[arg(long)]
     pub mirror_z: bool,
-    /// WAD: which vertex-colour set OBJ writes (0 = first; glTF always has all).
-    #[arg(long, default_value_t = 0)]
-    pub colour_set: usize,
     /// X-Ray: folder of game textures (gamedata/textures) to resolve texture names against.
     #[arg(long)]
     pub textures: Option<PathBuf>,
@@ -50,32 +55,75 @@ pub struct Args {
     pub lods: bool,
 }
 
+impl Args {
+    fn options(&self) -> ExportOptions {
+        let wad = (self.collision || self.objects || self.mirror_z).then_some(WadOptions {
+            mirror_z: self.mirror_z,
+            collision: self.collision,
+            objects: self.objects,
+        });
+        let xray = (self.textures.is_some() || self.lods).then(|| XrayOptions {
+            lods: self.lods,
+            textures: self.textures.clone(),
+        });
+        ExportOptions {
+            formats: Formats {
+                gltf: matches!(self.format, ExportFormat::Gltf | ExportFormat::All),
+                obj: matches!(self.format, ExportFormat::Obj | ExportFormat::All),
+            },
+            colour_set: self.colour_set,
+            force: self.force,
+            engine: EngineOptions { wad, xray },
+        }
+    }
+}
+
 /// Run `export`.
 pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.demo {
+    if args.demo && args.outdir.is_none() {
         // With --demo the single positional is the output folder.
-        if args.outdir.is_none() {
-            args.outdir = args.input.take();
-        }
-        if args.outdir.is_none() {
-            anyhow::bail!("export --demo needs an output folder: levelgeom export --demo OUTDIR");
-        }
-        let bytes = crate::wad::demo_bytes();
-        return crate::wad_export::export(std::path::Path::new("demo.wad"), &bytes, &args, out);
+        args.outdir = args.input.take();
     }
-    let path = args
-        .input
-        .clone()
-        .ok_or_else(|| anyhow::anyhow!("export needs INPUT and OUTDIR (or --demo OUTDIR)"))?;
-    if args.outdir.is_none() {
-        anyhow::bail!("export needs an output folder: levelgeom export INPUT OUTDIR");
+    let Some(outdir) = args.outdir.clone() else {
+        anyhow::bail!(
+            "export needs an output folder: levelgeom export INPUT OUTDIR (or --demo OUTDIR)"
+        );
+    };
+    let level = match (&args.input, args.demo) {
+        (_, true) => levelgeom_core::demo(),
+        (Some(input), false) => levelgeom_core::open(input)?,
+        (None, false) => anyhow::bail!("export needs INPUT and OUTDIR (or --demo OUTDIR)"),
+    };
+    let r = level.export(&outdir, &args.options())?;
+    let inputs: Vec<String> = r.inputs.iter().map(|p| p.display().to_string()).collect();
+    writeln!(out, "exported {}", inputs.join(" with "))?;
+    for root in &r.roots {
+        writeln!(
+            out,
+            "  {}: {}, {}, {}",
+            root.name,
+            report::count(root.meshes, "mesh"),
+            report::count(root.vertices, "vertex"),
+            report::count(root.triangles, "triangle"),
+        )?;
     }
-    if path.is_dir() {
-        return crate::xray::export(&path, &args, out);
+    writeln!(
+        out,
+        "  {} ({} distinct, {}), {}, {} ({} found)",
+        report::count(r.roots.iter().map(|x| x.meshes).sum(), "placed mesh"),
+        r.distinct_meshes,
+        report::count(r.distinct_triangles, "triangle"),
+        report::count(r.materials, "material"),
+        report::count(r.textures, "texture"),
+        r.textures_found
+    )?;
+    writeln!(out, "wrote {}:", report::count(r.files.len(), "file"))?;
+    for (p, n) in &r.files {
+        writeln!(out, "  {} ({n} bytes)", p.display())?;
     }
-    let input = input::load(&path)?;
-    match input.format {
-        Format::Wad => crate::wad_export::export(&input.path, &input.bytes, &args, out),
-        Format::Xray => crate::xray::export(&input.path, &args, out),
+    report::warnings(&r.warnings);
+    if !r.warnings.is_empty() {
+        writeln!(out, "{}", report::count(r.warnings.len(), "warning"))?;
     }
+    Ok(0)
 }

@@ -3,12 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::input::{self, Format};
-
 /// Arguments of `info`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The level file (format detected from its content).
+    /// The level file (format detected from its content), or an X-Ray level folder.
     #[arg(required_unless_present = "demo")]
     pub file: Option<PathBuf>,
     /// Describe the built-in demo level instead of a file.
@@ -21,16 +19,16 @@ pub struct Args {
 
 /// Run `info`.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.demo {
-        let bytes = crate::wad::demo_bytes();
-        return crate::wad::info(std::path::Path::new("<demo>"), &bytes, args.json, out);
+    let level = match (&args.file, args.demo) {
+        (_, true) => levelgeom_core::demo(),
+        (Some(f), false) => levelgeom_core::open(f)?,
+        (None, false) => anyhow::bail!("info needs a FILE (or --demo)"),
+    };
+    let info = level.info()?;
+    if args.json {
+        writeln!(out, "{}", info.to_json())?;
+    } else {
+        write!(out, "{info}")?;
     }
-    let path = args
-        .file
-        .ok_or_else(|| anyhow::anyhow!("info needs a FILE (or --demo)"))?;
-    let input = input::load(&path)?;
-    match input.format {
-        Format::Wad => crate::wad::info(&input.path, &input.bytes, args.json, out),
-        Format::Xray => crate::xray::info(&input.path, &input.bytes, args.json, out),
-    }
+    Ok(0)
 }

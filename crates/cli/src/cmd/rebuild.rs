@@ -1,32 +1,36 @@
-//! `levelgeom rebuild IN OUT [--verify]`
+//! `levelgeom rebuild IN OUT [--verify] [--force]`
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::input::{self, Format};
+use crate::report;
 
 /// Arguments of `rebuild`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The level file to read.
     pub input: PathBuf,
-    /// Where to write the rebuilt file (never the input itself).
+    /// Where to write the rebuilt file (never the input itself, nor a file paired with it).
     pub output: PathBuf,
     /// Compare the rebuilt bytes with the input; exit 1 naming the first difference.
     #[arg(long)]
     pub verify: bool,
+    /// Replace OUTPUT if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Run `rebuild`.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let input = input::load(&args.input)?;
-    let rebuilt = match input.format {
-        Format::Wad => crate::wad::rebuild(&input.path, &input.bytes)?,
-        Format::Xray => crate::xray::rebuild(&input.path, &input.bytes)?,
-    };
-    levelgeom_binary::write_atomic(&args.output, &rebuilt, &[&args.input])
+    let level = levelgeom_core::open(&args.input)?;
+    report::warnings(level.warnings());
+    let rebuilt = level.rebuild()?;
+    let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
+    protect.extend(level.companions());
+    let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
+    levelgeom_binary::write_new(&args.output, &rebuilt, &protect, args.force)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     if !args.verify {
         writeln!(
@@ -37,38 +41,29 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         )?;
         return Ok(0);
     }
-    match first_difference(&input.bytes, &rebuilt) {
+    let input = level.bytes();
+    match levelgeom_core::first_difference(input, &rebuilt) {
         None => {
             writeln!(
                 out,
                 "identical: {} rebuilds byte for byte ({} bytes)",
-                args.input.display(),
+                level.display_name(),
                 rebuilt.len()
             )?;
             Ok(0)
         }
         Some(at) => {
-            let place = match input.format {
-                Format::Wad => crate::wad::locate(&input.bytes, at),
-                Format::Xray => crate::xray::locate(&input.bytes, at),
-            };
             writeln!(
                 out,
                 "different: first difference at 0x{at:08X}{} (input {} bytes, rebuilt {} bytes)",
-                place.map(|p| format!(" in {p}")).unwrap_or_default(),
-                input.bytes.len(),
+                level
+                    .locate(at)
+                    .map(|p| format!(" in {p}"))
+                    .unwrap_or_default(),
+                input.len(),
                 rebuilt.len()
             )?;
             Ok(1)
         }
-    }
-}
-
-/// The first offset where `a` and `b` differ (a length difference counts at the shorter end).
-pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
-    match a.iter().zip(b).position(|(x, y)| x != y) {
-        Some(i) => Some(i),
-        None if a.len() != b.len() => Some(a.len().min(b.len())),
-        None => None,
     }
 }

@@ -194,7 +194,7 @@ fn a_corrupt_count_inside_a_chunk_exits_2_with_its_path() {
 #[test]
 fn check_passes_the_generated_demo_and_flags_a_broken_texture_index() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let demo = levelgeom_wad::generate::demo_level();
+    let demo = levelgeom_wad::generate::demo_level().unwrap();
     let good = dir.path().join("demo.wad");
     std::fs::write(&good, &demo).expect("write");
     let out = run(&["check".as_ref(), good.as_os_str()]);
@@ -204,7 +204,7 @@ fn check_passes_the_generated_demo_and_flags_a_broken_texture_index() {
         format!("{}: no problems found", good.display())
     );
 
-    let (mut level, _) = Level::from_bytes(&demo).expect("demo parses");
+    let (mut level, _) = Level::read(&demo).expect("demo parses");
     let entries = level.text().map(|t| t.entries.len()).expect("TEXT");
     let (mi, fi) = {
         let trak = level.trak_mut().expect("TRAK");
@@ -217,7 +217,7 @@ fn check_passes_the_generated_demo_and_flags_a_broken_texture_index() {
         (mi, 0)
     };
     let bad = dir.path().join("bad.wad");
-    std::fs::write(&bad, level.to_bytes()).expect("write");
+    std::fs::write(&bad, level.to_bytes().unwrap()).expect("write");
     let out = run(&["check".as_ref(), bad.as_os_str()]);
     assert_eq!(out.status.code(), Some(1));
     let s = text(&out.stdout);
@@ -230,7 +230,7 @@ fn info_demo_json_describes_the_built_in_level() {
     let out = run(&["info".as_ref(), "--demo".as_ref(), "--json".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let demo = levelgeom_wad::generate::demo_level();
+    let demo = levelgeom_wad::generate::demo_level().unwrap();
     assert_eq!(v["size"].as_u64(), Some(demo.len() as u64));
     assert_eq!(v["header"]["value"].as_u64(), Some(demo.len() as u64 - 4));
     let tags: Vec<&str> = v["chunks"]
@@ -267,7 +267,7 @@ fn check_reports_a_header_that_is_not_the_length_minus_4() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert_eq!(
         text(&out.stdout).lines().collect::<Vec<_>>(),
-        ["header: the file header is 30819 (0x00007863), but the file length − 4 is 28771 (bias +2048)"]
+        ["at 0x00000000 in header: the file header is 30819 (0x00007863), but the file length − 4 is 28771 (bias +2048)"]
     );
     // info still describes it, with the bias
     let out = run(&["info".as_ref(), wad.as_os_str(), "--json".as_ref()]);

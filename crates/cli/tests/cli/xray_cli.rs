@@ -105,8 +105,10 @@ fn formats_are_detected_from_content_not_name() {
     std::fs::write(&q, &b).unwrap();
     let v = info_json(&q);
     assert_eq!(v["format"], "xray-chunks");
-    assert_eq!(v["tree"][1]["id"], 5);
-    assert_eq!(v["tree"][1]["children"][0]["id"], 7);
+    assert_eq!(v["chunks"][1]["id"], 5);
+    assert_eq!(v["chunks"][1]["offset"], 12);
+    assert_eq!(v["chunks"][2]["path"], "chunk[5]/chunk[7]");
+    assert_eq!(v["chunks"][2]["offset"], 20);
     let out = d.path().join("x.out");
     let (code, text, _) = run(&[
         os("rebuild"),
@@ -193,7 +195,7 @@ fn export_writes_glb_obj_mtl_and_validates() {
     let (code, text, err) = run(&[os("export"), fixture_dir().as_os_str(), out.as_os_str()]);
     assert_eq!(code, 0, "{text}{err}");
     assert!(
-        text.contains("16 visuals, 9 placed meshes (5 distinct"),
+        text.contains("9 placed meshes (5 distinct, 56 triangles)"),
         "{text}"
     );
     let glb = std::fs::read(out.join("level.glb")).unwrap();
@@ -264,7 +266,7 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
     assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("(1 found)"), "{text}");
     assert!(err.contains("texture crete/crete_roof1 not found"), "{err}");
-    assert!(err.contains("1 texture(s) found only as DDS/TGA"), "{err}");
+    assert!(err.contains("1 texture found only as DDS/TGA"), "{err}");
     // referenced relative to the output folder, so both can move together
     let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
     assert!(

@@ -1,0 +1,86 @@
+//! The one error type of the library entry point.
+
+use std::path::PathBuf;
+
+use levelgeom_binary::{ReadError, WriteError};
+
+/// Why an operation on a level failed. Every variant names the file; read errors also carry
+/// the byte offset and chunk path inside it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be read from disk.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bytes are no level file of any engine.
+    #[error("{file}: not a recognised level file ({len} bytes, first bytes {first}): {expected}")]
+    NotALevel {
+        /// The file, as given.
+        file: String,
+        /// Its size.
+        len: usize,
+        /// Its first bytes, in hex.
+        first: String,
+        /// What the detection looked for.
+        expected: &'static str,
+    },
+    /// The file is malformed: the offset and chunk path say where.
+    #[error("{file}: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// What went wrong, and where.
+        #[source]
+        source: ReadError,
+    },
+    /// The level cannot be written back (a value of the model does not fit its field).
+    #[error("{file}: {source}")]
+    Write {
+        /// The file the model came from.
+        file: String,
+        /// The field and why.
+        #[source]
+        source: WriteError,
+    },
+    /// An option given does not apply to the opened level's engine.
+    #[error("{option} do(es) not apply to {file}, which is {format}")]
+    OptionDoesNotApply {
+        /// The option(s), as the user wrote them.
+        option: &'static str,
+        /// The file.
+        file: String,
+        /// What the file is.
+        format: &'static str,
+    },
+    /// This kind of file cannot do what was asked (e.g. export a `level.geom` alone).
+    #[error("{file}: {message}")]
+    Unsupported {
+        /// The file.
+        file: String,
+        /// What cannot be done, and what to do instead.
+        message: String,
+    },
+    /// Writing the export folder failed; nothing in it was changed.
+    #[error(transparent)]
+    Folder(#[from] levelgeom_export::folder::FolderError),
+}
+
+impl Error {
+    /// The file offset the error is about, where it has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Read { source, .. } => Some(source.offset),
+            Error::NotALevel { .. } => Some(0),
+            _ => None,
+        }
+    }
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,130 @@
+//! Exporting an opened level into a folder.
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_export::folder::{self, FolderOptions};
+use levelgeom_scene::Scene;
+
+use crate::error::Result;
+use crate::level::{Content, LevelFile};
+use crate::options::ExportOptions;
+
+/// Counts of one root of an exported scene.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RootSummary {
+    /// The root node's name.
+    pub name: String,
+    /// Nodes with a mesh below it (instances counted each time).
+    pub meshes: usize,
+    /// Vertices of those meshes.
+    pub vertices: usize,
+    /// Triangles of those meshes.
+    pub triangles: usize,
+}
+
+/// What [`LevelFile::export`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportReport {
+    /// The exported file and the files it was paired with.
+    pub inputs: Vec<PathBuf>,
+    /// Every root of the scene with its counts.
+    pub roots: Vec<RootSummary>,
+    /// Distinct meshes of the scene.
+    pub distinct_meshes: usize,
+    /// Triangles over the distinct meshes.
+    pub distinct_triangles: usize,
+    /// Materials of the scene.
+    pub materials: usize,
+    /// Textures of the scene.
+    pub textures: usize,
+    /// Textures whose pixels or file the output has (decoded, or found on disk).
+    pub textures_found: usize,
+    /// Files written, with their sizes.
+    pub files: Vec<(PathBuf, u64)>,
+    /// Everything worth telling the user, in order (reading, conversion, writers).
+    pub warnings: Vec<String>,
+}
+
+/// Count the nodes with meshes, vertices and triangles under a root.
+pub fn tally(scene: &Scene, root: usize) -> RootSummary {
+    let mut s = RootSummary {
+        name: scene
+            .nodes
+            .get(root)
+            .map_or("?", |n| n.name.as_str())
+            .to_string(),
+        ..RootSummary::default()
+    };
+    let mut stack = vec![root];
+    let mut seen = vec![false; scene.nodes.len()];
+    while let Some(n) = stack.pop() {
+        let Some(node) = scene.nodes.get(n) else {
+            continue;
+        };
+        if std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        if let Some(m) = node.mesh.and_then(|m| scene.meshes.get(m)) {
+            s.meshes += 1;
+            for p in &m.primitives {
+                s.vertices += p.vertex_count();
+                s.triangles += p.triangle_count();
+            }
+        }
+        stack.extend(node.children.iter().copied());
+    }
+    s
+}
+
+impl LevelFile {
+    /// Convert to a scene and write the chosen formats into `outdir`, all or nothing (see
+    /// [`levelgeom_export::folder`]). Inputs are never overwritten.
+    ///
+    /// # Errors
+    /// As [`LevelFile::to_scene`], and [`crate::Error::Folder`] when the folder cannot be
+    /// written (it is then left as it was).
+    pub fn export(&self, outdir: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+        let mut scene = self.to_scene(&opts.engine)?;
+        if let (Content::XrayLevel(_), Some(dir)) = (
+            &self.content,
+            opts.engine
+                .xray
+                .as_ref()
+                .and_then(|x| x.textures.as_deref()),
+        ) {
+            let mut w = levelgeom_xray::resolve_textures(&mut scene, dir, outdir);
+            scene.warnings.append(&mut w);
+        }
+        let mut inputs = vec![self.path.clone()];
+        inputs.extend(self.companions());
+        let written = folder::write_folder(
+            &scene,
+            outdir,
+            &FolderOptions {
+                gltf: opts.formats.gltf,
+                obj: opts.formats.obj,
+                colour_set: opts.colour_set,
+                force: opts.force,
+                protect: inputs.clone(),
+                input: self.display_name(),
+            },
+        )?;
+        let mut warnings = std::mem::take(&mut scene.warnings);
+        warnings.extend(written.warnings);
+        Ok(ExportReport {
+            inputs,
+            roots: scene.roots.iter().map(|&r| tally(&scene, r)).collect(),
+            distinct_meshes: scene.meshes.len(),
+            distinct_triangles: scene.mesh_triangle_count(),
+            materials: scene.materials.len(),
+            textures: scene.textures.len(),
+            textures_found: scene
+                .textures
+                .iter()
+                .filter(|t| !matches!(t.source, levelgeom_scene::TextureSource::Unresolved { .. }))
+                .count(),
+            files: written.files,
+            warnings,
+        })
+    }
+}

@@ -1,0 +1,243 @@
+//! One opened level file, whatever its engine: the single dispatch point over the engines.
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_binary::{Problem, Warning};
+use levelgeom_scene::Scene;
+
+use crate::error::{Error, Result};
+use crate::info::Info;
+use crate::options::EngineOptions;
+use crate::Format;
+
+/// The parsed content of a file, per engine.
+#[derive(Debug)]
+pub(crate) enum Content {
+    Wad(Box<levelgeom_wad::Level>),
+    /// An X-Ray `level` with the geom files beside it.
+    XrayLevel(Box<levelgeom_xray::files::LevelFiles>),
+    /// Any other X-Ray file.
+    Xray(Box<levelgeom_xray::files::Opened>),
+}
+
+/// An opened level file: its bytes, the typed model of its engine, the warnings reading gave.
+///
+/// Made by [`crate::open`], [`crate::open_bytes`] or [`crate::demo`].
+#[derive(Debug)]
+pub struct LevelFile {
+    pub(crate) path: PathBuf,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) content: Content,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// What [`LevelFile::check`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Which other files the check looked at, and what it could not check (for the user).
+    pub notes: Vec<String>,
+    /// The broken rules.
+    pub problems: Vec<Problem>,
+}
+
+impl LevelFile {
+    /// The path the file was opened from (for the demo level, `demo.wad`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path as text, as every message names it.
+    pub fn display_name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The file's bytes as read.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// What kind of file it is.
+    pub fn format(&self) -> Format {
+        use levelgeom_xray::Kind;
+        match &self.content {
+            Content::Wad(_) => Format::Wad,
+            Content::XrayLevel(_) => Format::XrayLevel,
+            Content::Xray(o) => match o.kind() {
+                Kind::Level => Format::XrayLevel,
+                Kind::Geom => Format::XrayGeom,
+                Kind::Cform => Format::XrayCform,
+                Kind::Chunks => Format::XrayChunks,
+            },
+        }
+    }
+
+    /// Problems reading noticed that did not stop it.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The typed WAD model, when this is a WAD.
+    pub fn wad(&self) -> Option<&levelgeom_wad::Level> {
+        match &self.content {
+            Content::Wad(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Paths of the other files the opened one was paired with (`level.geom` beside `level`).
+    pub fn companions(&self) -> Vec<PathBuf> {
+        match &self.content {
+            Content::XrayLevel(f) => f
+                .geom
+                .iter()
+                .chain(f.geomx.iter())
+                .map(|g| g.path.clone())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A description of the file: chunks with offsets and sizes, and a summary of their content.
+    ///
+    /// # Errors
+    /// Only for X-Ray files whose chunk tree cannot be listed although the file was read.
+    pub fn info(&self) -> Result<Info> {
+        let file = self.display_name();
+        let read_err = |source| Error::Read {
+            file: file.clone(),
+            source,
+        };
+        Ok(match &self.content {
+            Content::Wad(l) => Info::Wad(levelgeom_wad::info::info(
+                l,
+                &file,
+                self.bytes.len(),
+                &self.warnings,
+            )),
+            Content::XrayLevel(f) => {
+                let opened = levelgeom_xray::files::Opened::Level(f.level.clone());
+                Info::Xray(
+                    levelgeom_xray::info::Info::new(&file, &self.bytes, &opened, &self.warnings)
+                        .map_err(read_err)?,
+                )
+            }
+            Content::Xray(o) => Info::Xray(
+                levelgeom_xray::info::Info::new(&file, &self.bytes, o, &self.warnings)
+                    .map_err(read_err)?,
+            ),
+        })
+    }
+
+    /// Run the format's consistency rules (an X-Ray `level` against the geom files beside it).
+    pub fn check(&self) -> CheckReport {
+        match &self.content {
+            Content::Wad(l) => CheckReport {
+                notes: Vec::new(),
+                problems: levelgeom_wad::check::check(l),
+            },
+            Content::XrayLevel(f) => {
+                let r = f.check();
+                CheckReport {
+                    notes: r.notes,
+                    problems: r.problems,
+                }
+            }
+            Content::Xray(o) => CheckReport {
+                notes: Vec::new(),
+                problems: o.check(),
+            },
+        }
+    }
+
+    /// Write the typed model back to bytes (the same bytes when nothing was changed).
+    ///
+    /// # Errors
+    /// A value of the model that does not fit its field ([`Error::Write`]).
+    pub fn rebuild(&self) -> Result<Vec<u8>> {
+        let r = match &self.content {
+            Content::Wad(l) => l.to_bytes(),
+            Content::XrayLevel(f) => f.level.to_bytes(),
+            Content::Xray(o) => o.to_bytes(),
+        };
+        r.map_err(|source| Error::Write {
+            file: self.display_name(),
+            source,
+        })
+    }
+
+    /// Name the chunk (path) that holds absolute offset `at` of the file.
+    pub fn locate(&self, at: usize) -> Option<String> {
+        match &self.content {
+            Content::Wad(_) => levelgeom_wad::locate(&self.bytes, at),
+            _ => levelgeom_xray::locate(&self.bytes, at),
+        }
+    }
+
+    /// Convert to the engine-neutral scene (warnings in [`Scene::warnings`], read warnings
+    /// first). The scene is named after the file (WAD) or its folder (X-Ray).
+    ///
+    /// # Errors
+    /// Options of the other engine; a file that holds no exportable level (a `level.geom`
+    /// alone, a collision file); an X-Ray build older than 13; a level without geometry.
+    pub fn to_scene(&self, opts: &EngineOptions) -> Result<Scene> {
+        let file = self.display_name();
+        let does_not_apply = |option| Error::OptionDoesNotApply {
+            option,
+            file: file.clone(),
+            format: self.format().description(),
+        };
+        let mut warnings: Vec<String> = self.warnings.iter().map(ToString::to_string).collect();
+        let mut scene = match &self.content {
+            Content::Wad(l) => {
+                if opts.xray.is_some() {
+                    return Err(does_not_apply("--textures and --lods (X-Ray options)"));
+                }
+                let mut s =
+                    levelgeom_wad::scene::to_scene(l, &opts.wad.clone().unwrap_or_default())
+                        .map_err(|e| Error::Unsupported {
+                            file: file.clone(),
+                            message: e.to_string(),
+                        })?;
+                s.name = self
+                    .path
+                    .file_stem()
+                    .map_or_else(|| "level".into(), |s| s.to_string_lossy().into_owned());
+                s
+            }
+            Content::XrayLevel(f) => {
+                if opts.wad.is_some() {
+                    return Err(does_not_apply(
+                        "--collision, --objects and --mirror-z (WAD options)",
+                    ));
+                }
+                let x = opts.xray.clone().unwrap_or_default();
+                let so = levelgeom_xray::SceneOptions {
+                    name: String::new(),
+                    lods: x.lods,
+                    ..levelgeom_xray::SceneOptions::default()
+                };
+                f.to_scene(&so).map_err(|e| Error::Unsupported {
+                    file: file.clone(),
+                    message: e.to_string(),
+                })?
+            }
+            Content::Xray(o) => {
+                let message = match o.kind() {
+                    levelgeom_xray::Kind::Geom => {
+                        "a level.geom holds only vertex and index buffers; export needs the \
+                         `level` file beside it (visuals, shaders). Give the level folder or \
+                         its `level` file."
+                    }
+                    _ => "export needs an X-Ray `level` file (or its folder)",
+                };
+                return Err(Error::Unsupported {
+                    file,
+                    message: message.into(),
+                });
+            }
+        };
+        warnings.append(&mut scene.warnings);
+        scene.warnings = warnings;
+        Ok(scene)
+    }
+}

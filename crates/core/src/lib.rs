@@ -1,0 +1,223 @@
+//! levelgeom's library entry point: one interface over every engine.
+//!
+//! [`open`] reads a level file (or an X-Ray level folder), tells its engine from the bytes —
+//! each engine crate offers one `sniff`, and no engine knows another's signature — and returns
+//! a [`LevelFile`] with the same calls for all of them:
+//!
+//! | call | what |
+//! |---|---|
+//! | [`LevelFile::info`] | chunks with offsets and sizes, a summary of their content ([`Info`]: text and JSON renderings of one value) |
+//! | [`LevelFile::check`] | the format's consistency rules ([`CheckReport`] of [`Problem`]s) |
+//! | [`LevelFile::rebuild`] | the typed model written back (byte for byte when unchanged) |
+//! | [`LevelFile::locate`] | the chunk path of a file offset |
+//! | [`LevelFile::to_scene`] | the engine-neutral scene, with [`EngineOptions`] |
+//! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files written into a folder, all or nothing |
+//!
+//! ```
+//! let level = levelgeom_core::demo();
+//! assert_eq!(level.format(), levelgeom_core::Format::Wad);
+//! assert!(level.check().problems.is_empty());
+//! assert_eq!(level.rebuild().unwrap(), level.bytes());
+//! let scene = level.to_scene(&Default::default()).unwrap();
+//! assert!(scene.mesh_triangle_count() > 0);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+mod error;
+mod export;
+mod info;
+mod level;
+mod options;
+
+pub use error::{Error, Result};
+pub use export::{tally, ExportReport, RootSummary};
+pub use info::Info;
+pub use level::{CheckReport, LevelFile};
+pub use levelgeom_binary::{Problem, Severity, Warning};
+pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
+
+use level::Content;
+
+/// What kind of level file was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// An Argonaut level WAD (The Emperor's New Groove).
+    Wad,
+    /// An X-Ray `level` file (visuals, shaders, sectors…).
+    XrayLevel,
+    /// An X-Ray `level.geom` / `level.geomx` (vertex and index buffers).
+    XrayGeom,
+    /// An X-Ray `level.cform` (collision).
+    XrayCform,
+    /// Another X-Ray chunk file.
+    XrayChunks,
+}
+
+impl Format {
+    /// The name `info --json` uses (`argonaut-wad`, `xray-level`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Wad => "argonaut-wad",
+            Format::XrayLevel => "xray-level",
+            Format::XrayGeom => "xray-geom",
+            Format::XrayCform => "xray-cform",
+            Format::XrayChunks => "xray-chunks",
+        }
+    }
+
+    /// A phrase for messages (`an Argonaut WAD`).
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Wad => "an Argonaut WAD",
+            Format::XrayLevel => "an X-Ray level",
+            Format::XrayGeom => "an X-Ray level.geom",
+            Format::XrayCform => "an X-Ray level.cform",
+            Format::XrayChunks => "an X-Ray chunk file",
+        }
+    }
+}
+
+const EXPECTED: &str = "neither an Argonaut WAD (u32 length, then a chunk tag of capital letters \
+                        such as CPFW at offset 4) nor an X-Ray file (chunks of u32 id + u32 size \
+                        that tile the file, header chunk 1 of 4 bytes first; or a level.cform \
+                        header)";
+
+/// Open a level file, or an X-Ray level folder (its `level` file, paired with the
+/// `level.geom` and `level.geomx` beside it).
+///
+/// # Errors
+/// The file cannot be read, is no level file ([`Error::NotALevel`], with its first bytes), or
+/// is malformed ([`Error::Read`], with the offset and chunk path).
+pub fn open(path: &Path) -> Result<LevelFile> {
+    let file = if path.is_dir() {
+        let level = path.join("level");
+        if !level.is_file() {
+            return Err(Error::Unsupported {
+                file: path.display().to_string(),
+                message: "is a folder without a `level` file; give a level file (a WAD, an \
+                          X-Ray `level`, `level.geom`, `level.cform`) or an X-Ray level folder"
+                    .into(),
+            });
+        }
+        level
+    } else {
+        path.to_path_buf()
+    };
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Io {
+        path: file.clone(),
+        source,
+    })?;
+    from_bytes(file, bytes, true)
+}
+
+/// Open a level from bytes in memory; `name` is what messages call it. No files beside it are
+/// looked for.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_bytes(name: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<LevelFile> {
+    from_bytes(name.into(), bytes, false)
+}
+
+/// The built-in demo level (a generated, self-consistent WAD), named `demo.wad`.
+pub fn demo() -> LevelFile {
+    let level =
+        demo_bytes(false).and_then(|bytes| from_bytes(PathBuf::from("demo.wad"), bytes, false));
+    match level {
+        Ok(l) => l,
+        // The generator's output always reads; a failure here is a bug worth a loud message.
+        Err(e) => panic!("the built-in demo level does not read back: {e}"),
+    }
+}
+
+/// The bytes of a generated demo WAD: the small demo island, or with `full_size` a level of
+/// real game size (96×96 grid, ~600 models, ~25,000 triangles, 30 pages).
+///
+/// # Errors
+/// Only if the generator made a level that cannot be written (a bug).
+pub fn demo_bytes(full_size: bool) -> Result<Vec<u8>> {
+    if full_size {
+        levelgeom_wad::generate::full_size_level().and_then(|l| l.to_bytes())
+    } else {
+        levelgeom_wad::generate::demo_level()
+    }
+    .map_err(|source| Error::Write {
+        file: "the generated demo level".into(),
+        source,
+    })
+}
+
+/// The first offset where `a` and `b` differ (a length difference counts at the shorter end).
+pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => Some(i),
+        None if a.len() != b.len() => Some(a.len().min(b.len())),
+        None => None,
+    }
+}
+
+fn first_bytes(bytes: &[u8]) -> String {
+    let hex: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02X}")).collect();
+    if hex.is_empty() {
+        "none".into()
+    } else {
+        hex.join(" ")
+    }
+}
+
+fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool) -> Result<LevelFile> {
+    let file = path.display().to_string();
+    let read_err = |source| Error::Read {
+        file: file.clone(),
+        source,
+    };
+    let (content, warnings) = if let Some(read) = levelgeom_xray::files::Opened::read(&bytes) {
+        let (opened, warnings) = read.map_err(read_err)?;
+        match opened {
+            levelgeom_xray::files::Opened::Level(level) => {
+                let (geom, geomx) = if siblings {
+                    levelgeom_xray::files::siblings(&path).map_err(|e| match e {
+                        levelgeom_xray::files::FilesError::Read { path, source } => Error::Read {
+                            file: path.display().to_string(),
+                            source,
+                        },
+                        other => Error::Unsupported {
+                            file: file.clone(),
+                            message: format!("the files beside it: {other}"),
+                        },
+                    })?
+                } else {
+                    (None, None)
+                };
+                let files = levelgeom_xray::files::LevelFiles {
+                    level_path: path.clone(),
+                    level,
+                    warnings: warnings.clone(),
+                    geom,
+                    geomx,
+                };
+                (Content::XrayLevel(Box::new(files)), warnings)
+            }
+            other => (Content::Xray(Box::new(other)), warnings),
+        }
+    } else if levelgeom_wad::sniff(&bytes) {
+        let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
+        (Content::Wad(Box::new(level)), warnings)
+    } else {
+        return Err(Error::NotALevel {
+            file,
+            len: bytes.len(),
+            first: first_bytes(&bytes),
+            expected: EXPECTED,
+        });
+    };
+    Ok(LevelFile {
+        path,
+        bytes,
+        content,
+        warnings,
+    })
+}

@@ -1,0 +1,60 @@
+//! What a conversion or an export is asked to do.
+//!
+//! Options that belong to one engine are typed per engine ([`WadOptions`], [`XrayOptions`]);
+//! giving the options of one engine for a level of the other is an
+//! [`Error::OptionDoesNotApply`](crate::Error::OptionDoesNotApply), never silently ignored.
+
+use std::path::PathBuf;
+
+/// WAD options of [`EngineOptions`] (the engine's own scene options).
+pub type WadOptions = levelgeom_wad::scene::SceneOptions;
+
+/// X-Ray options of [`EngineOptions`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XrayOptions {
+    /// Also make meshes of the LOD billboard quads (`--lods`).
+    pub lods: bool,
+    /// Folder of game textures (`gamedata/textures`) to resolve texture names against
+    /// (`--textures`).
+    pub textures: Option<PathBuf>,
+}
+
+/// Engine-specific choices: at most the one of the opened level's engine may be set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// For Argonaut WADs.
+    pub wad: Option<WadOptions>,
+    /// For X-Ray levels.
+    pub xray: Option<XrayOptions>,
+}
+
+/// Which files an export writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Formats {
+    /// `level.glb`.
+    pub gltf: bool,
+    /// `level.obj` + `.mtl` (+ collision/objects files and PNG textures).
+    pub obj: bool,
+}
+
+impl Default for Formats {
+    fn default() -> Self {
+        Formats {
+            gltf: true,
+            obj: true,
+        }
+    }
+}
+
+/// Everything [`LevelFile::export`](crate::LevelFile::export) is asked to do.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Which files.
+    pub formats: Formats,
+    /// Which vertex-colour set OBJ writes (0 = first; glTF always has every set).
+    pub colour_set: usize,
+    /// Write into a folder that holds files other than a previous export of ours.
+    pub force: bool,
+    /// Engine-specific choices.
+    pub engine: EngineOptions,
+}

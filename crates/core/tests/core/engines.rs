@@ -1,0 +1,135 @@
+//! One interface over both engines: the same calls open, check, rebuild and export a WAD and
+//! an X-Ray level; options of the other engine and unknown files are clear errors.
+
+use levelgeom_core::{EngineOptions, Error, ExportOptions, Format, WadOptions, XrayOptions};
+
+use crate::{fixture, indep_wad};
+
+#[test]
+fn the_same_calls_export_a_wad_and_an_xray_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, path, format) in [
+        ("wad", indep_wad(), Format::Wad),
+        ("xray", fixture(), Format::XrayLevel),
+    ] {
+        let level = levelgeom_core::open(&path).unwrap();
+        assert_eq!(level.format(), format);
+        assert!(
+            level.check().problems.is_empty(),
+            "{name}: {:?}",
+            level.check()
+        );
+        assert_eq!(
+            level.rebuild().unwrap(),
+            level.bytes(),
+            "{name} rebuilds byte for byte"
+        );
+        let scene = level.to_scene(&EngineOptions::default()).unwrap();
+        let report = level
+            .export(&tmp.path().join(name), &ExportOptions::default())
+            .unwrap();
+        // the report counts what the scene holds
+        assert_eq!(report.distinct_triangles, scene.mesh_triangle_count());
+        assert_eq!(report.materials, scene.materials.len());
+        let glb = std::fs::read(tmp.path().join(name).join("level.glb")).unwrap();
+        assert_eq!(&glb[..4], b"glTF");
+        assert!(tmp.path().join(name).join("level.obj").is_file());
+    }
+    // the X-Ray level was paired with the level.geom beside it, and names it as an input
+    let x = levelgeom_core::open(&fixture()).unwrap();
+    let companions = x.companions();
+    assert!(
+        companions.iter().any(|p| p.ends_with("level.geom")),
+        "{companions:?}"
+    );
+}
+
+#[test]
+fn the_fixture_scene_has_the_geometry_of_its_visuals() {
+    // The micro level (blender-xray's test data) has 56 triangles in 5 distinct meshes: the
+    // count the Blender add-on imports too.
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    let scene = level.to_scene(&EngineOptions::default()).unwrap();
+    assert_eq!(scene.meshes.len(), 5);
+    assert_eq!(scene.mesh_triangle_count(), 56);
+}
+
+#[test]
+fn options_of_the_other_engine_are_errors() {
+    let wad = levelgeom_core::open(&indep_wad()).unwrap();
+    let xray_opts = EngineOptions {
+        xray: Some(XrayOptions {
+            lods: true,
+            textures: None,
+        }),
+        wad: None,
+    };
+    let e = wad.to_scene(&xray_opts).unwrap_err();
+    assert!(matches!(e, Error::OptionDoesNotApply { .. }), "{e}");
+    assert!(e.to_string().contains("--lods"), "{e}");
+
+    let x = levelgeom_core::open(&fixture()).unwrap();
+    let wad_opts = EngineOptions {
+        wad: Some(WadOptions {
+            collision: true,
+            ..WadOptions::default()
+        }),
+        xray: None,
+    };
+    let e = x.to_scene(&wad_opts).unwrap_err();
+    assert!(e.to_string().contains("--collision"), "{e}");
+}
+
+#[test]
+fn unknown_bytes_name_what_was_looked_for_and_what_is_there() {
+    let e = levelgeom_core::open_bytes("x.bin", b"hello world, not a level".to_vec()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "x.bin: not a recognised level file (24 bytes, first bytes 68 65 6C 6C 6F 20 77 6F)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("CPFW") && text.contains("X-Ray"), "{text}");
+    assert_eq!(e.offset(), Some(0));
+    let e = levelgeom_core::open_bytes("empty", Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("0 bytes, first bytes none"), "{e}");
+}
+
+#[test]
+fn a_damaged_level_names_the_offset_and_chunk() {
+    // cut the independent WAD inside its TRAK chunk: the error names an offset inside the file
+    let bytes = std::fs::read(indep_wad()).unwrap();
+    let level = levelgeom_core::open_bytes("cut.wad", bytes.clone()).unwrap();
+    let trak = level
+        .info()
+        .unwrap()
+        .to_json()
+        .parse::<serde_json::Value>()
+        .unwrap()["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tag"] == "TRAK")
+        .map(|c| c["offset"].as_u64().unwrap())
+        .unwrap();
+    let cut = &bytes[..trak as usize + 40];
+    let e = levelgeom_core::open_bytes("cut.wad", cut.to_vec()).unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with("cut.wad: at 0x"), "{text}");
+    let at = e.offset().unwrap();
+    assert!(at >= trak && at <= cut.len() as u64, "{text}");
+}
+
+#[test]
+fn a_level_geom_alone_cannot_be_exported_and_says_why() {
+    let g = levelgeom_core::open(&fixture().join("level.geom")).unwrap();
+    assert_eq!(g.format(), Format::XrayGeom);
+    let e = g.to_scene(&EngineOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("needs the `level` file"), "{e}");
+    let e = levelgeom_core::open(&crate::workspace("crates")).unwrap_err();
+    assert!(
+        e.to_string().contains("folder without a `level` file"),
+        "{e}"
+    );
+}

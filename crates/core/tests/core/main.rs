@@ -1,0 +1,26 @@
+//! Integration tests of levelgeom-core, one test binary.
+#![allow(clippy::unwrap_used)]
+
+mod before_after;
+mod engines;
+mod folder;
+mod mutation;
+
+use std::path::PathBuf;
+
+/// A path below the workspace root.
+pub fn workspace(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+/// The real X-Ray fixture folder.
+pub fn fixture() -> PathBuf {
+    workspace("crates/xray/tests/data/xray-v14-micro")
+}
+
+/// The independent WAD (written from the format notes by a Python script).
+pub fn indep_wad() -> PathBuf {
+    workspace("crates/wad/tests/data/independent/indep.wad")
+}

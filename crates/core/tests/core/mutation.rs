@@ -1,0 +1,369 @@
+//! Stable mutation test: every fixture and small generated file, mutated with deterministic
+//! seeds (truncations, bit flips, absurd u32 counts and sizes at aligned offsets, deleted and
+//! duplicated ranges, stacked mutations), through `open`, `info`, `check`, `rebuild` and
+//! `export`. Asserted for every case:
+//!
+//! * no panic;
+//! * no single allocation above [`ALLOCATION_LIMIT`] (the counting allocator of this test
+//!   binary records the largest request);
+//! * every error of `open` names an offset inside the file;
+//! * `check` passes ⇒ `export` succeeds (what export rejects, check reports);
+//! * a failed export leaves no output folder and no temporary files behind.
+//!
+//! `cargo test` runs a few hundred cases; `.ci/run` runs thousands in release mode
+//! (`LEVELGEOM_MUTATIONS=N`).
+
+#![allow(unsafe_code)] // the counting allocator below, nothing else
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use levelgeom_core::{Error, ExportOptions, Formats};
+
+/// No reader may ask for more than this in one allocation on these small files.
+const ALLOCATION_LIMIT: usize = 256 << 20;
+
+struct Counting;
+
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; it only records the
+// largest size asked for, and refuses (null, as an allocator may) requests above 4 GiB so
+// that an over-allocation bug fails this test instead of the machine.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        if layout.size() > 4 << 30 {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller upholds `alloc`'s contract, which is System's too.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LARGEST.fetch_max(new_size, Ordering::Relaxed);
+        if new_size > 4 << 30 {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `alloc`; `ptr` came from this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// xorshift64*: deterministic, seeded per case.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// One mutation of `b`; returns what it did, for the failure message.
+fn mutate(b: &mut Vec<u8>, rng: &mut Rng) -> String {
+    let len = b.len();
+    match rng.below(7) {
+        0 => {
+            let at = rng.below(len);
+            b.truncate(at);
+            format!("truncate at {at}")
+        }
+        1 | 2 => {
+            let at = rng.below(len);
+            if let Some(x) = b.get_mut(at) {
+                *x ^= 1 << rng.below(8);
+            }
+            format!("flip a bit at {at}")
+        }
+        3 | 4 => {
+            let at = rng.below(len / 4) * 4;
+            let v: u32 = match rng.below(6) {
+                0 => 0xFFFF_FFFF,
+                1 => 0x7FFF_FFFF,
+                2 => 0x8000_0000 | (rng.next() as u32 & 0xFF),
+                3 => len as u32 + rng.below(16) as u32,
+                4 => 0,
+                _ => rng.next() as u32 & 0xFFFF,
+            };
+            if at + 4 <= b.len() {
+                b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            format!("u32 0x{v:08X} at {at}")
+        }
+        5 => {
+            let at = rng.below(len);
+            let n = rng.below(64).min(len - at.min(len));
+            b.drain(at..at + n);
+            format!("delete {n} bytes at {at}")
+        }
+        _ => {
+            let at = rng.below(len);
+            let n = rng.below(64).min(len - at.min(len));
+            let copy: Vec<u8> = b[at..at + n].to_vec();
+            let to = rng.below(b.len());
+            b.splice(to..to, copy);
+            format!("duplicate {n} bytes of {at} at {to}")
+        }
+    }
+}
+
+/// A base case: the files of a folder, and which of them is opened and mutated.
+struct Base {
+    name: &'static str,
+    files: Vec<(&'static str, Vec<u8>)>,
+    /// The file mutated.
+    target: usize,
+    /// The file opened (an X-Ray `level` is opened with its mutated `level.geom` beside it).
+    open: usize,
+}
+
+fn bases() -> Vec<Base> {
+    let read = |p: &Path| std::fs::read(p).unwrap();
+    let x = crate::fixture();
+    let xray_files = || {
+        vec![
+            ("level", read(&x.join("level"))),
+            ("level.geom", read(&x.join("level.geom"))),
+            ("level.geomx", read(&x.join("level.geomx"))),
+            ("level.cform", read(&x.join("level.cform"))),
+        ]
+    };
+    let small = levelgeom_wad::generate::generate(&levelgeom_wad::generate::LevelSpec {
+        grid_w: 4,
+        grid_h: 4,
+        ..levelgeom_wad::generate::LevelSpec::demo()
+    });
+    let mut v = vec![
+        Base {
+            name: "indep.wad",
+            files: vec![("indep.wad", read(&crate::indep_wad()))],
+            target: 0,
+            open: 0,
+        },
+        Base {
+            name: "indep_map_plus4.wad",
+            files: vec![(
+                "indep.wad",
+                read(&crate::workspace(
+                    "crates/wad/tests/data/independent/indep_map_plus4.wad",
+                )),
+            )],
+            target: 0,
+            open: 0,
+        },
+        Base {
+            name: "generated 4x4 wad",
+            files: vec![("small.wad", small.unwrap().to_bytes().unwrap())],
+            target: 0,
+            open: 0,
+        },
+    ];
+    for (name, target, open) in [
+        ("fixture level", 0, 0),
+        ("fixture level.geom under its level", 1, 0),
+        ("fixture level.geomx under its level", 2, 0),
+        ("fixture level.geom alone", 1, 1),
+        ("fixture level.cform", 3, 3),
+    ] {
+        v.push(Base {
+            name,
+            files: xray_files(),
+            target,
+            open,
+        });
+    }
+    for sub in ["v13", "v14", "v14_lzhuf"] {
+        let d = crate::workspace(&format!("crates/xray/tests/data/independent/{sub}"));
+        let mut files = Vec::new();
+        for f in ["level", "level.geom"] {
+            if d.join(f).is_file() {
+                files.push((f, read(&d.join(f))));
+            }
+        }
+        let name: &'static str = Box::leak(format!("independent {sub} level").into_boxed_str());
+        v.push(Base {
+            name,
+            files: files.clone(),
+            target: 0,
+            open: 0,
+        });
+        let name: &'static str =
+            Box::leak(format!("independent {sub} level.geom under its level").into_boxed_str());
+        v.push(Base {
+            name,
+            files,
+            target: 1,
+            open: 0,
+        });
+    }
+    v
+}
+
+fn case_count() -> usize {
+    std::env::var("LEVELGEOM_MUTATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|it| {
+            it.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Run one mutated case; `Err` describes a broken property.
+fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, String> {
+    let input = work.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for (i, (name, b)) in base.files.iter().enumerate() {
+        let b: &[u8] = if i == base.target { bytes } else { b };
+        std::fs::write(input.join(name), b).unwrap();
+    }
+    let path = input.join(base.files[base.open].0);
+    let level = match levelgeom_core::open(&path) {
+        Ok(l) => l,
+        Err(e) => {
+            return match (&e, e.offset()) {
+                (_, Some(at)) if at <= bytes.len().max(base.files[base.open].1.len()) as u64 => {
+                    Ok("refused")
+                }
+                (Error::Unsupported { .. }, None) => Ok("refused"),
+                _ => Err(format!("open error without an offset in the file: {e}")),
+            };
+        }
+    };
+    let _ = level
+        .info()
+        .map_err(|e| format!("info failed after open: {e}"))?;
+    let rebuilt = level
+        .rebuild()
+        .map_err(|e| format!("rebuild failed: {e}"))?;
+    let opened: &[u8] = if base.open == base.target {
+        bytes
+    } else {
+        &base.files[base.open].1
+    };
+    if rebuilt != opened {
+        return Err(format!(
+            "rebuild differs at {:?}",
+            levelgeom_core::first_difference(&rebuilt, opened)
+        ));
+    }
+    let report = level.check();
+    let out = work.join("out");
+    let opts = ExportOptions {
+        formats: Formats {
+            gltf: true,
+            obj: true,
+        },
+        ..ExportOptions::default()
+    };
+    let has_geom = level.companions().iter().any(|p| p.ends_with("level.geom"));
+    let exportable = match level.format() {
+        levelgeom_core::Format::Wad => true,
+        levelgeom_core::Format::XrayLevel => has_geom,
+        _ => false,
+    };
+    match level.export(&out, &opts) {
+        Ok(_) => Ok(if report.problems.is_empty() {
+            "exported"
+        } else {
+            "exported despite problems"
+        }),
+        Err(e) => {
+            if !entries(&out).is_empty() || out.exists() {
+                return Err(format!("failed export left {:?}: {e}", entries(&out)));
+            }
+            let stray: Vec<String> = entries(work).into_iter().filter(|n| n != "in").collect();
+            if !stray.is_empty() {
+                return Err(format!(
+                    "failed export left {stray:?} beside the output: {e}"
+                ));
+            }
+            if exportable && report.problems.is_empty() {
+                return Err(format!("check passed but export failed: {e}"));
+            }
+            Ok("export refused")
+        }
+    }
+}
+
+#[test]
+fn mutated_files_are_refused_cleanly_or_handled() {
+    let bases = bases();
+    let n = case_count();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut outcomes = std::collections::BTreeMap::<&str, usize>::new();
+    for case in 0..n {
+        let base = &bases[case % bases.len()];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (case as u64).wrapping_mul(0x1000_0001));
+        let mut bytes = base.files[base.target].1.clone();
+        let mut what = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            what.push(mutate(&mut bytes, &mut rng));
+        }
+        let work = tmp.path().join(format!("c{case}"));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_case(base, &bytes, &work)
+        }));
+        match result {
+            Ok(Ok(o)) => *outcomes.entry(o).or_default() += 1,
+            Ok(Err(msg)) => failures.push(format!(
+                "case {case} ({}: {}): {msg}",
+                base.name,
+                what.join(", ")
+            )),
+            Err(_) => failures.push(format!(
+                "case {case} ({}: {}): PANIC",
+                base.name,
+                what.join(", ")
+            )),
+        }
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let largest = LARGEST.load(Ordering::Relaxed);
+    println!("{n} cases: {outcomes:?}; largest allocation {largest} bytes");
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        largest <= ALLOCATION_LIMIT,
+        "largest allocation {largest} bytes"
+    );
+    // the mutations reach every stage, not only the detection
+    assert!(
+        outcomes.get("refused").copied().unwrap_or(0) > 0,
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes.get("exported").copied().unwrap_or(0) > 0,
+        "{outcomes:?}"
+    );
+}
