@@ -54,10 +54,7 @@ pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> i
     if !force && std::fs::symlink_metadata(path).is_ok() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
-            format!(
-                "{} exists; choose another output path or pass --force to replace it",
-                path.display()
-            ),
+            "the file exists; choose another output path or pass --force to replace it",
         ));
     }
     write_atomic(path, bytes, protect)
@@ -81,7 +78,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
-            format!("{} is a folder", path.display()),
+            "a folder of that name is in the way",
         ));
     }
     // A short temporary name: the output's own name may be near the file system's limit.
@@ -94,7 +91,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        std::fs::rename(&tmp, path).map_err(|e| in_path(e, path))
+        std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -117,7 +114,8 @@ fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
     Ok(())
 }
 
-/// The same error, saying which path it happened on (the OS error alone does not).
+/// The same error, saying which path it happened on: the temporary file, not the output
+/// path the caller names.
 fn in_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }

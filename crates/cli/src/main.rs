@@ -42,10 +42,26 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("levelgeom: error: {e:#}");
+            eprintln!("levelgeom: error: {}", message(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes in one line, each cause once: library errors already show their
+/// cause in their own message (`FILE: at 0x… in CHUNK: …`), contexts added here do not.
+fn message(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.is_empty() {
+            msg = text;
+        } else if !msg.contains(&text) {
+            msg.push_str(": ");
+            msg.push_str(&text);
+        }
+    }
+    msg
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

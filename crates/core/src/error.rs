@@ -58,6 +58,20 @@ pub enum Error {
         /// What the file is.
         format: &'static str,
     },
+    /// The file reads, but holds no level to convert: what is missing, and the offset of
+    /// where it was looked for (e.g. the END chunk of a WAD without MAP, the header chunk of an
+    /// X-Ray build that is not read).
+    #[error("{file}: at 0x{offset:08X} in {path}: {message}")]
+    NotConvertible {
+        /// The file.
+        file: String,
+        /// Where the missing or refused part is (or would be).
+        offset: u64,
+        /// The chunk path there.
+        path: String,
+        /// What is missing or refused.
+        message: String,
+    },
     /// This kind of file cannot do what was asked (e.g. export a `level.geom` alone).
     #[error("{file}: {message}")]
     Unsupported {
@@ -77,6 +91,7 @@ impl Error {
         match self {
             Error::Read { source, .. } => Some(source.offset),
             Error::NotALevel { .. } => Some(0),
+            Error::NotConvertible { offset, .. } => Some(*offset),
             _ => None,
         }
     }

@@ -194,9 +194,20 @@ impl LevelFile {
                 }
                 let mut s =
                     levelgeom_wad::scene::to_scene(l, &opts.wad.clone().unwrap_or_default())
-                        .map_err(|e| Error::Unsupported {
-                            file: file.clone(),
-                            message: e.to_string(),
+                        .map_err(|e| {
+                            // where the missing chunk would be: before END, or at the end
+                            let (offset, path) = l
+                                .chunks
+                                .iter()
+                                .find(|c| c.tag == levelgeom_wad::Tag::END)
+                                .and_then(|c| c.offset)
+                                .map_or((self.bytes.len(), "file"), |o| (o, "END"));
+                            Error::NotConvertible {
+                                file: file.clone(),
+                                offset: offset as u64,
+                                path: path.into(),
+                                message: e.to_string(),
+                            }
                         })?;
                 s.name = self
                     .path
@@ -216,9 +227,24 @@ impl LevelFile {
                     lods: x.lods,
                     ..levelgeom_xray::SceneOptions::default()
                 };
-                f.to_scene(&so).map_err(|e| Error::Unsupported {
-                    file: file.clone(),
-                    message: e.to_string(),
+                f.to_scene(&so).map_err(|e| match e {
+                    levelgeom_xray::files::FilesError::Scene {
+                        source: source @ levelgeom_xray::scene::SceneError::Version(_),
+                        ..
+                    } => Error::NotConvertible {
+                        file: file.clone(),
+                        // the version is the first field of the header chunk's payload
+                        offset: levelgeom_xray::chunks(&self.bytes)
+                            .ok()
+                            .and_then(|cs| cs.into_iter().find(|c| c.path == "fsL_HEADER"))
+                            .map_or(8, |c| c.offset + 8),
+                        path: "fsL_HEADER".into(),
+                        message: source.to_string(),
+                    },
+                    other => Error::Unsupported {
+                        file: file.clone(),
+                        message: other.to_string(),
+                    },
                 })?
             }
             Content::Xray(o) => {

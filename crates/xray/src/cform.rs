@@ -54,6 +54,22 @@ pub fn sniff(bytes: &[u8]) -> bool {
     }
 }
 
+/// True when `bytes` start the way a collision file of any known version (2–4) does, even if
+/// the counts no longer match the length (a damaged or cut file): the version word, then the
+/// two counts and a bounding box of finite floats as far as the bytes go. For detection
+/// after the stricter tests failed, so that [`Cform::read`] can say where such a file breaks.
+pub fn looks_like(bytes: &[u8]) -> bool {
+    let word = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let finite = (3..9)
+        .filter_map(word)
+        .all(|w| f32::from_bits(w).is_finite());
+    matches!(word(0), Some(2..=4)) && bytes.len() >= 12 && finite
+}
+
 impl Cform {
     /// Parse (no warnings are known yet; the list is there so that callers treat every file
     /// alike).

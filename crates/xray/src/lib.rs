@@ -77,7 +77,9 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
     let header_first = bytes.len() >= 12 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0];
     let (ids, tiles) = chunk::scan_ids(bytes);
     if !header_first && (!tiles || ids.iter().any(|&i| i == 0 || i > 0xFFFF)) {
-        return None;
+        // not a chunk file: a damaged collision file still goes to its reader, which says
+        // where it breaks
+        return cform::looks_like(bytes).then_some(Kind::Cform);
     }
     if ids.contains(&geom::VB) || ids.contains(&geom::IB) {
         Some(Kind::Geom)

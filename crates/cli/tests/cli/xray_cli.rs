@@ -404,5 +404,10 @@ fn export_refuses_pre_13_levels_with_a_reason() {
         err.contains("XRLC version 12; export reads versions 13 and 14"),
         "{err}"
     );
-    assert!(!out.join("level.glb").exists());
+    // the error names where the version is: the header chunk's payload
+    assert!(
+        err.contains("at 0x00000008 in fsL_HEADER: XRLC version 12"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing was written");
 }

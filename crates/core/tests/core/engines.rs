@@ -133,3 +133,21 @@ fn a_level_geom_alone_cannot_be_exported_and_says_why() {
         "{e}"
     );
 }
+
+#[test]
+fn a_wad_without_map_names_where_it_was_looked_for() {
+    // drop MAP from the demo: the export error points at END, where the chunk list ends
+    let demo = levelgeom_core::demo();
+    let mut level = demo.wad().unwrap().clone();
+    level.chunks.retain(|c| c.tag != levelgeom_wad::Tag::MAP);
+    let bytes = level.to_bytes().unwrap();
+    let end = bytes.len() - 8; // END is the last chunk, with an empty payload
+    assert_eq!(&bytes[end..end + 4], b" DNE");
+    let l = levelgeom_core::open_bytes("nomap.wad", bytes).unwrap();
+    let e = l.to_scene(&EngineOptions::default()).unwrap_err();
+    assert_eq!(e.offset(), Some(end as u64), "{e}");
+    assert!(
+        e.to_string().contains("in END: the level has no MAP chunk"),
+        "{e}"
+    );
+}
