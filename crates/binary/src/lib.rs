@@ -26,6 +26,7 @@
 
 mod error;
 mod fs;
+mod limits;
 mod problem;
 mod reader;
 mod write_error;
@@ -33,6 +34,7 @@ mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
 pub use fs::{read_file, write_atomic, write_new, MAX_INPUT_SIZE};
+pub use limits::Limits;
 pub use problem::{Problem, Severity};
 pub use reader::Reader;
 pub use write_error::{fit, WriteError, WriteErrorKind};

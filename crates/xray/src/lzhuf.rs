@@ -212,6 +212,14 @@ pub enum LzhufError {
         /// Bytes the size prefix promised.
         expected: usize,
     },
+    /// The size prefix promises more than the reader's limit allows.
+    #[error("compressed stream declares {declared} bytes, more than the limit of {limit} bytes")]
+    TooLarge {
+        /// Bytes the size prefix promised.
+        declared: usize,
+        /// [`levelgeom_binary::Limits::max_decoded`].
+        limit: usize,
+    },
 }
 
 struct BitReader<'a> {
@@ -265,10 +273,25 @@ const RESERVE_LIMIT: usize = 1 << 24;
 /// needs more than two bytes beyond its end is refused) and never allocates more than the
 /// stream could expand to.
 pub fn decompress(data: &[u8]) -> Result<Vec<u8>, LzhufError> {
+    decompress_with(data, &levelgeom_binary::Limits::DEFAULT)
+}
+
+/// [`decompress`] with explicit allocation limits: a stream whose size prefix declares more
+/// than `limits.max_decoded` bytes is refused before anything is decoded.
+pub fn decompress_with(
+    data: &[u8],
+    limits: &levelgeom_binary::Limits,
+) -> Result<Vec<u8>, LzhufError> {
     let Some(size) = data.get(..4) else {
         return Err(LzhufError::NoSize(data.len()));
     };
     let expected = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+    if expected > limits.max_decoded {
+        return Err(LzhufError::TooLarge {
+            declared: expected,
+            limit: limits.max_decoded,
+        });
+    }
     let bits = &data[4..];
     // Every symbol needs at least one bit and yields at most F bytes.
     let bound = bits.len().saturating_add(2).saturating_mul(8 * F);
@@ -676,5 +699,21 @@ mod tests {
         let mut big = c.clone();
         big[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(decompress(&big).is_err());
+    }
+
+    #[test]
+    fn limits_refuse_a_declared_size_before_decoding() {
+        let plain: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let c = compress(&plain).unwrap();
+        let small = levelgeom_binary::Limits { max_decoded: 4999 };
+        assert_eq!(
+            decompress_with(&c, &small),
+            Err(LzhufError::TooLarge {
+                declared: 5000,
+                limit: 4999
+            })
+        );
+        let enough = levelgeom_binary::Limits { max_decoded: 5000 };
+        assert_eq!(decompress_with(&c, &enough).unwrap(), plain);
     }
 }
