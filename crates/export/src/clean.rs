@@ -248,13 +248,7 @@ pub(crate) fn clean_primitive(
 
 /// Column-major 4×4 product `a · b` in f64.
 pub(crate) fn mul64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
-    let mut o = [0f64; 16];
-    for c in 0..4 {
-        for r in 0..4 {
-            o[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
-        }
-    }
-    o
+    (glam::DMat4::from_cols_array(a) * glam::DMat4::from_cols_array(b)).to_cols_array()
 }
 
 /// Whether a column-major matrix is a translation × rotation × scale, as glTF requires of a
@@ -265,27 +259,19 @@ pub(crate) fn is_trs(m: &[f64; 16]) -> bool {
     if m[3] != 0.0 || m[7] != 0.0 || m[11] != 0.0 || m[15] != 1.0 {
         return false;
     }
-    let col = |i: usize| [m[i * 4], m[i * 4 + 1], m[i * 4 + 2]];
-    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let col = |i: usize| glam::DVec3::new(m[i * 4], m[i * 4 + 1], m[i * 4 + 2]);
     let cols = [col(0), col(1), col(2)];
-    let det = dot(
-        cols[0],
-        [
-            cols[1][1] * cols[2][2] - cols[1][2] * cols[2][1],
-            cols[1][2] * cols[2][0] - cols[1][0] * cols[2][2],
-            cols[1][0] * cols[2][1] - cols[1][1] * cols[2][0],
-        ],
-    );
+    let det = cols[0].dot(cols[1].cross(cols[2]));
     if det == 0.0 || !det.is_finite() {
         return false;
     }
-    let len: Vec<f64> = cols.iter().map(|&c| dot(c, c).sqrt()).collect();
+    let len: Vec<f64> = cols.iter().map(|c| c.length()).collect();
     if len.iter().any(|&l| l < 1e-12) {
         return false;
     }
     for i in 0..3 {
         for j in 0..3 {
-            if i != j && (dot(cols[i], cols[j]) / len[i]).abs() >= 1e-5 {
+            if i != j && (cols[i].dot(cols[j]) / len[i]).abs() >= 1e-5 {
                 return false;
             }
         }
@@ -294,7 +280,9 @@ pub(crate) fn is_trs(m: &[f64; 16]) -> bool {
 }
 
 /// Inverse-transpose of the upper 3×3 of `m` (row-major, up to a positive factor) and
-/// whether `m` mirrors (negative determinant).
+/// whether `m` mirrors (negative determinant). The cofactor matrix is used rather than
+/// `inverse().transpose()`: it needs no division, so near-singular node matrices still give
+/// normals (which are normalised afterwards anyway).
 fn normal_matrix(m: &[f64; 16]) -> ([[f64; 3]; 3], bool) {
     let a = |r: usize, c: usize| m[c * 4 + r];
     let mut n = [[0.0; 3]; 3];

@@ -262,26 +262,14 @@ impl Scene {
 
 /// Multiply two column-major 4×4 matrices (`a · b`).
 pub fn mul(a: &[f32; 16], b: &[f32; 16]) -> [f32; 16] {
-    let mut o = [0f32; 16];
-    for c in 0..4 {
-        for r in 0..4 {
-            let mut s = 0.0;
-            for k in 0..4 {
-                s += a[k * 4 + r] * b[c * 4 + k];
-            }
-            o[c * 4 + r] = s;
-        }
-    }
-    o
+    (glam::Mat4::from_cols_array(a) * glam::Mat4::from_cols_array(b)).to_cols_array()
 }
 
 /// Apply a column-major 4×4 matrix to a point.
 pub fn transform_point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
-    [
-        m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12],
-        m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13],
-        m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14],
-    ]
+    glam::Mat4::from_cols_array(m)
+        .transform_point3(glam::Vec3::from_array(p))
+        .to_array()
 }
 
 #[cfg(test)]

@@ -82,24 +82,23 @@ pub fn tree_matrix(xform: &[f32; 16]) -> [f32; 16] {
 }
 
 fn normalize(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
-    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let v = glam::Vec3::from_array(v);
+    let l = v.length();
     if l > 1e-6 && l.is_finite() {
-        [v[0] / l, v[1] / l, v[2] / l]
+        (v / l).to_array()
     } else {
         fallback
     }
 }
 
 fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    glam::Vec3::from_array(a)
+        .cross(glam::Vec3::from_array(b))
+        .to_array()
 }
 
 fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    glam::Vec3::from_array(a).dot(glam::Vec3::from_array(b))
 }
 
 /// Build one primitive from a buffer range; `None` with a reason when the range is bad.
