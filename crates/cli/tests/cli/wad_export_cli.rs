@@ -175,106 +175,14 @@ fn parse_obj(text: &str) -> Obj {
     o
 }
 
-/// A GLB split into its JSON and BIN chunks, with the header checked.
-struct Glb {
-    json: Value,
-    bin: Vec<u8>,
+use levelgeom_testkit::glb::Glb;
+
+/// Reading the triangles of our WAD exports out of a GLB read by hand.
+trait GlbObjects {
+    fn objects(&self) -> Objects;
 }
 
-fn u32_at(b: &[u8], at: usize) -> usize {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
-}
-
-impl Glb {
-    fn read(p: &Path) -> Glb {
-        let b = std::fs::read(p).unwrap();
-        assert_eq!(&b[..4], b"glTF");
-        assert_eq!(u32_at(&b, 4), 2, "version");
-        assert_eq!(u32_at(&b, 8), b.len(), "total length");
-        let json_len = u32_at(&b, 12);
-        assert_eq!(&b[16..20], b"JSON");
-        let json = serde_json::from_slice(&b[20..20 + json_len]).unwrap();
-        let at = 20 + json_len;
-        let bin = if at < b.len() {
-            assert_eq!(&b[at + 4..at + 8], b"BIN\0");
-            b[at + 8..at + 8 + u32_at(&b, at)].to_vec()
-        } else {
-            Vec::new()
-        };
-        Glb { json, bin }
-    }
-
-    fn array(&self, key: &str) -> &[Value] {
-        self.json[key].as_array().map_or(&[], |a| a.as_slice())
-    }
-
-    fn node(&self, name: &str) -> &Value {
-        self.array("nodes")
-            .iter()
-            .find(|n| n["name"] == name)
-            .unwrap_or_else(|| panic!("no glTF node {name}"))
-    }
-
-    fn root_names(&self) -> Vec<&str> {
-        self.json["scenes"][0]["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| {
-                self.array("nodes")[i.as_u64().unwrap() as usize]["name"]
-                    .as_str()
-                    .unwrap()
-            })
-            .collect()
-    }
-
-    /// The bytes of accessor `a` (tightly packed: the writer never sets `byteStride`).
-    fn accessor_bytes(&self, a: usize) -> (&Value, &[u8]) {
-        let acc = &self.array("accessors")[a];
-        let view = &self.array("bufferViews")[acc["bufferView"].as_u64().unwrap() as usize];
-        assert!(view.get("byteStride").is_none());
-        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
-            + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let len = view["byteLength"].as_u64().unwrap() as usize;
-        (acc, &self.bin[start..start + len])
-    }
-
-    /// A float accessor as rows of its component count.
-    fn floats(&self, a: usize) -> Vec<Vec<f32>> {
-        let (acc, bytes) = self.accessor_bytes(a);
-        assert_eq!(acc["componentType"], 5126, "FLOAT");
-        let comps = match acc["type"].as_str().unwrap() {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            t => panic!("type {t}"),
-        };
-        let count = acc["count"].as_u64().unwrap() as usize;
-        (0..count)
-            .map(|i| {
-                (0..comps)
-                    .map(|k| {
-                        let at = (i * comps + k) * 4;
-                        f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn indices(&self, a: usize) -> Vec<usize> {
-        let (acc, bytes) = self.accessor_bytes(a);
-        let count = acc["count"].as_u64().unwrap() as usize;
-        match acc["componentType"].as_u64().unwrap() {
-            5123 => (0..count)
-                .map(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]) as usize)
-                .collect(),
-            5125 => (0..count).map(|i| u32_at(bytes, 4 * i)).collect(),
-            t => panic!("index type {t}"),
-        }
-    }
-
+impl GlbObjects for Glb {
     /// Every node with a mesh as (node name, triangles). Node matrices are not applied: the
     /// WAD export bakes world positions into tile meshes (identity node matrices).
     fn objects(&self) -> Objects {
@@ -291,7 +199,7 @@ impl Glb {
                 let attr = |k: &str| {
                     prim["attributes"][k]
                         .as_u64()
-                        .map(|a| self.floats(a as usize))
+                        .map(|a| self.rows(a as usize))
                 };
                 let pos = attr("POSITION").unwrap();
                 let uv = attr("TEXCOORD_0");
@@ -303,7 +211,8 @@ impl Glb {
                         .to_string(),
                     None => String::new(),
                 };
-                let idx = self.indices(prim["indices"].as_u64().unwrap() as usize);
+                let (_, idx) = self.indices(prim["indices"].as_u64().unwrap() as usize);
+                let idx: Vec<usize> = idx.into_iter().map(|i| i as usize).collect();
                 for t in idx.chunks_exact(3) {
                     let corner = |i: usize| Corner {
                         pos: [pos[i][0], pos[i][1], pos[i][2]],

@@ -279,10 +279,12 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
 }
 
 /// The JSON chunk of a GLB as text.
+/// The JSON chunk of a GLB, as text (the shared reader checks the container on the way).
 fn glb_json(p: &Path) -> String {
-    let b = std::fs::read(p).unwrap();
-    let n = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
-    String::from_utf8_lossy(&b[20..20 + n]).into_owned()
+    let g = levelgeom_testkit::glb::Glb::read(p);
+    String::from_utf8_lossy(&g.json_chunk)
+        .trim_end()
+        .to_string()
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! Hand-built scenes with known values, and an independent GLB reader.
 
 use levelgeom_scene::*;
-use serde_json::Value;
 
 /// Column-major translation.
 pub fn translate(x: f32, y: f32, z: f32) -> [f32; 16] {
@@ -132,96 +131,12 @@ pub fn scene() -> Scene {
     s
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-/// A GLB split by hand: the JSON and the BIN chunk.
-pub struct Parsed {
-    pub json: Value,
-    pub json_chunk: Vec<u8>,
-    pub bin: Vec<u8>,
-}
+/// A GLB split by hand (the shared test reader).
+pub use levelgeom_testkit::glb::Glb as Parsed;
 
 /// Parse the 12-byte header and the chunks (asserting the container rules on the way).
 pub fn parse_glb(b: &[u8]) -> Parsed {
-    assert_eq!(&b[0..4], b"glTF");
-    assert_eq!(u32_at(b, 4), 2, "GLB version");
-    assert_eq!(u32_at(b, 8) as usize, b.len(), "GLB total length");
-    let jlen = u32_at(b, 12) as usize;
-    assert_eq!(&b[16..20], b"JSON");
-    assert_eq!(jlen % 4, 0, "JSON chunk length multiple of 4");
-    let json_chunk = b[20..20 + jlen].to_vec();
-    let text = std::str::from_utf8(&json_chunk).unwrap();
-    // padding is spaces, which JSON parsers skip
-    let json: Value = serde_json::from_str(text.trim_end_matches(' ')).unwrap();
-    let mut at = 20 + jlen;
-    let mut bin = Vec::new();
-    if at < b.len() {
-        let blen = u32_at(b, at) as usize;
-        assert_eq!(&b[at + 4..at + 8], b"BIN\0");
-        assert_eq!(blen % 4, 0, "BIN chunk length multiple of 4");
-        bin = b[at + 8..at + 8 + blen].to_vec();
-        at += 8 + blen;
-    }
-    assert_eq!(at, b.len(), "no bytes after the chunks");
-    Parsed {
-        json,
-        json_chunk,
-        bin,
-    }
-}
-
-impl Parsed {
-    /// The bytes of bufferView `v`.
-    pub fn view(&self, v: usize) -> &[u8] {
-        let bv = &self.json["bufferViews"][v];
-        let off = bv["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let len = bv["byteLength"].as_u64().unwrap() as usize;
-        &self.bin[off..off + len]
-    }
-
-    /// Float components of accessor `a` (tightly packed, as the writer documents).
-    pub fn floats(&self, a: usize) -> Vec<f32> {
-        let acc = &self.json["accessors"][a];
-        assert_eq!(acc["componentType"], 5126);
-        let comps = match acc["type"].as_str().unwrap() {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            t => panic!("type {t}"),
-        };
-        let count = acc["count"].as_u64().unwrap() as usize;
-        let off = acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let data = &self.view(acc["bufferView"].as_u64().unwrap() as usize)[off..];
-        (0..count * comps)
-            .map(|i| f32::from_le_bytes(data[i * 4..i * 4 + 4].try_into().unwrap()))
-            .collect()
-    }
-
-    /// Index values of accessor `a` and its component type.
-    pub fn indices(&self, a: usize) -> (u64, Vec<u32>) {
-        let acc = &self.json["accessors"][a];
-        let ct = acc["componentType"].as_u64().unwrap();
-        let count = acc["count"].as_u64().unwrap() as usize;
-        let data = self.view(acc["bufferView"].as_u64().unwrap() as usize);
-        let v = match ct {
-            5123 => (0..count)
-                .map(|i| u16::from_le_bytes([data[2 * i], data[2 * i + 1]]) as u32)
-                .collect(),
-            5125 => (0..count).map(|i| u32_at(data, 4 * i)).collect(),
-            _ => panic!("index type {ct}"),
-        };
-        (ct, v)
-    }
-
-    /// Accessor index of `attr` in primitive `p` of mesh `m`.
-    pub fn attr(&self, m: usize, p: usize, attr: &str) -> Option<usize> {
-        self.json["meshes"][m]["primitives"][p]["attributes"][attr]
-            .as_u64()
-            .map(|v| v as usize)
-    }
+    Parsed::parse(b)
 }
 
 /// Flatten fixed arrays for comparison.
