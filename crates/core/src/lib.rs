@@ -174,7 +174,13 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool) -> Result<LevelFile
         file: file.clone(),
         source,
     };
-    let (content, warnings) = if let Some(read) = levelgeom_xray::files::Opened::read(&bytes) {
+    // Each engine knows only its own signature. The WAD's (a chunk tag of capital letters at
+    // offset 4) is asked first: in an X-Ray file those bytes are a size or count, and four
+    // capital letters would make it over 1 GB.
+    let (content, warnings) = if levelgeom_wad::sniff(&bytes) {
+        let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
+        (Content::Wad(Box::new(level)), warnings)
+    } else if let Some(read) = levelgeom_xray::files::Opened::read(&bytes) {
         let (opened, warnings) = read.map_err(read_err)?;
         match opened {
             levelgeom_xray::files::Opened::Level(level) => {
@@ -203,9 +209,6 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool) -> Result<LevelFile
             }
             other => (Content::Xray(Box::new(other)), warnings),
         }
-    } else if levelgeom_wad::sniff(&bytes) {
-        let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
-        (Content::Wad(Box::new(level)), warnings)
     } else {
         return Err(Error::NotALevel {
             file,

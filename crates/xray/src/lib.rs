@@ -66,14 +66,6 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
     if cform::sniff(bytes) {
         return Some(Kind::Cform);
     }
-    // An Argonaut WAD starts with `u32 length-4` then an ASCII tag; never take it for chunks.
-    if bytes.len() >= 8
-        && bytes[4..8]
-            .iter()
-            .all(|b| b.is_ascii_uppercase() || *b == b' ')
-    {
-        return None;
-    }
     let header_first = bytes.len() >= 12 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0];
     let (ids, tiles) = chunk::scan_ids(bytes);
     if !header_first && (!tiles || ids.iter().any(|&i| i == 0 || i > 0xFFFF)) {
@@ -91,7 +83,8 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
 }
 
 /// True when `bytes` look like an X-Ray file (`level`, `level.geom(x)`, `level.cform` or
-/// another chunk file whose chunks tile it exactly). False for Argonaut WADs.
+/// another chunk file whose chunks tile it exactly). This crate knows only its own
+/// signatures; a caller that handles several engines asks each engine's `sniff`.
 pub fn sniff(bytes: &[u8]) -> bool {
     kind(bytes).is_some()
 }
