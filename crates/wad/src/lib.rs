@@ -10,7 +10,9 @@
 //!   batch flags, collision planes, bounding boxes);
 //! * [`mod@info`]: the typed summary `levelgeom info` prints (text and JSON);
 //! * [`generate`]: a synthetic, self-consistent level generator (tests, demo, benchmarks);
-//! * [`scene`]: conversion to the engine-neutral scene model for export.
+//! * [`scene`]: conversion to the engine-neutral scene model for export;
+//! * [`mod@import`]: the way back, edited geometry into TRAK and MAP, with [`probe`] (collision
+//!   heights as the engine finds them) and [`sample`] (geometry to try it with).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -20,6 +22,7 @@ pub mod check;
 pub mod container;
 pub mod font;
 pub mod generate;
+pub mod import;
 pub mod info;
 pub mod level;
 pub mod lght;
@@ -28,7 +31,9 @@ pub mod lnfo;
 pub mod map;
 pub mod model;
 pub mod name;
+pub mod probe;
 pub mod rle;
+pub mod sample;
 pub mod scene;
 pub mod smpc;
 pub mod sprt;

@@ -7,6 +7,7 @@ mod container;
 mod corruption;
 mod generator;
 mod geometry;
+mod import;
 mod info;
 mod scene;
 mod write_errors;
