@@ -1,0 +1,934 @@
+//! glTF 2.0 / GLB reader over the `gltf` crate's document model (its `import` feature is off:
+//! buffers and images are resolved here). Conventions: see the crate docs.
+
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+use levelgeom_scene::{
+    AlphaMode, Material, Mesh, Node, Primitive, Scene, Texture, TextureSource, IDENTITY,
+};
+
+use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
+use crate::{ImportError, Imported};
+
+/// Most components an accessor without a bufferView (all zeros) may declare: there is no data
+/// to check its count against.
+const MAX_ZERO_COMPONENTS: usize = 1 << 26;
+
+/// Read glTF JSON or GLB bytes (told apart by the GLB magic). `file` names the file in errors
+/// and warnings, its stem names the scene when the glTF scene has no name; external buffers
+/// and images (relative `uri`s, never leaving the folder) are read from `files`.
+///
+/// # Errors
+/// [`ImportError::Gltf`] with the GLB part, JSON path or accessor: truncated GLB, bad JSON, a
+/// document the `gltf` crate rejects (indices out of range, unsupported required extensions),
+/// a buffer that is missing or shorter than its `byteLength`, a bufferView or accessor past
+/// its data, attribute counts that differ, an index past the vertices.
+pub fn read_gltf(
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+) -> Result<Imported, ImportError> {
+    let err = |path: &str, message: String| ImportError::Gltf {
+        file: file.to_string(),
+        path: path.to_string(),
+        message,
+    };
+    let mut warnings = Vec::new();
+    let (json, bin) = if bytes.starts_with(b"glTF") {
+        let (j, b) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
+        (j, Some(b))
+    } else {
+        (bytes, None)
+    };
+    let mut root: gltf::json::Root =
+        gltf::json::deserialize::from_slice(json).map_err(|e| err("JSON", e.to_string()))?;
+    prevalidate(&mut root, &mut warnings).map_err(|(p, m)| err(&p, m))?;
+    let document = gltf::Document::from_json(root).map_err(|e| match e {
+        gltf::Error::Validation(errs) => {
+            let (p, first) = errs
+                .first()
+                .map(|(p, e)| (p.as_str().to_string(), e.to_string()))
+                .unwrap_or_default();
+            let more = if errs.len() > 1 {
+                format!(" (and {} more problems)", errs.len() - 1)
+            } else {
+                String::new()
+            };
+            err(&p, format!("{first}{more}"))
+        }
+        e => err("document", e.to_string()),
+    })?;
+    let doc = &document;
+    let mut cx = Ctx {
+        file,
+        buffers: Vec::new(),
+        warnings: warnings
+            .into_iter()
+            .map(|w| format!("{file}: {w}"))
+            .collect(),
+    };
+    cx.load_buffers(doc, bin.flatten(), files)?;
+
+    let mut scene = Scene {
+        name: stem(file),
+        ..Scene::default()
+    };
+    for tex in doc.textures() {
+        let t = cx.texture(&tex)?;
+        scene.textures.push(t);
+    }
+    for mat in doc.materials() {
+        let i = mat.index().unwrap_or(scene.materials.len());
+        scene.materials.push(cx.material(&mat, i));
+    }
+    for mesh in doc.meshes() {
+        let m = cx.mesh(&mesh)?;
+        scene.meshes.push(m);
+    }
+    let mut skinned = false;
+    for node in doc.nodes() {
+        let i = node.index();
+        let label = format!("nodes[{i}]");
+        let cols = node.transform().matrix();
+        let mut matrix = IDENTITY;
+        for (c, col) in cols.iter().enumerate() {
+            matrix[c * 4..c * 4 + 4].copy_from_slice(col);
+        }
+        if matrix.iter().any(|v| !v.is_finite()) {
+            cx.warn(format!("{label}: non-finite transform; identity used"));
+            matrix = IDENTITY;
+        }
+        skinned |= node.skin().is_some();
+        let (extras, hidden) = cx.extras(node.extras(), &label, true);
+        scene.nodes.push(Node {
+            name: node
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("node_{i}")),
+            mesh: node.mesh().map(|m| m.index()),
+            matrix,
+            children: node.children().map(|c| c.index()).collect(),
+            hidden,
+            extras,
+        });
+    }
+    if skinned {
+        cx.warn("skins ignored: skinned meshes are read in their bind pose".into());
+    }
+    if doc.animations().next().is_some() {
+        cx.warn("animations ignored".into());
+    }
+    match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(s) => {
+            if let Some(n) = s.name() {
+                scene.name = n.to_string();
+            }
+            scene.roots = s.nodes().map(|n| n.index()).collect();
+        }
+        None => {
+            let mut has_parent = vec![false; scene.nodes.len()];
+            for n in &scene.nodes {
+                for &c in &n.children {
+                    if let Some(h) = has_parent.get_mut(c) {
+                        *h = true;
+                    }
+                }
+            }
+            scene.roots = (0..scene.nodes.len()).filter(|&i| !has_parent[i]).collect();
+        }
+    }
+    Ok(Imported {
+        scene,
+        warnings: cx.warnings,
+    })
+}
+
+/// Checks the `gltf` crate's validation relies on before it runs (it indexes the POSITION
+/// accessor unchecked), and the one leniency: a POSITION accessor without `min`/`max` (required
+/// by glTF, unused here) is read with a warning instead of refused.
+fn prevalidate(
+    root: &mut gltf::json::Root,
+    warnings: &mut Vec<String>,
+) -> Result<(), (String, String)> {
+    use gltf::json::validation::Checked;
+    let n = root.accessors.len();
+    let mut patch = Vec::new();
+    for (mi, mesh) in root.meshes.iter().enumerate() {
+        for (pi, prim) in mesh.primitives.iter().enumerate() {
+            let Some(a) = prim.attributes.get(&Checked::Valid(Semantic::Positions)) else {
+                continue;
+            };
+            let a = a.value();
+            if a >= n {
+                return Err((
+                    format!("meshes[{mi}].primitives[{pi}].attributes.POSITION"),
+                    format!("accessor {a} does not exist ({n} accessors)"),
+                ));
+            }
+            patch.push(a);
+        }
+    }
+    patch.sort_unstable();
+    patch.dedup();
+    for a in patch {
+        let acc = &mut root.accessors[a];
+        if acc.min.is_none() || acc.max.is_none() {
+            warnings.push(format!(
+                "accessors[{a}]: POSITION accessor without min/max (glTF requires them); read anyway"
+            ));
+            acc.min
+                .get_or_insert_with(|| serde_json::json!([0.0, 0.0, 0.0]));
+            acc.max
+                .get_or_insert_with(|| serde_json::json!([0.0, 0.0, 0.0]));
+        }
+    }
+    Ok(())
+}
+
+/// A GLB's JSON chunk and its BIN chunk, if any.
+type GlbParts<'a> = (&'a [u8], Option<&'a [u8]>);
+
+/// Split a GLB into its JSON chunk and optional BIN chunk; `Err((part, message))`.
+fn split_glb<'a>(
+    bytes: &'a [u8],
+    warnings: &mut Vec<String>,
+) -> Result<GlbParts<'a>, (String, String)> {
+    let u32_at = |o: usize| -> Option<u32> {
+        bytes
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let header = || "GLB header".to_string();
+    let (Some(version), Some(length)) = (u32_at(4), u32_at(8)) else {
+        return Err((
+            header(),
+            format!(
+                "file is {} bytes, shorter than the 12-byte header",
+                bytes.len()
+            ),
+        ));
+    };
+    if version != 2 {
+        return Err((header(), format!("version {version}, only 2 is supported")));
+    }
+    let length = length as usize;
+    if length > bytes.len() {
+        return Err((
+            header(),
+            format!(
+                "declares {length} bytes but the file has {} (truncated?)",
+                bytes.len()
+            ),
+        ));
+    }
+    if length < 12 {
+        return Err((
+            header(),
+            format!("declares {length} bytes, less than the header"),
+        ));
+    }
+    if length < bytes.len() {
+        warnings.push(format!(
+            "{} bytes after the GLB's declared length ignored",
+            bytes.len() - length
+        ));
+    }
+    let data = &bytes[..length];
+    let mut off = 12usize;
+    let mut json = None;
+    let mut bin = None;
+    let mut k = 0usize;
+    while off < length {
+        let part = format!("GLB chunk {k} at 0x{off:08X}");
+        let (Some(cl), Some(ty)) = (
+            data.get(off..off + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
+            data.get(off + 4..off + 8),
+        ) else {
+            return Err((part, "chunk header runs past the end of the file".into()));
+        };
+        let start = off + 8;
+        let Some(payload) = start.checked_add(cl).and_then(|end| data.get(start..end)) else {
+            return Err((
+                part,
+                format!(
+                    "declared length {cl} runs past the end of the file ({} bytes left)",
+                    length - start
+                ),
+            ));
+        };
+        match (k, ty) {
+            (0, b"JSON") => json = Some(payload),
+            (0, _) => return Err((part, "first chunk is not JSON".into())),
+            (1, b"BIN\0") => bin = Some(payload),
+            _ => warnings.push(format!("{part}: chunk type {ty:?} ignored")),
+        }
+        off = start + cl;
+        k += 1;
+    }
+    match json {
+        Some(j) => Ok((j, bin)),
+        None => Err((header(), "no JSON chunk".into())),
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    buffers: Vec<Vec<u8>>,
+    warnings: Vec<String>,
+}
+
+/// An accessor's elements as floats (normalized integers already divided), flattened.
+struct Values {
+    data: Vec<f32>,
+    comps: usize,
+}
+
+impl Ctx<'_> {
+    fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ImportError {
+        ImportError::Gltf {
+            file: self.file.to_string(),
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    fn warn(&mut self, w: String) {
+        self.warnings.push(format!("{}: {w}", self.file));
+    }
+
+    fn load_buffers(
+        &mut self,
+        doc: &gltf::Document,
+        bin: Option<&[u8]>,
+        files: &dyn FileSource,
+    ) -> Result<(), ImportError> {
+        for b in doc.buffers() {
+            let path = format!("buffers[{}]", b.index());
+            let mut data = match b.source() {
+                gltf::buffer::Source::Bin => match bin {
+                    Some(d) => d.to_vec(),
+                    None => {
+                        return Err(
+                            self.err(path, "has no uri and there is no GLB BIN chunk to refer to")
+                        )
+                    }
+                },
+                gltf::buffer::Source::Uri(uri) => match data_uri(uri) {
+                    Some(Ok((_, d))) => d,
+                    Some(Err(e)) => return Err(self.err(path + ".uri", e)),
+                    None => {
+                        let rel = safe_relative(&percent_decode(uri))
+                            .map_err(|e| self.err(format!("{path}.uri"), e))?;
+                        files
+                            .read(&rel)
+                            .map_err(|e| self.err(format!("{path}.uri"), e))?
+                    }
+                },
+            };
+            let len = b.length();
+            if data.len() < len {
+                return Err(self.err(
+                    path,
+                    format!("byteLength is {len} but the data has {} bytes", data.len()),
+                ));
+            }
+            data.truncate(len);
+            self.buffers.push(data);
+        }
+        Ok(())
+    }
+
+    /// The bytes of a bufferView, checked against its buffer.
+    fn view<'s>(&'s self, v: &gltf::buffer::View) -> Result<&'s [u8], ImportError> {
+        let path = format!("bufferViews[{}]", v.index());
+        let buf = self
+            .buffers
+            .get(v.buffer().index())
+            .ok_or_else(|| self.err(&path, "buffer not loaded"))?;
+        v.offset()
+            .checked_add(v.length())
+            .and_then(|end| buf.get(v.offset()..end))
+            .ok_or_else(|| {
+                self.err(
+                    &path,
+                    format!(
+                        "bytes {}..{}+{} are past the end of buffer {} ({} bytes)",
+                        v.offset(),
+                        v.offset(),
+                        v.length(),
+                        v.buffer().index(),
+                        buf.len()
+                    ),
+                )
+            })
+    }
+
+    /// Read an accessor's elements as floats (sparse substitution applied).
+    fn values(&self, acc: &gltf::Accessor) -> Result<Values, ImportError> {
+        let path = format!("accessors[{}]", acc.index());
+        let comps = match acc.dimensions() {
+            Dimensions::Scalar => 1,
+            Dimensions::Vec2 => 2,
+            Dimensions::Vec3 => 3,
+            Dimensions::Vec4 => 4,
+            d => return Err(self.err(&path, format!("type {d:?} is not supported here"))),
+        };
+        let ct = acc.data_type();
+        let csize = comp_size(ct);
+        let elem = comps * csize;
+        let count = acc.count();
+        let norm = acc.normalized();
+        let mut data = match acc.view() {
+            Some(v) => {
+                let bytes = self.view(&v)?;
+                let stride = v.stride().unwrap_or(elem);
+                if stride < elem {
+                    return Err(self.err(
+                        &path,
+                        format!("byteStride {stride} is less than the element size {elem}"),
+                    ));
+                }
+                let need = if count == 0 {
+                    Some(0)
+                } else {
+                    (count - 1)
+                        .checked_mul(stride)
+                        .and_then(|x| x.checked_add(elem))
+                        .and_then(|x| x.checked_add(acc.offset()))
+                };
+                match need {
+                    Some(n) if n <= bytes.len() => {}
+                    _ => {
+                        return Err(self.err(
+                            &path,
+                            format!(
+                                "{count} elements of {elem} bytes (stride {stride}) from byteOffset {} run past bufferView {} ({} bytes)",
+                                acc.offset(),
+                                v.index(),
+                                bytes.len()
+                            ),
+                        ))
+                    }
+                }
+                let mut out = Vec::with_capacity(count * comps);
+                for e in 0..count {
+                    let base = acc.offset() + e * stride;
+                    for c in 0..comps {
+                        let o = base + c * csize;
+                        out.push(component(ct, &bytes[o..o + csize], norm));
+                    }
+                }
+                out
+            }
+            None => {
+                if count.saturating_mul(comps) > MAX_ZERO_COMPONENTS {
+                    return Err(self.err(
+                        &path,
+                        format!("count {count} without a bufferView is too large"),
+                    ));
+                }
+                vec![0.0; count * comps]
+            }
+        };
+        if let Some(sp) = acc.sparse() {
+            let sp_path = format!("{path}.sparse");
+            let n = sp.count();
+            if n > count {
+                return Err(self.err(
+                    &sp_path,
+                    format!("count {n} exceeds the accessor's {count}"),
+                ));
+            }
+            let ind = sp.indices();
+            let ict = match ind.index_type() {
+                gltf::accessor::sparse::IndexType::U8 => DataType::U8,
+                gltf::accessor::sparse::IndexType::U16 => DataType::U16,
+                gltf::accessor::sparse::IndexType::U32 => DataType::U32,
+            };
+            let isz = comp_size(ict);
+            let ibytes = self.view(&ind.view())?;
+            let vals = sp.values();
+            let vbytes = self.view(&vals.view())?;
+            let ok_i = n
+                .checked_mul(isz)
+                .and_then(|x| x.checked_add(ind.offset()))
+                .is_some_and(|x| x <= ibytes.len());
+            let ok_v = n
+                .checked_mul(elem)
+                .and_then(|x| x.checked_add(vals.offset()))
+                .is_some_and(|x| x <= vbytes.len());
+            if !ok_i || !ok_v {
+                return Err(self.err(
+                    &sp_path,
+                    format!("{n} sparse indices or values run past their bufferViews"),
+                ));
+            }
+            for s in 0..n {
+                let io = ind.offset() + s * isz;
+                let target = component(ict, &ibytes[io..io + isz], false) as usize;
+                if target >= count {
+                    return Err(self.err(
+                        &sp_path,
+                        format!("index {target} is past the accessor's {count} elements"),
+                    ));
+                }
+                for c in 0..comps {
+                    let o = vals.offset() + s * elem + c * csize;
+                    data[target * comps + c] = component(ct, &vbytes[o..o + csize], norm);
+                }
+            }
+        }
+        Ok(Values { data, comps })
+    }
+
+    fn mesh(&mut self, mesh: &gltf::Mesh) -> Result<Mesh, ImportError> {
+        let mi = mesh.index();
+        let mut out = Mesh {
+            name: mesh
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("mesh_{mi}")),
+            primitives: Vec::new(),
+        };
+        for prim in mesh.primitives() {
+            let path = format!("meshes[{mi}].primitives[{}]", prim.index());
+            if prim.mode() != Mode::Triangles {
+                self.warn(format!(
+                    "{path}: mode {:?} skipped (only TRIANGLES is read)",
+                    prim.mode()
+                ));
+                continue;
+            }
+            if prim.morph_targets().next().is_some() {
+                self.warn(format!("{path}: morph targets ignored"));
+            }
+            let Some(pos_acc) = prim.get(&Semantic::Positions) else {
+                self.warn(format!("{path}: no POSITION; skipped"));
+                continue;
+            };
+            let n = pos_acc.count();
+            let mut p = Primitive {
+                material: prim.material().index(),
+                ..Primitive::default()
+            };
+            let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
+            let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
+            for (sem, acc) in prim.attributes() {
+                let name = semantic_name(&sem);
+                let apath = format!("{path}.attributes.{name}");
+                if acc.count() != n {
+                    return Err(self.err(
+                        &apath,
+                        format!(
+                            "accessor {} has {} elements, POSITION has {n}",
+                            acc.index(),
+                            acc.count()
+                        ),
+                    ));
+                }
+                let want = |comps: &[usize], v: &Values| -> Result<(), ImportError> {
+                    if comps.contains(&v.comps) {
+                        Ok(())
+                    } else {
+                        Err(self.err(
+                            &apath,
+                            format!(
+                                "accessor {} has {} components per element",
+                                acc.index(),
+                                v.comps
+                            ),
+                        ))
+                    }
+                };
+                match &sem {
+                    Semantic::Positions => {
+                        let v = self.values(&acc)?;
+                        want(&[3], &v)?;
+                        p.positions = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                    }
+                    Semantic::Normals => {
+                        let v = self.values(&acc)?;
+                        want(&[3], &v)?;
+                        p.normals = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                    }
+                    Semantic::Tangents => {
+                        let v = self.values(&acc)?;
+                        want(&[4], &v)?;
+                        p.tangents = v
+                            .data
+                            .chunks_exact(4)
+                            .map(|c| [c[0], c[1], c[2], c[3]])
+                            .collect();
+                    }
+                    Semantic::TexCoords(k) => {
+                        let v = self.values(&acc)?;
+                        want(&[2], &v)?;
+                        uvs.push((*k, v.data.chunks_exact(2).map(|c| [c[0], c[1]]).collect()));
+                    }
+                    Semantic::Colors(k) => {
+                        let v = self.values(&acc)?;
+                        want(&[3, 4], &v)?;
+                        let set = if v.comps == 3 {
+                            v.data
+                                .chunks_exact(3)
+                                .map(|c| [c[0], c[1], c[2], 1.0])
+                                .collect()
+                        } else {
+                            v.data
+                                .chunks_exact(4)
+                                .map(|c| [c[0], c[1], c[2], c[3]])
+                                .collect()
+                        };
+                        colors.push((*k, set));
+                    }
+                    Semantic::Extras(custom) => {
+                        if acc.dimensions() != Dimensions::Scalar {
+                            self.warn(format!("{apath}: custom attribute is not SCALAR; ignored"));
+                            continue;
+                        }
+                        let v = self.values(&acc)?;
+                        p.scalars.push((format!("_{custom}"), v.data));
+                    }
+                    Semantic::Joints(_) | Semantic::Weights(_) => {
+                        self.warn(format!("{apath}: skinning attribute ignored"));
+                    }
+                }
+            }
+            p.uvs = self.contiguous_sets(uvs, &path, "TEXCOORD");
+            p.colors = self.contiguous_sets(colors, &path, "COLOR");
+            p.indices = match prim.indices() {
+                None => {
+                    let Ok(n32) = u32::try_from(n) else {
+                        return Err(self.err(&path, "too many vertices"));
+                    };
+                    (0..n32).collect()
+                }
+                Some(acc) => {
+                    let ipath = format!("{path}.indices");
+                    if acc.dimensions() != Dimensions::Scalar
+                        || !matches!(
+                            acc.data_type(),
+                            DataType::U8 | DataType::U16 | DataType::U32
+                        )
+                    {
+                        return Err(self.err(
+                            &ipath,
+                            format!("accessor {} is not SCALAR u8/u16/u32", acc.index()),
+                        ));
+                    }
+                    // indices are never normalized; read raw (the f32 conversion above
+                    // is exact only below 2^24, so read integers directly)
+                    let idx = self.indices(&acc)?;
+                    if let Some((k, &bad)) = idx.iter().enumerate().find(|(_, &i)| i as usize >= n)
+                    {
+                        return Err(self.err(
+                            format!("accessors[{}]", acc.index()),
+                            format!("index {k} is {bad}, past the {n} vertices of {path}"),
+                        ));
+                    }
+                    idx
+                }
+            };
+            if p.indices.len() % 3 != 0 {
+                self.warn(format!(
+                    "{path}: {} indices is not a multiple of 3; the last {} dropped",
+                    p.indices.len(),
+                    p.indices.len() % 3
+                ));
+                p.indices.truncate(p.indices.len() / 3 * 3);
+            }
+            out.primitives.push(p);
+        }
+        Ok(out)
+    }
+
+    /// Index accessor as u32 (bounds checked like [`Ctx::values`]; no sparse support needed
+    /// beyond what `values` does, so sparse index accessors go through it).
+    fn indices(&self, acc: &gltf::Accessor) -> Result<Vec<u32>, ImportError> {
+        let path = format!("accessors[{}]", acc.index());
+        if acc.sparse().is_some() || acc.view().is_none() {
+            // rare: fall back to the float path, exact below 2^24
+            let v = self.values(acc)?;
+            return Ok(v.data.iter().map(|&f| f as u32).collect());
+        }
+        let Some(view) = acc.view() else {
+            return Ok(Vec::new());
+        };
+        let bytes = self.view(&view)?;
+        let csize = comp_size(acc.data_type());
+        let stride = view.stride().unwrap_or(csize).max(csize);
+        let count = acc.count();
+        let need = if count == 0 {
+            Some(0)
+        } else {
+            (count - 1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(csize))
+                .and_then(|x| x.checked_add(acc.offset()))
+        };
+        if need.is_none_or(|n| n > bytes.len()) {
+            return Err(self.err(
+                &path,
+                format!(
+                    "{count} indices of {csize} bytes from byteOffset {} run past bufferView {} ({} bytes)",
+                    acc.offset(),
+                    view.index(),
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok((0..count)
+            .map(|e| {
+                let o = acc.offset() + e * stride;
+                let b = &bytes[o..o + csize];
+                match csize {
+                    1 => u32::from(b[0]),
+                    2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                    _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                }
+            })
+            .collect())
+    }
+
+    /// Attribute sets 0, 1, … in order; a set after a gap is dropped with a warning.
+    fn contiguous_sets<T>(&mut self, mut sets: Vec<(u32, T)>, path: &str, what: &str) -> Vec<T> {
+        sets.sort_by_key(|(k, _)| *k);
+        let mut out = Vec::new();
+        for (k, s) in sets {
+            if k as usize == out.len() {
+                out.push(s);
+            } else {
+                self.warn(format!(
+                    "{path}: {what}_{k} ignored ({what}_{} is missing)",
+                    out.len()
+                ));
+            }
+        }
+        out
+    }
+
+    fn material(&mut self, m: &gltf::Material, i: usize) -> Material {
+        let label = format!("materials[{i}]");
+        let pbr = m.pbr_metallic_roughness();
+        let texture = pbr.base_color_texture().map(|t| {
+            if t.tex_coord() != 0 {
+                self.warn(format!(
+                    "{label}: base colour texture uses TEXCOORD_{}; the scene assumes TEXCOORD_0",
+                    t.tex_coord()
+                ));
+            }
+            t.texture().index()
+        });
+        let (extras, _) = self.extras(m.extras(), &label, false);
+        Material {
+            name: m
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("material_{i}")),
+            base_color: pbr.base_color_factor(),
+            texture,
+            double_sided: m.double_sided(),
+            alpha: match m.alpha_mode() {
+                gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                gltf::material::AlphaMode::Mask => AlphaMode::Mask(m.alpha_cutoff().unwrap_or(0.5)),
+                gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+            },
+            unlit: m.unlit(),
+            extras,
+        }
+    }
+
+    fn texture(&mut self, t: &gltf::Texture) -> Result<Texture, ImportError> {
+        let i = t.index();
+        let img = t.source();
+        let name = t
+            .name()
+            .or(img.name())
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("texture_{i}"));
+        let label = format!("images[{}]", img.index());
+        let embedded: Option<Vec<u8>> = match img.source() {
+            gltf::image::Source::View { view, .. } => Some(self.view(&view)?.to_vec()),
+            gltf::image::Source::Uri { uri, .. } => match data_uri(uri) {
+                Some(Ok((_, b))) => Some(b),
+                Some(Err(e)) => {
+                    self.warn(format!("{label}: {e}; texture left unresolved"));
+                    return Ok(Texture {
+                        source: TextureSource::Unresolved { uri: name.clone() },
+                        name,
+                    });
+                }
+                None => {
+                    return Ok(Texture {
+                        name,
+                        source: TextureSource::External {
+                            uri: percent_decode(uri),
+                        },
+                    })
+                }
+            },
+        };
+        let bytes = embedded.unwrap_or_default();
+        let source = match decode_png(&bytes) {
+            Ok((width, height, pixels)) => TextureSource::Rgba8 {
+                width,
+                height,
+                pixels,
+            },
+            Err(e) => {
+                self.warn(format!(
+                    "{label}: embedded image not decoded ({e}); left unresolved"
+                ));
+                TextureSource::Unresolved { uri: name.clone() }
+            }
+        };
+        Ok(Texture { name, source })
+    }
+
+    /// `extras` that are an object: string, number and boolean values as text, in file order.
+    /// With `hidden_flag`, `"hidden": true`/`"true"` is returned as the flag instead.
+    fn extras(
+        &mut self,
+        raw: &gltf::json::Extras,
+        label: &str,
+        hidden_flag: bool,
+    ) -> (Vec<(String, String)>, bool) {
+        let Some(raw) = raw else {
+            return (Vec::new(), false);
+        };
+        let pairs: Pairs = match serde_json::from_str(raw.get()) {
+            Ok(p) => p,
+            Err(_) => {
+                self.warn(format!("{label}: extras is not an object; ignored"));
+                return (Vec::new(), false);
+            }
+        };
+        let mut out = Vec::new();
+        let mut hidden = false;
+        for (k, v) in pairs.0 {
+            let text = match v {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::Bool(b) => b.to_string(),
+                _ => {
+                    self.warn(format!(
+                        "{label}: extras.{k} is not a string, number or boolean; ignored"
+                    ));
+                    continue;
+                }
+            };
+            if hidden_flag && k == "hidden" {
+                hidden = text == "true";
+                continue;
+            }
+            if !out.iter().any(|(ok, _): &(String, String)| *ok == k) {
+                out.push((k, text));
+            }
+        }
+        (out, hidden)
+    }
+}
+
+/// A JSON object's entries in file order (serde_json's `Map` sorts them).
+struct Pairs(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Pairs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Pairs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Pairs, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, serde_json::Value>()? {
+                    out.push((k, v));
+                }
+                Ok(Pairs(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn comp_size(ct: DataType) -> usize {
+    match ct {
+        DataType::I8 | DataType::U8 => 1,
+        DataType::I16 | DataType::U16 => 2,
+        DataType::U32 | DataType::F32 => 4,
+    }
+}
+
+/// One component (little-endian `b`, exactly its size) as f32, normalized integers divided
+/// as glTF says (`c / 255`, `max(c / 127, −1)`, …; computed in f64, rounded once).
+fn component(ct: DataType, b: &[u8], norm: bool) -> f32 {
+    let (v, scale) = match ct {
+        DataType::F32 => return f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        DataType::U8 => (f64::from(b[0]), 255.0),
+        DataType::I8 => (f64::from(b[0] as i8), 127.0),
+        DataType::U16 => (f64::from(u16::from_le_bytes([b[0], b[1]])), 65535.0),
+        DataType::I16 => (f64::from(i16::from_le_bytes([b[0], b[1]])), 32767.0),
+        DataType::U32 => (
+            f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            4294967295.0,
+        ),
+    };
+    if norm {
+        (v / scale).max(-1.0) as f32
+    } else {
+        v as f32
+    }
+}
+
+fn semantic_name(s: &Semantic) -> String {
+    match s {
+        Semantic::Positions => "POSITION".into(),
+        Semantic::Normals => "NORMAL".into(),
+        Semantic::Tangents => "TANGENT".into(),
+        Semantic::Colors(k) => format!("COLOR_{k}"),
+        Semantic::TexCoords(k) => format!("TEXCOORD_{k}"),
+        Semantic::Joints(k) => format!("JOINTS_{k}"),
+        Semantic::Weights(k) => format!("WEIGHTS_{k}"),
+        Semantic::Extras(n) => format!("_{n}"),
+    }
+}
+
+/// Decode a PNG into RGBA8 (any colour type and depth; 16-bit channels are reduced to 8).
+fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+    if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Err("not a PNG".into());
+    }
+    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    dec.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = dec.read_info().map_err(|e| e.to_string())?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| "image too large".to_string())?;
+    let mut buf = vec![0u8; size];
+    let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
+    let (w, h) = (info.width as usize, info.height as usize);
+    let samples = match info.color_type {
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        png::ColorType::Indexed => return Err("palette not expanded".into()),
+    };
+    let mut out = Vec::with_capacity(w * h * 4);
+    for y in 0..h {
+        let row = buf
+            .get(y * info.line_size..y * info.line_size + w * samples)
+            .ok_or_else(|| "short image data".to_string())?;
+        for px in row.chunks_exact(samples) {
+            match samples {
+                1 => out.extend_from_slice(&[px[0], px[0], px[0], 255]),
+                2 => out.extend_from_slice(&[px[0], px[0], px[0], px[1]]),
+                3 => out.extend_from_slice(&[px[0], px[1], px[2], 255]),
+                _ => out.extend_from_slice(px),
+            }
+        }
+    }
+    Ok((info.width, info.height, out))
+}

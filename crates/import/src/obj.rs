@@ -1,0 +1,544 @@
+//! Wavefront OBJ (+ MTL) reader over tobj. Conventions: see the crate docs.
+//!
+//! tobj does the parsing and the triangulation. Around it this module
+//! * scans the text first, so that every index is checked against the data with its line
+//!   number (tobj reports neither the line nor, for some bad indices, fails cleanly), numbers
+//!   are checked, `l` elements are dropped, and a file where only some vertices have colours
+//!   is read without colours (tobj would shift them onto the wrong vertices);
+//! * hands tobj the `usemtl` names as its material list, so that material names survive
+//!   without an MTL file (tobj drops names it did not find in a library);
+//! * reads the MTL libraries itself (tobj's MTL parser can panic on short `Kd` lines).
+
+use std::cell::Cell;
+use std::io::{BufRead, Read};
+
+use levelgeom_scene::{AlphaMode, Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
+
+use crate::files::{safe_relative, stem, FileSource};
+use crate::{ImportError, Imported};
+
+/// Material name the project's OBJ writer uses for primitives without a material; read back
+/// as "no material".
+pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
+
+/// The first line handed to tobj, so that it asks for our material list before any `usemtl`.
+const SENTINEL: &str = "mtllib levelgeom-import-materials\n";
+
+/// Read OBJ text. `file` names the file in errors and warnings, its stem names the scene and
+/// the root node; `mtllib` libraries are read from `files` (paths that leave the folder are
+/// refused with a warning).
+///
+/// # Errors
+/// [`ImportError::Obj`] with the line: invalid UTF-8, a number that does not parse, an index
+/// that is 0 or points past the data, anything tobj rejects.
+pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Imported, ImportError> {
+    let err = |line: Option<usize>, message: String| ImportError::Obj {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        err(Some(line), "not UTF-8 text".into())
+    })?;
+    let mut warnings = Vec::new();
+    let scan = prescan(text).map_err(|(l, m)| err(Some(l), m))?;
+    warnings.extend(scan.warnings.iter().map(|w| format!("{file}: {w}")));
+
+    // tobj, with our material list and a line-counting reader.
+    let tobj_materials: Vec<tobj::Material> = scan
+        .materials
+        .iter()
+        .map(|name| tobj::Material {
+            name: name.clone(),
+            ..Default::default()
+        })
+        .collect();
+    let asked = Cell::new(false);
+    let mut reader = LineReader {
+        data: scan.text.as_bytes(),
+        pos: 0,
+        newlines: 0,
+    };
+    let opts = tobj::LoadOptions {
+        single_index: true,
+        triangulate: true,
+        ignore_points: true,
+        ignore_lines: true,
+    };
+    let result = tobj::load_obj_buf(&mut reader, &opts, |_| {
+        if asked.replace(true) {
+            Ok((Vec::new(), Default::default()))
+        } else {
+            let map = scan
+                .materials
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect();
+            Ok((tobj_materials.clone(), map))
+        }
+    });
+    let (models, _) = result.map_err(|e| {
+        // the sentinel line is line 1 of what tobj read
+        let line = reader.newlines.saturating_sub(1).max(1);
+        err(Some(line), e.to_string())
+    })?;
+
+    // MTL libraries.
+    let mut mtl: Vec<MtlMaterial> = Vec::new();
+    for (line, lib) in &scan.mtllibs {
+        let rel = match safe_relative(lib) {
+            Ok(r) => r,
+            Err(e) => {
+                warnings.push(format!("{file}: line {line}: mtllib {e}; not read"));
+                continue;
+            }
+        };
+        match files.read(&rel) {
+            Ok(b) => {
+                let (mats, w) = parse_mtl(&b);
+                warnings.extend(w.into_iter().map(|w| format!("{rel}: {w}")));
+                for m in mats {
+                    if !mtl.iter().any(|o| o.name == m.name) {
+                        mtl.push(m);
+                    }
+                }
+            }
+            Err(e) => warnings.push(format!(
+                "{file}: line {line}: material library {rel:?} not read ({e}); materials keep only their names"
+            )),
+        }
+    }
+
+    // Scene: materials in first-use order (the default material's name maps back to None).
+    let name = stem(file);
+    let mut scene = Scene {
+        name: name.clone(),
+        ..Scene::default()
+    };
+    let mut mat_map: Vec<Option<usize>> = Vec::with_capacity(scan.materials.len());
+    for m in &scan.materials {
+        if m == DEFAULT_MATERIAL {
+            mat_map.push(None);
+            continue;
+        }
+        let mut mat = Material {
+            name: m.clone(),
+            ..Material::default()
+        };
+        match mtl.iter().find(|x| &x.name == m) {
+            Some(x) => {
+                mat.base_color = [x.kd[0], x.kd[1], x.kd[2], x.d];
+                mat.unlit = x.illum == Some(0);
+                mat.alpha = if x.d < 1.0 {
+                    AlphaMode::Blend
+                } else if x.map_d {
+                    AlphaMode::Mask(0.5)
+                } else {
+                    AlphaMode::Opaque
+                };
+                if let Some(uri) = &x.map_kd {
+                    let t = match scene.textures.iter().position(
+                        |t| matches!(&t.source, TextureSource::External { uri: u } if u == uri),
+                    ) {
+                        Some(t) => t,
+                        None => {
+                            scene.textures.push(Texture {
+                                name: stem(uri),
+                                source: TextureSource::External { uri: uri.clone() },
+                            });
+                            scene.textures.len() - 1
+                        }
+                    };
+                    mat.texture = Some(t);
+                }
+            }
+            None if !scan.mtllibs.is_empty() => warnings.push(format!(
+                "{file}: material {m:?} is in no material library read; default values used"
+            )),
+            None => {}
+        }
+        scene.materials.push(mat);
+        mat_map.push(Some(scene.materials.len() - 1));
+    }
+
+    let root = scene.add_node(Node {
+        name,
+        ..Node::default()
+    });
+    scene.roots.push(root);
+    let mut last_name: Option<String> = None;
+    for model in models {
+        let m = &model.mesh;
+        let n = m.positions.len() / 3;
+        if m.indices.is_empty() || n == 0 {
+            continue;
+        }
+        if last_name.as_deref() != Some(model.name.as_str()) {
+            let mesh = scene.add_mesh(Mesh {
+                name: model.name.clone(),
+                primitives: Vec::new(),
+            });
+            let node = scene.add_node(Node {
+                name: model.name.clone(),
+                mesh: Some(mesh),
+                ..Node::default()
+            });
+            scene.nodes[root].children.push(node);
+            last_name = Some(model.name.clone());
+        }
+        let mesh_index = scene.meshes.len() - 1;
+        let label = format!("{file}: object {:?}", model.name);
+        let material = m
+            .material_id
+            .and_then(|i| mat_map.get(i).copied().flatten());
+        let positions: Vec<[f32; 3]> = m
+            .positions
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+        let uvs: Option<Vec<[f32; 2]>> = match m.texcoords.len() {
+            0 => None,
+            l if l == 2 * n => Some(
+                m.texcoords
+                    .chunks_exact(2)
+                    .map(|c| [c[0], (1.0 - f64::from(c[1])) as f32])
+                    .collect(),
+            ),
+            _ => {
+                warnings.push(format!(
+                    "{label}: only some corners have texture coordinates; UVs dropped"
+                ));
+                None
+            }
+        };
+        let normals: Vec<[f32; 3]> = match m.normals.len() {
+            0 => Vec::new(),
+            l if l == 3 * n => m
+                .normals
+                .chunks_exact(3)
+                .map(|c| [c[0], c[1], c[2]])
+                .collect(),
+            _ => {
+                warnings.push(format!(
+                    "{label}: only some corners have normals; normals dropped"
+                ));
+                Vec::new()
+            }
+        };
+        let colours: Option<Vec<[f32; 4]>> = (m.vertex_color.len() == 3 * n).then(|| {
+            m.vertex_color
+                .chunks_exact(3)
+                .map(|c| [c[0], c[1], c[2], 1.0])
+                .collect()
+        });
+        let prims = &mut scene.meshes[mesh_index].primitives;
+        let p = match prims.iter().position(|p| p.material == material) {
+            Some(i) => &mut prims[i],
+            None => {
+                prims.push(Primitive {
+                    material,
+                    ..Primitive::default()
+                });
+                let last = prims.len() - 1;
+                &mut prims[last]
+            }
+        };
+        // Appending to a primitive: an attribute present on one part only is dropped.
+        let fresh = p.positions.is_empty();
+        let base = p.positions.len() as u32;
+        let old = p.positions.len();
+        p.positions.extend_from_slice(&positions);
+        merge_set(&mut p.uvs, uvs, fresh, old, n, &label, "UVs", &mut warnings);
+        merge_set(
+            &mut p.colors,
+            colours,
+            fresh,
+            old,
+            n,
+            &label,
+            "colours",
+            &mut warnings,
+        );
+        if fresh {
+            p.normals = normals;
+        } else if p.normals.len() == old && normals.len() == n {
+            p.normals.extend_from_slice(&normals);
+        } else if !p.normals.is_empty() || !normals.is_empty() {
+            warnings.push(format!("{label}: normals on only some faces; dropped"));
+            p.normals.clear();
+        }
+        p.indices.extend(m.indices.iter().map(|&i| base + i));
+    }
+    Ok(Imported { scene, warnings })
+}
+
+/// Append one part's set to a primitive's first set (UVs or colours), dropping it when only
+/// some parts have it.
+#[allow(clippy::too_many_arguments)]
+fn merge_set<T: Copy>(
+    sets: &mut Vec<Vec<T>>,
+    new: Option<Vec<T>>,
+    fresh: bool,
+    old: usize,
+    n: usize,
+    label: &str,
+    what: &str,
+    warnings: &mut Vec<String>,
+) {
+    if fresh {
+        if let Some(v) = new {
+            *sets = vec![v];
+        }
+        return;
+    }
+    match (sets.first_mut(), new) {
+        (Some(s), Some(v)) if s.len() == old && v.len() == n => s.extend_from_slice(&v),
+        (None, None) => {}
+        _ => {
+            warnings.push(format!("{label}: {what} on only some faces; dropped"));
+            sets.clear();
+        }
+    }
+}
+
+/// A `BufRead` over bytes that counts the newlines consumed (tobj reads line by line, so on
+/// an error the count is the line it failed on).
+struct LineReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    newlines: usize,
+}
+
+impl Read for LineReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.data[self.pos..];
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for LineReader<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(&self.data[self.pos..])
+    }
+    fn consume(&mut self, amt: usize) {
+        let end = (self.pos + amt).min(self.data.len());
+        self.newlines += self.data[self.pos..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.pos = end;
+    }
+}
+
+/// What the scan found, and the text handed to tobj (the sentinel line first, then one line
+/// per input line: trimmed, `mtllib` and `l` lines blanked, colours stripped when partial).
+struct Prescan {
+    text: String,
+    materials: Vec<String>,
+    mtllibs: Vec<(usize, String)>,
+    warnings: Vec<String>,
+}
+
+/// Scan the OBJ lines; `Err((line, message))` for bad numbers and indices.
+fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut nv, mut nvt, mut nvn, mut ncol) = (0usize, 0usize, 0usize, 0usize);
+    // largest positive index per kind, with its line: checked against the totals at the end
+    let mut max_ref = [(0usize, 0usize); 3];
+    let mut materials: Vec<String> = Vec::new();
+    let mut mtllibs = Vec::new();
+    let mut warnings = Vec::new();
+    let mut lines_dropped = 0usize;
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for (i, raw) in lines.iter().enumerate() {
+        let ln = i + 1;
+        let line = raw.trim();
+        let mut words = line.split_whitespace();
+        let kw = words.next().unwrap_or("");
+        let mut emit = line.to_string();
+        match kw {
+            "v" => {
+                let vals: Vec<&str> = words.collect();
+                for w in &vals {
+                    if w.parse::<f32>().is_err() {
+                        return Err((ln, format!("bad number {w:?} in a vertex")));
+                    }
+                }
+                if vals.len() < 3 {
+                    return Err((ln, format!("vertex with {} coordinates", vals.len())));
+                }
+                nv += 1;
+                if vals.len() >= 6 {
+                    ncol += 1;
+                }
+            }
+            "vt" => nvt += 1,
+            "vn" => nvn += 1,
+            "f" => {
+                for w in words {
+                    for (k, part) in w.split('/').enumerate().take(3) {
+                        if part.is_empty() {
+                            continue;
+                        }
+                        let Ok(x) = part.parse::<i64>() else {
+                            return Err((ln, format!("bad index {part:?} in face vertex {w:?}")));
+                        };
+                        let (count, what) = match k {
+                            0 => (nv, "vertex"),
+                            1 => (nvt, "texture coordinate"),
+                            _ => (nvn, "normal"),
+                        };
+                        if x == 0 {
+                            return Err((ln, format!("{what} index 0 (OBJ counts from 1)")));
+                        }
+                        if x < 0 {
+                            if x.unsigned_abs() > count as u64 {
+                                return Err((
+                                    ln,
+                                    format!("relative {what} index {x} before the first one ({count} so far)"),
+                                ));
+                            }
+                        } else if x as u64 > max_ref[k].0 as u64 {
+                            max_ref[k] = (usize::try_from(x).unwrap_or(usize::MAX), ln);
+                        }
+                    }
+                }
+            }
+            "l" => {
+                lines_dropped += 1;
+                emit.clear();
+            }
+            "usemtl" => {
+                let name = line["usemtl".len()..].trim();
+                if !name.is_empty() {
+                    if !materials.iter().any(|m| m == name) {
+                        materials.push(name.to_string());
+                    }
+                    emit = format!("usemtl {name}");
+                }
+            }
+            "mtllib" => {
+                let name = line["mtllib".len()..].trim();
+                if !name.is_empty() {
+                    mtllibs.push((ln, name.to_string()));
+                }
+                emit.clear();
+            }
+            _ => {}
+        }
+        out.push(emit);
+    }
+    for (k, (count, what)) in [(nv, "vertex"), (nvt, "texture coordinate"), (nvn, "normal")]
+        .into_iter()
+        .enumerate()
+    {
+        let (max, ln) = max_ref[k];
+        if max > count {
+            return Err((
+                ln,
+                format!("{what} index {max} out of range (the file has {count})"),
+            ));
+        }
+    }
+    if lines_dropped > 0 {
+        warnings.push(format!("{lines_dropped} line element(s) (l) skipped"));
+    }
+    if ncol > 0 && ncol != nv {
+        warnings.push(format!(
+            "only {ncol} of {nv} vertices have colours; colours ignored"
+        ));
+        for (i, raw) in lines.iter().enumerate() {
+            let w: Vec<&str> = raw.split_whitespace().collect();
+            if w.first() == Some(&"v") && w.len() >= 7 {
+                out[i] = format!("v {} {} {}", w[1], w[2], w[3]);
+            }
+        }
+    }
+    let mut text = String::with_capacity(text.len() + SENTINEL.len() + 1);
+    text.push_str(SENTINEL);
+    for l in out {
+        text.push_str(&l);
+        text.push('\n');
+    }
+    Ok(Prescan {
+        text,
+        materials,
+        mtllibs,
+        warnings,
+    })
+}
+
+/// The MTL statements this reader uses.
+struct MtlMaterial {
+    name: String,
+    kd: [f32; 3],
+    d: f32,
+    illum: Option<u32>,
+    map_kd: Option<String>,
+    map_d: bool,
+}
+
+/// Parse an MTL library (lenient: a bad statement is a warning and is ignored).
+fn parse_mtl(bytes: &[u8]) -> (Vec<MtlMaterial>, Vec<String>) {
+    let text = String::from_utf8_lossy(bytes);
+    let mut mats: Vec<MtlMaterial> = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let ln = i + 1;
+        let line = raw.trim();
+        let Some(kw) = line.split_whitespace().next() else {
+            continue;
+        };
+        let rest = line[kw.len()..].trim();
+        let nums =
+            || -> Option<Vec<f32>> { rest.split_whitespace().map(|w| w.parse().ok()).collect() };
+        if kw == "newmtl" {
+            mats.push(MtlMaterial {
+                name: rest.to_string(),
+                kd: [1.0; 3],
+                d: 1.0,
+                illum: None,
+                map_kd: None,
+                map_d: false,
+            });
+            continue;
+        }
+        let Some(m) = mats.last_mut() else {
+            if !kw.starts_with('#') {
+                warnings.push(format!("line {ln}: {kw} before any newmtl; ignored"));
+            }
+            continue;
+        };
+        match kw {
+            "Kd" => match nums().as_deref() {
+                Some([r, g, b, ..]) => m.kd = [*r, *g, *b],
+                Some([v]) => m.kd = [*v; 3],
+                _ => warnings.push(format!("line {ln}: bad Kd {rest:?}; ignored")),
+            },
+            "d" => match nums().as_deref() {
+                Some([v, ..]) => m.d = *v,
+                _ => warnings.push(format!("line {ln}: bad d {rest:?}; ignored")),
+            },
+            "Tr" => match nums().as_deref() {
+                Some([v, ..]) => m.d = 1.0 - *v,
+                _ => warnings.push(format!("line {ln}: bad Tr {rest:?}; ignored")),
+            },
+            "illum" => m.illum = rest.parse().ok(),
+            // options (`-o 0 0`, …) before the file name are not interpreted: the last word
+            // is not safe either (names may hold spaces), so the whole rest is the path
+            "map_Kd" if !rest.is_empty() => m.map_kd = Some(rest.to_string()),
+            "map_d" if !rest.is_empty() => m.map_d = true,
+            _ => {}
+        }
+    }
+    (mats, warnings)
+}

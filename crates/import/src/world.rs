@@ -1,0 +1,171 @@
+//! The scene flattened into world-space triangles, for engine importers.
+
+use levelgeom_scene::{Scene, IDENTITY};
+
+/// One triangle in world space with its corner attributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Triangle {
+    /// Index of the node that placed it ([`Scene::nodes`]).
+    pub node: usize,
+    /// That node's name (e.g. `tile_0012_m034`, `mat03_grp1`).
+    pub node_name: String,
+    /// Index into [`Scene::materials`] of its primitive.
+    pub material: Option<usize>,
+    /// Corner positions, world space.
+    pub positions: [[f32; 3]; 3],
+    /// Corner UVs from `uvs[0]` (top-left origin), when the primitive has them.
+    pub uvs: Option<[[f32; 2]; 3]>,
+    /// Corner colours from `colors[0]`, RGBA as stored, when the primitive has them.
+    pub colours: Option<[[f32; 4]; 3]>,
+    /// Corner unit normals, world space, when the primitive has them.
+    pub normals: Option<[[f32; 3]; 3]>,
+}
+
+/// Every triangle under `root` (or under all [`Scene::roots`] when `None`), in world space.
+///
+/// * Nodes are visited depth first, children in order, each node once (a node reachable
+///   twice, or a cycle, is not repeated). The start node's world matrix is its world matrix
+///   from the scene roots when it is reachable from them, else its own local matrix.
+/// * Positions are transformed by the node's world matrix, normals by its inverse-transpose
+///   (renormalised); when the matrix mirrors (negative determinant) the corner order is
+///   reversed (corners 1 and 2 swapped) so that front faces stay counter-clockwise.
+///   Arithmetic is in f64, rounded once.
+/// * With `include_hidden` false, a hidden node and its whole subtree are skipped (including
+///   the start node: pass `true` to flatten e.g. the hidden `collision` tree).
+/// * Triangles with an index past the primitive's vertices are skipped; attribute sets whose
+///   length differs from the positions' are left out (`None`).
+pub fn world_triangles(scene: &Scene, root: Option<usize>, include_hidden: bool) -> Vec<Triangle> {
+    let n = scene.nodes.len();
+    let starts: Vec<usize> = match root {
+        Some(r) => vec![r],
+        None => scene.roots.clone(),
+    };
+    let world = scene.world_matrices();
+    let mut reachable = vec![false; n];
+    let mut stack: Vec<usize> = scene.roots.iter().copied().filter(|&r| r < n).collect();
+    while let Some(x) = stack.pop() {
+        if !reachable[x] {
+            reachable[x] = true;
+            stack.extend(scene.nodes[x].children.iter().copied().filter(|&c| c < n));
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = vec![false; n];
+    for s in starts {
+        if s >= n {
+            continue;
+        }
+        let m0 = if reachable[s] {
+            world[s]
+        } else {
+            scene.nodes[s].matrix
+        };
+        let mut stack = vec![(s, m0.map(f64::from))];
+        while let Some((x, m)) = stack.pop() {
+            if seen[x] || (!include_hidden && scene.nodes[x].hidden) {
+                continue;
+            }
+            seen[x] = true;
+            let node = &scene.nodes[x];
+            for &c in node.children.iter().rev() {
+                if c < n {
+                    stack.push((c, mul64(&m, &node_matrix(scene, c))));
+                }
+            }
+            let Some(mesh) = node.mesh.and_then(|mi| scene.meshes.get(mi)) else {
+                continue;
+            };
+            let normal_m = inverse_transpose3(&m);
+            let mirrored = det3(&m) < 0.0;
+            for p in &mesh.primitives {
+                let nv = p.positions.len();
+                let uvs = p.uvs.first().filter(|s| s.len() == nv);
+                let cols = p.colors.first().filter(|s| s.len() == nv);
+                let nrm = (p.normals.len() == nv && nv > 0).then_some(&p.normals);
+                for t in p.indices.chunks_exact(3) {
+                    if t.iter().any(|&i| i as usize >= nv) {
+                        continue;
+                    }
+                    let mut c = [t[0] as usize, t[1] as usize, t[2] as usize];
+                    if mirrored {
+                        c.swap(1, 2);
+                    }
+                    out.push(Triangle {
+                        node: x,
+                        node_name: node.name.clone(),
+                        material: p.material,
+                        positions: c.map(|i| point(&m, p.positions[i])),
+                        uvs: uvs.map(|s| c.map(|i| s[i])),
+                        colours: cols.map(|s| c.map(|i| s[i])),
+                        normals: nrm.map(|s| c.map(|i| normal(&normal_m, s[i]))),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn node_matrix(scene: &Scene, i: usize) -> [f64; 16] {
+    scene
+        .nodes
+        .get(i)
+        .map_or(IDENTITY, |n| n.matrix)
+        .map(f64::from)
+}
+
+fn mul64(a: &[f64; 16], b: &[f64; 16]) -> [f64; 16] {
+    let mut o = [0f64; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            o[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
+        }
+    }
+    o
+}
+
+fn point(m: &[f64; 16], p: [f32; 3]) -> [f32; 3] {
+    let [x, y, z] = p.map(f64::from);
+    [0, 1, 2].map(|r| (m[r] * x + m[4 + r] * y + m[8 + r] * z + m[12 + r]) as f32)
+}
+
+fn det3(m: &[f64; 16]) -> f64 {
+    let a = |r: usize, c: usize| m[c * 4 + r];
+    a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
+}
+
+/// Inverse-transpose of the upper 3×3 (row-major `[r][c]`), i.e. the cofactor matrix divided
+/// by the determinant; the cofactor matrix alone when singular (direction still sensible).
+fn inverse_transpose3(m: &[f64; 16]) -> [[f64; 3]; 3] {
+    let a = |r: usize, c: usize| m[c * 4 + r];
+    let mut cof = [[0f64; 3]; 3];
+    for (r, row) in cof.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+            let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
+            *v = a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1);
+        }
+    }
+    let d = det3(m);
+    if d != 0.0 && d.is_finite() {
+        for row in &mut cof {
+            for v in row {
+                *v /= d;
+            }
+        }
+    }
+    cof
+}
+
+fn normal(it: &[[f64; 3]; 3], v: [f32; 3]) -> [f32; 3] {
+    let v = v.map(f64::from);
+    let w = [0, 1, 2].map(|r| it[r][0] * v[0] + it[r][1] * v[1] + it[r][2] * v[2]);
+    let len = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+    if len > 0.0 && len.is_finite() {
+        w.map(|x| (x / len) as f32)
+    } else {
+        w.map(|x| x as f32)
+    }
+}

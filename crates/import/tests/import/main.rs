@@ -1,0 +1,9 @@
+//! Integration tests of levelgeom-import: hand-written OBJ/MTL and glTF/GLB data with values
+//! computed by hand, round trips through the project's own exporters, corrupt inputs.
+#![allow(clippy::unwrap_used)]
+
+mod corrupt;
+mod gltf;
+mod obj;
+mod roundtrip;
+mod util;
