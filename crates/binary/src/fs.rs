@@ -82,6 +82,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
         ));
     }
     // A short temporary name: the output's own name may be near the file system's limit.
+    // A missing output folder is made (`demo out/level.wad` on a fresh checkout).
+    std::fs::create_dir_all(&dir).map_err(|e| in_path(e, &dir))?;
     // The counter keeps threads of one process writing into one folder apart.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -9,8 +9,8 @@ use levelgeom_binary::{ReadError, WriteError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The file could not be read from disk.
-    #[error("cannot read {path}: {source}")]
+    /// A file could not be read from (or written to) disk.
+    #[error("cannot read or write {path}: {source}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -80,6 +80,10 @@ pub enum Error {
         /// What cannot be done, and what to do instead.
         message: String,
     },
+    /// A mesh file (for import) could not be read; the message names the file and, where
+    /// the format has them, the line or JSON path.
+    #[error(transparent)]
+    Mesh(#[from] levelgeom_import::ImportError),
     /// Writing the export folder failed; nothing in it was changed.
     #[error(transparent)]
     Folder(#[from] levelgeom_export::folder::FolderError),

@@ -97,6 +97,11 @@ impl LevelFile {
         }
         let mut inputs = vec![self.path.clone()];
         inputs.extend(self.companions());
+        let extra_files = if opts.preview {
+            crate::render::previews(&scene)?
+        } else {
+            Vec::new()
+        };
         let written = folder::write_folder(
             &scene,
             outdir,
@@ -107,6 +112,7 @@ impl LevelFile {
                 force: opts.force,
                 protect: inputs.clone(),
                 input: self.display_name(),
+                extra_files,
             },
         )?;
         let mut warnings = std::mem::take(&mut scene.warnings);

@@ -11,7 +11,10 @@
 //! | [`LevelFile::rebuild`] | the typed model written back (byte for byte when unchanged) |
 //! | [`LevelFile::locate`] | the chunk path of a file offset |
 //! | [`LevelFile::to_scene`] | the engine-neutral scene, with [`EngineOptions`] |
-//! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files written into a folder, all or nothing |
+//! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files (and previews) written into a folder, all or nothing |
+//! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
+//! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
+//! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //!
 //! ```
 //! let level = levelgeom_core::demo();
@@ -28,16 +31,22 @@ use std::path::{Path, PathBuf};
 
 mod error;
 mod export;
+mod import;
 mod info;
 mod level;
 mod options;
+mod render;
 
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
+pub use import::{
+    ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind, SampleReport, Zones,
+};
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
 pub use levelgeom_binary::{Problem, Severity, Warning};
 pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
+pub use render::{draw, Image, RenderOptions, View, PREVIEW_SIZE};
 
 use level::Content;
 

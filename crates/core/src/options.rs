@@ -55,6 +55,8 @@ pub struct ExportOptions {
     pub colour_set: usize,
     /// Write into a folder that holds files other than a previous export of ours.
     pub force: bool,
+    /// Also write `preview_top.png` and `preview_persp.png` (see [`crate::RenderOptions`]).
+    pub preview: bool,
     /// Engine-specific choices.
     pub engine: EngineOptions,
 }

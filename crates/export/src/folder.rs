@@ -9,6 +9,7 @@
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
+//! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
 //! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
 //!
 //! # All or nothing
@@ -59,6 +60,8 @@ pub struct FolderOptions {
     pub protect: Vec<PathBuf>,
     /// What the manifest records as the export's input (display text).
     pub input: String,
+    /// More files to write with the others, `(name, bytes)` (e.g. preview pictures).
+    pub extra_files: Vec<(String, Vec<u8>)>,
 }
 
 /// What [`write_folder`] wrote.
@@ -230,6 +233,16 @@ fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), F
         for (name, png) in crate::encode_textures(scene)? {
             files.push((name, png));
         }
+    }
+    for (name, bytes) in &opts.extra_files {
+        if !is_plain_name(name) || files.iter().any(|(n, _)| n == name) {
+            return Err(FolderError::Export(ExportError::DuplicateFileName {
+                file: name.clone(),
+                first: 0,
+                second: 0,
+            }));
+        }
+        files.push((name.clone(), bytes.clone()));
     }
     Ok((files, warnings))
 }

@@ -20,6 +20,7 @@ use crate::scene::placement::yaw;
 
 /// Which way a surface faces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProbeKind {
     /// Surface normal up: something to stand on.
     Floor,

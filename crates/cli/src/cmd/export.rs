@@ -38,6 +38,9 @@ pub struct Args {
     /// Write into OUTDIR even when it holds files that are not a previous export.
     #[arg(long)]
     pub force: bool,
+    /// Also write preview_top.png and preview_persp.png (1024×768).
+    #[arg(long)]
+    pub preview: bool,
     /// WAD: also export collision polygons (collision.obj, hidden node tree in the GLB).
     #[arg(long)]
     pub collision: bool,
@@ -73,6 +76,7 @@ impl Args {
             },
             colour_set: self.colour_set,
             force: self.force,
+            preview: self.preview,
             engine: EngineOptions { wad, xray },
         }
     }

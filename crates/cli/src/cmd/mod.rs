@@ -5,8 +5,12 @@ use std::io::Write;
 pub mod check;
 pub mod demo;
 pub mod export;
+pub mod import;
 pub mod info;
+pub mod probe;
 pub mod rebuild;
+pub mod render;
+pub mod sample;
 
 /// The subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -19,6 +23,14 @@ pub enum Command {
     Check(check::Args),
     /// Export a level to glTF (GLB), OBJ/MTL and PNG.
     Export(export::Args),
+    /// Put an edited mesh (OBJ, glTF, GLB in export space) back into a WAD.
+    Import(import::Args),
+    /// The collision surfaces over and under a point of a WAD level.
+    Probe(probe::Args),
+    /// Draw a picture of a level (PNG).
+    Render(render::Args),
+    /// Write sample geometry (blocks, a ramp, a plaza) built from a WAD's textures, to import.
+    Sample(sample::Args),
     /// Write the built-in generated demo level (an Argonaut WAD) to a file.
     Demo(demo::Args),
 }
@@ -30,6 +42,10 @@ pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Rebuild(a) => rebuild::run(a, out),
         Command::Check(a) => check::run(a, out),
         Command::Export(a) => export::run(a, out),
+        Command::Import(a) => import::run(a, out),
+        Command::Probe(a) => probe::run(a, out),
+        Command::Render(a) => render::run(a, out),
+        Command::Sample(a) => sample::run(a, out),
         Command::Demo(a) => demo::run(a, out),
     }
 }

@@ -4,6 +4,7 @@
 mod before_after;
 mod engines;
 mod folder;
+mod import;
 mod mutation;
 
 use std::path::PathBuf;

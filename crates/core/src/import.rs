@@ -1,0 +1,393 @@
+//! Putting edited geometry back into a level: mesh files (OBJ, glTF, GLB in export space)
+//! through [`levelgeom_import`] into the engine's importer, and the engine's probe and sample
+//! geometry.
+//!
+//! # Which triangles
+//! * The render mesh is the mesh file's root named `level` (what our exporter writes), or,
+//!   when there is none, every visible root except `collision` and `objects`. Swap
+//!   alternatives (`…_swap` nodes) are left out: import writes one state per tile.
+//! * Collision comes from `--collision C` (nodes or OBJ groups named `matNN_grpG` give the
+//!   ground material NN and the collision group G; a file with a `collision` root, such as our
+//!   `level.glb`, gives that tree), else from a `collision` tree in the mesh file itself, else
+//!   it is derived from the render mesh by the engine's importer.
+//! * Colours are the values the file holds: our glTF writer stores the game's display values
+//!   in `COLOR_0` unconverted, so reading them back unconverted is its exact inverse.
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_import::{world_triangles, Imported, Triangle};
+use levelgeom_scene::Scene;
+use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
+
+use crate::error::{Error, Result};
+use crate::level::{Content, LevelFile};
+
+pub use levelgeom_wad::import::{ImportSummary, Zones};
+pub use levelgeom_wad::probe::{ProbeHit, ProbeKind};
+
+/// What [`LevelFile::import`] is asked to do.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportOptions {
+    /// A separate collision mesh (`collision.obj` / `.glb` as our export writes it).
+    pub collision: Option<PathBuf>,
+    /// Keep the base level's tiles and add the new ones (otherwise they are replaced).
+    pub keep_tiles: bool,
+    /// What happens to the zone (visibility) table.
+    pub zones: Zones,
+    /// The texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`.
+    pub default_tex: Option<u16>,
+}
+
+/// What [`LevelFile::import`] made.
+#[derive(Clone, Debug)]
+pub struct ImportReport {
+    /// The new level file's bytes.
+    pub bytes: Vec<u8>,
+    /// What the engine's importer did.
+    pub summary: ImportSummary,
+    /// Where the collision came from (a file, the mesh file's own tree, or derived).
+    pub collision_from: String,
+    /// Things the mesh readers skipped, for the user.
+    pub warnings: Vec<String>,
+}
+
+fn read(path: &Path) -> Result<Imported> {
+    Ok(levelgeom_import::read_mesh(path)?)
+}
+
+fn root(scene: &Scene, name: &str) -> Option<usize> {
+    scene
+        .roots
+        .iter()
+        .copied()
+        .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
+}
+
+/// The render triangles of a mesh file (see the module docs).
+fn render_triangles(scene: &Scene) -> Vec<Triangle> {
+    let tris = match root(scene, "level") {
+        Some(r) => world_triangles(scene, Some(r), false),
+        None => {
+            let skip = [root(scene, "collision"), root(scene, "objects")];
+            scene
+                .roots
+                .iter()
+                .filter(|r| !skip.contains(&Some(**r)))
+                .flat_map(|&r| world_triangles(scene, Some(r), false))
+                .collect()
+        }
+    };
+    tris.into_iter()
+        .filter(|t| !t.node_name.ends_with("_swap"))
+        .collect()
+}
+
+/// `matNN_grpG` → (NN, G).
+fn collision_name(name: &str) -> Option<(u8, u8)> {
+    let rest = name.strip_prefix("mat")?;
+    let (m, g) = rest.split_once("_grp")?;
+    // Blender may add `.001` to a duplicated object's name
+    let g = g.split('.').next()?;
+    Some((m.parse().ok()?, g.parse().ok()?))
+}
+
+/// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`.
+fn collision_triangles(scene: &Scene, file: &str) -> Result<Vec<CollisionTriangle>> {
+    let tris = match root(scene, "collision") {
+        Some(r) => world_triangles(scene, Some(r), true),
+        None => world_triangles(scene, None, true),
+    };
+    let mut out = Vec::with_capacity(tris.len());
+    let mut unnamed = 0usize;
+    for t in tris {
+        match collision_name(&t.node_name) {
+            Some((material, group)) => out.push(CollisionTriangle {
+                positions: t.positions,
+                material,
+                group,
+            }),
+            None => unnamed += 1,
+        }
+    }
+    if out.is_empty() && unnamed > 0 {
+        return Err(Error::Unsupported {
+            file: file.into(),
+            message: format!(
+                "none of its {unnamed} collision triangles is in an object named matNN_grpG \
+                 (ground material NN, collision group G), as levelgeom's collision export names them"
+            ),
+        });
+    }
+    Ok(out)
+}
+
+impl LevelFile {
+    /// Import the edited mesh file `mesh` (OBJ, glTF or GLB in export space) into this level
+    /// and return the new file's bytes (nothing is written; see the CLI's `import`).
+    ///
+    /// # Errors
+    /// The level is not a WAD; a mesh file cannot be read; the geometry cannot be put into the
+    /// level (outside the grid, values that do not fit their fields).
+    pub fn import(&self, mesh: &Path, opts: &ImportOptions) -> Result<ImportReport> {
+        let Content::Wad(level) = &self.content else {
+            return Err(Error::Unsupported {
+                file: self.display_name(),
+                message: format!(
+                    "import writes Argonaut WADs; this is {}",
+                    self.format().description()
+                ),
+            });
+        };
+        let imported = read(mesh)?;
+        let mut warnings = imported.warnings.clone();
+        let triangles: Vec<MeshTriangle> = render_triangles(&imported.scene)
+            .into_iter()
+            .map(|t| MeshTriangle {
+                positions: t.positions,
+                uvs: t.uvs,
+                colours: t.colours,
+                material: t
+                    .material
+                    .and_then(|m| imported.scene.materials.get(m))
+                    .map_or_else(String::new, |m| m.name.clone()),
+            })
+            .collect();
+        let (collision, collision_from) = match &opts.collision {
+            Some(c) => {
+                let ci = read(c)?;
+                warnings.extend(ci.warnings.iter().cloned());
+                (
+                    Some(collision_triangles(&ci.scene, &c.display().to_string())?),
+                    c.display().to_string(),
+                )
+            }
+            None if root(&imported.scene, "collision").is_some() => (
+                Some(collision_triangles(
+                    &imported.scene,
+                    &mesh.display().to_string(),
+                )?),
+                format!("the collision tree of {}", mesh.display()),
+            ),
+            None => (None, "derived from the render mesh".to_string()),
+        };
+        let wad_opts = levelgeom_wad::import::ImportOptions {
+            keep_tiles: opts.keep_tiles,
+            zones: opts.zones,
+            default_tex: opts.default_tex,
+            ..levelgeom_wad::import::ImportOptions::default()
+        };
+        let (new, summary) =
+            levelgeom_wad::import::import(level, &triangles, collision.as_deref(), &wad_opts)
+                .map_err(|e| Error::Unsupported {
+                    file: mesh.display().to_string(),
+                    message: e.to_string(),
+                })?;
+        let bytes = new.to_bytes().map_err(|source| Error::Write {
+            file: mesh.display().to_string(),
+            source,
+        })?;
+        Ok(ImportReport {
+            bytes,
+            summary,
+            collision_from,
+            warnings,
+        })
+    }
+
+    /// The collision surfaces over and under the point (x, z) of export space, highest first,
+    /// found the way the engine does (only the tiles of the cell that holds the point).
+    ///
+    /// # Errors
+    /// The level is not a WAD.
+    pub fn probe(&self, x: f32, z: f32) -> Result<Vec<ProbeHit>> {
+        match &self.content {
+            Content::Wad(level) => Ok(levelgeom_wad::probe::probe(level, x, z)),
+            _ => Err(Error::Unsupported {
+                file: self.display_name(),
+                message: format!(
+                    "probe reads the collision of Argonaut WADs; this is {}",
+                    self.format().description()
+                ),
+            }),
+        }
+    }
+
+    /// Sample geometry to import (seed `geom_demo`): blocks and a ramp built from this
+    /// level's own texture entries (`plaza`: a larger paved square), as a scene whose
+    /// materials and textures are this level's, ready for the OBJ writer.
+    ///
+    /// # Errors
+    /// The level is not a WAD, or has no geometry to take textures from.
+    pub fn sample(&self, plaza: bool) -> Result<Scene> {
+        let Content::Wad(level) = &self.content else {
+            return Err(Error::Unsupported {
+                file: self.display_name(),
+                message: format!(
+                    "sample builds geometry for Argonaut WADs; this is {}",
+                    self.format().description()
+                ),
+            });
+        };
+        let base = self.to_scene(&crate::EngineOptions::default())?;
+        let tris = levelgeom_wad::sample::sample(level, plaza);
+        Ok(sample_scene(&base, &tris))
+    }
+}
+
+/// What [`LevelFile::write_sample`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleReport {
+    /// The files (OBJ first, then MTL and the texture pages), with their sizes.
+    pub files: Vec<(PathBuf, u64)>,
+    /// Triangles of the sample.
+    pub triangles: usize,
+    /// Materials it uses.
+    pub materials: usize,
+}
+
+impl LevelFile {
+    /// Write [`LevelFile::sample`] as `obj` with its MTL (`<stem>.mtl`) and the texture pages
+    /// it uses beside it. Everything is encoded before the first file is written; existing
+    /// files are replaced only with `force`.
+    ///
+    /// # Errors
+    /// As [`LevelFile::sample`]; an existing output without `force`; I/O.
+    pub fn write_sample(&self, plaza: bool, obj: &Path, force: bool) -> Result<SampleReport> {
+        use levelgeom_export::obj::{to_obj, ObjOptions};
+        let scene = self.sample(plaza)?;
+        let stem = obj
+            .file_stem()
+            .map_or_else(|| "sample".into(), |s| s.to_string_lossy().into_owned());
+        let mtl = format!("{stem}.mtl");
+        let o = to_obj(
+            &scene,
+            &ObjOptions {
+                mtl_file: mtl.clone(),
+                ..ObjOptions::default()
+            },
+        );
+        let dir = obj
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let mut files = vec![
+            (obj.to_path_buf(), o.obj.into_bytes()),
+            (dir.join(&mtl), o.mtl.into_bytes()),
+        ];
+        let pngs =
+            levelgeom_export::encode_textures_subset(&scene, Some(&o.textures)).map_err(|e| {
+                Error::Unsupported {
+                    file: self.display_name(),
+                    message: e.to_string(),
+                }
+            })?;
+        files.extend(pngs.into_iter().map(|(n, b)| (dir.join(n), b)));
+        let io = |path: &Path, source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if !force {
+            if let Some((p, _)) = files.iter().find(|(p, _)| p.exists()) {
+                return Err(io(
+                    p,
+                    std::io::Error::new(
+                        std::io::ErrorKind::AlreadyExists,
+                        "the file exists; choose another output path or pass --force",
+                    ),
+                ));
+            }
+        }
+        let protect = [self.path()];
+        for (p, bytes) in &files {
+            levelgeom_binary::write_atomic(p, bytes, &protect).map_err(|e| io(p, e))?;
+        }
+        Ok(SampleReport {
+            files: files
+                .iter()
+                .map(|(p, b)| (p.clone(), b.len() as u64))
+                .collect(),
+            triangles: scene.mesh_triangle_count(),
+            materials: scene.materials.len(),
+        })
+    }
+}
+
+/// A scene of `tris` (one node `sample`, one primitive per material) whose materials and
+/// textures are those of `base` with the same names (so the MTL names the page PNGs).
+fn sample_scene(base: &Scene, tris: &[MeshTriangle]) -> Scene {
+    use levelgeom_scene::{Material, Mesh, Node, Primitive};
+    let mut scene = Scene {
+        name: "sample".into(),
+        ..Scene::default()
+    };
+    let mut prims: Vec<(String, Primitive)> = Vec::new();
+    for t in tris {
+        let i = match prims.iter().position(|(m, _)| *m == t.material) {
+            Some(i) => i,
+            None => {
+                prims.push((t.material.clone(), Primitive::default()));
+                prims.len() - 1
+            }
+        };
+        let p = &mut prims[i].1;
+        let base_index = p.positions.len() as u32;
+        p.positions.extend_from_slice(&t.positions);
+        if let Some(uv) = t.uvs {
+            if p.uvs.is_empty() {
+                p.uvs.push(Vec::new());
+            }
+            p.uvs[0].extend_from_slice(&uv);
+        }
+        if let Some(c) = t.colours {
+            if p.colors.is_empty() {
+                p.colors.push(Vec::new());
+            }
+            p.colors[0].extend_from_slice(&c);
+        }
+        p.indices
+            .extend_from_slice(&[base_index, base_index + 1, base_index + 2]);
+    }
+    let mut primitives = Vec::new();
+    for (name, mut p) in prims {
+        let material = base.materials.iter().find(|m| m.name == name).cloned();
+        let mut material = material.unwrap_or_else(|| Material {
+            name: name.clone(),
+            ..Material::default()
+        });
+        if let Some(t) = material.texture.and_then(|t| base.textures.get(t)) {
+            let ti = match scene.textures.iter().position(|x| x.name == t.name) {
+                Some(i) => i,
+                None => {
+                    scene.textures.push(t.clone());
+                    scene.textures.len() - 1
+                }
+            };
+            material.texture = Some(ti);
+        }
+        scene.materials.push(material);
+        p.material = Some(scene.materials.len() - 1);
+        primitives.push(p);
+    }
+    let mesh = scene.add_mesh(Mesh {
+        name: "sample".into(),
+        primitives,
+    });
+    let node = scene.add_node(Node {
+        name: "sample".into(),
+        mesh: Some(mesh),
+        ..Node::default()
+    });
+    scene.roots.push(node);
+    scene
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn collision_names_give_material_and_group() {
+        assert_eq!(super::collision_name("mat03_grp1"), Some((3, 1)));
+        assert_eq!(super::collision_name("mat12_grp0.001"), Some((12, 0)));
+        assert_eq!(super::collision_name("tile_0001_m002"), None);
+        assert_eq!(super::collision_name("mat999_grp0"), None);
+    }
+}

@@ -1,0 +1,97 @@
+//! Pictures of a level: `render` and the previews `export --preview` writes.
+
+use crate::error::{Error, Result};
+use crate::level::LevelFile;
+use crate::options::{EngineOptions, WadOptions};
+
+pub use levelgeom_render::{Image, View};
+
+/// The size of the previews `export --preview` writes.
+pub const PREVIEW_SIZE: (u32, u32) = (1024, 768);
+
+/// What [`LevelFile::render`] draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// The camera.
+    pub view: View,
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// Also draw the collision (hidden in exports and previews); WAD only for now.
+    pub collision: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            view: View::Persp,
+            width: PREVIEW_SIZE.0,
+            height: PREVIEW_SIZE.1,
+            collision: false,
+        }
+    }
+}
+
+impl LevelFile {
+    /// Draw the level (see [`levelgeom_render`] for the views): the scene as exported, the
+    /// collision only when asked for.
+    ///
+    /// # Errors
+    /// As [`LevelFile::to_scene`]; `collision` for a level whose collision is not converted yet.
+    pub fn render(&self, opts: &RenderOptions) -> Result<Image> {
+        let engine = if opts.collision {
+            if self.wad().is_none() {
+                return Err(Error::OptionDoesNotApply {
+                    option: "--collision",
+                    file: self.display_name(),
+                    format: self.format().description(),
+                });
+            }
+            EngineOptions {
+                wad: Some(WadOptions {
+                    collision: true,
+                    ..WadOptions::default()
+                }),
+                xray: None,
+            }
+        } else {
+            EngineOptions::default()
+        };
+        let scene = self.to_scene(&engine)?;
+        Ok(draw(&scene, opts))
+    }
+}
+
+/// Draw a scene.
+pub fn draw(scene: &levelgeom_scene::Scene, opts: &RenderOptions) -> Image {
+    levelgeom_render::render(
+        scene,
+        &levelgeom_render::RenderOptions {
+            width: opts.width,
+            height: opts.height,
+            view: opts.view,
+            show_hidden: opts.collision,
+        },
+    )
+}
+
+/// `preview_top.png` and `preview_persp.png` of a scene, as PNG bytes.
+pub(crate) fn previews(scene: &levelgeom_scene::Scene) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    for view in [View::Top, View::Persp] {
+        let image = draw(
+            scene,
+            &RenderOptions {
+                view,
+                ..RenderOptions::default()
+            },
+        );
+        let png = image.to_png().map_err(|e| Error::Unsupported {
+            file: scene.name.clone(),
+            message: format!("the {} preview: {e}", view.name()),
+        })?;
+        out.push((format!("preview_{}.png", view.name()), png));
+    }
+    Ok(out)
+}
