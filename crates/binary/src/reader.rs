@@ -1,6 +1,7 @@
 //! A bounded little-endian cursor that knows its absolute file offset and chunk path.
 
 use crate::error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
+use crate::limits::Limits;
 
 /// A cursor over a byte slice, bounded to `[start, end)` of the whole file.
 ///
@@ -12,6 +13,7 @@ pub struct Reader<'a> {
     pos: usize,
     end: usize,
     path: Vec<PathSegment>,
+    limits: Limits,
 }
 
 macro_rules! le_reader {
@@ -29,12 +31,23 @@ macro_rules! le_reader {
 impl<'a> Reader<'a> {
     /// A reader over a whole file; offsets are relative to `data[0]`.
     pub fn new(data: &'a [u8]) -> Self {
+        Self::with_limits(data, Limits::DEFAULT)
+    }
+
+    /// A reader over a whole file whose decoders obey `limits` (sub-readers inherit them).
+    pub fn with_limits(data: &'a [u8], limits: Limits) -> Self {
         Reader {
             data,
             pos: 0,
             end: data.len(),
             path: Vec::new(),
+            limits,
         }
+    }
+
+    /// The allocation limits decoders reading through this reader obey.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The absolute offset of the next byte to read.
@@ -246,6 +259,7 @@ impl<'a> Reader<'a> {
             pos: self.pos,
             end: self.pos + len,
             path: self.path.clone(),
+            limits: self.limits,
         };
         self.pos += len;
         Ok(r)

@@ -44,7 +44,7 @@ pub use import::{
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
-pub use levelgeom_binary::{Problem, Severity, Warning};
+pub use levelgeom_binary::{Limits, Problem, Severity, Warning};
 pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
 pub use render::{draw, Image, RenderOptions, View, PREVIEW_SIZE};
 
@@ -101,6 +101,15 @@ const EXPECTED: &str = "neither an Argonaut WAD (u32 length, then a chunk tag of
 /// The file cannot be read, is no level file ([`Error::NotALevel`], with its first bytes), or
 /// is malformed ([`Error::Read`], with the offset and chunk path).
 pub fn open(path: &Path) -> Result<LevelFile> {
+    open_with(path, Limits::DEFAULT)
+}
+
+/// [`open`] with explicit allocation limits (what decoders of compressed data may allocate;
+/// see [`Limits`]).
+///
+/// # Errors
+/// As [`open`].
+pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
     let file = if path.is_dir() {
         let level = path.join("level");
         if !level.is_file() {
@@ -119,7 +128,7 @@ pub fn open(path: &Path) -> Result<LevelFile> {
         path: file.clone(),
         source,
     })?;
-    from_bytes(file, bytes, true)
+    from_bytes(file, bytes, true, limits)
 }
 
 /// Open a level from bytes in memory; `name` is what messages call it. No files beside it are
@@ -128,13 +137,13 @@ pub fn open(path: &Path) -> Result<LevelFile> {
 /// # Errors
 /// As [`open`].
 pub fn open_bytes(name: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<LevelFile> {
-    from_bytes(name.into(), bytes, false)
+    from_bytes(name.into(), bytes, false, Limits::DEFAULT)
 }
 
 /// The built-in demo level (a generated, self-consistent WAD), named `demo.wad`.
 pub fn demo() -> LevelFile {
-    let level =
-        demo_bytes(false).and_then(|bytes| from_bytes(PathBuf::from("demo.wad"), bytes, false));
+    let level = demo_bytes(false)
+        .and_then(|bytes| from_bytes(PathBuf::from("demo.wad"), bytes, false, Limits::DEFAULT));
     match level {
         Ok(l) => l,
         // The generator's output always reads; a failure here is a bug worth a loud message.
@@ -177,7 +186,7 @@ fn first_bytes(bytes: &[u8]) -> String {
     }
 }
 
-fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool) -> Result<LevelFile> {
+fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
     let file = path.display().to_string();
     let read_err = |source| Error::Read {
         file: file.clone(),
@@ -189,12 +198,12 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool) -> Result<LevelFile
     let (content, warnings) = if levelgeom_wad::sniff(&bytes) {
         let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
         (Content::Wad(Box::new(level)), warnings)
-    } else if let Some(read) = levelgeom_xray::files::Opened::read(&bytes) {
+    } else if let Some(read) = levelgeom_xray::files::Opened::read_with(&bytes, limits) {
         let (opened, warnings) = read.map_err(read_err)?;
         match opened {
             levelgeom_xray::files::Opened::Level(level) => {
                 let (geom, geomx) = if siblings {
-                    levelgeom_xray::files::siblings(&path).map_err(|e| match e {
+                    levelgeom_xray::files::siblings_with(&path, limits).map_err(|e| match e {
                         levelgeom_xray::files::FilesError::Read { path, source } => Error::Read {
                             file: path.display().to_string(),
                             source,

@@ -222,9 +222,9 @@ pub fn read_body<T>(
 ) -> Result<Framed<T>, ReadError> {
     if head.compressed() {
         let stored = body.take_rest().to_vec();
-        let plain = lzhuf::decompress(&stored)
+        let plain = lzhuf::decompress_with(&stored, &body.limits())
             .map_err(|e| body.invalid_at(head.at + 8, format!("LZHUF: {e}")))?;
-        let mut inner = Reader::new(&plain);
+        let mut inner = Reader::with_limits(&plain, body.limits());
         for seg in body.path().0 {
             inner.push(seg.name, seg.index);
         }

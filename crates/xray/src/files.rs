@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelgeom_binary::{Problem, ReadError, Reader, Warning, WriteError, Writer};
+use levelgeom_binary::{Limits, Problem, ReadError, Reader, Warning, WriteError, Writer};
 use levelgeom_scene::Scene;
 
 use crate::cform::Cform;
@@ -82,14 +82,21 @@ pub enum Opened {
 impl Opened {
     /// Parse `bytes` as what [`crate::kind`] says they are; `None` when they are not X-Ray.
     pub fn read(bytes: &[u8]) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
+        Self::read_with(bytes, Limits::DEFAULT)
+    }
+
+    /// [`Self::read`] with explicit allocation limits for compressed chunks.
+    pub fn read_with(
+        bytes: &[u8],
+        limits: Limits,
+    ) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
         let k = crate::kind(bytes)?;
         Some(match k {
-            Kind::Geom => Geom::read(bytes).map(|(g, w)| (Opened::Geom(g), w)),
-            Kind::Level => Level::read(bytes).map(|(l, w)| (Opened::Level(l), w)),
+            Kind::Geom => Geom::read_with(bytes, limits).map(|(g, w)| (Opened::Geom(g), w)),
+            Kind::Level => Level::read_with(bytes, limits).map(|(l, w)| (Opened::Level(l), w)),
             Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
-            Kind::Chunks => {
-                chunk::read_raw(&mut Reader::new(bytes)).map(|c| (Opened::Chunks(c), Vec::new()))
-            }
+            Kind::Chunks => chunk::read_raw(&mut Reader::with_limits(bytes, limits))
+                .map(|c| (Opened::Chunks(c), Vec::new())),
         })
     }
 
@@ -181,7 +188,7 @@ fn parent(path: &Path) -> PathBuf {
 }
 
 /// Read `name` beside the file `level_path` if it exists; its content must be a geom file.
-fn sibling(level_path: &Path, name: &str) -> Result<Option<GeomFile>, FilesError> {
+fn sibling(level_path: &Path, name: &str, limits: Limits) -> Result<Option<GeomFile>, FilesError> {
     let path = parent(level_path).join(name);
     if !path.is_file() {
         return Ok(None);
@@ -197,7 +204,7 @@ fn sibling(level_path: &Path, name: &str) -> Result<Option<GeomFile>, FilesError
         }
         None => return Err(FilesError::NotXray { path }),
     }
-    let (geom, warnings) = Geom::read(&bytes).map_err(|source| FilesError::Read {
+    let (geom, warnings) = Geom::read_with(&bytes, limits).map_err(|source| FilesError::Read {
         path: path.clone(),
         source,
     })?;
@@ -220,9 +227,17 @@ fn kind_name(k: Kind) -> &'static str {
 /// The `level.geom` and `level.geomx` beside the `level` file `level_path`, each when present
 /// (for `check` of a `level` file already read).
 pub fn siblings(level_path: &Path) -> Result<(Option<GeomFile>, Option<GeomFile>), FilesError> {
+    siblings_with(level_path, Limits::DEFAULT)
+}
+
+/// [`siblings`] with explicit allocation limits for compressed chunks.
+pub fn siblings_with(
+    level_path: &Path,
+    limits: Limits,
+) -> Result<(Option<GeomFile>, Option<GeomFile>), FilesError> {
     Ok((
-        sibling(level_path, "level.geom")?,
-        sibling(level_path, "level.geomx")?,
+        sibling(level_path, "level.geom", limits)?,
+        sibling(level_path, "level.geomx", limits)?,
     ))
 }
 

@@ -13,7 +13,7 @@
 //! Other chunks are kept raw. Vertices stay as raw bytes (byte-exact by construction); decode
 //! them with [`VertexBuffer::decode`].
 
-use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
+use levelgeom_binary::{fit, Limits, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
 use crate::decl::Declaration;
@@ -247,7 +247,12 @@ impl Geom {
     /// Parse a whole file. Warnings are things tolerated on the way (none are known yet for
     /// geom files; the list is there so that callers treat every engine alike).
     pub fn read(bytes: &[u8]) -> Result<(Geom, Vec<Warning>), ReadError> {
-        let mut r = Reader::new(bytes);
+        Self::read_with(bytes, Limits::DEFAULT)
+    }
+
+    /// [`Self::read`] with explicit allocation limits for compressed chunks.
+    pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Geom, Vec<Warning>), ReadError> {
+        let mut r = Reader::with_limits(bytes, limits);
         let chunks = chunk::read_all(&mut r, Context::Geom, |h, b| {
             Ok(match h.id() {
                 HEADER => GeomChunk::Header(Header::read(b)?),

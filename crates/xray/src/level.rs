@@ -14,7 +14,7 @@
 //!
 //! Unknown chunks are kept raw; compressed chunks keep their stored bytes.
 
-use levelgeom_binary::{ReadError, Reader, Warning, WriteError, Writer};
+use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
 use crate::geom::Header;
@@ -156,7 +156,12 @@ impl Level {
     /// Parse a whole file. Warnings are things tolerated on the way (none are known yet for
     /// `level`; the list is there so that callers treat every engine alike).
     pub fn read(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
-        let mut r = Reader::new(bytes);
+        Self::read_with(bytes, Limits::DEFAULT)
+    }
+
+    /// [`Self::read`] with explicit allocation limits for compressed chunks.
+    pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Level, Vec<Warning>), ReadError> {
+        let mut r = Reader::with_limits(bytes, limits);
         let chunks = chunk::read_all(&mut r, Context::Level, |h, b| {
             Ok(match h.id() {
                 HEADER => LevelChunk::Header(Header::read(b)?),

@@ -151,3 +151,15 @@ fn a_wad_without_map_names_where_it_was_looked_for() {
         "{e}"
     );
 }
+
+#[test]
+fn limits_reach_the_decoders_of_compressed_chunks() {
+    // the independent v14_lzhuf level.geom keeps its vertex buffer chunk LZHUF-compressed
+    let geom = crate::workspace("crates/xray/tests/data/independent/v14_lzhuf/level.geom");
+    assert!(levelgeom_core::open(&geom).is_ok());
+    let tight = levelgeom_core::Limits { max_decoded: 64 };
+    let e = levelgeom_core::open_with(&geom, tight).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("LZHUF") && text.contains("more than the limit of 64 bytes"), "{text}");
+    assert!(e.offset().is_some(), "{text}");
+}
