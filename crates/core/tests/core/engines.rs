@@ -160,6 +160,9 @@ fn limits_reach_the_decoders_of_compressed_chunks() {
     let tight = levelgeom_core::Limits { max_decoded: 64 };
     let e = levelgeom_core::open_with(&geom, tight).unwrap_err();
     let text = e.to_string();
-    assert!(text.contains("LZHUF") && text.contains("more than the limit of 64 bytes"), "{text}");
+    assert!(
+        text.contains("LZHUF") && text.contains("more than the limit of 64 bytes"),
+        "{text}"
+    );
     assert!(e.offset().is_some(), "{text}");
 }
