@@ -5,6 +5,7 @@ mod before_after;
 mod engines;
 mod folder;
 mod import;
+mod independent;
 mod mutation;
 
 use std::path::PathBuf;
