@@ -127,6 +127,16 @@ pub fn collision_plane(n: Vec3, p: Vec3) -> Result<CollisionPlane, WriteError> {
     })
 }
 
+/// How the planes of a collision polygon get their distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fit {
+    /// [`collision_plane`] through one point: corner 0 for the surface, the edge's first corner.
+    Plain,
+    /// The surface through the corners' mean, each edge's `d` rounded outward (see
+    /// [`collision_polygon_fitted`]).
+    Fitted,
+}
+
 /// A collision polygon from 3 or 4 convex game-space corners and their surface normal:
 /// plane 0 the surface through corner 0, planes 1..=k the edge planes (normal `n × (b − a)`
 /// turned to face the polygon's centre) through each edge's first corner, plane 4 zero for a
@@ -137,39 +147,7 @@ pub fn collision_polygon(
     normal: Vec3,
     material: u8,
 ) -> Result<CollisionPoly, WriteError> {
-    let k = corners.len();
-    if !(3..=4).contains(&k) {
-        return Err(WriteError::invalid(
-            "corners",
-            format!("a collision polygon has 3 or 4 corners, not {k}"),
-        ));
-    }
-    let n = unit(v(normal)).unwrap_or(V3::Y);
-    let mut centre = V3::ZERO;
-    for p in corners {
-        centre += v(*p) / k as f32;
-    }
-    let mut planes = [CollisionPlane::default(); 5];
-    planes[0] = collision_plane(n.to_array(), corners[0]).map_err(|e| e.within("planes[0]"))?;
-    for i in 0..k {
-        let a = v(corners[i]);
-        let b = v(corners[(i + 1) % k]);
-        let mut m = unit(n.cross(b - a)).unwrap_or(V3::Y);
-        if m.dot(centre - a) < 0.0 {
-            m = -m;
-        }
-        planes[1 + i] = collision_plane(m.to_array(), a.to_array())
-            .map_err(|e| e.within(&format!("planes[{}]", 1 + i)))?;
-    }
-    let mut kind = if k == 4 { COLLISION_QUAD } else { 0 };
-    if planes[0].normal[1] < 0 {
-        kind |= COLLISION_DOWNWARD;
-    }
-    Ok(CollisionPoly {
-        kind,
-        material,
-        planes,
-    })
+    polygon(corners, normal, material, Fit::Plain)
 }
 
 /// Like [`collision_polygon`], but fitted to the corners for imported geometry: the surface
@@ -185,6 +163,47 @@ pub fn collision_polygon_fitted(
     normal: Vec3,
     material: u8,
 ) -> Result<CollisionPoly, WriteError> {
+    polygon(corners, normal, material, Fit::Fitted)
+}
+
+/// A fitted plane of quantised normal `m` over `pts`: the mean (surface) or the floor of the
+/// minimum (edges) of `32 · n_q · p`.
+fn fitted_plane(
+    m: V3,
+    pts: &[Vec3],
+    mean: bool,
+    field: &str,
+) -> Result<CollisionPlane, WriteError> {
+    let q = quantize_normal(m.to_array());
+    let qv = [f64::from(q[0]), f64::from(q[1]), f64::from(q[2])];
+    let dots = pts.iter().map(|p| {
+        32.0 * (qv[0] * f64::from(p[0]) + qv[1] * f64::from(p[1]) + qv[2] * f64::from(p[2]))
+    });
+    let d = if mean {
+        (dots.sum::<f64>() / pts.len() as f64).round()
+    } else {
+        dots.fold(f64::INFINITY, f64::min).floor()
+    };
+    if !d.is_finite() {
+        return Err(WriteError::invalid(
+            format!("{field}/d"),
+            format!("plane distance {d} is not finite"),
+        ));
+    }
+    let d: i16 = fit(d as i64, || format!("{field}/d"))?;
+    Ok(CollisionPlane {
+        normal: q,
+        pad: 0,
+        d,
+    })
+}
+
+fn polygon(
+    corners: &[Vec3],
+    normal: Vec3,
+    material: u8,
+    how: Fit,
+) -> Result<CollisionPoly, WriteError> {
     let k = corners.len();
     if !(3..=4).contains(&k) {
         return Err(WriteError::invalid(
@@ -197,32 +216,11 @@ pub fn collision_polygon_fitted(
     for p in corners {
         centre += v(*p) / k as f32;
     }
-    let encode = |m: V3, pts: &[Vec3], mean: bool, field: String| {
-        let q = quantize_normal(m.to_array());
-        let qv = [f64::from(q[0]), f64::from(q[1]), f64::from(q[2])];
-        let dots = pts.iter().map(|p| {
-            32.0 * (qv[0] * f64::from(p[0]) + qv[1] * f64::from(p[1]) + qv[2] * f64::from(p[2]))
-        });
-        let d = if mean {
-            (dots.sum::<f64>() / pts.len() as f64).round()
-        } else {
-            dots.fold(f64::INFINITY, f64::min).floor()
-        };
-        if !d.is_finite() {
-            return Err(WriteError::invalid(
-                format!("{field}/d"),
-                format!("plane distance {d} is not finite"),
-            ));
-        }
-        let d: i16 = fit(d as i64, || format!("{field}/d"))?;
-        Ok(CollisionPlane {
-            normal: q,
-            pad: 0,
-            d,
-        })
-    };
     let mut planes = [CollisionPlane::default(); 5];
-    planes[0] = encode(n, corners, true, "planes[0]".into())?;
+    planes[0] = match how {
+        Fit::Plain => collision_plane(n.to_array(), corners[0]).map_err(|e| e.within("planes[0]")),
+        Fit::Fitted => fitted_plane(n, corners, true, "planes[0]"),
+    }?;
     for i in 0..k {
         let a = v(corners[i]);
         let b = v(corners[(i + 1) % k]);
@@ -230,12 +228,11 @@ pub fn collision_polygon_fitted(
         if m.dot(centre - a) < 0.0 {
             m = -m;
         }
-        planes[1 + i] = encode(
-            m,
-            &[a.to_array(), b.to_array()],
-            false,
-            format!("planes[{}]", 1 + i),
-        )?;
+        let field = format!("planes[{}]", 1 + i);
+        planes[1 + i] = match how {
+            Fit::Plain => collision_plane(m.to_array(), a.to_array()).map_err(|e| e.within(&field)),
+            Fit::Fitted => fitted_plane(m, &[a.to_array(), b.to_array()], false, &field),
+        }?;
     }
     let mut kind = if k == 4 { COLLISION_QUAD } else { 0 };
     if planes[0].normal[1] < 0 {
