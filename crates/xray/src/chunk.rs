@@ -196,17 +196,7 @@ pub fn read_all<T>(
 ) -> Result<Vec<Framed<T>>, ReadError> {
     let mut out = Vec::new();
     while !r.is_empty() {
-        if r.remaining() < 8 {
-            return Err(r.invalid(format!(
-                "{} stray bytes where a chunk header (8 bytes) should start",
-                r.remaining()
-            )));
-        }
-        let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
-        let n = name(ctx, id);
-        r.push(n.name, n.index);
-        let head = read_head(r)?;
-        let mut body = r.sub(head.size as usize)?;
+        let (_, head, mut body) = enter(r, ctx)?;
         let framed = read_body(head, &mut body, &mut f)?;
         r.pop();
         out.push(framed);
@@ -327,6 +317,23 @@ pub struct ChunkEntry {
     pub decoded_size: Option<u64>,
 }
 
+/// Step into the next chunk of `r`: its name in `ctx` pushed onto the path (the caller pops),
+/// its header, and a reader bounded to its payload.
+fn enter<'a>(r: &mut Reader<'a>, ctx: Context) -> Result<(Name, Head, Reader<'a>), ReadError> {
+    if r.remaining() < 8 {
+        return Err(r.invalid(format!(
+            "{} stray bytes where a chunk header (8 bytes) should start",
+            r.remaining()
+        )));
+    }
+    let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
+    let n = name(ctx, id);
+    r.push(n.name, n.index);
+    let head = read_head(r)?;
+    let body = r.sub(head.size as usize)?;
+    Ok((n, head, body))
+}
+
 /// List every chunk of `r` (a whole chunk file read in `ctx`) with nested chunks, depth first.
 /// Chunks inside compressed payloads are not listed (their offsets would not be file offsets);
 /// in [`Context::Chunks`] a payload is walked only when it tiles into chunks exactly.
@@ -343,17 +350,7 @@ fn list_into(
     out: &mut Vec<ChunkEntry>,
 ) -> Result<(), ReadError> {
     while !r.is_empty() {
-        if r.remaining() < 8 {
-            return Err(r.invalid(format!(
-                "{} stray bytes where a chunk header (8 bytes) should start",
-                r.remaining()
-            )));
-        }
-        let id = r.peek_array::<4>().map_or(0, u32::from_le_bytes) & !COMPRESSED;
-        let n = name(ctx, id);
-        r.push(n.name, n.index);
-        let head = read_head(r)?;
-        let mut body = r.sub(head.size as usize)?;
+        let (n, head, mut body) = enter(r, ctx)?;
         let decoded_size = if head.compressed() {
             body.peek_array::<4>()
                 .map(|b| u64::from(u32::from_le_bytes(b)))
