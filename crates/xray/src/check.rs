@@ -425,7 +425,8 @@ fn cycles(out: &mut Vec<Problem>, visuals: &[&crate::ogf::Visual]) {
 /// Rules of a `level.cform`: every triangle's vertex indices inside the vertex list.
 pub fn cform(c: &Cform) -> Vec<Problem> {
     let n = c.vertices.len() as u64;
-    c.tris
+    let mut out: Vec<Problem> = c
+        .tris
         .iter()
         .enumerate()
         .filter(|(_, t)| t.verts.iter().any(|&i| u64::from(i) >= n))
@@ -435,5 +436,23 @@ pub fn cform(c: &Cform) -> Vec<Problem> {
                 format!("vertex index {:?} past the {n} vertices", t.verts),
             )
         })
-        .collect()
+        .collect();
+    // the header's box must hold every vertex (the engine culls and grids by it); a little
+    // slack for the float rounding of the compiler's own box
+    let slack = |lo: f32, hi: f32| 1e-4 * (hi - lo).abs().max(1.0);
+    if let Some((k, v)) = c.vertices.iter().enumerate().find(|(_, v)| {
+        (0..3).any(|a| {
+            let e = slack(c.bbox_min[a], c.bbox_max[a]);
+            !(v[a] >= c.bbox_min[a] - e && v[a] <= c.bbox_max[a] + e)
+        })
+    }) {
+        out.push(p(
+            format!("vertices[{k}]"),
+            format!(
+                "vertex {v:?} lies outside the header's bounding box {:?}..{:?}",
+                c.bbox_min, c.bbox_max
+            ),
+        ));
+    }
+    out
 }

@@ -50,6 +50,12 @@ pub enum FilesError {
         /// What it is and what was needed.
         message: String,
     },
+    /// Collision was asked for, but there is no `level.cform` beside the level.
+    #[error("no level.cform beside {} (the collision lives there)", level.display())]
+    NoCform {
+        /// The `level` file.
+        level: PathBuf,
+    },
     /// The level has no `level.geom` beside it, which export needs.
     #[error("no level.geom beside {} (the visuals' geometry lives there)", level.display())]
     NoGeom {
@@ -160,6 +166,31 @@ pub struct LevelFiles {
     pub geom: Option<GeomFile>,
     /// `level.geomx`, when it is beside `level`.
     pub geomx: Option<GeomFile>,
+    /// `level.cform` (the collision), when it is beside `level`.
+    pub cform: Option<CformFile>,
+}
+
+/// A parsed `level.cform` and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CformFile {
+    /// Its path.
+    pub path: PathBuf,
+    /// The collision file.
+    pub cform: Cform,
+}
+
+/// The `level.cform` beside the `level` file `level_path`, when present.
+pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
+    let path = parent(level_path).join("level.cform");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let bytes = read_bytes(&path)?;
+    let (cform, _) = Cform::read(&bytes).map_err(|source| FilesError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Some(CformFile { path, cform }))
 }
 
 /// What [`LevelFiles::check`] found: notes on which files were checked together, then the
@@ -287,12 +318,14 @@ impl LevelFiles {
             source,
         })?;
         let (geom, geomx) = siblings(level_path)?;
+        let cform = cform_beside(level_path)?;
         Ok(LevelFiles {
             level_path: level_path.to_path_buf(),
             level,
             warnings,
             geom,
             geomx,
+            cform,
         })
     }
 
@@ -323,6 +356,13 @@ impl LevelFiles {
                 p
             }));
         }
+        if let Some(c) = &self.cform {
+            notes.push(format!("with {}", c.path.display()));
+            problems.extend(check::cform(&c.cform).into_iter().map(|mut p| {
+                p.path = format!("{}: {}", c.path.display(), p.path);
+                p
+            }));
+        }
         CheckReport { notes, problems }
     }
 
@@ -339,9 +379,18 @@ impl LevelFiles {
                 .file_name()
                 .map_or("level".into(), |n| n.to_string_lossy().into_owned());
         }
-        scene::to_scene(&self.level, &g.geom, &opts).map_err(|source| FilesError::Scene {
-            path: self.level_path.clone(),
-            source,
-        })
+        let mut s =
+            scene::to_scene(&self.level, &g.geom, &opts).map_err(|source| FilesError::Scene {
+                path: self.level_path.clone(),
+                source,
+            })?;
+        if opts.collision {
+            let c = self.cform.as_ref().ok_or_else(|| FilesError::NoCform {
+                level: self.level_path.clone(),
+            })?;
+            let mut w = crate::collision::add_collision(&mut s, &c.cform);
+            s.warnings.append(&mut w);
+        }
+        Ok(s)
     }
 }

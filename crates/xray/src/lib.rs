@@ -21,6 +21,7 @@
 pub mod cform;
 pub mod check;
 pub mod chunk;
+pub mod collision;
 pub mod decl;
 pub mod files;
 pub mod generate;

@@ -33,6 +33,9 @@ pub struct SceneOptions {
     pub name: String,
     /// Also make meshes of the LOD billboard quads.
     pub lods: bool,
+    /// Also convert the `level.cform` beside the level into a hidden `collision` tree
+    /// ([`crate::collision`]); used by [`crate::LevelFiles::to_scene`].
+    pub collision: bool,
     /// File extension appended to texture names in URIs (`dds` by default).
     pub texture_extension: String,
     /// Prefix put before texture URIs (e.g. a relative path to gamedata/textures).
@@ -44,6 +47,7 @@ impl Default for SceneOptions {
         SceneOptions {
             name: "level".into(),
             lods: false,
+            collision: false,
             texture_extension: "dds".into(),
             texture_prefix: String::new(),
         }

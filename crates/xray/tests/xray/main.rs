@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod api;
+mod collision;
 mod corrupt;
 mod fixture;
 mod generated;
