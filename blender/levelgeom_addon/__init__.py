@@ -1,0 +1,264 @@
+"""levelgeom for Blender: import Argonaut WADs and X-Ray levels, export edited WADs.
+
+The add-on runs the `levelgeom` command-line tool (see the project's README): import
+runs `levelgeom export` into a temporary folder and loads the GLBs with Blender's glTF importer;
+export writes the level (and collision) collections as GLB and runs `levelgeom import` onto the
+WAD the scene came from.
+"""
+
+bl_info = {
+    "name": "levelgeom (Argonaut WAD, X-Ray level)",
+    "author": "levelgeom",
+    "version": (0, 1, 0),
+    "blender": (3, 4, 0),
+    "location": "File > Import > Argonaut level WAD / X-Ray level; File > Export > Argonaut level WAD",
+    "description": "Import The Emperor's New Groove WADs and S.T.A.L.K.E.R. levels through the "
+    "levelgeom binary, and put edited meshes back into a WAD",
+    "category": "Import-Export",
+}
+
+import os
+import shutil
+import tempfile
+import traceback
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from . import runner, scene_io
+from .runner import LevelgeomError
+
+
+def _prefs(context):
+    addon = context.preferences.addons.get(__name__)
+    return addon.preferences if addon is not None else None
+
+
+def binary(context):
+    prefs = _prefs(context)
+    return runner.find_binary(prefs.binary if prefs is not None else "")
+
+
+class LEVELGEOM_AddonPreferences(bpy.types.AddonPreferences):
+    bl_idname = __name__
+
+    binary: StringProperty(
+        name="levelgeom binary",
+        description="Path of the levelgeom executable; empty: look it up on PATH",
+        subtype="FILE_PATH",
+        default="",
+    )
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "binary")
+        try:
+            layout.label(text="Using: " + runner.find_binary(self.binary), icon="CHECKMARK")
+        except LevelgeomError as e:
+            layout.label(text=str(e), icon="ERROR")
+
+
+def _run_guarded(op, context, body):
+    """Run body(); binary errors become ERROR reports, never a traceback in the UI."""
+    try:
+        return body()
+    except LevelgeomError as e:
+        op.report({"ERROR"}, str(e))
+    except Exception as e:  # noqa: BLE001 - a report, not a traceback, for anything else too
+        traceback.print_exc()
+        op.report({"ERROR"}, f"levelgeom add-on: {type(e).__name__}: {e}")
+    return {"CANCELLED"}
+
+
+def _import_level(op, context, path, export_args, kind):
+    exe = binary(context)
+    path = os.path.abspath(bpy.path.abspath(path))
+    tmp = tempfile.mkdtemp(prefix="levelgeom-")
+    try:
+        out = os.path.join(tmp, "export")
+        runner.run(exe, ["export", path, out, "--format", "gltf"] + export_args)
+        counts = scene_io.import_export_folder(context, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    scene = context.scene
+    scene["levelgeom_base"] = path
+    scene["levelgeom_kind"] = kind
+    parts = [f"{counts[r]} {r} mesh(es)" for r in scene_io.COLLECTION_NAMES if counts[r]]
+    name = os.path.basename(path.rstrip(os.sep))
+    if name == "level" or os.path.isdir(path):  # an X-Ray level: its folder says which
+        name = os.path.basename(os.path.dirname(path)) if name == "level" else name
+    op.report({"INFO"}, f"levelgeom: imported {name}: " + ", ".join(parts))
+    return {"FINISHED"}
+
+
+class IMPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ImportHelper):
+    """Import an Argonaut level WAD (The Emperor's New Groove) through levelgeom"""
+
+    bl_idname = "import_scene.levelgeom_wad"
+    bl_label = "Import Argonaut WAD"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".wad"
+    filter_glob: StringProperty(default="*.wad;*.WAD", options={"HIDDEN"})
+    collision: BoolProperty(
+        name="Collision", description="Also import the collision surfaces (hidden)", default=True
+    )
+    objects: BoolProperty(
+        name="Objects", description="Also import the STPC object models", default=True
+    )
+
+    def execute(self, context):
+        args = (["--collision"] if self.collision else []) + (["--objects"] if self.objects else [])
+        return _run_guarded(
+            self, context, lambda: _import_level(self, context, self.filepath, args, "wad")
+        )
+
+
+class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
+    """Import a S.T.A.L.K.E.R. X-Ray level (its `level` file, level.geom beside it) through levelgeom"""
+
+    bl_idname = "import_scene.levelgeom_xray"
+    bl_label = "Import X-Ray level"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ""
+    filter_glob: StringProperty(default="level;level.*", options={"HIDDEN"})
+    textures: StringProperty(
+        name="Textures",
+        description="gamedata/textures folder to link textures from (optional)",
+        subtype="DIR_PATH",
+        default="",
+    )
+    lods: BoolProperty(name="LOD billboards", default=False)
+
+    def execute(self, context):
+        def body():
+            path = bpy.path.abspath(self.filepath)
+            if not os.path.exists(path) and os.path.isdir(os.path.dirname(path)):
+                path = os.path.dirname(path)  # the folder was chosen, not a file
+            args = []
+            if self.textures:
+                args += ["--textures", bpy.path.abspath(self.textures)]
+            if self.lods:
+                args.append("--lods")
+            return _import_level(self, context, path, args, "xray")
+
+        return _run_guarded(self, context, body)
+
+
+class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
+    """Put the level (and collision) collections back into the WAD this scene was imported from"""
+
+    bl_idname = "export_scene.levelgeom_wad"
+    bl_label = "Export Argonaut WAD"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".wad"
+    filter_glob: StringProperty(default="*.wad;*.WAD", options={"HIDDEN"})
+    base: StringProperty(
+        name="Base WAD",
+        description="The WAD whose other chunks are kept; empty: the one this scene was imported from",
+        subtype="FILE_PATH",
+        default="",
+    )
+    collision_source: EnumProperty(
+        name="Collision",
+        items=[
+            ("AUTO", "Collision collection", "The collision collection if it has meshes, "
+             "else derived from the level mesh"),
+            ("DERIVE", "Derive from the level", "Floors and walls from the level mesh "
+             "(use after moving level geometry without editing the collision)"),
+        ],
+        default="AUTO",
+    )
+    zones: EnumProperty(
+        name="Zones",
+        items=[("flat", "Flat", "Everything visible from everywhere"),
+               ("keep", "Keep", "Keep the WAD's zone table")],
+        default="flat",
+    )
+    keep_tiles: BoolProperty(name="Keep tiles", description="Keep the original tiles and add the new ones", default=False)
+
+    def invoke(self, context, event):
+        base = context.scene.get("levelgeom_base", "")
+        if base and not self.filepath:
+            stem = os.path.splitext(os.path.basename(base))[0]
+            self.filepath = os.path.join(os.path.dirname(base), stem + "_edited.wad")
+        return ExportHelper.invoke(self, context, event)
+
+    def execute(self, context):
+        return _run_guarded(self, context, lambda: self._export(context))
+
+    def _export(self, context):
+        scene = context.scene
+        base = bpy.path.abspath(self.base) if self.base else scene.get("levelgeom_base", "")
+        if not base:
+            raise LevelgeomError(
+                "no base WAD: import the level with File > Import > Argonaut level WAD first, "
+                "or give the Base WAD option"
+            )
+        if scene.get("levelgeom_kind", "wad") != "wad" and not self.base:
+            raise LevelgeomError("this scene is an X-Ray level; levelgeom imports into WADs only")
+        level = scene_io.role_collection(scene, "level")
+        if level is None or scene_io.mesh_count(level) == 0:
+            raise LevelgeomError(f"no meshes in the collection {scene_io.COLLECTION_NAMES['level']!r}")
+        collision = scene_io.role_collection(scene, "collision")
+        use_collision = self.collision_source == "AUTO" and scene_io.mesh_count(collision) > 0
+        exe = binary(context)
+        out = os.path.abspath(bpy.path.abspath(self.filepath))
+        tmp = tempfile.mkdtemp(prefix="levelgeom-")
+        try:
+            level_glb = scene_io.export_collection_glb(context, level, os.path.join(tmp, "level.glb"))
+            args = ["import", base, level_glb, out]
+            if use_collision:
+                args += ["--collision", scene_io.export_collection_glb(
+                    context, collision, os.path.join(tmp, "collision.glb"))]
+            args += ["--zones", self.zones, "--json", "--force"]
+            if self.keep_tiles:
+                args.append("--keep-tiles")
+            result = runner.run_json(exe, args)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for w in (result.get("warnings") or [])[:5]:
+            self.report({"WARNING"}, f"levelgeom: {w}")
+        label = f"collection {collision.name!r}" if use_collision else None
+        self.report({"INFO"}, runner.summary_text(result, label))
+        scene["levelgeom_last_import"] = str(result.get("output", out))
+        return {"FINISHED"}
+
+
+def menu_import_wad(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_levelgeom_wad.bl_idname, text="Argonaut level WAD (.wad)")
+
+
+def menu_import_xray(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_levelgeom_xray.bl_idname, text="X-Ray level (level)")
+
+
+def menu_export_wad(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_levelgeom_wad.bl_idname, text="Argonaut level WAD (.wad)")
+
+
+CLASSES = (
+    LEVELGEOM_AddonPreferences,
+    IMPORT_SCENE_OT_levelgeom_wad,
+    IMPORT_SCENE_OT_levelgeom_xray,
+    EXPORT_SCENE_OT_levelgeom_wad,
+)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import_wad)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import_xray)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export_wad)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export_wad)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import_xray)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import_wad)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

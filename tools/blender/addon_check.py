@@ -1,0 +1,682 @@
+"""Headless check of the levelgeom Blender add-on (blender/levelgeom_addon) and of the exports.
+
+Run (Debian's Blender 3.4; the binary from LEVELGEOM_BIN, else target/release/levelgeom, else PATH):
+    LEVELGEOM_BIN=target/release/levelgeom \
+    blender -b --factory-startup -noaudio --python-exit-code 1 \
+        --python tools/blender/addon_check.py -- [WORKDIR]
+WORKDIR (kept; default a temporary folder, removed) receives the exports and the WADs written.
+
+Enables the add-on from the repository folder (blender/ on sys.path, addon_utils.enable), sets
+its binary preference, and for the demo level, the independent WAD and the X-Ray fixture imports
+the files of `levelgeom export` with the plain glTF importer and through the add-on, asserting:
+triangle counts equal the GLBs' own (index accessors), textured materials have their image
+connected, vertex colours arrive as the GLB's COLOR_0 (and, for the independent WAD, as the
+level's colour bytes: linear with the new export layout), custom properties carry the extras
+(tile, model, rot), collision/swap collections are hidden in viewport and render, no empty at the
+origin without children. Then the round trip: import the demo WAD with the add-on, raise the
+tile with the highest vertex by 1.0, export through the add-on, `levelgeom check` the new WAD and
+`levelgeom probe` its centre. Asserts marked [new layout] run only when the export wrote
+collision.glb (collision split out of level.glb, colours linear). Exits 1 on any failure.
+"""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import numpy
+
+numpy.bool = getattr(numpy, "bool", bool)  # Debian's numpy lacks the alias Blender 3.4's glTF importer uses
+
+import addon_utils  # noqa: E402
+import bpy  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
+ADDON = "levelgeom_addon"
+RESULTS = []  # (ok, name, detail)
+T0 = time.time()
+
+
+def record(ok, name, detail=""):
+    RESULTS.append((bool(ok), name, detail))
+    print(f"  {'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+    return ok
+
+
+def skip(name, why):
+    print(f"  skip {name}: {why}", flush=True)
+
+
+def find_bin():
+    env = os.environ.get("LEVELGEOM_BIN")
+    if env:
+        return str(Path(env).resolve())
+    for p in (ROOT / "target" / "release" / "levelgeom",):
+        if p.is_file():
+            return str(p)
+    found = shutil.which("levelgeom")
+    if not found:
+        print("addon_check: no levelgeom binary (set LEVELGEOM_BIN)")
+        sys.exit(1)
+    return found
+
+
+BIN = find_bin()
+
+
+def lg(*args, check=True):
+    p = subprocess.run([BIN] + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if check and p.returncode != 0:
+        raise RuntimeError(f"levelgeom {' '.join(map(str, args))}: exit {p.returncode}: {p.stderr.decode()}")
+    return p
+
+
+# ---------------------------------------------------------------------------------------------
+# GLB reading (independent of Blender)
+
+COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+CTYPES = {5120: ("b", 127.0), 5121: ("B", 255.0), 5122: ("h", 32767.0), 5123: ("H", 65535.0),
+          5125: ("I", None), 5126: ("f", None)}
+
+
+class Glb:
+    def __init__(self, path):
+        self.path = Path(path)
+        data = self.path.read_bytes()
+        json_len = struct.unpack_from("<I", data, 12)[0]
+        self.doc = json.loads(data[20 : 20 + json_len])
+        off = 20 + json_len
+        self.bin = b""
+        if off + 8 <= len(data):
+            bin_len = struct.unpack_from("<I", data, off)[0]
+            self.bin = data[off + 8 : off + 8 + bin_len]
+        self.nodes = self.doc.get("nodes", [])
+        self.parent = {}
+        for i, n in enumerate(self.nodes):
+            for c in n.get("children", []):
+                self.parent[c] = i
+
+    def accessor(self, index):
+        acc = self.doc["accessors"][index]
+        n = COMPONENTS[acc["type"]]
+        fmt, norm = CTYPES[acc["componentType"]]
+        view = self.doc["bufferViews"][acc["bufferView"]]
+        size = struct.calcsize("<" + fmt)
+        stride = view.get("byteStride") or size * n
+        base = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+        out = []
+        for k in range(acc["count"]):
+            vals = struct.unpack_from("<" + fmt * n, self.bin, base + k * stride)
+            if acc.get("normalized") and norm:
+                vals = tuple(max(v / norm, -1.0) for v in vals)
+            out.append(vals)
+        return out
+
+    def mesh_triangles(self, mi):
+        return sum(self.doc["accessors"][p["indices"]]["count"] // 3
+                   for p in self.doc["meshes"][mi]["primitives"] if "indices" in p)
+
+    def root_of(self, i):
+        while i in self.parent:
+            i = self.parent[i]
+        return i
+
+    def node_role(self, i, file_role):
+        """The add-on's collection for node i (the same rule the add-on applies)."""
+        if file_role != "level":
+            return file_role
+        root = self.nodes[self.root_of(i)].get("name", "")
+        if root in ("collision", "objects"):
+            return root
+        n = self.nodes[i]
+        if n.get("extras", {}).get("swap_state") == "alternative" or n.get("name", "").endswith("_swap"):
+            return "swap"
+        return "level"
+
+    def scene_nodes(self):
+        """The nodes of the default scene (what an importer shows)."""
+        scenes = self.doc.get("scenes", [])
+        if not scenes:
+            return set(range(len(self.nodes)))
+        stack = list(scenes[self.doc.get("scene", 0)].get("nodes", []))
+        seen = set()
+        while stack:
+            i = stack.pop()
+            if i not in seen:
+                seen.add(i)
+                stack += self.nodes[i].get("children", [])
+        return seen
+
+    def triangles(self):
+        return sum(self.mesh_triangles(self.nodes[i]["mesh"]) for i in self.scene_nodes()
+                   if "mesh" in self.nodes[i])
+
+    def triangles_by_role(self, file_role):
+        out = {}
+        shown = self.scene_nodes()
+        for i, n in enumerate(self.nodes):
+            if "mesh" in n and i in shown:
+                r = self.node_role(i, file_role)
+                out[r] = out.get(r, 0) + self.mesh_triangles(n["mesh"])
+        return out
+
+    def untransformed(self, i):
+        while True:
+            n = self.nodes[i]
+            if any(k in n for k in ("matrix", "translation", "rotation", "scale")):
+                return False
+            if i not in self.parent:
+                return True
+            i = self.parent[i]
+
+
+def file_role(glb_path):
+    stem = Path(glb_path).stem
+    return stem if stem in ("level", "collision", "swap", "objects") else "level"
+
+
+def srgb_to_linear(c):
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def linear_to_srgb(c):
+    return c * 12.92 if c <= 0.0031308 else 1.055 * c ** (1 / 2.4) - 0.055
+
+
+def byte_colours(v):
+    """What a linear value can read back as from Blender's 8-bit sRGB byte colour attribute (the
+    two neighbouring bytes: Blender's rounding of x.5 is its own)."""
+    x = max(0.0, min(1.0, linear_to_srgb(v))) * 255
+    return [srgb_to_linear(k / 255) for k in {math.floor(x), math.ceil(x)}]
+
+
+def colour_error(want, got, byte):
+    """The largest channel difference, Blender's 8-bit storage taken into account when byte."""
+    return max(min(abs(o - g) for o in (byte_colours(w) if byte else [w])) for w, g in zip(want, got))
+
+
+# ---------------------------------------------------------------------------------------------
+# Blender helpers
+
+
+def reset():
+    for ob in list(bpy.data.objects):
+        bpy.data.objects.remove(ob)
+    for coll in (bpy.data.collections, bpy.data.meshes, bpy.data.materials, bpy.data.images,
+                 bpy.data.textures, bpy.data.node_groups, bpy.data.cameras, bpy.data.lights):
+        for item in list(coll):
+            coll.remove(item)
+    scene = bpy.context.scene
+    for k in list(scene.keys()):
+        del scene[k]
+
+
+def tri_count(obs):
+    n = 0
+    for ob in obs:
+        if ob.type == "MESH":
+            ob.data.calc_loop_triangles()
+            n += len(ob.data.loop_triangles)
+    return n
+
+
+def base_name(name):
+    return name[:-4] if len(name) > 4 and name[-4] == "." and name[-3:].isdigit() else name
+
+
+def check_materials(label, obs, glbs):
+    """Every material whose GLB material has a baseColorTexture shows an image in Blender."""
+    textured = {}
+    for g in glbs:
+        for m in g.doc.get("materials", []):
+            tex = m.get("pbrMetallicRoughness", {}).get("baseColorTexture")
+            if tex is not None:
+                src = g.doc["textures"][tex["index"]].get("source")
+                img = g.doc["images"][src] if src is not None else {}
+                textured[m.get("name", "")] = "bufferView" in img
+    mats = {slot.material for ob in obs if ob.type == "MESH" for slot in ob.material_slots if slot.material}
+    bad, checked = [], 0
+    for mat in mats:
+        embedded = textured.get(base_name(mat.name))
+        if embedded is None:
+            continue
+        if not embedded:
+            continue  # an external texture (X-Ray without --textures): nothing to load
+        checked += 1
+        if not image_feeds_output(mat):
+            bad.append(mat.name)
+    want = any(textured.get(base_name(m.name)) for m in mats)
+    record(not bad and (checked > 0 or not want),
+           f"{label}: textured materials have their image connected",
+           f"{checked} checked" + (f", not connected: {bad}" if bad else ""))
+
+
+def image_feeds_output(mat):
+    if not mat.use_nodes or mat.node_tree is None:
+        return False
+    nt = mat.node_tree
+    outputs = [n for n in nt.nodes if n.type == "OUTPUT_MATERIAL"]
+    seen, stack = set(), list(outputs)
+    while stack:
+        node = stack.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        if node.type == "TEX_IMAGE" and node.image is not None and (
+            node.image.packed_file is not None or node.image.has_data or node.image.size[0] > 0
+        ):
+            # the image's colour output must be what feeds the chain (not only its alpha)
+            if any(l.from_socket.name == "Color" for l in nt.links if l.from_node == node):
+                return True
+        for l in nt.links:
+            if l.to_node == node:
+                stack.append(l.from_node)
+    return False
+
+
+def blender_colours_at(ob, pos_blender, tol=1e-5):
+    me = ob.data
+    if not me.color_attributes:
+        return None, []
+    attr = me.color_attributes[0]
+    mw = ob.matrix_world
+    verts = [i for i, v in enumerate(me.vertices) if ((mw @ v.co) - pos_blender).length < tol]
+    out = []
+    if attr.domain == "CORNER":
+        vs = set(verts)
+        for loop in me.loops:
+            if loop.vertex_index in vs:
+                out.append(tuple(attr.data[loop.index].color))
+    else:
+        out = [tuple(attr.data[i].color) for i in verts]
+    return attr.data_type, out
+
+
+def gl_to_blender(p):
+    from mathutils import Vector
+
+    return Vector((p[0], -p[2], p[1]))
+
+
+def check_colour(label, g, node_index, vertex, expect_file=None):
+    """Blender's colour at vertex `vertex` of node `node_index` equals the GLB's COLOR_0 (and the
+    GLB's equals expect_file when given)."""
+    node = g.nodes[node_index]
+    prims = g.doc["meshes"][node["mesh"]]["primitives"]
+    pos = g.accessor(prims[0]["attributes"]["POSITION"])[vertex]
+    want = g.accessor(prims[0]["attributes"]["COLOR_0"])[vertex][:3]
+    if expect_file is not None:
+        d = max(abs(a - b) for a, b in zip(want, expect_file))
+        record(d < 1e-3, f"{label}: GLB COLOR_0 at {tuple(round(c, 4) for c in pos)} is the level's",
+               f"file {tuple(round(c, 4) for c in want)}, expected {tuple(round(c, 4) for c in expect_file)}")
+    # every GLB colour at that position (several vertices may share it)
+    options = []
+    for p in prims:
+        if "COLOR_0" not in p["attributes"]:
+            continue
+        ps = g.accessor(p["attributes"]["POSITION"])
+        cs = g.accessor(p["attributes"]["COLOR_0"])
+        options += [c[:3] for q, c in zip(ps, cs) if max(abs(a - b) for a, b in zip(q, pos)) < 1e-5]
+    ob = bpy.data.objects.get(node["name"])
+    if ob is None:
+        return record(False, f"{label}: colour", f"no object {node['name']}")
+    dtype, got = blender_colours_at(ob, gl_to_blender(pos))
+    if not got:
+        return record(False, f"{label}: colour", f"no colour attribute / vertex at {pos} in {ob.name}")
+    byte = dtype == "BYTE_COLOR"
+    err = max(min(colour_error(o, c[:3], byte) for o in options) for c in got)
+    hit = min(colour_error(want, c[:3], byte) for c in got)
+    raw = min(max(abs(a - b) for a, b in zip(want, c[:3])) for c in got)
+    record(err < 1e-3 and hit < 1e-3, f"{label}: vertex colour arrives linear ({ob.name})",
+           f"GLB {tuple(round(c, 4) for c in want)}, Blender {tuple(round(c, 4) for c in got[0][:3])} "
+           f"({dtype}; |diff| {raw:.4f}, after 8-bit sRGB storage {hit:.5f})")
+
+
+def first_coloured_vertex(g):
+    """A vertex of an untransformed level node, preferring a colour strictly between 0 and 1."""
+    first = (None, None)
+    for i, n in enumerate(g.nodes):
+        if "mesh" in n and g.untransformed(i) and g.node_role(i, "level") == "level":
+            p = g.doc["meshes"][n["mesh"]]["primitives"][0]
+            if "COLOR_0" in p["attributes"]:
+                for k, c in enumerate(g.accessor(p["attributes"]["COLOR_0"])):
+                    if any(0.05 < x < 0.95 for x in c[:3]):
+                        return i, k
+                if first[0] is None:
+                    first = (i, 0)
+    return first
+
+
+def bare_empties(obs):
+    return [o.name for o in obs if o.type == "EMPTY" and not o.children
+            and o.matrix_world.translation.length < 1e-6]
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks
+
+
+def plain_import(label, folder, new_layout, strict, tag):
+    print(f"== {label}: plain glTF importer", flush=True)
+    glbs = []
+    for f in sorted(Path(folder).glob("*.glb")):
+        reset()
+        g = Glb(f)
+        glbs.append(g)
+        bpy.ops.import_scene.gltf(filepath=str(f))
+        obs = list(bpy.context.scene.objects)
+        record(tri_count(obs) == g.triangles(), f"{label}/{f.name}: triangles",
+               f"Blender {tri_count(obs)}, file {g.triangles()}")
+        check_materials(f"{label}/{f.name}", obs, [g])
+        bare = bare_empties(obs)
+        hidden = [n.get("name") for n in g.nodes if n.get("extras", {}).get("hidden")]
+        if strict:
+            record(not bare, f"{label}/{f.name}: no empty at the origin without children{tag}",
+                   f"{len(bare)}: {bare[:5]}")
+            if f.stem == "level":
+                record(not hidden, f"{label}/{f.name}: nothing hidden inside level.glb{tag}",
+                       f"hidden nodes: {hidden}")
+        else:
+            skip(f"{label}/{f.name}: empties/hidden nodes", f"old layout: {len(bare)} bare empties at the "
+                 f"origin, hidden trees {hidden} shown by the plain importer")
+        if f.stem == "level":
+            ni, vi = first_coloured_vertex(g)
+            if ni is not None:
+                check_colour(f"{label}/{f.name}", g, ni, vi)
+    return glbs
+
+
+def addon_import(label, op, path, folder, new_layout, indep_expect=None):
+    print(f"== {label}: add-on import", flush=True)
+    reset()
+    t = time.time()
+    op(filepath=str(path))
+    dt = time.time() - t
+    scene = bpy.context.scene
+    mod = sys.modules[ADDON + ".scene_io"]
+    glbs = [Glb(f) for f in sorted(Path(folder).glob("*.glb"))]
+    want = {}
+    for g in glbs:
+        for r, n in g.triangles_by_role(file_role(g.path)).items():
+            want[r] = want.get(r, 0) + n
+    got = {}
+    for role in mod.COLLECTION_NAMES:
+        coll = mod.role_collection(scene, role)
+        if coll is not None:
+            got[role] = tri_count(coll.all_objects)
+    record(got == {r: n for r, n in want.items() if n}, f"{label}: triangles per collection",
+           f"Blender {got}, files {want} ({dt:.1f} s)")
+    total = tri_count(scene.objects)
+    record(total == sum(want.values()), f"{label}: every triangle in a levelgeom collection",
+           f"scene {total}")
+    record(scene.get("levelgeom_base") == str(Path(path).resolve()), f"{label}: scene['levelgeom_base']",
+           str(scene.get("levelgeom_base")))
+    check_materials(label, list(scene.objects), glbs)
+    bare = bare_empties(scene.objects)
+    record(not bare, f"{label}: no empty at the origin without children", f"{len(bare)}: {bare[:5]}")
+    # visibility: what the game shows is visible, collision and swap hidden in viewport and render
+    level = mod.role_collection(scene, "level")
+    record(level is not None and all(o.visible_get() for o in level.all_objects)
+           and not level.hide_render, f"{label}: level collection visible")
+    for role in mod.HIDDEN_ROLES:
+        coll = mod.role_collection(scene, role)
+        if coll is None:
+            continue
+        lc = mod.find_layer_collection(bpy.context.view_layer.layer_collection, coll)
+        shown = [o.name for o in coll.all_objects if o.visible_get()]
+        record(coll.hide_render and (lc.hide_viewport or coll.hide_viewport) and not shown,
+               f"{label}: {coll.name} hidden in viewport and render",
+               f"{len(coll.all_objects)} objects, visible: {shown[:5]}")
+    flagged = [o.name for o in scene.objects if o.get("hidden") in (True, 1, "true") and o.visible_get()]
+    record(not flagged, f"{label}: objects with extras.hidden are not visible", str(flagged[:5]))
+    # custom properties from node extras (the glTF importer maps them)
+    missing, checked = [], 0
+    for g in glbs:
+        for n in g.nodes:
+            ex = n.get("extras", {})
+            if "tile" in ex and "mesh" in n:
+                ob = bpy.data.objects.get(n["name"])
+                checked += 1
+                if ob is None or any(str(ob.get(k)) != str(ex[k]) for k in ("tile", "model", "rot") if k in ex):
+                    missing.append(n["name"])
+    if checked:
+        record(not missing, f"{label}: custom properties tile/model/rot from the extras",
+               f"{checked} tile objects" + (f", wrong: {missing[:5]}" if missing else ""))
+    # colours
+    level_glb = next((g for g in glbs if g.path.stem == "level"), None)
+    if indep_expect is not None and level_glb is not None:
+        tile = indep_expect["tiles"][0]
+        b = tile["colour_bytes_layer0"][0][:3]
+        pos = tile["vertices_world"][0]
+        plain = [min(1.0, x / 128) for x in b]
+        expect = [srgb_to_linear(x) for x in plain] if new_layout else plain
+        node = next(i for i, n in enumerate(level_glb.nodes)
+                    if n.get("extras", {}).get("tile") == str(tile["index"]) and "mesh" in n
+                    and n.get("extras", {}).get("swap_state") != "alternative")
+        prim = level_glb.doc["meshes"][level_glb.nodes[node]["mesh"]]["primitives"][0]
+        ps = level_glb.accessor(prim["attributes"]["POSITION"])
+        vi = next(k for k, q in enumerate(ps) if max(abs(a - c) for a, c in zip(q, pos)) < 1e-5)
+        tag = "srgb_to_linear(byte/128) [new layout]" if new_layout else "byte/128 [old layout]"
+        check_colour(f"{label} bytes {b} as {tag}", level_glb, node, vi, expect_file=expect)
+    elif level_glb is not None:
+        ni, vi = first_coloured_vertex(level_glb)
+        if ni is not None:
+            check_colour(label, level_glb, ni, vi)
+
+
+def highest_block(level_coll):
+    """The tile with the highest flat top (horizontal faces at its highest vertex): (object, top
+    height, centre x, centre y) in Blender space."""
+    best = None
+    for ob in level_coll.all_objects:
+        if ob.type != "MESH" or not base_name(ob.name).startswith("tile_"):
+            continue
+        mw = ob.matrix_world
+        ws = [mw @ v.co for v in ob.data.vertices]
+        top = max(v.z for v in ws)
+        flat = [p for p in ob.data.polygons
+                if (mw.to_3x3() @ p.normal).normalized().z > 0.999
+                and all(abs(ws[i].z - top) < 1e-4 for i in p.vertices)]
+        if not flat or (best is not None and top <= best[1]):
+            continue
+        corners = {i for p in flat for i in p.vertices}
+        cx = sum(ws[i].x for i in corners) / len(corners)
+        cy = sum(ws[i].y for i in corners) / len(corners)
+        best = (ob, top, cx, cy)
+    return best
+
+
+def probe_top(wad, x, z):
+    p = lg("probe", wad, f"{x:.6f}", f"{z:.6f}", "--json")
+    hits = json.loads(p.stdout)["hits"]
+    return hits[0]["y"] if hits else None
+
+
+def round_trip(work, demo_wad):
+    print("== round trip through the add-on: demo WAD, raise one tile, export, check, probe", flush=True)
+    mod = sys.modules[ADDON + ".scene_io"]
+    for mode in ("DERIVE", "AUTO"):
+        reset()
+        bpy.ops.import_scene.levelgeom_wad(filepath=str(demo_wad))
+        scene = bpy.context.scene
+        level = mod.role_collection(scene, "level")
+        ob, top, cx, cy = highest_block(level)
+        ws = [ob.matrix_world @ v.co for v in ob.data.vertices]
+        gx, gz = cx, -cy  # Blender (x, y, z) = export (x, -z, y)
+        before = probe_top(demo_wad, gx, gz)
+        record(before is not None and abs(before - top) < 0.01,
+               f"round trip [{mode}]: {ob.name}: the original WAD's top hit at its centre is its top",
+               f"probe ({gx:.3f}, {gz:.3f}): {before}, mesh top {top:.4f}")
+        ob.location.z += 1.0
+        bpy.context.view_layer.update()
+        if mode == "AUTO":
+            # move the collision with it: every collision vertex over the tile's footprint and
+            # above its bottom goes up by 1.0 too
+            xs, ys = [v.x for v in ws], [v.y for v in ws]
+            bottom = min(v.z for v in ws)
+            moved = 0
+            for cob in mod.role_collection(scene, "collision").all_objects:
+                if cob.type != "MESH":
+                    continue
+                inv = cob.matrix_world.inverted()
+                for v in cob.data.vertices:
+                    w = cob.matrix_world @ v.co
+                    if (min(xs) - 1e-4 <= w.x <= max(xs) + 1e-4 and min(ys) - 1e-4 <= w.y <= max(ys) + 1e-4
+                            and w.z > bottom + 1e-3):
+                        w.z += 1.0
+                        v.co = inv @ w
+                        moved += 1
+            print(f"  moved {moved} collision vertices with the tile")
+        out = Path(work) / f"roundtrip_{mode.lower()}.wad"
+        try:
+            bpy.ops.export_scene.levelgeom_wad(filepath=str(out), collision_source=mode)
+            ok = out.is_file()
+        except RuntimeError as e:
+            ok = False
+            print(f"  export failed: {e}")
+        record(ok, f"round trip [{mode}]: add-on export wrote {out.name}")
+        if not ok:
+            continue
+        c = lg("check", out, check=False)
+        record(c.returncode == 0, f"round trip [{mode}]: levelgeom check {out.name}",
+               f"exit {c.returncode} {c.stdout.decode().strip()[:300]}")
+        after = probe_top(out, gx, gz)
+        record(after is not None and abs(after - (top + 1.0)) < 0.01,
+               f"round trip [{mode}]: top hit at the tile's centre is its new top",
+               f"probe: {after}, expected {top + 1.0:.4f}")
+
+
+def error_reports(work):
+    print("== add-on error reports", flush=True)
+    prefs = bpy.context.preferences.addons[ADDON].preferences
+    bogus = Path(work) / "not_a_level.wad"
+    bogus.write_bytes(b"hello, this is no level")
+
+    def expect_error(name, fn, needle):
+        try:
+            fn()
+        except RuntimeError as e:
+            msg = str(e)
+            return record(needle in msg and "Traceback" not in msg, name, msg.strip().splitlines()[0][:200])
+        return record(False, name, "no error reported")
+
+    expect_error("binary error shown as a report",
+                 lambda: bpy.ops.import_scene.levelgeom_wad(filepath=str(bogus)), "levelgeom: error:")
+    prefs.binary = str(Path(work) / "no-such-levelgeom")
+    expect_error("missing binary (preferences) reported",
+                 lambda: bpy.ops.import_scene.levelgeom_wad(filepath=str(bogus)), "binary not found")
+    prefs.binary = ""
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = str(Path(work) / "empty-path")
+    try:
+        expect_error("missing binary (PATH) reported",
+                     lambda: bpy.ops.import_scene.levelgeom_wad(filepath=str(bogus)), "binary not found")
+    finally:
+        os.environ["PATH"] = saved
+    # PATH fallback finds the binary
+    pathdir = Path(work) / "bin"
+    pathdir.mkdir(exist_ok=True)
+    link = pathdir / "levelgeom"
+    if not link.exists():
+        link.symlink_to(BIN)
+    os.environ["PATH"] = f"{pathdir}{os.pathsep}{saved}"
+    try:
+        reset()
+        bpy.ops.import_scene.levelgeom_xray(filepath=str(ROOT / "crates/xray/tests/data/xray-v14-micro/level"))
+        record(len(bpy.context.scene.objects) > 0, "PATH fallback finds levelgeom")
+    except RuntimeError as e:
+        record(False, "PATH fallback finds levelgeom", str(e))
+    finally:
+        os.environ["PATH"] = saved
+        prefs.binary = BIN
+    reset()
+    expect_error("export without an imported WAD reported",
+                 lambda: bpy.ops.export_scene.levelgeom_wad(filepath=str(Path(work) / "x.wad")), "no base WAD")
+
+
+def check_zip(work):
+    """tools/blender/zip_addon.py packs exactly the add-on's files, the same bytes twice."""
+    import zipfile
+
+    zips = [work / "zip1" / "levelgeom_addon.zip", work / "zip2" / "levelgeom_addon.zip"]
+    for z in zips:
+        subprocess.run([sys.executable, str(ROOT / "tools/blender/zip_addon.py"), str(z)], check=True,
+                       stdout=subprocess.DEVNULL)
+    src = ROOT / "blender" / ADDON
+    want = sorted(f"{ADDON}/{p.relative_to(src).as_posix()}" for p in src.rglob("*.py"))
+    with zipfile.ZipFile(zips[0]) as z:
+        names = sorted(z.namelist())
+        same = all(z.read(n) == (src / n.split("/", 1)[1]).read_bytes() for n in names if n in want)
+    record(names == want and same and zips[0].read_bytes() == zips[1].read_bytes(),
+           "zip_addon.py: the add-on's files, deterministic", f"{names}")
+
+
+def main():
+    keep = bool(ARGS)
+    work = Path(ARGS[0]).resolve() if ARGS else Path(tempfile.mkdtemp(prefix="levelgeom-addon-check-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"addon_check: Blender {bpy.app.version_string}, levelgeom {BIN}, work {work}", flush=True)
+    sys.path.insert(0, str(ROOT / "blender"))
+    mod = addon_utils.enable(ADDON, default_set=True, handle_error=lambda e: traceback.print_exc())
+    if not record(mod is not None and hasattr(bpy.types, "IMPORT_SCENE_OT_levelgeom_wad"),
+                  "add-on enables from blender/"):
+        return finish(work, keep)
+    bpy.context.preferences.addons[ADDON].preferences.binary = BIN
+    check_zip(work)
+
+    demo = work / "demo.wad"
+    lg("demo", demo, "--force")
+    indep = ROOT / "crates/wad/tests/data/independent/indep.wad"
+    indep_expect = json.loads((ROOT / "crates/wad/tests/data/independent/indep.expect.json").read_text())
+    xray = ROOT / "crates/xray/tests/data/xray-v14-micro"
+    cases = [
+        ("demo", demo, ["--collision", "--objects"], bpy.ops.import_scene.levelgeom_wad, None),
+        ("indep", indep, ["--collision", "--objects"], bpy.ops.import_scene.levelgeom_wad, indep_expect),
+        ("xray", xray, [], bpy.ops.import_scene.levelgeom_xray, None),
+    ]
+    for label, path, args, op, expect in cases:
+        t = time.time()
+        folder = work / label
+        lg("export", path, folder, *args, "--force")
+        new_layout = (folder / "collision.glb").exists()
+        if args:
+            print(f"{label}: {'new layout (collision.glb)' if new_layout else 'old layout (collision inside level.glb)'}")
+        try:
+            plain_import(label, folder, new_layout, new_layout or not args, " [new layout]" if args else "")
+            addon_import(label, op, path / "level" if label == "xray" else path, folder, new_layout, expect)
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            record(False, f"{label}: ran without an exception", f"{type(e).__name__}: {e}")
+        print(f"  ({time.time() - t:.1f} s)")
+    try:
+        round_trip(work, demo)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, "round trip ran without an exception", f"{type(e).__name__}: {e}")
+    try:
+        error_reports(work)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, "error reports ran without an exception", f"{type(e).__name__}: {e}")
+    finish(work, keep)
+
+
+def finish(work, keep):
+    failed = [r for r in RESULTS if not r[0]]
+    print(f"== addon_check: {len(RESULTS) - len(failed)} of {len(RESULTS)} passed in {time.time() - T0:.1f} s")
+    for _, name, detail in failed:
+        print(f"FAIL {name}: {detail}")
+    print("addon_check: " + ("FAIL" if failed else "PASS"), flush=True)
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failed else 0)
+
+
+main()
