@@ -264,11 +264,12 @@ fn info_of_the_fixture_level_matches_the_cli_keys() {
 #[test]
 fn level_files_open_a_folder_with_its_siblings() {
     let f = LevelFiles::open(Path::new(&dir())).unwrap();
-    assert!(f.geom.is_some() && f.geomx.is_some());
+    assert!(f.geom.is_some() && f.geomx.is_some() && f.cform.is_some());
     let r = f.check();
     assert!(r.problems.is_empty(), "{:?}", r.problems);
-    assert_eq!(r.notes.len(), 2);
+    assert_eq!(r.notes.len(), 3, "{:?}", r.notes);
     assert!(r.notes[0].starts_with("with ") && r.notes[0].ends_with("level.geom"));
+    assert!(r.notes[2].starts_with("with ") && r.notes[2].ends_with("level.cform"));
     let s = f.to_scene(&SceneOptions::default()).unwrap();
     assert!(!s.meshes.is_empty());
 
