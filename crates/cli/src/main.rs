@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod batch;
 mod cmd;
 mod report;
 

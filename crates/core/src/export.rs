@@ -109,6 +109,7 @@ impl LevelFile {
                 gltf: opts.formats.gltf,
                 obj: opts.formats.obj,
                 colour_set: opts.colour_set,
+                all_colour_sets: opts.all_colour_sets,
                 force: opts.force,
                 protect: inputs.clone(),
                 input: self.display_name(),

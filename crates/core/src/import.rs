@@ -4,18 +4,26 @@
 //!
 //! # Which triangles
 //! * The render mesh is the mesh file's root named `level` (what our exporter writes), or,
-//!   when there is none, every visible root except `collision` and `objects`. Swap
-//!   alternatives (`…_swap` nodes) are left out: import writes one state per tile.
+//!   when there is none, every visible root except `collision`, `swap` and `objects`. Swap
+//!   alternatives (`…_swap` nodes, in our export the root `swap` and its own file) are left
+//!   out: import writes one state per tile.
 //! * Collision comes from `--collision C` (nodes or OBJ groups named `matNN_grpG` give the
 //!   ground material NN and the collision group G; a file with a `collision` root, such as our
-//!   `level.glb`, gives that tree), else from a `collision` tree in the mesh file itself, else
-//!   it is derived from the render mesh by the engine's importer.
-//! * Colours are the values the file holds: our glTF writer stores the game's display values
-//!   in `COLOR_0` unconverted, so reading them back unconverted is its exact inverse.
+//!   `collision.glb`, gives that tree), else from a `collision` tree in the mesh file itself,
+//!   else, for a mesh file named `level.*` (as our export names it), from the `collision.glb`
+//!   or `collision.obj` beside it (the export writes the collision into a file of its own; the
+//!   one of the mesh's own format first), else it is derived from the render mesh by the
+//!   engine's importer. [`ImportReport::collision_from`] says which.
+//! * Colours: our glTF writer stores the scene's display values converted to linear
+//!   ([`levelgeom_scene::colour::srgb_to_linear`]), as glTF defines `COLOR_n`; colours read from
+//!   a glTF/GLB mesh file (the format as [`levelgeom_import::detect_format`] finds it) are
+//!   therefore converted back with [`levelgeom_scene::colour::linear_to_srgb`] before they go to
+//!   the engine's importer, so export → import is exact after the byte quantisation. OBJ
+//!   colours are display values already and are taken as they are.
 
 use std::path::{Path, PathBuf};
 
-use levelgeom_import::{world_triangles, Imported, Triangle};
+use levelgeom_import::{world_triangles, Imported, MeshFormat, Triangle};
 use levelgeom_scene::Scene;
 use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
 
@@ -28,7 +36,9 @@ pub use levelgeom_wad::probe::{ProbeHit, ProbeKind};
 /// What [`LevelFile::import`] is asked to do.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImportOptions {
-    /// A separate collision mesh (`collision.obj` / `.glb` as our export writes it).
+    /// A separate collision mesh (`collision.obj` / `.glb` as our export writes it); without
+    /// it the mesh file's own `collision` tree, else the `collision.*` beside a `level.*` mesh
+    /// file, is used (see the module docs).
     pub collision: Option<PathBuf>,
     /// Keep the base level's tiles and add the new ones (otherwise they are replaced).
     pub keep_tiles: bool,
@@ -45,14 +55,70 @@ pub struct ImportReport {
     pub bytes: Vec<u8>,
     /// What the engine's importer did.
     pub summary: ImportSummary,
-    /// Where the collision came from (a file, the mesh file's own tree, or derived).
+    /// Where the collision came from: the `--collision` file, the mesh file's own tree, the
+    /// `collision.glb`/`collision.obj` found beside a `level.*` mesh file (`… (found beside the
+    /// mesh file)`), or derived from the render mesh.
     pub collision_from: String,
     /// Things the mesh readers skipped, for the user.
     pub warnings: Vec<String>,
 }
 
+/// Read a mesh file; colours of a glTF/GLB file are converted to the scene's display values
+/// (see the module docs).
 fn read(path: &Path) -> Result<Imported> {
-    Ok(levelgeom_import::read_mesh(path)?)
+    let mut imported = levelgeom_import::read_mesh(path)?;
+    if mesh_format(path)? == Some(MeshFormat::Gltf) {
+        for p in imported
+            .scene
+            .meshes
+            .iter_mut()
+            .flat_map(|m| m.primitives.iter_mut())
+        {
+            for set in &mut p.colors {
+                for c in set.iter_mut() {
+                    *c = levelgeom_scene::colour::rgba_to_srgb(*c);
+                }
+            }
+        }
+    }
+    Ok(imported)
+}
+
+/// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
+/// bytes (enough for the magic, or the first keyword of a text file).
+fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
+    use std::io::Read as _;
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    Ok(levelgeom_import::detect_format(
+        &head,
+        &path.display().to_string(),
+    ))
+}
+
+/// The collision file an export wrote beside a mesh file named `level.*`: `collision.glb` or
+/// `collision.obj`, the one of the mesh's own format first.
+fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
+    let is_level = mesh
+        .file_stem()
+        .is_some_and(|s| s.eq_ignore_ascii_case("level"));
+    if !is_level {
+        return Ok(None);
+    }
+    let dir = mesh.parent().unwrap_or(Path::new(""));
+    let names = match mesh_format(mesh)? {
+        Some(MeshFormat::Obj) => ["collision.obj", "collision.glb"],
+        _ => ["collision.glb", "collision.obj"],
+    };
+    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
 }
 
 fn root(scene: &Scene, name: &str) -> Option<usize> {
@@ -68,7 +134,11 @@ fn render_triangles(scene: &Scene) -> Vec<Triangle> {
     let tris = match root(scene, "level") {
         Some(r) => world_triangles(scene, Some(r), false),
         None => {
-            let skip = [root(scene, "collision"), root(scene, "objects")];
+            let skip = [
+                root(scene, "collision"),
+                root(scene, "swap"),
+                root(scene, "objects"),
+            ];
             scene
                 .roots
                 .iter()
@@ -168,7 +238,17 @@ impl LevelFile {
                 )?),
                 format!("the collision tree of {}", mesh.display()),
             ),
-            None => (None, "derived from the render mesh".to_string()),
+            None => match collision_beside(mesh)? {
+                Some(c) => {
+                    let ci = read(&c)?;
+                    warnings.extend(ci.warnings.iter().cloned());
+                    (
+                        Some(collision_triangles(&ci.scene, &c.display().to_string())?),
+                        format!("{} (found beside the mesh file)", c.display()),
+                    )
+                }
+                None => (None, "derived from the render mesh".to_string()),
+            },
         };
         let wad_opts = levelgeom_wad::import::ImportOptions {
             keep_tiles: opts.keep_tiles,

@@ -92,6 +92,7 @@ impl LevelFile {
                 .iter()
                 .chain(f.geomx.iter())
                 .map(|g| g.path.clone())
+                .chain(f.cform.iter().map(|c| c.path.clone()))
                 .collect(),
             _ => Vec::new(),
         }

@@ -16,6 +16,9 @@
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //!
+//! [`batch`] works on whole installs: every level under folders found by content, verified
+//! (round trip and check) or exported in parallel, with a report.
+//!
 //! ```
 //! let level = levelgeom_core::demo();
 //! assert_eq!(level.format(), levelgeom_core::Format::Wad);
@@ -29,6 +32,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod batch;
 mod error;
 mod export;
 mod import;
@@ -186,6 +190,21 @@ fn first_bytes(bytes: &[u8]) -> String {
     }
 }
 
+/// An error reading a file paired with a `level`: a read error names that file and its
+/// offset; anything else is said about the `level`.
+fn beside_error(file: &str, e: levelgeom_xray::files::FilesError) -> Error {
+    match e {
+        levelgeom_xray::files::FilesError::Read { path, source } => Error::Read {
+            file: path.display().to_string(),
+            source,
+        },
+        other => Error::Unsupported {
+            file: file.to_string(),
+            message: format!("the files beside it: {other}"),
+        },
+    }
+}
+
 fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
     let file = path.display().to_string();
     let read_err = |source| Error::Read {
@@ -203,18 +222,16 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
         match opened {
             levelgeom_xray::files::Opened::Level(level) => {
                 let (geom, geomx) = if siblings {
-                    levelgeom_xray::files::siblings_with(&path, limits).map_err(|e| match e {
-                        levelgeom_xray::files::FilesError::Read { path, source } => Error::Read {
-                            file: path.display().to_string(),
-                            source,
-                        },
-                        other => Error::Unsupported {
-                            file: file.clone(),
-                            message: format!("the files beside it: {other}"),
-                        },
-                    })?
+                    levelgeom_xray::files::siblings_with(&path, limits)
+                        .map_err(|e| beside_error(&file, e))?
                 } else {
                     (None, None)
+                };
+                let cform = if siblings {
+                    levelgeom_xray::files::cform_beside(&path)
+                        .map_err(|e| beside_error(&file, e))?
+                } else {
+                    None
                 };
                 let files = levelgeom_xray::files::LevelFiles {
                     level_path: path.clone(),
@@ -222,6 +239,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                     warnings: warnings.clone(),
                     geom,
                     geomx,
+                    cform,
                 };
                 (Content::XrayLevel(Box::new(files)), warnings)
             }

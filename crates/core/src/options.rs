@@ -31,9 +31,9 @@ pub struct EngineOptions {
 /// Which files an export writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Formats {
-    /// `level.glb`.
+    /// `level.glb` (+ `collision.glb`, `swap.glb`, `objects.glb` when the scene has them).
     pub gltf: bool,
-    /// `level.obj` + `.mtl` (+ collision/objects files and PNG textures).
+    /// `level.obj` + `.mtl` (+ collision/swap/objects files and PNG textures).
     pub obj: bool,
 }
 
@@ -51,8 +51,10 @@ impl Default for Formats {
 pub struct ExportOptions {
     /// Which files.
     pub formats: Formats,
-    /// Which vertex-colour set OBJ writes (0 = first; glTF always has every set).
+    /// Which vertex-colour set is written: OBJ's one set and glTF's `COLOR_0` (0 = first).
     pub colour_set: usize,
+    /// glTF: also write the other colour sets as `COLOR_1`, `COLOR_2`, … (`--all-colour-sets`).
+    pub all_colour_sets: bool,
     /// Write into a folder that holds files other than a previous export of ours.
     pub force: bool,
     /// Also write `preview_top.png` and `preview_persp.png` (see [`crate::RenderOptions`]).

@@ -1,16 +1,26 @@
 //! Writing a scene's export files into a folder, all or nothing.
 //!
-//! [`write_folder`] writes the chosen formats of one scene:
+//! [`write_folder`] writes the chosen formats of one scene, one GLB and one OBJ per root, so
+//! that `level.glb` holds only what the game shows (a viewer that ignores `extras.hidden`, such
+//! as Blender, would otherwise draw the collision and both states of a swap tile):
 //!
 //! | file | when | contents |
 //! |------|------|----------|
-//! | `level.glb` | [`FolderOptions::gltf`] | the whole scene (hidden trees included), textures embedded |
-//! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`objects` |
+//! | `level.glb` | [`FolderOptions::gltf`] | the root named `level` (else every visible root but `collision`, `swap`, `objects`), every texture embedded |
+//! | `collision.glb` | gltf, a root named `collision` | that tree (still marked hidden), the textures it uses |
+//! | `swap.glb` | gltf, a root named `swap` | that tree (the alternative states of swap tiles) |
+//! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
+//! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
+//! | `swap.obj`, `swap.mtl` | obj, a root named `swap` | that tree |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
 //! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
+//!
+//! A GLB of one root holds that tree's nodes, the meshes they use, the materials those use and
+//! (but for `level.glb`, which embeds every texture of the scene) the textures those use, each
+//! in scene order ([`subset`]).
 //!
 //! # All or nothing
 //! Every file is first written into a fresh temporary folder beside the output folder; only when
@@ -26,8 +36,11 @@
 //! beside what is there). No output ever replaces one of [`FolderOptions::protect`] (the
 //! command's inputs).
 //!
-//! # Colour sets in OBJ
-//! OBJ has one colour per `v` line, so [`FolderOptions::colour_set`] picks the set written.
+//! # Colour sets
+//! [`FolderOptions::colour_set`] picks the vertex-colour set written: OBJ's one colour per `v`
+//! line, and glTF's `COLOR_0`; with [`FolderOptions::all_colour_sets`] the glTF files also get
+//! the other sets as `COLOR_1`, `COLOR_2`, … (in their order, the chosen one left out), else
+//! only `COLOR_0` (Blender makes the last colour attribute it reads the active one).
 //! A primitive with fewer sets writes its first set instead (counted in one warning), so every
 //! vertex line carries a colour: a file mixing `v x y z` and `v x y z r g b` lines is read
 //! differently by different importers. A set that no primitive has is an error, reported
@@ -47,13 +60,16 @@ pub const MANIFEST: &str = ".levelgeom-export.json";
 /// What [`write_folder`] writes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FolderOptions {
-    /// Write `level.glb`.
+    /// Write `level.glb` (and `collision.glb`, `swap.glb`, `objects.glb` for roots of those
+    /// names).
     pub gltf: bool,
-    /// Write `level.obj`/`.mtl` (and `collision.*`, `objects.*` for roots of those names) and
-    /// the PNG textures.
+    /// Write `level.obj`/`.mtl` (and `collision.*`, `swap.*`, `objects.*` for roots of those
+    /// names) and the PNG textures.
     pub obj: bool,
-    /// Which vertex-colour set OBJ writes (0 = the first).
+    /// Which vertex-colour set OBJ writes and glTF writes as `COLOR_0` (0 = the first).
     pub colour_set: usize,
+    /// glTF: also write the other colour sets as `COLOR_1`, `COLOR_2`, … (see the module docs).
+    pub all_colour_sets: bool,
     /// Write into a folder that holds files that are not a previous export of ours.
     pub force: bool,
     /// Paths no output may replace (the command's inputs).
@@ -162,14 +178,173 @@ fn with_colour_set(scene: &Scene, n: usize) -> (Option<Scene>, usize) {
     (Some(copy), fell_back)
 }
 
+/// The colour sets a glTF primitive gets: the chosen set `n` first (its first set when it has
+/// fewer), then with `all` the others in their order. Returns whether it fell back.
+fn choose_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> bool {
+    if colors.is_empty() {
+        return false;
+    }
+    let fell_back = n >= colors.len();
+    let chosen = if fell_back { 0 } else { n };
+    let set = colors.remove(chosen);
+    if !all {
+        colors.clear();
+    }
+    colors.insert(0, set);
+    fell_back
+}
+
+/// A scene of the trees under `roots` only: their nodes (each once, in scene order), the meshes
+/// those place, the materials those use and the textures those use (every texture with
+/// `all_textures`), each list in scene order and renumbered. A reference to something that
+/// does not exist is dropped (the writers would only have warned about it). When everything is
+/// kept the copy equals `scene` but for its warnings, so its files have the same bytes.
+pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
+    let n = scene.nodes.len();
+    let mut keep = vec![false; n];
+    let mut stack: Vec<usize> = roots.iter().copied().filter(|&r| r < n).collect();
+    while let Some(x) = stack.pop() {
+        if !std::mem::replace(&mut keep[x], true) {
+            stack.extend(scene.nodes[x].children.iter().copied().filter(|&c| c < n));
+        }
+    }
+    let renumber = |kept: &[bool]| -> Vec<Option<usize>> {
+        let mut next = 0;
+        kept.iter()
+            .map(|&k| {
+                k.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    };
+    let node_map = renumber(&keep);
+
+    let mut mesh_keep = vec![false; scene.meshes.len()];
+    for (x, node) in scene.nodes.iter().enumerate() {
+        if let Some(m) = node.mesh.filter(|&m| keep[x] && m < mesh_keep.len()) {
+            mesh_keep[m] = true;
+        }
+    }
+    let mesh_map = renumber(&mesh_keep);
+
+    let mut mat_keep = vec![false; scene.materials.len()];
+    for (mi, mesh) in scene.meshes.iter().enumerate() {
+        if mesh_keep[mi] {
+            for m in mesh.primitives.iter().filter_map(|p| p.material) {
+                if m < mat_keep.len() {
+                    mat_keep[m] = true;
+                }
+            }
+        }
+    }
+    let mat_map = renumber(&mat_keep);
+
+    let mut tex_keep = vec![all_textures; scene.textures.len()];
+    for (mi, m) in scene.materials.iter().enumerate() {
+        if let Some(t) = m.texture.filter(|&t| mat_keep[mi] && t < tex_keep.len()) {
+            tex_keep[t] = true;
+        }
+    }
+    let tex_map = renumber(&tex_keep);
+
+    let nodes = scene
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|&(x, _)| keep[x])
+        .map(|(_, node)| {
+            let mut node = node.clone();
+            node.mesh = node.mesh.and_then(|m| mesh_map.get(m).copied().flatten());
+            node.children = node
+                .children
+                .iter()
+                .filter_map(|&c| node_map.get(c).copied().flatten())
+                .collect();
+            node
+        })
+        .collect();
+    let meshes = scene
+        .meshes
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| mesh_keep[i])
+        .map(|(_, mesh)| {
+            let mut mesh = mesh.clone();
+            for p in &mut mesh.primitives {
+                p.material = p.material.and_then(|m| mat_map.get(m).copied().flatten());
+            }
+            mesh
+        })
+        .collect();
+    let materials = scene
+        .materials
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| mat_keep[i])
+        .map(|(_, m)| {
+            let mut m = m.clone();
+            m.texture = m.texture.and_then(|t| tex_map.get(t).copied().flatten());
+            m
+        })
+        .collect();
+    let textures = scene
+        .textures
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| tex_keep[i])
+        .map(|(_, t)| t.clone())
+        .collect();
+    Scene {
+        name: scene.name.clone(),
+        meshes,
+        materials,
+        textures,
+        nodes,
+        roots: roots
+            .iter()
+            .filter_map(|&r| node_map.get(r).copied().flatten())
+            .collect(),
+        warnings: Vec::new(),
+    }
+}
+
 /// Files in memory: `(name inside the output folder, bytes)`, in the order they are reported.
 type Files = Vec<(String, Vec<u8>)>;
+
+/// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
+/// it), then `collision`, `swap`, `objects` when the scene has them.
+fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
+    let named = ["collision", "swap", "objects"].map(|n| root_index(scene, n));
+    let level_roots = match root_index(scene, "level") {
+        Some(r) => Some(vec![r]),
+        None if named.iter().all(Option::is_none) => None,
+        None => Some(
+            scene
+                .roots
+                .iter()
+                .copied()
+                .filter(|&r| {
+                    !named.contains(&Some(r)) && scene.nodes.get(r).is_some_and(|n| !n.hidden)
+                })
+                .collect(),
+        ),
+    };
+    let mut out = vec![("level", level_roots)];
+    for (stem, root) in ["collision", "swap", "objects"].into_iter().zip(named) {
+        if let Some(r) = root {
+            out.push((stem, Some(vec![r])));
+        }
+    }
+    out
+}
 
 /// The files of one export, in memory, and the warnings of the writers.
 fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), FolderError> {
     let mut files: Files = Vec::new();
     let mut warnings = Vec::new();
-    if opts.obj && opts.colour_set > 0 {
+    if (opts.obj || opts.gltf) && opts.colour_set > 0 {
         let sets = max_colour_sets(scene);
         if opts.colour_set >= sets {
             return Err(FolderError::NoSuchColourSet {
@@ -178,52 +353,54 @@ fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), F
             });
         }
     }
+    let (obj_scene, fell_back) = if opts.obj {
+        with_colour_set(scene, opts.colour_set)
+    } else {
+        (None, 0)
+    };
+    let parts = parts(scene);
+    let mut gltf_fell_back = 0usize;
     if opts.gltf {
-        let glb = gltf::to_glb_with_warnings(scene, &gltf::GltfOptions::default())?;
-        warnings.extend(glb.warnings.iter().map(|w| format!("glTF: {w}")));
-        files.push(("level.glb".into(), glb.bytes));
-    }
-    if opts.obj {
-        let (obj_scene, fell_back) = with_colour_set(scene, opts.colour_set);
-        if fell_back > 0 {
-            warnings.push(format!(
-                "--colour-set {}: {fell_back} mesh(es) have fewer sets; their first set is written",
-                opts.colour_set
-            ));
-        }
-        let scene = obj_scene.as_ref().unwrap_or(scene);
-        let collision = root_index(scene, "collision");
-        let objects = root_index(scene, "objects");
-        let level_roots = match root_index(scene, "level") {
-            Some(r) => Some(vec![r]),
-            None if collision.is_none() && objects.is_none() => None,
-            None => Some(
+        for (stem, roots) in &parts {
+            let roots = roots.clone().unwrap_or_else(|| {
                 scene
                     .roots
                     .iter()
                     .copied()
-                    .filter(|&r| {
-                        Some(r) != collision
-                            && Some(r) != objects
-                            && scene.nodes.get(r).is_some_and(|n| !n.hidden)
-                    })
-                    .collect(),
-            ),
-        };
-        let parts = [
-            ("level", Some(level_roots), false),
-            ("collision", collision.map(|r| Some(vec![r])), true),
-            ("objects", objects.map(|r| Some(vec![r])), false),
-        ];
-        for (stem, roots, groups) in parts {
-            let Some(roots) = roots else { continue };
+                    .filter(|&r| scene.nodes.get(r).is_some_and(|n| !n.hidden))
+                    .collect()
+            });
+            let mut part = subset(scene, &roots, *stem == "level");
+            for mesh in &mut part.meshes {
+                let mut fell = false;
+                for p in &mut mesh.primitives {
+                    fell |=
+                        choose_colour_sets(&mut p.colors, opts.colour_set, opts.all_colour_sets);
+                }
+                gltf_fell_back += usize::from(fell);
+            }
+            let glb = gltf::to_glb_with_warnings(&part, &gltf::GltfOptions::default())?;
+            warnings.extend(glb.warnings.iter().map(|w| format!("{stem}.glb: {w}")));
+            files.push((format!("{stem}.glb"), glb.bytes));
+        }
+    }
+    if fell_back > 0 || gltf_fell_back > 0 {
+        warnings.push(format!(
+            "--colour-set {}: {} mesh(es) have fewer sets; their first set is written",
+            opts.colour_set,
+            fell_back.max(gltf_fell_back)
+        ));
+    }
+    if opts.obj {
+        let scene = obj_scene.as_ref().unwrap_or(scene);
+        for (stem, roots) in parts {
             let o = obj::to_obj(
                 scene,
                 &obj::ObjOptions {
                     roots,
                     mtl_file: format!("{stem}.mtl"),
                     colour_set: opts.colour_set,
-                    groups,
+                    groups: stem == "collision",
                 },
             );
             warnings.extend(o.warnings.iter().map(|w| format!("{stem}.obj: {w}")));

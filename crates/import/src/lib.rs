@@ -59,10 +59,12 @@
 //! # Colour space
 //! The readers return colour values exactly as the file holds them: OBJ `v x y z r g b`
 //! floats, glTF `COLOR_n` (normalized integers divided by 255 / 65535) and
-//! `baseColorFactor`, without any sRGB ↔ linear conversion. glTF says `COLOR_n` is linear, but
-//! the project's exporter today writes the game's display values unconverted into `COLOR_0`,
-//! and Blender keeps what it reads. So the engine's importer must apply the inverse of whatever
-//! its exporter did — today nothing — and this crate does not guess.
+//! `baseColorFactor`, without any sRGB ↔ linear conversion. glTF says `COLOR_n` is linear, and
+//! the project's glTF writer stores the scene's display values converted to linear
+//! ([`levelgeom_scene::colour::srgb_to_linear`]); OBJ colours are display values (the writer
+//! keeps them, Blender reads them as sRGB). The caller, which knows the format
+//! ([`detect_format`]), applies the inverse — `levelgeom_core`'s import converts glTF colours
+//! back with [`levelgeom_scene::colour::linear_to_srgb`] — and this crate does not guess.
 //!
 //! [`TextureSource::External`]: levelgeom_scene::TextureSource::External
 //! [`TextureSource::Rgba8`]: levelgeom_scene::TextureSource::Rgba8

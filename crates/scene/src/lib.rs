@@ -8,10 +8,18 @@
 //!   Engines do any mirroring (and the matching winding flip) in their `to_scene`.
 //! * **Winding**: counter-clockwise triangles are front faces.
 //! * **UV**: origin at the top-left of the image (glTF/D3D convention). The OBJ writer flips V.
-//! * **Colours**: linear floats 0..1 as the engine means them (no sRGB conversion is applied).
+//! * **Colours**: vertex colours ([`Primitive::colors`]) are **display values** 0..1 — what the
+//!   game puts on screen, the numbers a modder sees in a paint program, i.e. sRGB-encoded.
+//!   Writers convert where their format says otherwise: glTF's `COLOR_n` is linear, so the glTF
+//!   writer stores [`colour::srgb_to_linear`] of each channel (alpha unchanged); OBJ keeps the
+//!   display values (Blender reads OBJ colours as sRGB). A reader of our glTF files applies
+//!   [`colour::linear_to_srgb`] to get the scene's values back. Material base colours are
+//!   written as they are.
 //! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+pub mod colour;
 
 /// A whole exported level: a node tree over shared meshes, materials and textures.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -4,9 +4,10 @@
 //!
 //! | node | mesh | contents |
 //! |------|------|----------|
-//! | `level` | – | one child per MAP tile, in tile order |
-//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT` (no mesh for models without faces); extras `tile`, `model`, `rot` |
-//! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B (`WFPC & 0x10000`), extras `swap_state = alternative` (the tile's own node gets `primary`) |
+//! | `level` | – | one child per MAP tile that draws something, in tile order |
+//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT`; extras `tile`, `model`, `rot`. Tiles whose model has no faces (collision-only tiles) get no node |
+//! | `swap` (hidden) | – | only when the level has swap tiles (`WFPC & 0x10000`): the alternative states, which the game does not show until the swap |
+//! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B, extras `swap_state = alternative` (the tile's own node under `level` gets `primary`) |
 //! | `collision` (hidden) | – | with [`SceneOptions::collision`]: one child per (ground material, group) |
 //! | `matNN_grpG` | yes | every collision polygon of material `NN` (decimal) in group `G` (0..2) |
 //! | `objects` | – | with [`SceneOptions::objects`]: the STPC models side by side |
@@ -29,8 +30,10 @@
 //!   palette their texture entries name, see [`TextView::from_text`]). A page that cannot be
 //!   decoded (an 8-bit page without its palette, a broken RLE stream) is left out with a
 //!   warning; its materials then have no texture.
-//! * Swap tiles: both states are exported and visible (the alternative is not `hidden`), so
-//!   a modder sees and can edit both; `extras.swap_state` tells them apart. Collision is
+//! * Swap tiles: both states are exported, the primary under `level` (what the game shows
+//!   first), the alternative under the hidden root `swap`, so a viewer of the level shows one
+//!   state per tile and a modder still has both (the export writes `swap` into files of its
+//!   own); `extras.swap_state` tells them apart. Collision is
 //!   exported for the tiles' own models only (the alternative's would overlap). A swap record
 //!   whose model A is not the tile's model, and records beyond the flagged tiles, are warned
 //!   about (the k-th record belongs to the k-th flagged tile, seed §5.10).
@@ -246,6 +249,7 @@ pub fn build(
         ..Node::default()
     });
     scene.roots.push(level_root);
+    let mut swap_children = Vec::new();
     let mut flagged = 0usize;
     for (ti, tile) in map.tiles.iter().enumerate() {
         let m = tile_model(map, ti, &mut warnings);
@@ -286,12 +290,15 @@ pub fn build(
             layers,
             "",
         );
-        let Some(node) = node else { continue };
-        scene.nodes[level_root].children.push(node);
+        if let Some(node) = node {
+            scene.nodes[level_root].children.push(node);
+        }
         if let Some(s) = swap {
-            scene.nodes[node]
-                .extras
-                .push(("swap_state".into(), "primary".into()));
+            if let Some(node) = node {
+                scene.nodes[node]
+                    .extras
+                    .push(("swap_state".into(), "primary".into()));
+            }
             let layers = colours
                 .and_then(|c| c.swap_layers.as_deref())
                 .unwrap_or(&[]);
@@ -308,9 +315,18 @@ pub fn build(
                 scene.nodes[alt]
                     .extras
                     .push(("swap_state".into(), "alternative".into()));
-                scene.nodes[level_root].children.push(alt);
+                swap_children.push(alt);
             }
         }
+    }
+    if !swap_children.is_empty() {
+        let swap_root = scene.add_node(Node {
+            name: "swap".into(),
+            hidden: true,
+            children: swap_children,
+            ..Node::default()
+        });
+        scene.roots.push(swap_root);
     }
 
     let records = map.swaps.as_ref().map_or(0, Vec::len);
@@ -460,7 +476,8 @@ impl Looks<'_> {
 }
 
 /// Add the node of model `m` placed for tile `ti` (name suffix `""` or `"_swap"`); `None` when
-/// the model does not exist (warning).
+/// the model does not exist (warning) or has nothing to draw (a collision-only tile: no empty
+/// node is made for it).
 #[allow(clippy::too_many_arguments)]
 fn tile_node(
     scene: &mut Scene,
@@ -496,9 +513,10 @@ fn tile_node(
         &format!("TRAK/models[{m}]"),
         &format!("MAP/tiles[{ti}]"),
     );
+    let mesh = mesh?;
     Some(scene.add_node(Node {
         name,
-        mesh,
+        mesh: Some(mesh),
         extras: vec![
             ("tile".into(), ti.to_string()),
             ("model".into(), m.to_string()),

@@ -21,20 +21,30 @@ pub enum ExportFormat {
 /// Arguments of `export`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The level: a WAD file, or an X-Ray `level` file or the folder holding it.
-    #[arg(required_unless_present = "demo")]
-    pub input: Option<PathBuf>,
-    /// The output folder (created if missing; a previous export in it is replaced).
-    pub outdir: Option<PathBuf>,
+    /// PATH... OUTDIR: the level (a WAD file, or an X-Ray `level` file or the folder holding
+    /// it) and the output folder (created if missing; a previous export in it is replaced).
+    /// With two or more PATHs, or a folder that is not one level, every level found under them
+    /// goes into OUTDIR/<level name>/ (a batch).
+    #[arg(value_name = "PATH", required_unless_present = "demo", num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// Batch: levels exported at once (default: one per core).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Batch: no progress on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Export the built-in demo level (no game files needed); then only OUTDIR is given.
     #[arg(long)]
     pub demo: bool,
     /// What to write.
     #[arg(long, value_enum, default_value_t = ExportFormat::All)]
     pub format: ExportFormat,
-    /// Which vertex-colour set OBJ writes (0 = first; glTF always has all).
+    /// Which vertex-colour set is written: OBJ's colours and glTF's COLOR_0 (0 = first).
     #[arg(long, default_value_t = 0)]
     pub colour_set: usize,
+    /// glTF: also write the other colour sets as COLOR_1, COLOR_2, ...
+    #[arg(long)]
+    pub all_colour_sets: bool,
     /// Write into OUTDIR even when it holds files that are not a previous export.
     #[arg(long)]
     pub force: bool,
@@ -75,6 +85,7 @@ impl Args {
                 obj: matches!(self.format, ExportFormat::Obj | ExportFormat::All),
             },
             colour_set: self.colour_set,
+            all_colour_sets: self.all_colour_sets,
             force: self.force,
             preview: self.preview,
             engine: EngineOptions { wad, xray },
@@ -84,16 +95,26 @@ impl Args {
 
 /// Run `export`.
 pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.demo && args.outdir.is_none() {
-        // With --demo the single positional is the output folder.
-        args.outdir = args.input.take();
+    let mut inputs = std::mem::take(&mut args.paths);
+    // The last positional is the output folder (with --demo the only one).
+    let outdir = inputs.pop();
+    if !args.demo && crate::batch::is_batch(&inputs) {
+        let Some(outroot) = outdir else {
+            anyhow::bail!("export needs an output folder: levelgeom export PATH... OUTDIR");
+        };
+        let opts = args.options();
+        return crate::batch::export(&inputs, &outroot, &opts, args.jobs, args.quiet, out);
     }
-    let Some(outdir) = args.outdir.clone() else {
+    if args.demo && !inputs.is_empty() {
+        anyhow::bail!("export --demo takes only OUTDIR");
+    }
+    let input = inputs.pop();
+    let Some(outdir) = outdir else {
         anyhow::bail!(
             "export needs an output folder: levelgeom export INPUT OUTDIR (or --demo OUTDIR)"
         );
     };
-    let level = match (&args.input, args.demo) {
+    let level = match (&input, args.demo) {
         (_, true) => levelgeom_core::demo(),
         (Some(input), false) => levelgeom_core::open(input)?,
         (None, false) => anyhow::bail!("export needs INPUT and OUTDIR (or --demo OUTDIR)"),

@@ -28,8 +28,9 @@ pub struct Args {
     /// Where to write the new WAD.
     pub output: PathBuf,
     /// A separate collision mesh (objects or groups named `matNN_grpG`, as `export --collision`
-    /// writes them); without it, a `collision` tree in MESH is used, else collision is derived
-    /// from the render mesh (floors and walls).
+    /// writes them); without it, a `collision` tree in MESH is used, else the collision.glb or
+    /// collision.obj beside a MESH named level.*, else collision is derived from the render
+    /// mesh (floors and walls).
     #[arg(long, visible_alias = "coll-obj")]
     pub collision: Option<PathBuf>,
     /// Keep the base's tiles and add the new ones (otherwise they are replaced).

@@ -11,6 +11,7 @@ pub mod probe;
 pub mod rebuild;
 pub mod render;
 pub mod sample;
+pub mod verify;
 
 /// The subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -33,6 +34,8 @@ pub enum Command {
     Sample(sample::Args),
     /// Write the built-in generated demo level (an Argonaut WAD) to a file.
     Demo(demo::Args),
+    /// Find every level under folders and verify each: round trip byte for byte, and check.
+    Verify(verify::Args),
 }
 
 /// Run a subcommand; returns the process exit code (0 ok, 1 problems found).
@@ -47,5 +50,6 @@ pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Render(a) => render::run(a, out),
         Command::Sample(a) => sample::run(a, out),
         Command::Demo(a) => demo::run(a, out),
+        Command::Verify(a) => verify::run(a, out),
     }
 }

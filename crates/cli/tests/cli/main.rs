@@ -1,6 +1,7 @@
 //! Integration tests of the levelgeom binary, one test binary (modules named after what they test).
 #![allow(clippy::unwrap_used)]
 
+mod batch_cli;
 mod edit_cli;
 mod wad_cli;
 mod wad_export_cli;

@@ -184,7 +184,9 @@ trait GlbObjects {
 
 impl GlbObjects for Glb {
     /// Every node with a mesh as (node name, triangles). Node matrices are not applied: the
-    /// WAD export bakes world positions into tile meshes (identity node matrices).
+    /// WAD export bakes world positions into tile meshes (identity node matrices). `COLOR_0`
+    /// is linear in the file; it is turned back into the scene's display values with the
+    /// inverse of the writer's sRGB curve, so it compares with OBJ colours and byte / 128.
     fn objects(&self) -> Objects {
         let mut out = Objects::new();
         for node in self.array("nodes") {
@@ -217,7 +219,9 @@ impl GlbObjects for Glb {
                     let corner = |i: usize| Corner {
                         pos: [pos[i][0], pos[i][1], pos[i][2]],
                         uv: uv.as_ref().map(|u| [u[i][0], u[i][1]]),
-                        rgb: col.as_ref().map(|c| [c[i][0], c[i][1], c[i][2]]),
+                        rgb: col.as_ref().map(|c| {
+                            [c[i][0], c[i][1], c[i][2]].map(levelgeom_scene::colour::linear_to_srgb)
+                        }),
                     };
                     tris.push(Tri {
                         corners: [corner(t[0]), corner(t[1]), corner(t[2])],
@@ -250,24 +254,43 @@ fn export_all_writes_every_file_with_the_level_in_it() {
         let png = std::fs::read(out.join(format!("page_{p:02}.png"))).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     }
-    for f in ["level.mtl", "collision.obj", "collision.mtl", "objects.obj"] {
+    for f in [
+        "level.mtl",
+        "collision.obj",
+        "collision.mtl",
+        "objects.obj",
+        "swap.obj",
+        "swap.mtl",
+        "collision.glb",
+        "objects.glb",
+        "swap.glb",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
 
-    // level.obj: one triangle per face of every placed tile model, plus the swap alternative.
+    // level.obj: one triangle per face of every placed tile model; the swap alternative is
+    // in swap.obj only (the game shows one state per tile).
     let text_obj = read_text(&out.join("level.obj"));
     let obj = parse_obj(&text_obj);
-    let mut faces: usize = map
+    let faces: usize = map
         .model_indices
         .iter()
         .map(|&m| trak.models[m as usize].faces.len())
         .sum();
     let swaps = map.swaps.as_ref().unwrap();
     assert_eq!(swaps.len(), 1);
-    faces += trak.models[swaps[0].model_b as usize].faces.len();
     assert_eq!(count_prefix(&text_obj, "f "), faces);
-    assert!(obj.objects.iter().any(|(n, _)| n.ends_with("_swap")));
+    assert!(!obj.objects.iter().any(|(n, _)| n.ends_with("_swap")));
     assert!(text_obj.lines().any(|l| l == "mtllib level.mtl"));
+    let swap_obj = read_text(&out.join("swap.obj"));
+    assert_eq!(
+        count_prefix(&swap_obj, "f "),
+        trak.models[swaps[0].model_b as usize].faces.len()
+    );
+    assert!(parse_obj(&swap_obj)
+        .objects
+        .iter()
+        .all(|(n, _)| n.ends_with("_swap")));
 
     // A known vertex: the first faced tile's vertex 0, placed by hand per seed §2.
     let t = first_faced_tile(&level);
@@ -308,24 +331,72 @@ fn export_all_writes_every_file_with_the_level_in_it() {
     let stpc_faces: usize = stpc.models.iter().map(|m| m.faces.len()).sum();
     assert_eq!(count_prefix(&objs, "f "), stpc_faces);
 
-    // level.glb: the three roots, the hidden collision tree, one image per page.
+    // level.glb: only what the game shows — the level tree, no collision, swap or objects
+    // nodes, no node without a mesh and children (collision-only tiles get none) — and one
+    // image per page.
     let glb = Glb::read(&out.join("level.glb"));
-    assert_eq!(glb.root_names(), ["level", "collision", "objects"]);
-    assert_eq!(glb.node("collision")["extras"]["hidden"], Value::Bool(true));
+    assert_eq!(glb.root_names(), ["level"]);
+    for n in glb.array("nodes") {
+        let name = n["name"].as_str().unwrap();
+        assert!(
+            !name.ends_with("_swap") && !name.starts_with("mat") && !name.starts_with("object_"),
+            "{name} in level.glb"
+        );
+        assert!(
+            n.get("mesh").is_some() || n["children"].as_array().is_some_and(|c| !c.is_empty()),
+            "empty node {name} in level.glb"
+        );
+    }
     assert_eq!(glb.array("images").len(), text.pages.len());
-    // One tile node per MAP tile, named tile_TTTT_mMMM.
+    // One tile node per MAP tile that draws something, named tile_TTTT_mMMM.
     let t0 = format!("tile_{t:04}_m{:03}", map.model_indices[t]);
     glb.node(&t0);
     let tiles = glb
         .array("nodes")
         .iter()
-        .filter(|n| {
-            n["name"]
-                .as_str()
-                .is_some_and(|s| s.starts_with("tile_") && !s.ends_with("_swap"))
-        })
+        .filter(|n| n["name"].as_str().is_some_and(|s| s.starts_with("tile_")))
         .count();
-    assert_eq!(tiles, map.tiles.len());
+    let faced = map
+        .model_indices
+        .iter()
+        .filter(|&&m| !trak.models[m as usize].faces.is_empty())
+        .count();
+    assert!(faced < map.tiles.len(), "the demo has collision-only tiles");
+    assert_eq!(tiles, faced);
+    // The other trees, each in its own file: the hidden collision tree, the swap
+    // alternatives, the objects; each embeds only the textures it uses.
+    let col = Glb::read(&out.join("collision.glb"));
+    assert_eq!(col.root_names(), ["collision"]);
+    assert_eq!(col.node("collision")["extras"]["hidden"], Value::Bool(true));
+    assert!(col.array("images").is_empty(), "collision is untextured");
+    assert!(col
+        .array("nodes")
+        .iter()
+        .filter(|n| n["name"] != "collision")
+        .all(|n| n["name"].as_str().is_some_and(|s| s.starts_with("mat"))));
+    let swap = Glb::read(&out.join("swap.glb"));
+    assert_eq!(swap.root_names(), ["swap"]);
+    let alt = format!(
+        "tile_{:04}_m{:03}_swap",
+        map.tiles.iter().position(|t| t.anim_flag != 0).unwrap(),
+        swaps[0].model_b
+    );
+    assert_eq!(swap.node(&alt)["extras"]["swap_state"], "alternative");
+    let objects = Glb::read(&out.join("objects.glb"));
+    assert_eq!(objects.root_names(), ["objects"]);
+    assert_eq!(
+        objects.array("nodes").len(),
+        1 + level.stpc().unwrap().models.len()
+    );
+    assert!(objects.array("images").len() <= text.pages.len());
+    for g in [&swap, &objects] {
+        let used: std::collections::BTreeSet<u64> = g
+            .array("materials")
+            .iter()
+            .filter_map(|m| m["pbrMetallicRoughness"]["baseColorTexture"]["index"].as_u64())
+            .collect();
+        assert_eq!(used.len(), g.array("textures").len(), "only used textures");
+    }
     // The game is unlit with baked colours.
     assert!(glb
         .array("extensionsUsed")
@@ -347,7 +418,10 @@ fn formats_choose_the_files_and_mirror_negates_z() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n != ".levelgeom-export.json")
         .collect();
-    assert_eq!(names, ["level.glb"]);
+    // the demo has a swap tile: its alternative state goes into swap.glb
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["level.glb", "swap.glb"]);
 
     let obj_only = dir.path().join("o");
     let args = [path_str(&wad), path_str(&obj_only), "--format", "obj"];
@@ -429,6 +503,131 @@ fn colour_set_option_picks_the_second_set() {
         "{err}"
     );
     assert!(!bad.exists(), "the output folder is not even created");
+}
+
+/// The sRGB curve written out by hand (not the library's): display value → linear.
+fn linear(c: f32) -> f32 {
+    let c = f64::from(c);
+    (if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }) as f32
+}
+
+/// The raw `COLOR_k` rows of the vertices of node `name` at position `p` (file values, linear).
+fn glb_colours_at(glb: &Glb, name: &str, k: usize, p: [f32; 3]) -> Vec<Vec<f32>> {
+    let mesh = glb.node(name)["mesh"].as_u64().unwrap() as usize;
+    let prims = glb.array("meshes")[mesh]["primitives"].as_array().unwrap();
+    let mut out = Vec::new();
+    for pi in 0..prims.len() {
+        let pos = glb.rows(glb.attr(mesh, pi, "POSITION").unwrap());
+        let Some(c) = glb.attr(mesh, pi, &format!("COLOR_{k}")) else {
+            continue;
+        };
+        let col = glb.rows(c);
+        for (v, q) in pos.iter().enumerate() {
+            if near(q, p, 1e-4) {
+                out.push(col[v].clone());
+            }
+        }
+    }
+    out
+}
+
+/// level.glb's `COLOR_0` is linear (glTF's definition): a tile vertex whose MAP colour bytes
+/// are b carries `srgb_to_linear(min(1, b / 128))`, alpha 1. `--colour-set N` picks the set in
+/// COLOR_0 of the GLB as it does for OBJ, and only `--all-colour-sets` adds the others as
+/// COLOR_1.. (chosen set first, then the rest in order).
+#[test]
+fn glb_colours_are_linear_and_follow_the_colour_set_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, level) = demo_wad(dir.path());
+    let map = level.map().unwrap();
+    let trak = level.trak().unwrap();
+    let faced = |t: &usize| !trak.models[map.model_indices[*t] as usize].faces.is_empty();
+    let two = (0..map.tiles.len())
+        .filter(faced)
+        .find(|&t| map.colours[t].layers.len() >= 2)
+        .unwrap();
+    let one = (0..map.tiles.len())
+        .filter(faced)
+        .find(|&t| map.colours[t].layers.len() == 1)
+        .unwrap();
+    let name = |t: usize| format!("tile_{t:04}_m{:03}", map.model_indices[t]);
+    // the colour of vertex 0 of tile t in set `layer`, as the file must hold it
+    let want = |t: usize, layer: usize| -> Vec<f32> {
+        let c = colour_of(map.colours[t].layers[layer][0]).map(linear);
+        vec![c[0], c[1], c[2], 1.0]
+    };
+    let has = |glb: &Glb, t: usize, k: usize, w: &[f32]| {
+        glb_colours_at(glb, &name(t), k, world(&level, t, 0))
+            .iter()
+            .any(|c| (0..4).all(|i| (c[i] - w[i]).abs() < 1e-6))
+    };
+    let export = |out: &str, extra: &[&str]| -> Glb {
+        let out = dir.path().join(out);
+        let args = [path_str(&wad), path_str(&out), "--format", "gltf"];
+        export_ok(&[&args[..], extra].concat());
+        Glb::read(&out.join("level.glb"))
+    };
+
+    // A known byte: 0x40 is the display value 0.5, linear 0.21404114 (not 0.5).
+    assert!((linear(0.5) - 0.214_041_14).abs() < 1e-7);
+    let bytes = map.colours[two].layers[0][0].to_le_bytes();
+    for layer in [0, 1] {
+        let d = colour_of(map.colours[two].layers[layer][0]);
+        assert!(
+            d.iter().any(|&c| c > 0.0 && c < 1.0),
+            "a colour the curve changes: {d:?}"
+        );
+        assert_ne!(want(two, layer)[..3], d[..], "linear differs from display");
+    }
+    let plain = export("plain", &[]);
+    assert!(
+        has(&plain, two, 0, &want(two, 0)),
+        "tile {two} set 0, bytes {bytes:?}"
+    );
+    assert!(has(&plain, one, 0, &want(one, 0)));
+    let any_colour_1 = plain
+        .array("meshes")
+        .iter()
+        .flat_map(|m| m["primitives"].as_array().unwrap())
+        .any(|p| p["attributes"].get("COLOR_1").is_some());
+    assert!(!any_colour_1, "one colour set unless --all-colour-sets");
+
+    let set1 = export("set1", &["--colour-set", "1"]);
+    assert!(has(&set1, two, 0, &want(two, 1)), "COLOR_0 is set 1");
+    assert!(has(&set1, one, 0, &want(one, 0)), "fewer sets: the first");
+    assert!(glb_colours_at(&set1, &name(two), 1, world(&level, two, 0)).is_empty());
+
+    let all = export("all", &["--all-colour-sets"]);
+    assert!(has(&all, two, 0, &want(two, 0)));
+    assert!(has(&all, two, 1, &want(two, 1)), "COLOR_1 is set 1");
+    assert!(glb_colours_at(&all, &name(one), 1, world(&level, one, 0)).is_empty());
+
+    let both = export("both", &["--colour-set", "1", "--all-colour-sets"]);
+    assert!(
+        has(&both, two, 0, &want(two, 1)),
+        "COLOR_0 is the chosen set"
+    );
+    assert!(
+        has(&both, two, 1, &want(two, 0)),
+        "then the others in order"
+    );
+
+    // OBJ keeps the display values (Blender reads OBJ colours as sRGB).
+    let out = dir.path().join("obj");
+    export_ok(&[path_str(&wad), path_str(&out), "--format", "obj"]);
+    let obj = parse_obj(&read_text(&out.join("level.obj")));
+    let d = colour_of(map.colours[two].layers[0][0]);
+    let p = world(&level, two, 0);
+    assert!(object(&obj.objects, &name(two))
+        .iter()
+        .flat_map(|t| t.corners.iter())
+        .any(|c| near(&c.pos, p, 1e-4)
+            && c.rgb
+                .is_some_and(|rgb| (0..3).all(|k| (rgb[k] - d[k]).abs() < 1e-6))));
 }
 
 #[test]
@@ -596,14 +795,15 @@ fn independent_fixture_obj_matches_its_hand_computed_expectations() {
 
 /// The same expectations through the GLB: glTF keeps V as stored (top-left origin), COLOR_0
 /// holds the colours, 0x400 faces and only they are double-sided, materials sample their
-/// entry's page, pages with transparent texels are MASK; the collision tree is hidden and the
-/// swap tile's alternative sits at the tile's placement.
+/// entry's page, pages with transparent texels are MASK; the collision tree is in
+/// collision.glb (hidden) and the swap tile's alternative in swap.glb, at the tile's placement.
 #[test]
 fn independent_fixture_glb_matches_its_hand_computed_expectations() {
     let (expect, _dir, out) = export_fixture("gltf");
     let glb = Glb::read(&out.join("level.glb"));
     let objects = glb.objects();
-    for (f, material) in check_fixture(&expect, &objects, &objects) {
+    let col = Glb::read(&out.join("collision.glb"));
+    for (f, material) in check_fixture(&expect, &objects, &col.objects()) {
         let m = glb
             .array("materials")
             .iter()
@@ -626,8 +826,9 @@ fn independent_fixture_glb_matches_its_hand_computed_expectations() {
             assert_eq!(m["alphaMode"], "MASK", "{material}");
         }
     }
-    assert_eq!(glb.root_names(), ["level", "collision"]);
-    assert_eq!(glb.node("collision")["extras"]["hidden"], Value::Bool(true));
+    assert_eq!(glb.root_names(), ["level"]);
+    assert_eq!(col.root_names(), ["collision"]);
+    assert_eq!(col.node("collision")["extras"]["hidden"], Value::Bool(true));
 
     // The swap tile: tile 3 (model 1) switches to model 3; both states are their own nodes.
     let swap = &expect["map"]["swaps"][0];
@@ -639,11 +840,18 @@ fn independent_fixture_glb_matches_its_hand_computed_expectations() {
     let primary = glb.node(&format!("tile_{t:04}_m{a:03}"));
     assert_eq!(primary["extras"]["swap_state"], "primary");
     let alt_name = format!("tile_{t:04}_m{b:03}_swap");
-    assert_eq!(glb.node(&alt_name)["extras"]["swap_state"], "alternative");
+    assert!(!glb
+        .array("nodes")
+        .iter()
+        .any(|n| n["name"] == alt_name.as_str()));
+    let swap = Glb::read(&out.join("swap.glb"));
+    assert_eq!(swap.root_names(), ["swap"]);
+    assert_eq!(swap.node(&alt_name)["extras"]["swap_state"], "alternative");
+    let swap_objects = swap.objects();
     let wad = std::fs::read(fixture_dir().join("indep.wad")).unwrap();
     let (level, _) = Level::read(&wad).unwrap();
     let local = rows(&expect["trak"][b as usize]["vertices_local"]);
-    let corners: Vec<Corner> = object(&objects, &alt_name)
+    let corners: Vec<Corner> = object(&swap_objects, &alt_name)
         .iter()
         .flat_map(|t| t.corners.clone())
         .collect();
@@ -657,8 +865,7 @@ fn independent_fixture_glb_matches_its_hand_computed_expectations() {
 }
 
 /// `assimp info` (a strict reader: out-of-range OBJ indices, broken GLB) loads every OBJ and
-/// the GLB, and counts as many faces as the OBJs have `f` lines (the GLB holds all three
-/// trees). Skipped with a note when assimp is not installed.
+/// GLB, and counts as many faces in each GLB as its OBJ has `f` lines (one file per root). Skipped with a note when assimp is not installed.
 #[test]
 fn assimp_loads_the_exports_with_every_face() {
     let assimp_ok = Command::new("assimp")
@@ -689,13 +896,15 @@ fn assimp_loads_the_exports_with_every_face() {
             .unwrap()
     };
     let mut total = 0;
-    for f in ["level.obj", "collision.obj", "objects.obj"] {
-        let lines = count_prefix(&read_text(&out.join(f)), "f ");
+    for stem in ["level", "collision", "swap", "objects"] {
+        let f = format!("{stem}.obj");
+        let lines = count_prefix(&read_text(&out.join(&f)), "f ");
         assert!(lines > 0, "{f}");
-        assert_eq!(faces(f), lines, "{f}");
+        assert_eq!(faces(&f), lines, "{f}");
+        assert_eq!(faces(&format!("{stem}.glb")), lines, "{stem}.glb");
         total += lines;
     }
-    assert_eq!(faces("level.glb"), total);
+    assert!(total > 0);
 }
 
 /// Two exports of the same level give the same bytes, and the GLB passes the Khronos
@@ -711,6 +920,9 @@ fn exports_are_deterministic_and_valid_gltf() {
     }
     for f in [
         "level.glb",
+        "collision.glb",
+        "swap.glb",
+        "objects.glb",
         "level.obj",
         "level.mtl",
         "collision.obj",
@@ -732,17 +944,19 @@ fn exports_are_deterministic_and_valid_gltf() {
         eprintln!("skipped: glTF validator not installed");
         return;
     }
-    let o = Command::new("node")
-        .arg(tool.join("validate.mjs"))
-        .arg("--strict")
-        .arg(a.join("level.glb"))
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(report.contains("0 errors, 0 warnings"), "{report}");
+    for f in ["level.glb", "collision.glb", "swap.glb", "objects.glb"] {
+        let o = Command::new("node")
+            .arg(tool.join("validate.mjs"))
+            .arg("--strict")
+            .arg(a.join(f))
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{f}: {report}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(report.contains("0 errors, 0 warnings"), "{f}: {report}");
+    }
 }

@@ -1,8 +1,12 @@
-//! The engine interface changed no output: every export file of the demo level, the
-//! independent WAD and the X-Ray fixture has the SHA-256 it had when the CLI still held the
-//! engine glue (`tests/data/before/exports.sha256`, recorded with that build), and `info --json`
-//! keeps every key and value it had then (new keys may be added; the X-Ray chunk list changed
-//! on purpose).
+//! Exports keep their bytes: every export file of the demo level (with `--collision
+//! --objects`, and plain), the independent WAD (`--collision --objects`) and the X-Ray fixture
+//! has the SHA-256 and size pinned in `tests/data/before/exports.sha256` (`sha256 size relpath`
+//! per line). The hashes pin the current conventions — linear glTF colours (`COLOR_n` through
+//! the sRGB curve), one GLB and one OBJ per root (`level`, `collision`, `swap`, `objects`),
+//! `level.glb` holding only the level tree — and were last regenerated for that change ("Exports
+//! that look right in Blender"); a change of the output must be deliberate and regenerate
+//! them. `info --json` keeps every key and value it had when the CLI still held the engine glue
+//! (new keys may be added; the X-Ray chunk list changed on purpose).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -49,7 +53,7 @@ fn wad_all() -> ExportOptions {
 }
 
 #[test]
-fn exports_are_byte_identical_to_before() {
+fn exports_are_byte_identical_to_the_pinned_hashes() {
     let expected = before();
     let tmp = tempfile::tempdir().unwrap();
     let runs: Vec<(&str, levelgeom_core::LevelFile, ExportOptions)> = vec![

@@ -37,8 +37,13 @@ fn a_second_export_replaces_the_first_stale_files_included() {
     demo.export(&out, &gltf_only()).unwrap();
     assert_eq!(
         names(&out),
-        [".levelgeom-export.json", "level.glb", "my_notes.txt"],
-        "OBJ, MTL and PNG of the first run are gone, the user's file is kept"
+        [
+            ".levelgeom-export.json",
+            "level.glb",
+            "my_notes.txt",
+            "swap.glb"
+        ],
+        "OBJ, MTL and PNG of the first run are gone (the demo has swap tiles: swap.glb), the user's file is kept"
     );
     // nothing but the output folder itself was left beside it
     assert_eq!(names(tmp.path()), ["out"]);

@@ -1,9 +1,12 @@
 //! Import through files, as a modder runs it: export → (edit) → import → export again.
 //!
-//! * The generator's full-size level through `level.obj` + `collision.obj` and through
-//!   `level.glb` (its hidden collision tree): every triangle keeps its position within 0.001
-//!   units, `probe` heights at 2,000 points agree within 0.005 for at least 99 % of them,
-//!   `check` passes, and every chunk but TRAK and MAP is byte-identical to the base.
+//! * The generator's full-size level through `level.obj` + `--collision collision.obj`,
+//!   through `level.glb` alone (level.glb holds no collision tree: the `collision.glb` beside
+//!   it is found and used) and through `level.glb` + `--collision collision.glb`: every
+//!   triangle keeps its position within 0.001 units, every vertex colour byte survives (the
+//!   GLB's linear colours converted back), `probe` heights at 2,000 points agree within 0.005
+//!   for at least 99 % of them, `check` passes, and every chunk but TRAK and MAP is
+//!   byte-identical to the base.
 //! * A glTF as Blender writes one (a node transform, its own `.001` material names, no
 //!   collision tree): the surface lands where the transform puts it.
 
@@ -92,7 +95,12 @@ fn untouched(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn round_trip(base: &LevelFile, mesh: &Path, collision: Option<&Path>, what: &str) {
+fn round_trip(
+    base: &LevelFile,
+    mesh: &Path,
+    collision: Option<&Path>,
+    what: &str,
+) -> levelgeom_core::ImportReport {
     let report = base
         .import(
             mesh,
@@ -129,6 +137,39 @@ fn round_trip(base: &LevelFile, mesh: &Path, collision: Option<&Path>, what: &st
         "{what}: probe agrees at {:.1} % of the points",
         agree * 100.0
     );
+    // colours: the MAP colour blocks of the tiles come back byte for byte (the import writes
+    // one set; the full-size level's tiles are rebuilt per cell, so compare the sets of
+    // (position, colour) pairs of the first set)
+    let colours = |l: &LevelFile| -> Vec<([u32; 3], [u32; 3])> {
+        let s = l.to_scene(&EngineOptions::default()).unwrap();
+        let mut v: Vec<([u32; 3], [u32; 3])> = s
+            .meshes
+            .iter()
+            .filter(|m| !m.name.ends_with("_swap"))
+            .flat_map(|m| &m.primitives)
+            .flat_map(|p| {
+                p.positions
+                    .iter()
+                    .zip(p.colors.first().into_iter().flatten())
+                    .map(|(q, c)| {
+                        (
+                            q.map(|x| (x * 1000.0).round() as i64 as u32),
+                            [c[0], c[1], c[2]].map(|x| (x * 128.0).round() as u32),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let want = colours(base);
+    assert!(want
+        .iter()
+        .any(|(_, c)| c.iter().any(|&b| b > 0 && b < 128)));
+    assert_eq!(colours(&new), want, "{what}: colour bytes");
+    report
 }
 
 #[test]
@@ -157,7 +198,30 @@ fn the_full_size_level_survives_export_and_import_through_obj_and_glb() {
         Some(&out.join("collision.obj")),
         "OBJ",
     );
-    round_trip(&base, &out.join("level.glb"), None, "GLB");
+    let report = round_trip(&base, &out.join("level.glb"), None, "GLB");
+    assert_eq!(
+        report.collision_from,
+        format!(
+            "{} (found beside the mesh file)",
+            out.join("collision.glb").display()
+        )
+    );
+    round_trip(
+        &base,
+        &out.join("level.glb"),
+        Some(&out.join("collision.glb")),
+        "GLB with --collision collision.glb",
+    );
+    // level.glb holds only the level: no collision tree, no swap alternatives
+    let glb = levelgeom_import::read_mesh(&out.join("level.glb"))
+        .unwrap()
+        .scene;
+    let roots: Vec<&str> = glb
+        .roots
+        .iter()
+        .map(|&r| glb.nodes[r].name.as_str())
+        .collect();
+    assert_eq!(roots, ["level"]);
 }
 
 /// Standard base64 (for a glTF data URI).

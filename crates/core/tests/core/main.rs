@@ -1,6 +1,7 @@
 //! Integration tests of levelgeom-core, one test binary.
 #![allow(clippy::unwrap_used)]
 
+mod batch;
 mod before_after;
 mod engines;
 mod folder;

@@ -8,7 +8,7 @@
 //! | [`levelgeom_scene::Mesh`] | one `mesh` each (nodes sharing a mesh share it: instancing); a mesh with nothing drawable is left out and its nodes lose the reference |
 //! | [`levelgeom_scene::Primitive`] | one primitive each, mode triangles; empty ones skipped |
 //! | positions / normals / tangents | `POSITION` (with `min`/`max`) / `NORMAL` (normalised) / `TANGENT` (vec4, `w` = ±1) |
-//! | `uvs[k]`, `colors[k]` | `TEXCOORD_k` (vec2 float), `COLOR_k` (vec4 float) |
+//! | `uvs[k]`, `colors[k]` | `TEXCOORD_k` (vec2 float), `COLOR_k` (vec4 float; RGB converted from the scene's display values to linear with [`levelgeom_scene::colour::srgb_to_linear`], as glTF defines `COLOR_n`; alpha as it is) |
 //! | `scalars` | custom attribute, name with a leading `_` added when missing (`HEMI` → `_HEMI`) |
 //! | indices | `UNSIGNED_SHORT` when the primitive has < 65536 vertices, else `UNSIGNED_INT` |
 //! | [`levelgeom_scene::Material`] | `materials`, same indices: `baseColorFactor`, `baseColorTexture`, `metallicFactor` 0, `doubleSided`, `alphaMode`/`alphaCutoff`, `KHR_materials_unlit` when unlit, `extras` |
@@ -578,7 +578,10 @@ fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repair
         attrs.push((format!("TEXCOORD_{k}"), buf.floats(&flat, 2, "VEC2", false)));
     }
     for (k, set) in c.colors.iter().enumerate() {
-        let flat: Vec<f32> = set.iter().flatten().copied().collect();
+        let flat: Vec<f32> = set
+            .iter()
+            .flat_map(|&v| levelgeom_scene::colour::rgba_to_linear(v))
+            .collect();
         attrs.push((format!("COLOR_{k}"), buf.floats(&flat, 4, "VEC4", false)));
     }
     for (name, values) in &c.scalars {

@@ -58,7 +58,18 @@ fn quad_attributes_read_back_equal_to_input() {
     );
     let col = p.attr(0, 0, "COLOR_0").unwrap();
     assert_eq!(p.json["accessors"][col]["type"], "VEC4");
-    assert_eq!(p.floats(col), flat(&QUAD_COL));
+    // COLOR_n is linear in glTF: the scene's display values go through the sRGB curve,
+    // alpha as it is
+    let linear: Vec<[f32; 4]> = QUAD_COL
+        .iter()
+        .map(|&c| levelgeom_scene::colour::rgba_to_linear(c))
+        .collect();
+    assert_eq!(p.floats(col), flat(&linear));
+    assert_eq!(QUAD_COL[3], [0.5, 0.5, 0.5, 0.5]);
+    assert_eq!(
+        &p.floats(col)[12..],
+        &[0.214_041_14, 0.214_041_14, 0.214_041_14, 0.5]
+    );
     assert_eq!(p.floats(p.attr(0, 0, "_HEMI").unwrap()), HEMI.to_vec());
     assert!(p.attr(0, 0, "HEMI").is_none());
     let idx = p.json["meshes"][0]["primitives"][0]["indices"]
@@ -538,7 +549,9 @@ fn colours_are_clamped_to_unit_range() {
     });
     let (p, warnings) = export(&s);
     let c = p.floats(p.attr(0, 0, "COLOR_0").unwrap());
-    assert_eq!(&c[4..8], &[1.0, 0.0, 0.25, 1.0]);
+    // clamped first (to display values 1, 0, 0.25), then made linear
+    let b = levelgeom_scene::colour::srgb_to_linear(0.25);
+    assert_eq!(&c[4..8], &[1.0, 0.0, b, 1.0]);
     assert_eq!(
         warnings,
         vec!["clamped 3 value(s) into the range the format allows"]

@@ -10,11 +10,15 @@
 //! **alpha = 1.0** for every vertex, and the raw bytes stay in the WAD model untouched.
 //!
 //! Faces with flag 0x4000 ignore the vertex colours; their corners get white.
+//!
+//! The values are what the game puts on screen (display values, the scene's convention); the
+//! glTF writer converts them to linear for `COLOR_n`, OBJ keeps them.
 
 /// The byte that means full intensity (the game doubles and clamps).
 pub const ONE: f32 = 128.0;
 
-/// Decode one stored colour word to linear RGBA (alpha always 1.0, see the module docs).
+/// Decode one stored colour word to RGBA display values (the scene's convention; the glTF
+/// writer converts them to linear), alpha always 1.0 (see the module docs).
 pub fn decode(word: u32) -> [f32; 4] {
     let [r, g, b, _] = word.to_le_bytes();
     [channel(r), channel(g), channel(b), 1.0]

@@ -17,9 +17,28 @@
 //! | unlit          | always: the game lights by baked vertex colours only                   |
 //! | extras         | `blend_mode`, and `page` or `flat_rgb` with the fourth byte `flat_extra` |
 //!
-//! Blend mode 0 is the ordinary (opaque or colour-keyed) mode; what the non-zero modes do
-//! (additive, half-transparent, …) is not documented, so any non-zero mode becomes glTF
-//! `BLEND` and the number is kept in `extras.blend_mode` for re-import.
+//! # Alpha mode by blend mode
+//!
+//! | blend mode B | page without transparent texels | page with transparent texels (1-bit alpha) |
+//! |---|---|---|
+//! | 0 | `OPAQUE` | `MASK` (cutoff 0.5) |
+//! | 1–7 | `BLEND` | `BLEND` |
+//!
+//! Flat-colour entries have no texels: `OPAQUE` for B = 0, else `BLEND`. The number is kept in
+//! `extras.blend_mode` for re-import.
+//!
+//! Evidence (the public Ghidra decompilation of `groove.exe`, repository
+//! `iamBVC/ENG-Reverse-Engineering`, `REVERSED/decompiled/sub_556510.c`, the TRAK tile
+//! renderer): at each batch boundary it takes `B = (entry flags >> 12) & 7` and looks the
+//! Direct3D state up in tables indexed by `B + 5·((flags >> 8) & 7)` (for flat colours by
+//! `B`). The looked-up value (0–3) switches `D3DRENDERSTATE_ALPHABLENDENABLE` (render state
+//! 0x1B) off (0) or on (1–3) with `SRCBLEND`/`DESTBLEND` (0x13/0x14) `SRCALPHA` (or
+//! `ONE`)/`INVSRCALPHA`, `ONE`/`ONE` or `SRCALPHA`/`ONE`: alpha blending and two additive
+//! blends; which B gives which value is in `.data` tables the decompilation does not show.
+//! The 1-bit cut-outs — `D3DRENDERSTATE_ALPHATESTENABLE` (0x0F) and `COLORKEYENABLE` (0x29) —
+//! are switched by bit 0x2 of the entry's flags, never by the looked-up blend value. So no
+//! blend mode is an alpha test, and every non-zero one stays `BLEND` (glTF has no additive
+//! mode).
 
 use std::collections::HashMap;
 
@@ -96,6 +115,10 @@ fn suffix(blend: u8, double_sided: bool) -> String {
     s
 }
 
+/// The alpha mode of a material (see *Alpha mode by blend mode* in the module docs): blend
+/// modes 1–7 blend in the game's renderer (`sub_556510` in the decompiled `groove.exe` turns
+/// `D3DRENDERSTATE_ALPHABLENDENABLE` on for them; its alpha test follows entry flag 0x2, not
+/// the mode), mode 0 is opaque, with the page's transparent texels cut out (`MASK`).
 fn alpha(blend: u8, transparent: bool) -> AlphaMode {
     if blend != 0 {
         AlphaMode::Blend
@@ -225,5 +248,48 @@ mod tests {
         assert_eq!(m.list[b].name, "page_03_blend2");
         assert_eq!(m.list[b].alpha, AlphaMode::Blend);
         assert!(!m.list[b].double_sided);
+    }
+
+    /// The table of the module docs: mode 0 is OPAQUE, or MASK on a page with transparent
+    /// texels; modes 1–7 are BLEND (no mode is an alpha test in the game's renderer); flat
+    /// colours have no texels.
+    #[test]
+    fn alpha_mode_by_blend_mode_and_page() {
+        for blend in 0..8u8 {
+            for transparent in [false, true] {
+                let page = make(
+                    MaterialKey::Page {
+                        page: 1,
+                        blend,
+                        double_sided: false,
+                    },
+                    Some(1),
+                    transparent,
+                );
+                let flat = make(
+                    MaterialKey::Flat {
+                        rgb: [1, 2, 3],
+                        extra: 0,
+                        blend,
+                        double_sided: false,
+                    },
+                    None,
+                    transparent,
+                );
+                let (want_page, want_flat) = match (blend, transparent) {
+                    (0, false) => (AlphaMode::Opaque, AlphaMode::Opaque),
+                    (0, true) => (AlphaMode::Mask(0.5), AlphaMode::Opaque),
+                    _ => (AlphaMode::Blend, AlphaMode::Blend),
+                };
+                assert_eq!(
+                    page.alpha, want_page,
+                    "mode {blend} transparent {transparent}"
+                );
+                assert_eq!(flat.alpha, want_flat, "flat, mode {blend}");
+                assert!(page
+                    .extras
+                    .contains(&("blend_mode".into(), blend.to_string())));
+            }
+        }
     }
 }

@@ -469,6 +469,17 @@ fn swap_tile_gets_its_own_node() {
     assert!(alt
         .extras
         .contains(&("swap_state".into(), "alternative".into())));
+    // the alternative lives under its own hidden root `swap`, not under `level`
+    let names: Vec<&str> = s.roots.iter().map(|&r| s.nodes[r].name.as_str()).collect();
+    assert_eq!(names, ["level", "swap"]);
+    let (level, swap) = (&s.nodes[s.roots[0]], &s.nodes[s.roots[1]]);
+    assert!(swap.hidden && !level.hidden);
+    assert!(level
+        .children
+        .iter()
+        .all(|&c| !s.nodes[c].name.ends_with("_swap")));
+    assert_eq!(swap.children.len(), 1);
+    assert_eq!(s.nodes[swap.children[0]].name, "tile_0000_m001_swap");
     let p = &s.meshes[alt.mesh.unwrap()].primitives[0];
     // v1 of model 1 = (0, 1, 0.5), turned 180°: X = 3.5 − 0 = 3.5, Z = −2.5 − 0.5 = −3.
     let v1 = p.positions[p.indices[1] as usize];
@@ -640,12 +651,11 @@ fn collision_corners_match_the_polygons_they_were_built_from() {
         assert!(p.positions.iter().any(|&got| close(got, want, 0.03)));
     }
     assert!((0..p.triangle_count()).all(|t| tri_normal(p, t)[1] > 0.0));
-    // The collision tree is not part of the tile node and the level stays empty of meshes
-    // (the model has no faces).
-    assert!(s
-        .nodes
-        .iter()
-        .any(|n| n.name == "tile_0000_m000" && n.mesh.is_none()));
+    // The collision tree is not part of the tile node, and a tile whose model has no faces
+    // (a collision-only tile) gets no node in the level tree at all: no empty node that
+    // viewers would pile up at the origin.
+    assert!(!s.nodes.iter().any(|n| n.name == "tile_0000_m000"));
+    assert!(s.nodes[s.roots[0]].children.is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -965,7 +975,11 @@ fn damaged_but_parsable_levels_convert() {
         let valid = map
             .model_indices
             .iter()
-            .filter(|&&m| (m as usize) < trak.models.len())
+            .filter(|&&m| {
+                trak.models
+                    .get(m as usize)
+                    .is_some_and(|m| !m.faces.is_empty())
+            })
             .count();
         let nodes = s
             .nodes
