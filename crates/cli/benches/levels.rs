@@ -112,7 +112,7 @@ fn wad() {
     let opts = levelgeom_core::ExportOptions {
         engine: levelgeom_core::EngineOptions {
             wad: Some(opts.clone()),
-            xray: None,
+            ..levelgeom_core::EngineOptions::default()
         },
         ..levelgeom_core::ExportOptions::default()
     };

@@ -193,23 +193,23 @@ impl LevelFile {
                 if opts.xray.is_some() {
                     return Err(does_not_apply("--textures and --lods (X-Ray options)"));
                 }
-                let mut s =
-                    levelgeom_wad::scene::to_scene(l, &opts.wad.clone().unwrap_or_default())
-                        .map_err(|e| {
-                            // where the missing chunk would be: before END, or at the end
-                            let (offset, path) = l
-                                .chunks
-                                .iter()
-                                .find(|c| c.tag == levelgeom_wad::Tag::END)
-                                .and_then(|c| c.offset)
-                                .map_or((self.bytes.len(), "file"), |o| (o, "END"));
-                            Error::NotConvertible {
-                                file: file.clone(),
-                                offset: offset as u64,
-                                path: path.into(),
-                                message: e.to_string(),
-                            }
-                        })?;
+                let mut wad_opts = opts.wad.clone().unwrap_or_default();
+                wad_opts.collision |= opts.collision;
+                let mut s = levelgeom_wad::scene::to_scene(l, &wad_opts).map_err(|e| {
+                    // where the missing chunk would be: before END, or at the end
+                    let (offset, path) = l
+                        .chunks
+                        .iter()
+                        .find(|c| c.tag == levelgeom_wad::Tag::END)
+                        .and_then(|c| c.offset)
+                        .map_or((self.bytes.len(), "file"), |o| (o, "END"));
+                    Error::NotConvertible {
+                        file: file.clone(),
+                        offset: offset as u64,
+                        path: path.into(),
+                        message: e.to_string(),
+                    }
+                })?;
                 s.name = self
                     .path
                     .file_stem()
@@ -218,14 +218,13 @@ impl LevelFile {
             }
             Content::XrayLevel(f) => {
                 if opts.wad.is_some() {
-                    return Err(does_not_apply(
-                        "--collision, --objects and --mirror-z (WAD options)",
-                    ));
+                    return Err(does_not_apply("--objects and --mirror-z (WAD options)"));
                 }
                 let x = opts.xray.clone().unwrap_or_default();
                 let so = levelgeom_xray::SceneOptions {
                     name: String::new(),
                     lods: x.lods,
+                    collision: opts.collision,
                     ..levelgeom_xray::SceneOptions::default()
                 };
                 f.to_scene(&so).map_err(|e| match e {

@@ -19,9 +19,13 @@ pub struct XrayOptions {
     pub textures: Option<PathBuf>,
 }
 
-/// Engine-specific choices: at most the one of the opened level's engine may be set.
+/// What to convert: `collision` for every engine that has collision, and engine-specific
+/// choices, of which at most the opened level's engine's may be set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineOptions {
+    /// Also convert the collision (a hidden `collision` tree; its own files on export): WAD
+    /// collision polygons, X-Ray `level.cform`.
+    pub collision: bool,
     /// For Argonaut WADs.
     pub wad: Option<WadOptions>,
     /// For X-Ray levels.

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::level::LevelFile;
-use crate::options::{EngineOptions, WadOptions};
+use crate::options::EngineOptions;
 
 pub use levelgeom_render::{Image, View};
 
@@ -38,25 +38,11 @@ impl LevelFile {
     /// collision only when asked for.
     ///
     /// # Errors
-    /// As [`LevelFile::to_scene`]; `collision` for a level whose collision is not converted yet.
+    /// As [`LevelFile::to_scene`] (with `collision`: an X-Ray level without its `level.cform`).
     pub fn render(&self, opts: &RenderOptions) -> Result<Image> {
-        let engine = if opts.collision {
-            if self.wad().is_none() {
-                return Err(Error::OptionDoesNotApply {
-                    option: "--collision",
-                    file: self.display_name(),
-                    format: self.format().description(),
-                });
-            }
-            EngineOptions {
-                wad: Some(WadOptions {
-                    collision: true,
-                    ..WadOptions::default()
-                }),
-                xray: None,
-            }
-        } else {
-            EngineOptions::default()
+        let engine = EngineOptions {
+            collision: opts.collision,
+            ..EngineOptions::default()
         };
         let scene = self.to_scene(&engine)?;
         Ok(draw(&scene, opts))

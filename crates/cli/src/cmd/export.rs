@@ -51,7 +51,8 @@ pub struct Args {
     /// Also write preview_top.png and preview_persp.png (1024×768).
     #[arg(long)]
     pub preview: bool,
-    /// WAD: also export collision polygons (collision.obj, hidden node tree in the GLB).
+    /// Also export the collision into collision.glb / collision.obj (WAD: the collision
+    /// polygons; X-Ray: the level.cform beside the level).
     #[arg(long)]
     pub collision: bool,
     /// WAD: also export the STPC object models (objects.obj, node tree in the GLB).
@@ -70,9 +71,9 @@ pub struct Args {
 
 impl Args {
     fn options(&self) -> ExportOptions {
-        let wad = (self.collision || self.objects || self.mirror_z).then_some(WadOptions {
+        let wad = (self.objects || self.mirror_z).then_some(WadOptions {
             mirror_z: self.mirror_z,
-            collision: self.collision,
+            collision: false,
             objects: self.objects,
         });
         let xray = (self.textures.is_some() || self.lods).then(|| XrayOptions {
@@ -88,7 +89,11 @@ impl Args {
             all_colour_sets: self.all_colour_sets,
             force: self.force,
             preview: self.preview,
-            engine: EngineOptions { wad, xray },
+            engine: EngineOptions {
+                collision: self.collision,
+                wad,
+                xray,
+            },
         }
     }
 }

@@ -214,16 +214,30 @@ fn render_writes_a_png_of_the_asked_size() {
     let (code, text, err) = run(&[os("render"), x.as_os_str(), xp.as_os_str()]);
     assert_eq!(code, 0, "{text}{err}");
     assert_eq!(png_size(&xp), (1024, 768));
-    // collision is a WAD option for now
+    // with --collision the X-Ray level's level.cform is drawn too (it lies on the level's own
+    // surfaces); without a level.cform beside the level that is a clear error
+    let xc = d.path().join("xc.png");
     let (code, _, err) = run(&[
         os("render"),
         x.as_os_str(),
-        xp.as_os_str(),
-        os("--force"),
+        xc.as_os_str(),
+        os("--collision"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(png_size(&xc), (1024, 768));
+    let bare = d.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    for f in ["level", "level.geom"] {
+        std::fs::copy(x.join(f), bare.join(f)).unwrap();
+    }
+    let (code, _, err) = run(&[
+        os("render"),
+        bare.as_os_str(),
+        d.path().join("b.png").as_os_str(),
         os("--collision"),
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("--collision"), "{err}");
+    assert!(err.contains("no level.cform beside"), "{err}");
 }
 
 #[test]

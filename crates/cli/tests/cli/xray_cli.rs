@@ -413,3 +413,29 @@ fn export_refuses_pre_13_levels_with_a_reason() {
     );
     assert!(!out.exists(), "nothing was written");
 }
+
+#[test]
+fn export_collision_writes_the_cform_as_its_own_files() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let (code, text, err) = run(&[
+        os("export"),
+        fixture_dir().as_os_str(),
+        out.as_os_str(),
+        os("--collision"),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("level.cform"),
+        "the cform is named as an input: {text}"
+    );
+    // 44 triangles of level.cform, one `f` line each, in groups named by material and sector
+    let obj = std::fs::read_to_string(out.join("collision.obj")).unwrap();
+    assert_eq!(obj.lines().filter(|l| l.starts_with("f ")).count(), 44);
+    assert!(obj.lines().any(|l| l.starts_with("g mat")), "{obj}");
+    let g = levelgeom_testkit::glb::Glb::read(&out.join("collision.glb"));
+    assert!(g.array("nodes").iter().any(|n| n["name"] == "collision"));
+    // level.glb holds the level only
+    let l = levelgeom_testkit::glb::Glb::read(&out.join("level.glb"));
+    assert!(l.array("nodes").iter().all(|n| n["name"] != "collision"));
+}

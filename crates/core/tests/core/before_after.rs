@@ -46,7 +46,7 @@ fn wad_all() -> ExportOptions {
                 objects: true,
                 mirror_z: false,
             }),
-            xray: None,
+            ..EngineOptions::default()
         },
         ..ExportOptions::default()
     }

@@ -62,7 +62,7 @@ fn options_of_the_other_engine_are_errors() {
             lods: true,
             textures: None,
         }),
-        wad: None,
+        ..EngineOptions::default()
     };
     let e = wad.to_scene(&xray_opts).unwrap_err();
     assert!(matches!(e, Error::OptionDoesNotApply { .. }), "{e}");
@@ -71,13 +71,33 @@ fn options_of_the_other_engine_are_errors() {
     let x = levelgeom_core::open(&fixture()).unwrap();
     let wad_opts = EngineOptions {
         wad: Some(WadOptions {
-            collision: true,
+            objects: true,
             ..WadOptions::default()
         }),
-        xray: None,
+        ..EngineOptions::default()
     };
     let e = x.to_scene(&wad_opts).unwrap_err();
-    assert!(e.to_string().contains("--collision"), "{e}");
+    assert!(e.to_string().contains("--objects"), "{e}");
+    // collision is common to both engines: the X-Ray level converts its level.cform
+    let with = x
+        .to_scene(&EngineOptions {
+            collision: true,
+            ..EngineOptions::default()
+        })
+        .unwrap();
+    let c = with
+        .roots
+        .iter()
+        .copied()
+        .find(|&r| with.nodes[r].name == "collision")
+        .expect("a collision root");
+    let tris: usize = with.nodes[c]
+        .children
+        .iter()
+        .filter_map(|&n| with.nodes[n].mesh)
+        .map(|m| with.meshes[m].triangle_count())
+        .sum();
+    assert_eq!(tris, 44, "the fixture's level.cform has 44 triangles");
 }
 
 #[test]

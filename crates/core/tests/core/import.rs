@@ -186,7 +186,7 @@ fn the_full_size_level_survives_export_and_import_through_obj_and_glb() {
                     collision: true,
                     ..WadOptions::default()
                 }),
-                xray: None,
+                ..EngineOptions::default()
             },
             ..ExportOptions::default()
         },
