@@ -224,6 +224,7 @@ impl LevelFile {
                 let so = levelgeom_xray::SceneOptions {
                     name: String::new(),
                     lods: x.lods,
+                    vertex_light: x.vertex_light,
                     collision: opts.collision,
                     ..levelgeom_xray::SceneOptions::default()
                 };

@@ -14,6 +14,8 @@ pub type WadOptions = levelgeom_wad::scene::SceneOptions;
 pub struct XrayOptions {
     /// Also make meshes of the LOD billboard quads (`--lods`).
     pub lods: bool,
+    /// Write the baked vertex light as `COLOR_0` (`--vertex-light`) instead of `_LIGHT`.
+    pub vertex_light: bool,
     /// Folder of game textures (`gamedata/textures`) to resolve texture names against
     /// (`--textures`).
     pub textures: Option<PathBuf>,

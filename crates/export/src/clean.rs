@@ -97,6 +97,7 @@ pub(crate) struct CleanPrimitive {
     pub colors: Vec<Vec<[f32; 4]>>,
     /// Named scalar attributes, each one entry per vertex.
     pub scalars: Vec<(String, Vec<f32>)>,
+    pub vectors: Vec<(String, Vec<[f32; 4]>)>,
     /// Triangle list (length a non-zero multiple of 3), every index < vertex count.
     pub indices: Vec<u32>,
 }
@@ -234,6 +235,15 @@ pub(crate) fn clean_primitive(
             scalars.push((name.clone(), values.iter().map(|&v| rep.f(v)).collect()));
         }
     }
+    let mut vectors = Vec::with_capacity(p.vectors.len());
+    for (name, values) in &p.vectors {
+        if !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
+            vectors.push((
+                name.clone(),
+                values.iter().map(|v| v.map(|x| rep.f(x))).collect(),
+            ));
+        }
+    }
     Some(CleanPrimitive {
         material,
         positions,
@@ -242,6 +252,7 @@ pub(crate) fn clean_primitive(
         uvs,
         colors,
         scalars,
+        vectors,
         indices,
     })
 }
@@ -353,6 +364,7 @@ pub(crate) fn bake(c: &CleanPrimitive, m: &[f64; 16], rep: &mut Repairs) -> Clea
         uvs: c.uvs.clone(),
         colors: c.colors.clone(),
         scalars: c.scalars.clone(),
+        vectors: c.vectors.clone(),
         indices,
     }
 }

@@ -73,6 +73,9 @@ pub struct Primitive {
     pub colors: Vec<Vec<[f32; 4]>>,
     /// Extra named scalar attributes (e.g. X-Ray `_HEMI`, `_SUN`); glTF custom attributes.
     pub scalars: Vec<(String, Vec<f32>)>,
+    /// Extra named four-component attributes, written as they are (no colour conversion;
+    /// e.g. X-Ray's baked vertex light `_LIGHT`, which is not albedo); glTF custom attributes.
+    pub vectors: Vec<(String, Vec<[f32; 4]>)>,
     /// Triangle list, three indices per triangle into the vertex arrays.
     pub indices: Vec<u32>,
 }

@@ -9,8 +9,10 @@
 //!   (their material double-sided: the 8 quads stand in the tree's axis).
 //! * Materials: one per shader-table entry used, named after the entry (`engine/tex0,tex1…`),
 //!   with the diffuse texture referenced by name (`<tex0 with '/'>.<ext>`).
-//! * Attributes: base UV → `uvs[0]`, lightmap UV → `uvs[1]`, vertex colour → `colors[0]`,
-//!   hemi/sun → scalars `_HEMI`/`_SUN`, tree wind → `_WIND`; normals and tangents normalised.
+//! * Attributes: base UV → `uvs[0]`, lightmap UV → `uvs[1]`, the vertex "colour" — baked
+//!   light, not albedo — → the custom attribute `_LIGHT` (RGBA; with
+//!   [`SceneOptions::vertex_light`] `colors[0]` instead, for the baked look), hemi/sun → scalars
+//!   `_HEMI`/`_SUN`, tree wind → `_WIND`; normals and tangents normalised.
 //! * Space (spec §2.4): X-Ray is left-handed; every position, normal, tangent and matrix is
 //!   mirrored in z (`(x, y, −z)`, matrices conjugated by `diag(1, 1, −1)`) and every triangle's
 //!   winding reversed, so faces stay front faces in glTF's right-handed frame. UVs are not
@@ -33,6 +35,9 @@ pub struct SceneOptions {
     pub name: String,
     /// Also make meshes of the LOD billboard quads.
     pub lods: bool,
+    /// Write the baked vertex light as the vertex colour (`colors[0]` → glTF `COLOR_0`, which
+    /// viewers multiply into the texture) instead of the custom attribute `_LIGHT`.
+    pub vertex_light: bool,
     /// Also convert the `level.cform` beside the level into a hidden `collision` tree
     /// ([`crate::collision`]); used by [`crate::LevelFiles::to_scene`].
     pub collision: bool,
@@ -47,6 +52,7 @@ impl Default for SceneOptions {
         SceneOptions {
             name: "level".into(),
             lods: false,
+            vertex_light: false,
             collision: false,
             texture_extension: "dds".into(),
             texture_prefix: String::new(),
@@ -463,6 +469,20 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         .filter(|&i| parent[i].is_none())
         .map(|i| node_of[i])
         .collect();
+    if !opts.vertex_light {
+        // the baked light is not albedo: viewers multiply COLOR_0 into the base colour (black
+        // where the light is 0), so it is kept as a custom attribute instead
+        for p in scene
+            .meshes
+            .iter_mut()
+            .flat_map(|m| m.primitives.iter_mut())
+        {
+            if !p.colors.is_empty() {
+                let light = p.colors.remove(0);
+                p.vectors.push(("_LIGHT".into(), light));
+            }
+        }
+    }
     Ok(scene)
 }
 

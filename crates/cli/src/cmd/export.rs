@@ -67,6 +67,10 @@ pub struct Args {
     /// X-Ray: also export the LOD billboard quads as their own meshes.
     #[arg(long)]
     pub lods: bool,
+    /// X-Ray: write the baked vertex light as the vertex colour (COLOR_0, multiplied into the
+    /// texture by viewers) instead of the custom attribute _LIGHT.
+    #[arg(long)]
+    pub vertex_light: bool,
 }
 
 impl Args {
@@ -76,10 +80,12 @@ impl Args {
             collision: false,
             objects: self.objects,
         });
-        let xray = (self.textures.is_some() || self.lods).then(|| XrayOptions {
-            lods: self.lods,
-            textures: self.textures.clone(),
-        });
+        let xray =
+            (self.textures.is_some() || self.lods || self.vertex_light).then(|| XrayOptions {
+                lods: self.lods,
+                vertex_light: self.vertex_light,
+                textures: self.textures.clone(),
+            });
         ExportOptions {
             formats: Formats {
                 gltf: matches!(self.format, ExportFormat::Gltf | ExportFormat::All),

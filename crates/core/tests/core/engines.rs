@@ -60,7 +60,7 @@ fn options_of_the_other_engine_are_errors() {
     let xray_opts = EngineOptions {
         xray: Some(XrayOptions {
             lods: true,
-            textures: None,
+            ..XrayOptions::default()
         }),
         ..EngineOptions::default()
     };

@@ -10,6 +10,7 @@
 //! | positions / normals / tangents | `POSITION` (with `min`/`max`) / `NORMAL` (normalised) / `TANGENT` (vec4, `w` = ±1) |
 //! | `uvs[k]`, `colors[k]` | `TEXCOORD_k` (vec2 float), `COLOR_k` (vec4 float; RGB converted from the scene's display values to linear with [`levelgeom_scene::colour::srgb_to_linear`], as glTF defines `COLOR_n`; alpha as it is) |
 //! | `scalars` | custom attribute, name with a leading `_` added when missing (`HEMI` → `_HEMI`) |
+//! | `vectors` | custom VEC4 float attribute, named likewise, values as they are |
 //! | indices | `UNSIGNED_SHORT` when the primitive has < 65536 vertices, else `UNSIGNED_INT` |
 //! | [`levelgeom_scene::Material`] | `materials`, same indices: `baseColorFactor`, `baseColorTexture`, `metallicFactor` 0, `doubleSided`, `alphaMode`/`alphaCutoff`, `KHR_materials_unlit` when unlit, `extras` |
 //! | [`levelgeom_scene::Texture`] | `textures`/`images` (same order); decoded pixels as PNG (in a GLB: a bufferView; in `.gltf`: the file [`crate::texture_file_name`]), external ones by `uri`; one sampler, nearest filtering (pixel art), repeat wrap |
@@ -326,6 +327,15 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             None => None,
             Some(t) => match tex_map.get(t).copied().flatten() {
                 Some(g) => Some(TextureInfo { index: g }),
+                // a texture known by name only is left out on purpose (a glTF reader would
+                // fail on the missing file); the OBJ/MTL still name it
+                None if matches!(
+                    scene.textures.get(t).map(|x| &x.source),
+                    Some(TextureSource::Unresolved { .. })
+                ) =>
+                {
+                    None
+                }
                 None => {
                     rep.warn(format!("{label}: texture {t} is missing; left untextured"));
                     None
@@ -597,6 +607,21 @@ fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repair
             continue;
         }
         attrs.push((semantic, buf.floats(values, 1, "SCALAR", false)));
+    }
+    for (name, values) in &c.vectors {
+        let semantic = if name.starts_with('_') {
+            name.clone()
+        } else {
+            format!("_{name}")
+        };
+        if attrs.iter().any(|(a, _)| *a == semantic) {
+            rep.warn(format!(
+                "{label}: duplicate attribute {semantic}; kept the first"
+            ));
+            continue;
+        }
+        let flat: Vec<f32> = values.iter().flatten().copied().collect();
+        attrs.push((semantic, buf.floats(&flat, 4, "VEC4", false)));
     }
     let indices = buf.indices(&c.indices, c.positions.len());
     PrimitiveJ {

@@ -587,3 +587,36 @@ fn texture_with_bad_pixels_is_left_out() {
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(warnings[0].contains("\"broken\""), "{warnings:?}");
 }
+
+#[test]
+fn vector_attributes_are_custom_vec4_floats_written_as_they_are() {
+    let mut s = Scene::default();
+    let mut q = quad(None);
+    q.colors.clear();
+    let light = [
+        [0.25, 0.5, 0.75, 1.0],
+        [0.0, 0.0, 0.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0],
+        [0.1, 0.2, 0.3, 1.0],
+    ];
+    q.vectors.push(("LIGHT".into(), light.to_vec()));
+    let m = s.add_mesh(Mesh {
+        name: "q".into(),
+        primitives: vec![q],
+    });
+    let n = s.add_node(Node {
+        name: "q".into(),
+        mesh: Some(m),
+        ..Node::default()
+    });
+    s.roots.push(n);
+    let (p, _) = export(&s);
+    let a = p.attr(0, 0, "_LIGHT").expect("a _LIGHT attribute");
+    assert_eq!(p.json["accessors"][a]["type"], "VEC4");
+    // no sRGB conversion: the values are not colours
+    assert_eq!(
+        p.floats(a),
+        light.iter().flatten().copied().collect::<Vec<f32>>()
+    );
+    assert!(p.attr(0, 0, "COLOR_0").is_none());
+}

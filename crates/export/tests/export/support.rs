@@ -52,6 +52,7 @@ pub fn quad(material: Option<usize>) -> Primitive {
         uvs: vec![QUAD_UV.to_vec()],
         colors: vec![QUAD_COL.to_vec()],
         scalars: vec![("HEMI".to_string(), HEMI.to_vec())],
+        vectors: Vec::new(),
         indices: QUAD_IDX.to_vec(),
     }
 }

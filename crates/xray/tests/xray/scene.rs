@@ -180,8 +180,12 @@ fn materials_and_attributes() {
             assert_eq!(p.uvs.len(), 2, "{text}");
         }
         if text.starts_with("def_shaders\\def_vertex") {
-            // vertex-lit: colour + sun
-            assert_eq!(p.colors.len(), 1);
+            // vertex-lit: baked light (as _LIGHT, not a colour: it is not albedo) + sun
+            assert!(p.colors.is_empty());
+            assert!(p
+                .vectors
+                .iter()
+                .any(|(k, v)| k == "_LIGHT" && v.len() == p.positions.len()));
             assert!(scalar("_SUN"));
         }
         if v.model_type() == Some(model_type::TREE_ST) {
@@ -194,6 +198,43 @@ fn materials_and_attributes() {
     let names: Vec<&str> = s.textures.iter().map(|t| t.name.as_str()).collect();
     assert!(names.contains(&"trees/trees_elka"), "{names:?}");
     assert!(names.contains(&"crete/crete_roof1"));
+}
+
+#[test]
+fn vertex_light_asked_for_is_the_vertex_colour() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xray-v14-micro");
+    let files = levelgeom_xray::LevelFiles::open(&dir).unwrap();
+    let light = files
+        .to_scene(&levelgeom_xray::SceneOptions {
+            name: String::new(),
+            ..Default::default()
+        })
+        .unwrap();
+    let lit = files
+        .to_scene(&levelgeom_xray::SceneOptions {
+            name: String::new(),
+            vertex_light: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let mut moved = 0;
+    for (a, b) in light.meshes.iter().zip(&lit.meshes) {
+        for (p, q) in a.primitives.iter().zip(&b.primitives) {
+            let l = p
+                .vectors
+                .iter()
+                .find(|(k, _)| k == "_LIGHT")
+                .map(|(_, v)| v);
+            assert_eq!(
+                l,
+                q.colors.first(),
+                "the same values, only the attribute differs"
+            );
+            assert!(q.vectors.is_empty());
+            moved += usize::from(l.is_some());
+        }
+    }
+    assert!(moved > 0);
 }
 
 #[test]
