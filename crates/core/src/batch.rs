@@ -24,6 +24,7 @@
 //! are in memory. Results come back in the order of the input (sorted paths), whatever order
 //! the jobs finished in, and the files written are the same as one by one.
 
+use levelgeom_export::folder::is_plain_name;
 use std::collections::HashSet;
 use std::fs;
 use std::io::Read;
@@ -874,14 +875,6 @@ pub fn level_names(levels: &[&Found]) -> Vec<String> {
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
     let path = path.to_path_buf();
     move |source| Error::Io { path, source }
-}
-
-fn is_plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && !name.contains(['/', '\\'])
-        && Path::new(name).file_name().is_some_and(|n| n == name)
 }
 
 /// `(levels, files)` of the batch manifest in `dir`; `None` when there is none of ours.

@@ -444,7 +444,9 @@ fn previous_export(dir: &Path) -> Option<Vec<String>> {
     )
 }
 
-fn is_plain_name(name: &str) -> bool {
+/// A bare file name that stays inside its folder (no separators, not `.`/`..`): what a
+/// manifest may list.
+pub fn is_plain_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
         && name != ".."

@@ -594,7 +594,13 @@ fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repair
             .collect();
         attrs.push((format!("COLOR_{k}"), buf.floats(&flat, 4, "VEC4", false)));
     }
-    for (name, values) in &c.scalars {
+    // custom attributes: a leading `_` (glTF's rule for application-specific semantics)
+    let scalars = c.scalars.iter().map(|(n, v)| (n, v.clone(), 1, "SCALAR"));
+    let vectors = c
+        .vectors
+        .iter()
+        .map(|(n, v)| (n, v.iter().flatten().copied().collect(), 4, "VEC4"));
+    for (name, flat, width, ty) in scalars.chain(vectors) {
         let semantic = if name.starts_with('_') {
             name.clone()
         } else {
@@ -606,22 +612,8 @@ fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repair
             ));
             continue;
         }
-        attrs.push((semantic, buf.floats(values, 1, "SCALAR", false)));
-    }
-    for (name, values) in &c.vectors {
-        let semantic = if name.starts_with('_') {
-            name.clone()
-        } else {
-            format!("_{name}")
-        };
-        if attrs.iter().any(|(a, _)| *a == semantic) {
-            rep.warn(format!(
-                "{label}: duplicate attribute {semantic}; kept the first"
-            ));
-            continue;
-        }
-        let flat: Vec<f32> = values.iter().flatten().copied().collect();
-        attrs.push((semantic, buf.floats(&flat, 4, "VEC4", false)));
+        let flat: Vec<f32> = flat;
+        attrs.push((semantic, buf.floats(&flat, width, ty, false)));
     }
     let indices = buf.indices(&c.indices, c.positions.len());
     PrimitiveJ {
