@@ -1,4 +1,7 @@
 """Importing a `levelgeom export` folder into collections, and exporting them back as GLB."""
+import contextlib
+import importlib
+import inspect
 import os
 import re
 
@@ -32,6 +35,54 @@ def numpy_shim():
         return
     if not hasattr(numpy, "bool"):
         numpy.bool = bool
+
+
+class _OrderedSet(dict):
+    """A set that iterates in insertion order (what the importer's custom attribute code needs)."""
+
+    def __init__(self, items=()):
+        super().__init__((k, None) for k in items)
+
+    def add(self, item):
+        self.setdefault(item, None)
+
+    def update(self, items):
+        for item in items:
+            self.setdefault(item, None)
+
+
+def _gltf_mesh_module():
+    for name in ("io_scene_gltf2.blender.imp.gltf2_blender_mesh", "io_scene_gltf2.blender.imp.mesh"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
+@contextlib.contextmanager
+def gltf_custom_attribute_fix():
+    """Blender's glTF importer (3.5 to at least 4.2; KhronosGroup/glTF-Blender-IO#2658) keeps the
+    names of a mesh's custom attributes (`_HEMI`, `_SUN`, `_LIGHT` of X-Ray exports) in a `set`
+    but their data in a list: when the set's hash order differs from the list's, the import fails
+    ("all the input array dimensions ... must match") or attributes of one shape get each other's
+    data. While this is active, that module's `set` keeps insertion order. Only applied when the
+    importer still has the code of the bug; a fixed importer is left alone."""
+    mod = _gltf_mesh_module()
+    patch = False
+    if mod is not None and "set" not in vars(mod):
+        try:
+            src = inspect.getsource(mod)
+            patch = "attributes = set({})" in src and "enumerate(attributes)" in src
+        except (OSError, TypeError):
+            patch = False
+    if patch:
+        mod.set = _OrderedSet
+    try:
+        yield patch
+    finally:
+        if patch:
+            del mod.set
 
 
 def find_layer_collection(layer_collection, collection):
@@ -117,7 +168,8 @@ def import_export_folder(context, folder):
     for glb in glbs:
         file_role = ROLE_BY_FILE.get(os.path.splitext(os.path.basename(glb))[0], "level")
         before = {o.as_pointer() for o in bpy.data.objects}
-        bpy.ops.import_scene.gltf(filepath=glb)
+        with gltf_custom_attribute_fix():
+            bpy.ops.import_scene.gltf(filepath=glb)
         new = [o for o in bpy.data.objects if o.as_pointer() not in before]
         # tiles whose model has no faces arrive as empties at the origin: drop them
         while True:

@@ -34,11 +34,14 @@ import numpy
 
 numpy.bool = getattr(numpy, "bool", bool)  # Debian's numpy lacks the alias Blender 3.4's glTF importer uses
 
+import bpy  # noqa: E402  (first: with the bpy module, addon_utils is importable only after it)
 import addon_utils  # noqa: E402
-import bpy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-ARGS = sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
+# inside `blender --python addon_check.py -- WORKDIR`, or as `python addon_check.py WORKDIR` with
+# the bpy module (the PyPI wheel)
+STANDALONE = Path(sys.argv[0]).name == Path(__file__).name
+ARGS = sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:] if STANDALONE else []
 ADDON = "levelgeom_addon"
 RESULTS = []  # (ok, name, detail)
 T0 = time.time()
@@ -370,7 +373,12 @@ def plain_import(label, folder, new_layout, strict, tag):
         reset()
         g = Glb(f)
         glbs.append(g)
-        bpy.ops.import_scene.gltf(filepath=str(f))
+        with sys.modules[ADDON + ".scene_io"].gltf_custom_attribute_fix() as patched:
+            bpy.ops.import_scene.gltf(filepath=str(f))
+        if patched and any(k.startswith("_") for m in g.doc.get("meshes", []) for p in m["primitives"]
+                           for k in p["attributes"]):
+            print(f"  note: {f.name}: custom attributes imported with the add-on's fix of the glTF "
+                  "importer's attribute order (KhronosGroup/glTF-Blender-IO#2658)")
         obs = list(bpy.context.scene.objects)
         record(tri_count(obs) == g.triangles(), f"{label}/{f.name}: triangles",
                f"Blender {tri_count(obs)}, file {g.triangles()}")
@@ -390,7 +398,43 @@ def plain_import(label, folder, new_layout, strict, tag):
             ni, vi = first_coloured_vertex(g)
             if ni is not None:
                 check_colour(f"{label}/{f.name}", g, ni, vi)
+        check_custom_attributes(f"{label}/{f.name}", g)
     return glbs
+
+
+def check_custom_attributes(label, g):
+    """Custom vertex attributes (`_HEMI`, ...) arrive with their own values (the importer of 3.5+
+    imports them; 3.4's leaves them out): per attribute, the sorted values of Blender's attribute
+    equal the GLB accessor's, over every single-primitive mesh node."""
+    checked, bad, absent = 0, [], 0
+    for n in g.nodes:
+        if "mesh" not in n:
+            continue
+        prims = g.doc["meshes"][n["mesh"]]["primitives"]
+        ob = bpy.data.objects.get(n.get("name", ""))
+        if len(prims) != 1 or ob is None or ob.type != "MESH":
+            continue
+        for name, acc in prims[0]["attributes"].items():
+            if not name.startswith("_"):
+                continue
+            attr = ob.data.attributes.get(name)
+            if attr is None:
+                absent += 1
+                continue
+            checked += 1
+            key = next(k for k in ("value", "vector", "color") if hasattr(attr.data[0], k))
+            got = sorted(tuple(round(x, 4) for x in (v if isinstance(v, float) else tuple(v)))
+                         for v in (getattr(d, key) if key == "value" else tuple(getattr(d, key)) for d in attr.data)
+                         for v in [v if not isinstance(v, float) else (v,)])
+            want = sorted(tuple(round(x, 4) for x in t) for t in g.accessor(acc))
+            if got != want:
+                bad.append(f"{ob.name}.{name}")
+    if checked:
+        record(not bad, f"{label}: custom attributes carry their own values", f"{checked} checked"
+               + (f", wrong: {bad[:5]}" if bad else ""))
+    elif absent:
+        skip(f"{label}: custom attributes", f"Blender {bpy.app.version_string}'s glTF importer leaves "
+             f"them out ({absent})")
 
 
 def addon_import(label, op, path, folder, new_layout, indep_expect=None):
@@ -499,6 +543,213 @@ def probe_top(wad, x, z):
     return hits[0]["y"] if hits else None
 
 
+# ---------------------------------------------------------------------------------------------
+# Render check: the demo level rendered from the top, a known texel x vertex colour in the pixel
+
+
+def glb_triangles(g, ni):
+    """(positions, uvs, colours, material) per triangle of node ni (glTF space, untransformed)."""
+    out = []
+    for p in g.doc["meshes"][g.nodes[ni]["mesh"]]["primitives"]:
+        a = p["attributes"]
+        if "indices" not in p or "TEXCOORD_0" not in a:
+            continue
+        ps, uvs = g.accessor(a["POSITION"]), g.accessor(a["TEXCOORD_0"])
+        cs = g.accessor(a["COLOR_0"]) if "COLOR_0" in a else [(1.0, 1.0, 1.0)] * len(ps)
+        idx = [i[0] for i in g.accessor(p["indices"])]
+        for k in range(0, len(idx) - 2, 3):
+            t = idx[k : k + 3]
+            out.append(([ps[i] for i in t], [uvs[i] for i in t], [cs[i][:3] for i in t], p.get("material")))
+    return out
+
+
+def barycentric_xz(tri, x, z):
+    (x0, _, z0), (x1, _, z1), (x2, _, z2) = tri
+    d = (z1 - z2) * (x0 - x2) + (x2 - x1) * (z0 - z2)
+    if abs(d) < 1e-12:
+        return None
+    b0 = ((z1 - z2) * (x - x2) + (x2 - x1) * (z - z2)) / d
+    b1 = ((z2 - z0) * (x - x2) + (x0 - x2) * (z - z2)) / d
+    return b0, b1, 1.0 - b0 - b1
+
+
+def page_texels(path):
+    """An image's pixels as sRGB-encoded floats (Blender's byte images keep their bytes), rows bottom up."""
+    img = bpy.data.images.load(str(path), check_existing=False)
+    w, h = img.size
+    px = list(img.pixels)
+    bpy.data.images.remove(img)
+    return w, h, px
+
+
+def render_png(scene, path):
+    scene.render.filepath = str(path)
+    bpy.ops.render.render(write_still=True)
+    w, h, px = page_texels(path)
+    return w, h, px
+
+
+# 8-bit output rounding (0.5) plus Blender 3.4's 8-bit sRGB vertex colours; measured worst 0.5. The
+# demo's flat tops have vertex colours 0.93 to 0.98, which move a texel by at most about 5/255:
+# a wider tolerance would let a render without the vertex colour pass.
+TOL = 1.5
+
+
+def render_check(work, demo_wad):
+    print("== render: the demo level from the top (Cycles CPU, unlit), texel x vertex colour", flush=True)
+    mod = sys.modules[ADDON + ".scene_io"]
+    from mathutils import Vector
+
+    reset()
+    t0 = time.time()
+    bpy.ops.import_scene.levelgeom_wad(filepath=str(demo_wad))
+    scene = bpy.context.scene
+    g = Glb(work / "demo" / "level.glb")
+    level = mod.role_collection(scene, "level")
+    # the importer turns KHR_materials_unlit into an emission setup: the pixel is base colour x
+    # vertex colour, independent of lights
+    mats = {s.material for o in level.all_objects if o.type == "MESH" for s in o.material_slots if s.material}
+    not_unlit = [m.name for m in mats if not any(n.type == "EMISSION" for n in m.node_tree.nodes)
+                 or any(n.type == "BSDF_PRINCIPLED" for n in m.node_tree.nodes)]
+    record(mats and not not_unlit, "render: level materials are emission (unlit) setups",
+           f"{len(mats)} materials" + (f", not unlit: {not_unlit}" if not_unlit else ""))
+
+    # an orthographic camera looking straight down over the level collection (the demo's two
+    # objects stand off the grid, outside the frame), high enough to see everything visible
+    pts = [o.matrix_world @ Vector(c) for o in level.all_objects if o.type == "MESH" for c in o.bound_box]
+    top = max((o.matrix_world @ Vector(c)).z for o in scene.objects if o.type == "MESH" for c in o.bound_box)
+    lo = Vector([min(p[i] for p in pts) for i in range(3)])
+    hi = Vector([max(p[i] for p in pts) for i in range(3)])
+    size = 256
+    extent = max(hi.x - lo.x, hi.y - lo.y) * 1.05
+    cam = bpy.data.objects.new("levelgeom_render_cam", bpy.data.cameras.new("levelgeom_render_cam"))
+    scene.collection.objects.link(cam)
+    cam.data.type = "ORTHO"
+    cam.data.ortho_scale = extent
+    cam.data.clip_start, cam.data.clip_end = 0.01, (top - lo.z) + 20.0
+    cx, cy = (lo.x + hi.x) / 2, (lo.y + hi.y) / 2
+    cam.location = (cx, cy, top + 10.0)
+    cam.rotation_euler = (0.0, 0.0, 0.0)
+    scene.camera = cam
+    r = scene.render
+    r.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = 1
+    scene.cycles.use_denoising = False
+    if hasattr(scene.cycles, "use_adaptive_sampling"):
+        scene.cycles.use_adaptive_sampling = False
+    scene.cycles.pixel_filter_type = "BOX"
+    scene.cycles.filter_width = 0.01  # the sample at the pixel centre
+    r.resolution_x = r.resolution_y = size
+    r.resolution_percentage = 100
+    r.film_transparent = True
+    r.dither_intensity = 0.0
+    r.image_settings.file_format = "PNG"
+    r.image_settings.color_mode = "RGBA"
+    r.image_settings.color_depth = "8"
+    scene.display_settings.display_device = "sRGB"
+    vs = scene.view_settings
+    vs.view_transform, vs.look, vs.exposure, vs.gamma = "Standard", "None", 0.0, 1.0
+
+    # pixels whose centre sees, unobstructed from above, a flat textured level tile: expected
+    # colour from the GLB (barycentric UV and COLOR_0) and the page PNG the export wrote
+    nodes = {n["name"]: i for i, n in enumerate(g.nodes) if "mesh" in n and g.untransformed(i)}
+    tris = {}
+    pages = {}
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    samples = []
+    step = 3
+    for py in range(step // 2, size, step):
+        for px in range(step // 2, size, step):
+            wx = cx + ((px + 0.5) / size - 0.5) * extent
+            wy = cy + ((py + 0.5) / size - 0.5) * extent
+            hit, loc, normal, _, ob, _ = scene.ray_cast(depsgraph, Vector((wx, wy, top + 5.0)), Vector((0, 0, -1)))
+            if not hit or normal.z < 0.999 or ob.name not in nodes or ob.users_collection[0] != level:
+                continue
+            ni = nodes[ob.name]
+            if ni not in tris:
+                tris[ni] = glb_triangles(g, ni)
+            gx, gz = wx, -wy  # Blender (x, y, z) = glTF (x, -z, y)
+            for pos, uvs, cols, mi in tris[ni]:
+                if mi is None or abs(pos[0][1] - loc.z) > 1e-3 or any(abs(p[1] - pos[0][1]) > 1e-5 for p in pos):
+                    continue
+                b = barycentric_xz(pos, gx, gz)
+                if b is None or min(b) < 0.02:
+                    continue
+                tex = g.doc["materials"][mi].get("pbrMetallicRoughness", {}).get("baseColorTexture")
+                if tex is None:
+                    continue
+                name = g.doc["images"][g.doc["textures"][tex["index"]]["source"]]["name"]
+                if name not in pages:
+                    pages[name] = page_texels(work / "demo" / f"{name}.png")
+                w, h, texels = pages[name]
+                u = sum(bi * t[0] for bi, t in zip(b, uvs)) % 1.0
+                v = sum(bi * t[1] for bi, t in zip(b, uvs)) % 1.0
+                fu, fv = u * w, v * h
+                if min(fu % 1, 1 - fu % 1, fv % 1, 1 - fv % 1) < 0.2:
+                    continue  # too near a texel edge for nearest sampling to be unambiguous
+                row = h - 1 - int(fv)  # glTF v runs down the image, Blender's rows up
+                k = 4 * (row * w + int(fu))
+                texel = texels[k : k + 4]
+                if texel[3] < 1.0:
+                    continue
+                colour = [sum(bi * c[j] for bi, c in zip(b, cols)) for j in range(3)]
+                want = [linear_to_srgb(srgb_to_linear(texel[j]) * colour[j]) for j in range(3)]
+                samples.append((px, py, ob.name, name, (int(fu), int(fv)), texel[:3], colour, want))
+                break
+    record(len(samples) >= 5, "render: pixels on flat textured tiles found", f"{len(samples)} pixels")
+
+    path = work / "render_top.png"
+    t = time.time()
+    w, h, img = render_png(scene, path)
+    dt = time.time() - t
+    covered = sum(1 for k in range(3, len(img), 4) if img[k] > 0.5) / (w * h)
+    record(covered > 0.5, "render: the level covers the image", f"{covered:.0%} of {w}x{h} opaque ({dt:.1f} s, {path})")
+    worst, bad = 0.0, []
+    for px, py, obn, page, tx, texel, colour, want in samples:
+        k = 4 * (py * w + px)
+        got = img[k : k + 3]
+        err = max(abs(a - b) for a, b in zip(want, got)) * 255
+        worst = max(worst, err)
+        if err > TOL:
+            bad.append(f"({px},{py}) {obn} {page}{tx}: want {[round(x * 255) for x in want]}, got "
+                       f"{[round(x * 255) for x in got]}")
+    if samples:
+        px, py, obn, page, tx, texel, colour, want = samples[len(samples) // 2]
+        k = 4 * (py * w + px)
+        print(f"  e.g. pixel ({px},{py}) on {obn}: {page} texel {tx} sRGB {[round(x * 255) for x in texel]} "
+              f"x vertex colour (linear) {[round(x, 4) for x in colour]} -> {[round(x * 255) for x in want]}, "
+              f"rendered {[round(x * 255) for x in img[k : k + 3]]}")
+    record(samples and not bad, f"render: pixels are texel x vertex colour (sRGB, within {TOL}/255)",
+           f"{len(samples)} pixels, worst {worst:.2f}/255" + (f"; {bad[:3]}" if bad else ""))
+    # the vertex colour must matter somewhere: a render of the texel alone would fail there
+    effect = max((max(abs(a - b) for a, b in zip(want, texel)) * 255 for *_, texel, _, want in samples), default=0)
+    record(effect > 2 * TOL, "render: vertex colour tested (texel alone differs by more than 2x the tolerance)",
+           f"largest texel-alone difference {effect:.1f}/255")
+
+    # collision and swap do not reach the render: with the level and objects left out, nothing
+    # is drawn; and they are no empty test: shown, they draw
+    hidden = [mod.role_collection(scene, r) for r in mod.HIDDEN_ROLES]
+    hidden = [c for c in hidden if c is not None]
+    shown = [mod.role_collection(scene, r) for r in ("level", "objects")]
+    for c in shown:
+        if c is not None:
+            c.hide_render = True
+    _, _, img = render_png(scene, work / "render_hidden_only.png")
+    drawn = sum(1 for k in range(3, len(img), 4) if img[k] > 0)
+    record(drawn == 0, "render: collision and swap draw nothing in the render",
+           f"{drawn} pixels drawn with only {[c.name for c in hidden]} left")
+    for c in hidden:
+        c.hide_render = False
+        for o in list(c.all_objects):  # a list: Blender 4.2 rebuilds all_objects when a flag changes
+            o.hide_render = False
+    _, _, img = render_png(scene, work / "render_hidden_shown.png")
+    drawn = sum(1 for k in range(3, len(img), 4) if img[k] > 0)
+    record(drawn > 0, "render: collision and swap, made renderable, do draw (the check above is not vacuous)",
+           f"{drawn} pixels")
+    print(f"  ({time.time() - t0:.1f} s)")
+
+
 def round_trip(work, demo_wad):
     print("== round trip through the add-on: demo WAD, raise one tile, export, check, probe", flush=True)
     mod = sys.modules[ADDON + ".scene_io"]
@@ -522,7 +773,7 @@ def round_trip(work, demo_wad):
             xs, ys = [v.x for v in ws], [v.y for v in ws]
             bottom = min(v.z for v in ws)
             moved = 0
-            for cob in mod.role_collection(scene, "collision").all_objects:
+            for cob in list(mod.role_collection(scene, "collision").all_objects):
                 if cob.type != "MESH":
                     continue
                 inv = cob.matrix_world.inverted()
@@ -624,6 +875,8 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     print(f"addon_check: Blender {bpy.app.version_string}, levelgeom {BIN}, work {work}", flush=True)
     sys.path.insert(0, str(ROOT / "blender"))
+    if "io_scene_gltf2" not in bpy.context.preferences.addons:  # the bpy module starts without it
+        addon_utils.enable("io_scene_gltf2", default_set=True, handle_error=lambda e: traceback.print_exc())
     mod = addon_utils.enable(ADDON, default_set=True, handle_error=lambda e: traceback.print_exc())
     if not record(mod is not None and hasattr(bpy.types, "IMPORT_SCENE_OT_levelgeom_wad"),
                   "add-on enables from blender/"):
@@ -656,6 +909,11 @@ def main():
             record(False, f"{label}: ran without an exception", f"{type(e).__name__}: {e}")
         print(f"  ({time.time() - t:.1f} s)")
     try:
+        render_check(work, demo)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, "render check ran without an exception", f"{type(e).__name__}: {e}")
+    try:
         round_trip(work, demo)
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
@@ -676,6 +934,12 @@ def finish(work, keep):
     print("addon_check: " + ("FAIL" if failed else "PASS"), flush=True)
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
+    if STANDALONE:
+        # the bpy module (4.2 wheel) segfaults in its exit teardown after any glTF import: leave
+        # without it, so that the exit code is the check's
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1 if failed else 0)
     sys.exit(1 if failed else 0)
 
 
