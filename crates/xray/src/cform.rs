@@ -10,20 +10,51 @@
 //! | 36 | 12 × vertcount | vertices `f32 xyz` |
 //! | … | 16 × facecount | triangles `u32 verts[3]; u32 dummy` (material, flags, sector packed; kept raw) |
 //!
+//! Versions 2 and 3 (older builds; blender-xray `formats/level/imp/cform.py` reads them as
+//! `6I2HI`) have 32-byte triangles: `u32 verts[3]`, three `u32` of unknown use (kept raw),
+//! a `u16` of unknown use (kept raw), `u16 sector`, `u32 material` ([`OldTri`]).
+//!
 //! The model keeps every field, so it rebuilds byte for byte.
 
 use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
 
-/// The only version read.
+/// The current version (16-byte triangles).
 pub const VERSION: u32 = 4;
+/// Every version read: 2 and 3 (32-byte triangles) and 4.
+pub const VERSIONS: [u32; 3] = [2, 3, 4];
+
+/// Bytes per triangle of a version.
+pub fn tri_size(version: u32) -> usize {
+    if version == VERSION {
+        16
+    } else {
+        32
+    }
+}
+
+/// The fields a version 2/3 triangle has besides its vertices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OldTri {
+    /// Three `u32` after the vertices, of unknown use (kept raw).
+    pub raw: [u32; 3],
+    /// A `u16` of unknown use (kept raw).
+    pub raw16: u16,
+    /// The sector.
+    pub sector: u16,
+    /// The game material id.
+    pub material: u32,
+}
 
 /// A collision triangle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tri {
     /// Vertex indices.
     pub verts: [u32; 3],
-    /// Packed material (14 bits), suppress-shadows, suppress-wallmarks, sector (16 bits).
+    /// Version 4: packed material (14 bits), suppress-shadows, suppress-wallmarks, sector (16
+    /// bits). Versions 2/3: 0 (their fields are in [`Tri::old`]).
     pub dummy: u32,
+    /// The fields of a version 2/3 triangle, `None` in version 4.
+    pub old: Option<OldTri>,
 }
 
 /// A whole `level.cform`.
@@ -49,7 +80,9 @@ pub fn sniff(bytes: &[u8]) -> bool {
             .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
     };
     match (w(0), w(1), w(2)) {
-        (Some(4), Some(vc), Some(fc)) => 36 + vc * 12 + fc * 16 == bytes.len() as u64,
+        (Some(v), Some(vc), Some(fc)) if VERSIONS.contains(&(v as u32)) => {
+            36 + vc * 12 + fc * tri_size(v as u32) as u64 == bytes.len() as u64
+        }
         _ => false,
     }
 }
@@ -77,8 +110,11 @@ impl Cform {
         let mut r = Reader::new(bytes);
         r.push("hdrCFORM", None);
         let version = r.u32()?;
-        if version != VERSION {
-            return Err(r.invalid_at(0, format!("cform version {version}, only 4 is known")));
+        if !VERSIONS.contains(&version) {
+            return Err(r.invalid_at(
+                0,
+                format!("cform version {version}; versions 2, 3 and 4 are known"),
+            ));
         }
         let vc = r.u32()?;
         let fc = r.u32()?;
@@ -93,12 +129,27 @@ impl Cform {
         }
         r.pop();
         r.push("faces", None);
-        let n = r.count(fc, 16)?;
+        let n = r.count(fc, tri_size(version))?;
         let mut tris = Vec::with_capacity(n);
         for _ in 0..n {
-            tris.push(Tri {
-                verts: [r.u32()?, r.u32()?, r.u32()?],
-                dummy: r.u32()?,
+            let verts = [r.u32()?, r.u32()?, r.u32()?];
+            tris.push(if version == VERSION {
+                Tri {
+                    verts,
+                    dummy: r.u32()?,
+                    old: None,
+                }
+            } else {
+                Tri {
+                    verts,
+                    dummy: 0,
+                    old: Some(OldTri {
+                        raw: [r.u32()?, r.u32()?, r.u32()?],
+                        raw16: r.u16()?,
+                        sector: r.u16()?,
+                        material: r.u32()?,
+                    }),
+                }
             });
         }
         r.finish()?;
@@ -125,11 +176,32 @@ impl Cform {
         for v in &self.vertices {
             w.f32s(v);
         }
-        for t in &self.tris {
+        let old = self.version != VERSION;
+        for (k, t) in self.tris.iter().enumerate() {
             for i in t.verts {
                 w.u32(i);
             }
-            w.u32(t.dummy);
+            match (old, &t.old) {
+                (false, None) => w.u32(t.dummy),
+                (true, Some(o)) => {
+                    for x in o.raw {
+                        w.u32(x);
+                    }
+                    w.u16(o.raw16);
+                    w.u16(o.sector);
+                    w.u32(o.material);
+                }
+                _ => {
+                    return Err(WriteError::invalid(
+                        format!("faces[{k}]"),
+                        format!(
+                            "a version {} file needs {} triangles",
+                            self.version,
+                            if old { "version 2/3" } else { "version 4" }
+                        ),
+                    ))
+                }
+            }
         }
         Ok(w.into_inner())
     }

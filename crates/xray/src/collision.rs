@@ -17,31 +17,38 @@ use levelgeom_scene::{Mesh, Node, Primitive, Scene};
 use crate::cform::{Cform, Tri};
 
 impl Tri {
-    /// The game material id (bits 0–13 of the packed word).
-    pub fn material(&self) -> u16 {
-        (self.dummy & 0x3FFF) as u16
+    /// The game material id (version 4: bits 0–13 of the packed word; versions 2/3: the
+    /// material field).
+    pub fn material(&self) -> u32 {
+        match &self.old {
+            Some(o) => o.material,
+            None => self.dummy & 0x3FFF,
+        }
     }
 
-    /// Bit 14: the triangle casts no shadows.
+    /// Bit 14: the triangle casts no shadows (version 4 only).
     pub fn suppress_shadows(&self) -> bool {
-        self.dummy & 0x4000 != 0
+        self.old.is_none() && self.dummy & 0x4000 != 0
     }
 
-    /// Bit 15: no wallmarks (bullet holes) on the triangle.
+    /// Bit 15: no wallmarks (bullet holes) on the triangle (version 4 only).
     pub fn suppress_wallmarks(&self) -> bool {
-        self.dummy & 0x8000 != 0
+        self.old.is_none() && self.dummy & 0x8000 != 0
     }
 
-    /// The sector the triangle belongs to (the high 16 bits).
+    /// The sector the triangle belongs to (version 4: the high 16 bits).
     pub fn sector(&self) -> u16 {
-        (self.dummy >> 16) as u16
+        match &self.old {
+            Some(o) => o.sector,
+            None => (self.dummy >> 16) as u16,
+        }
     }
 }
 
 /// Add the collision of `cform` to `scene` as a hidden root `collision` (see the module docs).
 /// Triangles naming a vertex that does not exist are left out, with one warning.
 pub fn add_collision(scene: &mut Scene, cform: &Cform) -> Vec<String> {
-    let mut groups: BTreeMap<(u16, u16), Vec<&Tri>> = BTreeMap::new();
+    let mut groups: BTreeMap<(u32, u16), Vec<&Tri>> = BTreeMap::new();
     let n = cform.vertices.len();
     let mut bad = 0usize;
     for t in &cform.tris {

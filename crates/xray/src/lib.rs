@@ -123,6 +123,14 @@ fn root_context(k: Kind) -> Option<Context> {
     }
 }
 
+/// Bytes per triangle of the `level.cform` in `bytes`, by its version word.
+fn cform_tri_size(bytes: &[u8]) -> u64 {
+    let version = bytes.get(0..4).map_or(cform::VERSION, |b| {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    });
+    cform::tri_size(version) as u64
+}
+
 /// The three regions of a `level.cform` as (name, offset, size), sizes from its header and
 /// clipped to the file.
 fn cform_regions(bytes: &[u8]) -> [(&'static str, u64, u64); 3] {
@@ -133,7 +141,7 @@ fn cform_regions(bytes: &[u8]) -> [(&'static str, u64, u64); 3] {
     };
     let len = bytes.len() as u64;
     let vend = (36 + w(1) * 12).min(len);
-    let fend = (vend + w(2) * 16).min(len);
+    let fend = (vend + w(2).saturating_mul(cform_tri_size(bytes))).min(len);
     [
         ("hdrCFORM", 0, 36.min(len)),
         ("vertices", 36.min(len), vend.saturating_sub(36)),
@@ -183,7 +191,7 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
         } else if at < vstart + vsize {
             format!("vertices[{}]", (at - vstart) / 12)
         } else {
-            format!("faces[{}]", (at - fstart) / 16)
+            format!("faces[{}]", (at - fstart) / cform_tri_size(bytes))
         });
     };
     let mut path = Vec::new();

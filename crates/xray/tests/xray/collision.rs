@@ -120,3 +120,71 @@ fn collision_without_a_cform_is_a_clear_error() {
         .unwrap_err();
     assert!(e.to_string().contains("no level.cform beside"), "{e}");
 }
+
+/// A version-3 cform written by hand (blender-xray's `6I2HI` triangles): 4 vertices, 2
+/// triangles with distinct raw words, sectors 0 and 1, materials 7 and 70000.
+fn v3_cform() -> Vec<u8> {
+    let mut b = Vec::new();
+    for w in [3u32, 4, 2] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    for f in [0.0f32, 0.0, 0.0, 1.0, 2.0, 3.0] {
+        b.extend_from_slice(&f.to_le_bytes());
+    }
+    for v in [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 2.0, 3.0],
+        [0.0, 2.0, 3.0],
+    ] {
+        for f in v {
+            b.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    for (verts, raw, raw16, sector, material) in [
+        ([0u32, 1, 2], [11u32, 12, 13], 0xBEEFu16, 0u16, 7u32),
+        ([0, 2, 3], [21, 22, 23], 0x1234, 1, 70000),
+    ] {
+        for v in verts.iter().chain(&raw) {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&raw16.to_le_bytes());
+        b.extend_from_slice(&sector.to_le_bytes());
+        b.extend_from_slice(&material.to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn version_3_cforms_read_rebuild_and_convert() {
+    let b = v3_cform();
+    assert_eq!(b.len(), 36 + 4 * 12 + 2 * 32);
+    assert!(levelgeom_xray::cform::sniff(&b));
+    assert_eq!(levelgeom_xray::kind(&b), Some(levelgeom_xray::Kind::Cform));
+    let (c, _) = levelgeom_xray::Cform::read(&b).unwrap();
+    assert_eq!(c.version, 3);
+    assert_eq!(c.to_bytes().unwrap(), b, "byte for byte");
+    assert_eq!(c.tris[1].material(), 70000);
+    assert_eq!(c.tris[1].sector(), 1);
+    assert!(!c.tris[0].suppress_shadows());
+    assert!(levelgeom_xray::check::cform(&c).is_empty());
+    // faces[1] starts at 36 + 48 + 32
+    assert_eq!(
+        levelgeom_xray::locate(&b, 36 + 48 + 32 + 5).as_deref(),
+        Some("faces[1]")
+    );
+    let mut scene = levelgeom_scene::Scene::default();
+    assert!(levelgeom_xray::collision::add_collision(&mut scene, &c).is_empty());
+    let root = scene.roots[0];
+    let names: Vec<&str> = scene.nodes[root]
+        .children
+        .iter()
+        .map(|&n| scene.nodes[n].name.as_str())
+        .collect();
+    assert_eq!(names, ["mat7_sec0", "mat70000_sec1"]);
+    // a version-4 triangle in a version-3 file is a write error naming the face
+    let mut bad = c.clone();
+    bad.tris[0].old = None;
+    let e = bad.to_bytes().unwrap_err();
+    assert_eq!(e.field, "faces[0]");
+}
