@@ -438,6 +438,22 @@ fn formats_choose_the_files_and_mirror_negates_z() {
     assert!(obj.v.iter().any(|v| near(v, mirrored, 1e-4)));
 }
 
+/// A faced tile with two (or more) colour sets and one with a single set, in tile order.
+fn colour_set_tiles(level: &Level) -> (usize, usize) {
+    let map = level.map().unwrap();
+    let trak = level.trak().unwrap();
+    let faced = |t: &usize| !trak.models[map.model_indices[*t] as usize].faces.is_empty();
+    let with = |n: &dyn Fn(usize) -> bool| {
+        (0..map.tiles.len())
+            .filter(faced)
+            .find(|&t| n(map.colours[t].layers.len()))
+    };
+    (
+        with(&|n| n >= 2).expect("the demo has a tile with two colour sets"),
+        with(&|n| n == 1).expect("the demo has a tile with one colour set"),
+    )
+}
+
 /// `--colour-set 1` writes the second colour set: a tile with two sets carries
 /// `min(1, byte / 128)` of set 1's bytes at its vertex 0; a tile with one set writes its
 /// first set, so every vertex line has a colour; a set no tile has is an error.
@@ -446,16 +462,7 @@ fn colour_set_option_picks_the_second_set() {
     let dir = tempfile::tempdir().unwrap();
     let (wad, level) = demo_wad(dir.path());
     let map = level.map().unwrap();
-    let trak = level.trak().unwrap();
-    let faced = |t: &usize| !trak.models[map.model_indices[*t] as usize].faces.is_empty();
-    let two = (0..map.tiles.len())
-        .filter(faced)
-        .find(|&t| map.colours[t].layers.len() >= 2)
-        .expect("the demo has a tile with two colour sets");
-    let one = (0..map.tiles.len())
-        .filter(faced)
-        .find(|&t| map.colours[t].layers.len() == 1)
-        .expect("the demo has a tile with one colour set");
+    let (two, one) = colour_set_tiles(&level);
     let out = dir.path().join("c");
     let o = export_ok(&[
         path_str(&wad),
@@ -544,16 +551,7 @@ fn glb_colours_are_linear_and_follow_the_colour_set_options() {
     let dir = tempfile::tempdir().unwrap();
     let (wad, level) = demo_wad(dir.path());
     let map = level.map().unwrap();
-    let trak = level.trak().unwrap();
-    let faced = |t: &usize| !trak.models[map.model_indices[*t] as usize].faces.is_empty();
-    let two = (0..map.tiles.len())
-        .filter(faced)
-        .find(|&t| map.colours[t].layers.len() >= 2)
-        .unwrap();
-    let one = (0..map.tiles.len())
-        .filter(faced)
-        .find(|&t| map.colours[t].layers.len() == 1)
-        .unwrap();
+    let (two, one) = colour_set_tiles(&level);
     let name = |t: usize| format!("tile_{t:04}_m{:03}", map.model_indices[t]);
     // the colour of vertex 0 of tile t in set `layer`, as the file must hold it
     let want = |t: usize, layer: usize| -> Vec<f32> {
