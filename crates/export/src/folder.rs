@@ -249,6 +249,14 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
     }
     let tex_map = renumber(&tex_keep);
 
+    let mut light_keep = vec![false; scene.lights.len()];
+    for (x, node) in scene.nodes.iter().enumerate() {
+        if let Some(l) = node.light.filter(|&l| keep[x] && l < light_keep.len()) {
+            light_keep[l] = true;
+        }
+    }
+    let light_map = renumber(&light_keep);
+
     let nodes = scene
         .nodes
         .iter()
@@ -257,6 +265,7 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
         .map(|(_, node)| {
             let mut node = node.clone();
             node.mesh = node.mesh.and_then(|m| mesh_map.get(m).copied().flatten());
+            node.light = node.light.and_then(|l| light_map.get(l).copied().flatten());
             node.children = node
                 .children
                 .iter()
@@ -296,7 +305,15 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
         .filter(|&(i, _)| tex_keep[i])
         .map(|(_, t)| t.clone())
         .collect();
+    let lights = scene
+        .lights
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| light_keep[i])
+        .map(|(_, l)| l.clone())
+        .collect();
     Scene {
+        lights,
         name: scene.name.clone(),
         meshes,
         materials,

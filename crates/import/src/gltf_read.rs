@@ -110,6 +110,8 @@ pub fn read_gltf(
             children: node.children().map(|c| c.index()).collect(),
             hidden,
             extras,
+            // lights are not geometry: an import keeps none
+            light: None,
         });
     }
     if skinned {

@@ -36,6 +36,8 @@ pub struct Scene {
     pub nodes: Vec<Node>,
     /// Top-level nodes in display order.
     pub roots: Vec<usize>,
+    /// Punctual lights; nodes place them with [`Node::light`] (glTF `KHR_lights_punctual`).
+    pub lights: Vec<Light>,
     /// Things the conversion noticed but could not represent (shown to the user as warnings).
     pub warnings: Vec<String>,
 }
@@ -212,6 +214,43 @@ pub struct Node {
     pub hidden: bool,
     /// Engine-specific facts kept as glTF `extras` (e.g. `("swap_state", "alternative")`).
     pub extras: Vec<(String, String)>,
+    /// Index into [`Scene::lights`]: the light this node places. As in glTF, a light shines
+    /// along the node's local −Z axis (spot and directional lights).
+    pub light: Option<usize>,
+}
+
+/// What kind of punctual light, as glTF `KHR_lights_punctual` names them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LightKind {
+    /// Shines in every direction from the node's origin.
+    Point,
+    /// A cone along local −Z; angles in radians from the axis, `0 ≤ inner < outer ≤ π/2`.
+    Spot {
+        /// Angle where the falloff starts.
+        inner_cone: f32,
+        /// Angle where the light ends.
+        outer_cone: f32,
+    },
+    /// Parallel rays along local −Z (the sun).
+    Directional,
+}
+
+/// A punctual light (glTF `KHR_lights_punctual`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Light {
+    /// Light name.
+    pub name: String,
+    /// Point, spot or directional.
+    pub kind: LightKind,
+    /// Linear RGB colour, each channel 0..=1 (the glTF convention; convert display values
+    /// with [`colour::srgb_to_linear`]).
+    pub color: [f32; 3],
+    /// Brightness: candela for point and spot lights, lux for directional ones (glTF units).
+    pub intensity: f32,
+    /// Distance where the light reaches zero; `None` = unlimited.
+    pub range: Option<f32>,
+    /// Engine-specific facts kept as glTF `extras` (the raw record's fields).
+    pub extras: Vec<(String, String)>,
 }
 
 /// The identity matrix, column-major.
@@ -228,6 +267,7 @@ impl Default for Node {
             children: Vec::new(),
             hidden: false,
             extras: Vec::new(),
+            light: None,
         }
     }
 }

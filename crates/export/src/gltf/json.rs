@@ -36,6 +36,8 @@ pub(crate) struct Root {
     pub asset: Asset,
     #[serde(rename = "extensionsUsed", skip_serializing_if = "Vec::is_empty")]
     pub extensions_used: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<RootExtensions>,
     pub scene: usize,
     pub scenes: Vec<SceneJ>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -83,8 +85,58 @@ pub(crate) struct NodeJ {
     pub children: Vec<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matrix: Option<[f32; 16]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<NodeExtensions>,
     #[serde(skip_serializing_if = "Ordered::is_empty")]
     pub extras: Ordered<serde_json::Value>,
+}
+
+/// Document-level extensions: the `KHR_lights_punctual` light list.
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct RootExtensions {
+    #[serde(rename = "KHR_lights_punctual")]
+    pub lights_punctual: LightList,
+}
+
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct LightList {
+    pub lights: Vec<LightJ>,
+}
+
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct LightJ {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub color: [f32; 3],
+    pub intensity: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spot: Option<SpotJ>,
+    #[serde(skip_serializing_if = "Ordered::is_empty")]
+    pub extras: Ordered<serde_json::Value>,
+}
+
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct SpotJ {
+    #[serde(rename = "innerConeAngle")]
+    pub inner_cone_angle: f32,
+    #[serde(rename = "outerConeAngle")]
+    pub outer_cone_angle: f32,
+}
+
+/// Node extensions: the light the node places.
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct NodeExtensions {
+    #[serde(rename = "KHR_lights_punctual")]
+    pub light: NodeLight,
+}
+
+#[derive(Debug, DeriveSerialize)]
+pub(crate) struct NodeLight {
+    pub light: usize,
 }
 
 #[derive(Debug, DeriveSerialize)]

@@ -39,7 +39,7 @@
 mod glb;
 mod json;
 
-use levelgeom_scene::{AlphaMode, Scene, TextureSource, IDENTITY};
+use levelgeom_scene::{AlphaMode, Light, LightKind, Scene, TextureSource, IDENTITY};
 
 use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Repairs};
 use crate::ExportError;
@@ -232,6 +232,61 @@ fn extras(
         }
     }
     Ordered(out)
+}
+
+/// One light as glTF JSON, or `None` (with a warning) when glTF cannot hold it: non-finite
+/// values, negative colour/intensity, a range ≤ 0, or spot angles outside 0 ≤ inner < outer ≤ π/2.
+fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
+    let finite = l
+        .color
+        .iter()
+        .chain([&l.intensity])
+        .all(|v| v.is_finite() && *v >= 0.0);
+    if !finite {
+        rep.warn(format!(
+            "{label}: colour or intensity not finite and ≥ 0; left out"
+        ));
+        return None;
+    }
+    if l.range.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        rep.warn(format!("{label}: range {:?} not > 0; left out", l.range));
+        return None;
+    }
+    let (kind, spot) = match l.kind {
+        LightKind::Point => ("point", None),
+        LightKind::Directional => ("directional", None),
+        LightKind::Spot {
+            inner_cone,
+            outer_cone,
+        } => {
+            let ok = inner_cone >= 0.0
+                && inner_cone < outer_cone
+                && outer_cone <= std::f32::consts::FRAC_PI_2;
+            if !ok {
+                rep.warn(format!(
+                    "{label}: spot cone {inner_cone}..{outer_cone} not within 0 ≤ inner < outer ≤ π/2; left out"
+                ));
+                return None;
+            }
+            (
+                "spot",
+                Some(SpotJ {
+                    inner_cone_angle: inner_cone,
+                    outer_cone_angle: outer_cone,
+                }),
+            )
+        }
+    };
+    Some(LightJ {
+        name: l.name.clone(),
+        kind,
+        color: l.color,
+        intensity: l.intensity,
+        // glTF: directional lights have no range
+        range: if kind == "directional" { None } else { l.range },
+        spot,
+        extras: extras(&l.extras, label, rep),
+    })
 }
 
 /// The JSON text, the buffer and the warnings of one export.
@@ -469,6 +524,20 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             ));
         }
     }
+    // Lights (KHR_lights_punctual): only valid ones, renumbered; nodes naming an invalid or
+    // missing light get none.
+    let mut lights_j = Vec::new();
+    let mut light_map: Vec<Option<usize>> = Vec::with_capacity(scene.lights.len());
+    for (li, l) in scene.lights.iter().enumerate() {
+        let label = format!("light {li} {:?}", l.name);
+        match light_json(l, &label, &mut rep) {
+            Some(j) => {
+                light_map.push(Some(lights_j.len()));
+                lights_j.push(j);
+            }
+            None => light_map.push(None),
+        }
+    }
     let mut nodes = Vec::with_capacity(n);
     for (ni, (node, kids)) in scene.nodes.iter().zip(children).enumerate() {
         let label = format!("node {ni} {:?}", node.name);
@@ -481,6 +550,19 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             mesh: node_mesh[ni],
             children: kids,
             matrix: node_matrix[ni],
+            extensions: match node.light.map(|l| light_map.get(l).copied().flatten()) {
+                None => None,
+                Some(Some(light)) => Some(NodeExtensions {
+                    light: NodeLight { light },
+                }),
+                Some(None) => {
+                    rep.warn(format!(
+                        "{label}: light {:?} missing or invalid; left out",
+                        node.light
+                    ));
+                    None
+                }
+            },
             extras: ex,
         });
     }
@@ -537,11 +619,19 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             version: "2.0",
             generator: opts.generator.clone(),
         },
-        extensions_used: if any_unlit {
-            vec!["KHR_materials_unlit"]
-        } else {
-            Vec::new()
+        extensions_used: {
+            let mut used = Vec::new();
+            if any_unlit {
+                used.push("KHR_materials_unlit");
+            }
+            if !lights_j.is_empty() {
+                used.push("KHR_lights_punctual");
+            }
+            used
         },
+        extensions: (!lights_j.is_empty()).then_some(RootExtensions {
+            lights_punctual: LightList { lights: lights_j },
+        }),
         scene: 0,
         scenes: vec![SceneJ {
             name: scene.name.clone(),

@@ -182,3 +182,20 @@ fn assimp_loads_glb() {
     assert_eq!(info_line(&text, "Textures (embed.)"), Some("1"), "{text}");
     assert_eq!(info_line(&text, "Materials"), Some("2"), "{text}");
 }
+
+#[test]
+fn khronos_validator_accepts_lights() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("lights.glb");
+    std::fs::write(
+        &glb,
+        to_glb(&scene_with_lights(), &GltfOptions::default()).unwrap(),
+    )
+    .unwrap();
+    let Some((ok, text)) = validate(&[&glb]) else {
+        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        return;
+    };
+    assert!(ok, "{text}");
+    assert!(text.contains("lights.glb: 0 errors, 0 warnings"), "{text}");
+}

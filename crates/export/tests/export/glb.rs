@@ -620,3 +620,59 @@ fn vector_attributes_are_custom_vec4_floats_written_as_they_are() {
     );
     assert!(p.attr(0, 0, "COLOR_0").is_none());
 }
+
+#[test]
+fn lights_are_khr_lights_punctual_on_their_nodes() {
+    let (p, warnings) = export(&scene_with_lights());
+    assert_eq!(
+        p.json["extensionsUsed"],
+        json!(["KHR_materials_unlit", "KHR_lights_punctual"])
+    );
+    let lights = p.json["extensions"]["KHR_lights_punctual"]["lights"]
+        .as_array()
+        .unwrap();
+    // the invalid third light is left out with a warning, the others keep their order
+    assert_eq!(lights.len(), 2);
+    assert_eq!(lights[0]["type"], "point");
+    assert_eq!(lights[0]["color"], json!([1.0, 0.5, 0.25]));
+    assert_eq!(lights[0]["intensity"], json!(3.0));
+    assert_eq!(lights[0]["range"], json!(12.0));
+    assert_eq!(lights[0]["extras"]["record"], "0");
+    assert_eq!(lights[1]["type"], "spot");
+    assert_eq!(lights[1]["spot"]["innerConeAngle"], json!(0.25));
+    assert_eq!(lights[1]["spot"]["outerConeAngle"], json!(0.5));
+    assert!(lights[1].get("range").is_none());
+    let nodes = p.json["nodes"].as_array().unwrap();
+    let light_of = |name: &str| {
+        nodes.iter().find(|n| n["name"] == name).unwrap()["extensions"]["KHR_lights_punctual"]
+            ["light"]
+            .clone()
+    };
+    assert_eq!(light_of("a"), json!(0));
+    assert_eq!(light_of("torch"), json!(1));
+    assert_eq!(light_of("root"), Value::Null);
+    // the torch is a child of b, so it is placed by b's transform
+    let b = nodes.iter().position(|n| n["name"] == "b").unwrap();
+    let torch = nodes.iter().position(|n| n["name"] == "torch").unwrap();
+    assert!(nodes[b]["children"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(torch)));
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("\"bad\"") && w.contains("cone")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("\"root\"")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_scene_without_lights_names_no_light_extension() {
+    let (p, _) = export(&scene());
+    assert_eq!(p.json["extensionsUsed"], json!(["KHR_materials_unlit"]));
+    assert!(p.json.get("extensions").is_none());
+}

@@ -144,3 +144,48 @@ pub fn parse_glb(b: &[u8]) -> Parsed {
 pub fn flat<const N: usize>(v: &[[f32; N]]) -> Vec<f32> {
     v.iter().flatten().copied().collect()
 }
+
+/// [`scene`] plus three lights: a point light on node a, a spot light on a new child of b
+/// (so it inherits b's transform) and an invalid spot light (outer cone > π/2) on the root.
+pub fn scene_with_lights() -> Scene {
+    let mut s = scene();
+    s.lights.push(Light {
+        name: "lamp".into(),
+        kind: LightKind::Point,
+        color: [1.0, 0.5, 0.25],
+        intensity: 3.0,
+        range: Some(12.0),
+        extras: vec![("record".into(), "0".into())],
+    });
+    s.lights.push(Light {
+        name: "torch".into(),
+        kind: LightKind::Spot {
+            inner_cone: 0.25,
+            outer_cone: 0.5,
+        },
+        color: [0.0, 1.0, 0.0],
+        intensity: 1.0,
+        range: None,
+        extras: Vec::new(),
+    });
+    s.lights.push(Light {
+        name: "bad".into(),
+        kind: LightKind::Spot {
+            inner_cone: 0.0,
+            outer_cone: 2.0,
+        },
+        color: [1.0; 3],
+        intensity: 1.0,
+        range: None,
+        extras: Vec::new(),
+    });
+    s.nodes[NODE_A].light = Some(0);
+    let torch = s.add_node(Node {
+        name: "torch".into(),
+        light: Some(1),
+        ..Node::default()
+    });
+    s.nodes[NODE_B].children.push(torch);
+    s.nodes[ROOT].light = Some(2);
+    s
+}
