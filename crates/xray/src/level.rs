@@ -263,6 +263,29 @@ impl Level {
             .unwrap_or(&[])
     }
 
+    /// The sectors each visual belongs to: `out[v]` lists, in ascending order, every sector whose
+    /// root visual (`fsP_Root`) is `v` or has `v` below it in the visual hierarchy (children
+    /// of hierarchy visuals). A visual no sector reaches has an empty list. Out-of-range roots
+    /// and child indices are skipped (`check` reports them); cycles are walked once.
+    pub fn visual_sectors(&self) -> Vec<Vec<u16>> {
+        let visuals = self.visuals();
+        let mut out = vec![Vec::new(); visuals.len()];
+        for (si, s) in self.sectors().iter().enumerate() {
+            let Ok(si) = u16::try_from(si) else { break };
+            let Some(root) = s.value.root() else { continue };
+            let mut stack = vec![root as usize];
+            while let Some(v) = stack.pop() {
+                let Some(list) = out.get_mut(v) else { continue };
+                if list.last() == Some(&si) {
+                    continue;
+                }
+                list.push(si);
+                stack.extend(visuals[v].children().iter().map(|&c| c as usize));
+            }
+        }
+        out
+    }
+
     /// Sectors.
     pub fn sectors(&self) -> &[Framed<Sector>] {
         self.chunks

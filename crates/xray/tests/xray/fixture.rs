@@ -278,3 +278,17 @@ fn portal_light_and_glow_fields_match_a_hand_decode() {
     let s = l.sectors();
     assert_eq!(s[0].value.portals(), &[0]);
 }
+
+#[test]
+fn every_fixture_visual_is_in_exactly_one_sector() {
+    let l = Level::read(&read("level")).unwrap().0;
+    let sectors = l.visual_sectors();
+    assert_eq!(sectors.len(), 16);
+    // the sector roots themselves (2 and 15, see level_matches_the_readme_and_spec)
+    assert_eq!(sectors[2], vec![0]);
+    assert_eq!(sectors[15], vec![1]);
+    // xrLC puts every visual in exactly one sector's tree
+    for (v, s) in sectors.iter().enumerate() {
+        assert_eq!(s.len(), 1, "visual {v}: sectors {s:?}");
+    }
+}
