@@ -11,7 +11,9 @@
 //!   vertices and triangles, all kept);
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
-//!   [`scene`]: conversion to the engine-neutral scene for export (and [`resolve_textures`]);
+//!   [`scene`]: conversion to the engine-neutral scene for export (and [`resolve_textures`]),
+//!   with [`pivot`] (each visual's node at its centre), [`names`] (material names),
+//!   [`lights`] (lights and glows) and [`portals`];
 //!   [`generate`]: small self-consistent levels for tests.
 //!
 //! Every reader is byte-exact: parse, then write an unchanged model, gives the input bytes.
@@ -28,8 +30,12 @@ pub mod generate;
 pub mod geom;
 pub mod info;
 pub mod level;
+pub mod lights;
 pub mod lzhuf;
+pub mod names;
 pub mod ogf;
+pub mod pivot;
+pub mod portals;
 pub mod scene;
 pub mod sectors;
 pub mod shaders;
@@ -41,7 +47,7 @@ pub use files::{FilesError, LevelFiles, Opened};
 pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
-pub use scene::{resolve_textures, to_scene, SceneError, SceneOptions};
+pub use scene::{resolve_textures, to_scene, Only, SceneError, SceneOptions};
 
 use chunk::Context;
 use levelgeom_binary::{ReadError, Reader};

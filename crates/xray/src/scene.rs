@@ -1,14 +1,25 @@
 //! Conversion of a `level` + `level.geom` into the engine-neutral [`Scene`] for export.
 //!
 //! * One mesh per visual with geometry (GCONTAINER into `level.geom`); progressive visuals at
-//!   full detail (`sw[0]` of OGF_SWIDATA / the SWICONTAINER item).
+//!   full detail (`sw[0]` of OGF_SWIDATA / the SWICONTAINER item). Visuals drawing the same
+//!   range with the same shader share one mesh.
 //! * Trees (MT_TREE_ST/PM) that share one geometry range become one mesh in model space and one
-//!   node per visual carrying its OGF_TREEDEF2 matrix.
+//!   node per visual carrying its OGF_TREEDEF2 matrix (composed with the pivot).
 //! * Hierarchy and LOD visuals become nodes whose children are their OGF_CHILDREN_L visuals;
-//!   visuals nobody lists are roots. LOD billboards become meshes only with [`SceneOptions::lods`]
-//!   (their material double-sided: the 8 quads stand in the tree's axis).
-//! * Materials: one per shader-table entry used, named after the entry (`engine/tex0,tex1…`),
-//!   with the diffuse texture referenced by name (`<tex0 with '/'>.<ext>`).
+//!   visuals nobody lists are the children of the root `level`. LOD billboards become meshes
+//!   only with [`SceneOptions::lods`] (their material double-sided: the 8 quads stand in the
+//!   tree's axis).
+//! * Pivots ([`crate::pivot`]): each visual's node translation is at its own bounding-box
+//!   centre, its vertices relative to it; world positions are those of the level.
+//! * Extras of each visual's node: `visual` (index), `model_type`, `shader_id`, `shader` (the
+//!   entry's text, when the id is not 0) and `sector` (comma-separated sector indices, absent
+//!   when no sector reaches the visual).
+//! * Lights and glows ([`crate::lights`]) under `level` as the groups `lights`, `glows`;
+//!   portals ([`crate::portals`]) as a hidden root with [`SceneOptions::portals`].
+//! * Materials: one per shader-table entry used, named after its diffuse texture
+//!   ([`crate::names`]: at most 63 bytes, unique), with the diffuse texture referenced by name
+//!   (`<tex0 with '/'>.<ext>`); extras `engine_shader`, `texture_0`, `texture_1`, …, `shader`
+//!   (the whole entry, `engine/tex0,tex1…`) and `shader_id`.
 //! * Attributes: base UV → `uvs[0]`, lightmap UV → `uvs[1]`, the vertex "colour" — baked
 //!   light, not albedo — → the custom attribute `_LIGHT` (RGBA; with
 //!   [`SceneOptions::vertex_light`] `colors[0]` instead, for the baked look), hemi/sun → scalars
@@ -27,6 +38,7 @@ use crate::geom::{Geom, SlideWindow};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
 use crate::vertex::Vertices;
+use crate::{lights, names, pivot, portals};
 
 /// Choices for [`to_scene`].
 #[derive(Clone, Debug)]
@@ -45,6 +57,10 @@ pub struct SceneOptions {
     pub texture_extension: String,
     /// Prefix put before texture URIs (e.g. a relative path to gamedata/textures).
     pub texture_prefix: String,
+    /// Also add the portal polygons as a hidden root `portals` ([`crate::portals`]).
+    pub portals: bool,
+    /// Convert only one kind of visual ([`Only`]); lights and glows are then left out.
+    pub only: Option<Only>,
 }
 
 impl Default for SceneOptions {
@@ -56,6 +72,8 @@ impl Default for SceneOptions {
             collision: false,
             texture_extension: "dds".into(),
             texture_prefix: String::new(),
+            portals: false,
+            only: None,
         }
     }
 }
@@ -260,11 +278,64 @@ fn lod_primitive(v: &Visual) -> Option<Primitive> {
     Some(p)
 }
 
+/// Which kind of visual [`SceneOptions::only`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Only {
+    /// Static geometry: MT_NORMAL and MT_PROGRESSIVE visuals.
+    Static,
+    /// Trees: MT_TREE_ST and MT_TREE_PM visuals (the multiple-usage objects).
+    Trees,
+    /// LOD billboards (MT_LOD), as meshes whether or not [`SceneOptions::lods`] is set.
+    Lods,
+    /// No visual, light or glow: only the collision, which [`crate::LevelFiles::to_scene`] adds
+    /// when [`SceneOptions::collision`] is set (the CLI and `levelgeom-core` set it for this).
+    Collision,
+}
+
+impl Only {
+    /// Whether a visual of model type `t` is of this kind.
+    pub fn keeps(self, t: u8) -> bool {
+        match self {
+            Only::Static => matches!(t, model_type::NORMAL | model_type::PROGRESSIVE),
+            Only::Trees => matches!(t, model_type::TREE_ST | model_type::TREE_PM),
+            Only::Lods => t == model_type::LOD,
+            Only::Collision => false,
+        }
+    }
+}
+
+/// The centre of a LOD visual's billboard quads in glTF space (its pivot point).
+fn lod_centre(v: &Visual) -> Option<[f32; 3]> {
+    let pts: Vec<[f32; 3]> = v
+        .lod_quads()?
+        .iter()
+        .flat_map(|q| q.iter().map(|lv| mirror(lv.pos)))
+        .collect();
+    (!pts.is_empty()).then(|| pivot::centre(&pts))
+}
+
+/// The centre of a visual's OGF_HEADER box in glTF space, when the box is finite.
+fn header_centre(v: &Visual) -> Option<[f32; 3]> {
+    let h = v.header()?;
+    let pts = [mirror(h.bbox_min), mirror(h.bbox_max)];
+    pts.iter()
+        .flatten()
+        .all(|c| c.is_finite())
+        .then(|| pivot::centre(&pts))
+}
+
 /// Convert a level and its `level.geom` into a scene.
 ///
 /// Levels older than XRLC version 13 are refused ([`SceneError::Version`]). Game textures are
 /// [`TextureSource::Unresolved`] (`<prefix><name>.<ext>`); [`resolve_textures`] links the ones
 /// found in a textures folder.
+///
+/// The node tree: one root `level` holding the visuals no other visual lists (the sector roots),
+/// their OGF_CHILDREN_L visuals below them, then the group nodes `lights` ([`crate::lights`]) and
+/// `glows`; with [`SceneOptions::portals`] a hidden root `portals` ([`crate::portals`]). Nodes
+/// `0..n` are the `n` visuals in file order unless [`SceneOptions::only`] leaves some out. Each
+/// visual's node sits at its own pivot ([`crate::pivot`]) and carries the extras `visual`,
+/// `model_type`, `shader_id`, `shader` and `sector` (see the README's extras contract).
 pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene, SceneError> {
     if let Some(v) = level.header().map(|h| h.version).filter(|v| *v < 13) {
         return Err(SceneError::Version(v));
@@ -274,6 +345,9 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     let decoded: Vec<Vertices> = vbs.iter().map(|vb| vb.decode()).collect();
     let shaders = level.shaders().unwrap_or(&[]);
     let visuals = level.visuals();
+    let sectors = level.visual_sectors();
+    let material_names = names::material_names(shaders);
+    let only = opts.only;
     let mut scene = Scene {
         name: opts.name.clone(),
         ..Scene::default()
@@ -290,10 +364,7 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             return Some(m);
         }
         let entry = shaders.get(usize::from(sid))?;
-        let mut name = entry.text();
-        if scene.materials.iter().any(|m| m.name == name) {
-            name = format!("{name}#{sid}");
-        }
+        let name = material_names[usize::from(sid)].clone();
         let texture = entry.diffuse().map(|t| {
             let stem = t.replace('\\', "/");
             *texture_of.entry(stem.clone()).or_insert_with(|| {
@@ -310,6 +381,8 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         for (k, t) in entry.textures().iter().enumerate() {
             extras.push((format!("texture_{k}"), t.clone()));
         }
+        extras.push(("shader".to_string(), entry.text()));
+        extras.push(("shader_id".to_string(), sid.to_string()));
         scene.materials.push(Material {
             name,
             texture,
@@ -324,21 +397,34 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     type Drawn = (GContainer, Option<(u32, u16, u16)>, u16);
     let mut shared: HashMap<Drawn, usize> = HashMap::new();
     let mut node_of = Vec::with_capacity(visuals.len());
+    let mut point = Vec::with_capacity(visuals.len());
     for (i, v) in visuals.iter().enumerate() {
         let h = v.header();
         let t = v.model_type().unwrap_or(u8::MAX);
         let sid = h.map_or(0, |h| h.shader_id);
+        let build = only.is_none_or(|o| o.keeps(t));
         let mut node = Node {
             name: format!("visual_{i:04}_{}", model_type::name(t)),
             ..Node::default()
         };
+        node.extras.push(("visual".into(), i.to_string()));
         node.extras
             .push(("model_type".into(), model_type::name(t).into()));
+        node.extras.push(("shader_id".into(), sid.to_string()));
         if let Some(e) = shaders.get(usize::from(sid)).filter(|_| sid != 0) {
             node.extras.push(("shader".into(), e.text()));
         }
+        if let Some(s) = sectors.get(i).filter(|s| !s.is_empty()) {
+            let list: Vec<String> = s.iter().map(u16::to_string).collect();
+            node.extras.push(("sector".into(), list.join(",")));
+        }
         let is_tree = matches!(t, model_type::TREE_ST | model_type::TREE_PM);
-        if let Some(g) = v.gcontainer() {
+        point.push(if t == model_type::LOD {
+            lod_centre(v)
+        } else {
+            header_centre(v)
+        });
+        if let (Some(g), true) = (v.gcontainer(), build) {
             // Progressive visuals draw one window of their index range; sw[0] is full
             // detail. xrLC puts MT_PROGRESSIVE windows inline (OGF_SWIDATA) and MT_TREE_PM
             // ones in level.geom (OGF_SWICONTAINER), but a TREE_PM variant with inline
@@ -366,14 +452,10 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                 }
                 _ => None,
             };
-            // instances share a mesh when they draw the same range with the same material
+            // visuals share a mesh when they draw the same range with the same material
+            // (tree instances; the pivot is the same, being the range's own centre)
             let key = (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid);
-            let reuse = if is_tree {
-                shared.get(&key).copied()
-            } else {
-                None
-            };
-            let mesh = match reuse {
+            let mesh = match shared.get(&key).copied() {
                 Some(m) => Some(m),
                 None => {
                     let built = match (
@@ -393,9 +475,7 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                                 name: format!("mesh_{i:04}"),
                                 primitives: vec![prim],
                             });
-                            if is_tree {
-                                shared.insert(key, m);
-                            }
+                            shared.insert(key, m);
                             Some(m)
                         }
                         Err(why) => {
@@ -408,12 +488,12 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                 }
             };
             node.mesh = mesh;
-            if is_tree {
+            if is_tree && mesh.is_some() {
                 if let Some(td) = v.treedef() {
                     node.matrix = tree_matrix(&td.xform);
                 }
             }
-        } else if t == model_type::LOD && opts.lods {
+        } else if t == model_type::LOD && build && (opts.lods || only == Some(Only::Lods)) {
             if let Some(mut prim) = lod_primitive(v) {
                 prim.material = material(&mut scene, sid);
                 // billboards through the tree's axis, chosen by view direction: both sides
@@ -465,10 +545,46 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             scene.nodes[node_of[i]].children.push(cn);
         }
     }
-    scene.roots = (0..n)
-        .filter(|&i| parent[i].is_none())
-        .map(|i| node_of[i])
-        .collect();
+    pivot::place(&mut scene, &node_of, &parent, &point);
+
+    // --only: the visuals of the kind that got a mesh, and their ancestors as group nodes
+    let mut keep = vec![only.is_none(); n];
+    if only.is_some() {
+        for (i, &ni) in node_of.iter().enumerate() {
+            if scene.nodes[ni].mesh.is_some() {
+                let mut a = Some(i);
+                while let Some(x) = a {
+                    if std::mem::replace(&mut keep[x], true) {
+                        break;
+                    }
+                    a = parent[x];
+                }
+            }
+        }
+        compact(&mut scene, &keep);
+    }
+    let visual_roots: Vec<usize> = (0..n).filter(|&i| keep[i] && parent[i].is_none()).collect();
+    // node indices after compaction: kept visuals in order
+    let mut new_index = vec![usize::MAX; n];
+    for (k, i) in (0..n).filter(|&i| keep[i]).enumerate() {
+        new_index[i] = k;
+    }
+    if only != Some(Only::Collision) {
+        let mut children: Vec<usize> = visual_roots.iter().map(|&i| new_index[i]).collect();
+        if only.is_none() {
+            children.extend(lights::add_lights(&mut scene, level.lights()));
+            children.extend(lights::add_glows(&mut scene, level.glows(), shaders));
+        }
+        let root = scene.add_node(Node {
+            name: "level".into(),
+            children,
+            ..Node::default()
+        });
+        scene.roots.push(root);
+    }
+    if opts.portals {
+        portals::add_portals(&mut scene, level.portals());
+    }
     if !opts.vertex_light {
         // the baked light is not albedo: viewers multiply COLOR_0 into the base colour (black
         // where the light is 0), so it is kept as a custom attribute instead
@@ -484,6 +600,33 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         }
     }
     Ok(scene)
+}
+
+/// Keep only the visual nodes `keep[i]` (nodes `0..keep.len()` are the visuals, nothing else
+/// exists yet), renumbering children; meshes are untouched (left-out visuals built none).
+fn compact(scene: &mut Scene, keep: &[bool]) {
+    let mut map = vec![None; scene.nodes.len()];
+    let mut next = 0;
+    for (i, m) in map.iter_mut().enumerate() {
+        if keep.get(i).copied().unwrap_or(true) {
+            *m = Some(next);
+            next += 1;
+        }
+    }
+    let nodes = std::mem::take(&mut scene.nodes);
+    scene.nodes = nodes
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| map[*i].is_some())
+        .map(|(_, mut node)| {
+            node.children = node
+                .children
+                .iter()
+                .filter_map(|&c| map.get(c).copied().flatten())
+                .collect();
+            node
+        })
+        .collect();
 }
 
 /// Why a texture name is never looked up on disk: it could name a file outside the textures

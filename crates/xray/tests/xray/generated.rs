@@ -73,8 +73,9 @@ fn progressive_visuals_export_their_full_detail_window() {
             let apex = transform_point(&w[n], s.meshes[2].primitives[0].positions[4]);
             assert_eq!(apex, [off[0], off[1] + 2.0, -off[2]]);
         }
-        // hierarchy visual 4 is the only root
-        assert_eq!(s.roots, vec![4]);
+        // hierarchy visual 4 is the only visual under the root `level`
+        assert_eq!(s.nodes[s.roots[0]].name, "level");
+        assert_eq!(s.nodes[s.roots[0]].children, vec![4]);
         assert_eq!(s.nodes[4].children, vec![0, 1, 2, 3]);
     }
 }

@@ -122,7 +122,8 @@ fn normals_agree_with_ccw_winding_after_the_mirror() {
 #[test]
 fn trees_are_instanced_and_the_hierarchy_is_the_node_tree() {
     let (l, s) = fixture(false);
-    assert_eq!(s.nodes.len(), 16);
+    // 16 visuals, then `lights` with one light, `glows` with one glow, and the root `level`
+    assert_eq!(s.nodes.len(), 16 + 2 + 2 + 1);
     // 4 normal visuals + 1 shared tree geometry
     assert_eq!(s.meshes.len(), 5);
     let tree_nodes: Vec<_> = s
@@ -143,7 +144,8 @@ fn trees_are_instanced_and_the_hierarchy_is_the_node_tree() {
             + x[8] * (x[1] * x[6] - x[5] * x[2]);
         assert!(det > 0.0);
     }
-    // children lists become node children; the two sector roots (visuals 2 and 15) are roots
+    // children lists become node children; the two sector roots (visuals 2 and 15) are the
+    // visuals under the root `level`
     for (i, v) in l.visuals().iter().enumerate() {
         let kids: Vec<usize> = s.nodes[i]
             .children
@@ -153,13 +155,24 @@ fn trees_are_instanced_and_the_hierarchy_is_the_node_tree() {
         let want: Vec<usize> = v.children().iter().map(|&c| c as usize).collect();
         assert_eq!(kids, want, "visual {i}");
     }
-    let mut roots: Vec<usize> = s
-        .roots
+    assert_eq!(s.roots.len(), 1);
+    let level = &s.nodes[s.roots[0]];
+    assert_eq!(level.name, "level");
+    let mut roots: Vec<usize> = level
+        .children
         .iter()
+        .filter(|&&r| s.nodes[r].name.starts_with("visual_"))
         .map(|&r| visual_of(&s.nodes[r].name))
         .collect();
     roots.sort();
     assert_eq!(roots, vec![2, 15]);
+    let groups: Vec<&str> = level
+        .children
+        .iter()
+        .map(|&r| s.nodes[r].name.as_str())
+        .filter(|n| !n.starts_with("visual_"))
+        .collect();
+    assert_eq!(groups, ["lights", "glows"]);
 }
 
 #[test]
@@ -171,8 +184,24 @@ fn materials_and_attributes() {
         let p = &s.meshes[m].primitives[0];
         let sid = v.header().unwrap().shader_id as usize;
         let mat = &s.materials[p.material.unwrap()];
-        assert_eq!(mat.name, shaders[sid].text());
         let text = shaders[sid].text();
+        // named after the diffuse texture (`tex0` after the first `/`, up to a comma), with
+        // the whole entry in extras, and the lightmap export's keys unchanged
+        let tex0 = text.split_once('/').unwrap().1.split(',').next().unwrap();
+        assert_eq!(mat.name, tex0.replace('\\', "/"));
+        let extra = |k: &str| {
+            mat.extras
+                .iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(extra("shader"), Some(text.as_str()));
+        assert_eq!(extra("shader_id"), Some(sid.to_string().as_str()));
+        assert_eq!(extra("texture_0"), Some(tex0));
+        assert_eq!(
+            extra("engine_shader"),
+            Some(text.split_once('/').unwrap().0)
+        );
         let scalar = |n: &str| p.scalars.iter().any(|(k, _)| k == n);
         assert!(scalar("_HEMI"));
         if text.contains("lmap#") {
@@ -247,7 +276,9 @@ fn lods_are_optional_meshes() {
         assert_eq!(m.primitives[0].positions.len(), 32);
         assert_eq!(m.primitives[0].triangle_count(), 16);
         let mat = &with.materials[m.primitives[0].material.unwrap()];
-        assert_eq!(mat.name, "details\\lod/level_lods");
+        assert_eq!(mat.name, "level_lods");
+        let shader = mat.extras.iter().find(|(k, _)| k == "shader").unwrap();
+        assert_eq!(shader.1, "details\\lod/level_lods");
         assert!(mat.double_sided);
     }
 }
