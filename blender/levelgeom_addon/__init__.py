@@ -131,6 +131,11 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
         default="",
     )
     lods: BoolProperty(name="LOD billboards", default=False)
+    portals: BoolProperty(
+        name="Portals",
+        description="Also import the portal polygons between sectors (hidden collection)",
+        default=False,
+    )
 
     def execute(self, context):
         def body():
@@ -142,6 +147,8 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
                 args += ["--textures", bpy.path.abspath(self.textures)]
             if self.lods:
                 args.append("--lods")
+            if self.portals:
+                args.append("--portals")
             return _import_level(self, context, path, args, "xray")
 
         return _run_guarded(self, context, body)

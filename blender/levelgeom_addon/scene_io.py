@@ -7,17 +7,25 @@ import re
 
 import bpy
 
-# the collections, by role; collision and swap are hidden at first (the game does not draw them)
+# the collections, by role; collision, swap and portals are hidden at first (the game does not
+# draw them)
 COLLECTION_NAMES = {
     "level": "levelgeom level",
     "collision": "levelgeom collision",
     "swap": "levelgeom swap",
     "objects": "levelgeom objects",
+    "portals": "levelgeom portals",
 }
-HIDDEN_ROLES = ("collision", "swap")
+HIDDEN_ROLES = ("collision", "swap", "portals")
 # which file of an export holds which role (anything else goes to the level collection)
-ROLE_BY_FILE = {"level": "level", "collision": "collision", "swap": "swap", "objects": "objects"}
-FILE_ORDER = ("level", "collision", "swap", "objects")
+ROLE_BY_FILE = {
+    "level": "level",
+    "collision": "collision",
+    "swap": "swap",
+    "objects": "objects",
+    "portals": "portals",
+}
+FILE_ORDER = ("level", "collision", "swap", "objects", "portals")
 
 _SUFFIX = re.compile(r"\.\d{3}$")
 

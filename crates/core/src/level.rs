@@ -191,7 +191,9 @@ impl LevelFile {
         let mut scene = match &self.content {
             Content::Wad(l) => {
                 if opts.xray.is_some() {
-                    return Err(does_not_apply("--textures and --lods (X-Ray options)"));
+                    return Err(does_not_apply(
+                        "--textures, --lods, --portals and --only (X-Ray options)",
+                    ));
                 }
                 let mut wad_opts = opts.wad.clone().unwrap_or_default();
                 wad_opts.collision |= opts.collision;
@@ -225,7 +227,9 @@ impl LevelFile {
                     name: String::new(),
                     lods: x.lods,
                     vertex_light: x.vertex_light,
-                    collision: opts.collision,
+                    collision: opts.collision || x.only == Some(crate::XrayOnly::Collision),
+                    portals: x.portals,
+                    only: x.only,
                     ..levelgeom_xray::SceneOptions::default()
                 };
                 f.to_scene(&so).map_err(|e| match e {

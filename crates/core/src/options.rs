@@ -9,6 +9,9 @@ use std::path::PathBuf;
 /// WAD options of [`EngineOptions`] (the engine's own scene options).
 pub type WadOptions = levelgeom_wad::scene::SceneOptions;
 
+/// Which kind of X-Ray visual `--only` exports (`static`, `trees`, `lods`, `collision`).
+pub type XrayOnly = levelgeom_xray::Only;
+
 /// X-Ray options of [`EngineOptions`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XrayOptions {
@@ -19,6 +22,12 @@ pub struct XrayOptions {
     /// Folder of game textures (`gamedata/textures`) to resolve texture names against
     /// (`--textures`).
     pub textures: Option<PathBuf>,
+    /// Also export the portal polygons (`--portals`): a hidden root `portals`, its own files
+    /// `portals.glb` / `portals.obj`.
+    pub portals: bool,
+    /// Export one kind only (`--only`): static geometry, trees, LOD billboards or the collision
+    /// (which then needs no `--collision`); lights and glows are left out.
+    pub only: Option<XrayOnly>,
 }
 
 /// What to convert: `collision` for every engine that has collision, and engine-specific

@@ -6,14 +6,16 @@
 //!
 //! | file | when | contents |
 //! |------|------|----------|
-//! | `level.glb` | [`FolderOptions::gltf`] | the root named `level` (else every visible root but `collision`, `swap`, `objects`), every texture embedded |
+//! | `level.glb` | [`FolderOptions::gltf`] | the root named `level` (else every visible root but `collision`, `swap`, `objects`, `portals`; not written when there is none of those but a named root), every texture embedded |
 //! | `collision.glb` | gltf, a root named `collision` | that tree (still marked hidden), the textures it uses |
 //! | `swap.glb` | gltf, a root named `swap` | that tree (the alternative states of swap tiles) |
 //! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
+//! | `portals.glb` | gltf, a root named `portals` | that tree (X-Ray portal polygons, still marked hidden) |
 //! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
 //! | `swap.obj`, `swap.mtl` | obj, a root named `swap` | that tree |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
+//! | `portals.obj`, `portals.mtl` | obj, a root named `portals` | that tree, one `g` group per node |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
 //! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
@@ -330,10 +332,15 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
 /// Files in memory: `(name inside the output folder, bytes)`, in the order they are reported.
 type Files = Vec<(String, Vec<u8>)>;
 
+/// The file stems that hold one named root each, besides `level`.
+const NAMED: [&str; 4] = ["collision", "swap", "objects", "portals"];
+
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
-/// it), then `collision`, `swap`, `objects` when the scene has them.
+/// it), then `collision`, `swap`, `objects`, `portals` when the scene has them. `level` is left
+/// out when the scene has no root named `level` and no other visible root, but a named one
+/// (e.g. an X-Ray `--only collision` export: no empty `level.glb`).
 fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
-    let named = ["collision", "swap", "objects"].map(|n| root_index(scene, n));
+    let named = NAMED.map(|n| root_index(scene, n));
     let level_roots = match root_index(scene, "level") {
         Some(r) => Some(vec![r]),
         None if named.iter().all(Option::is_none) => None,
@@ -348,8 +355,11 @@ fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
                 .collect(),
         ),
     };
-    let mut out = vec![("level", level_roots)];
-    for (stem, root) in ["collision", "swap", "objects"].into_iter().zip(named) {
+    let mut out = Vec::new();
+    if level_roots.as_ref().is_none_or(|r| !r.is_empty()) {
+        out.push(("level", level_roots));
+    }
+    for (stem, root) in NAMED.into_iter().zip(named) {
         if let Some(r) = root {
             out.push((stem, Some(vec![r])));
         }
@@ -417,7 +427,7 @@ fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), F
                     roots,
                     mtl_file: format!("{stem}.mtl"),
                     colour_set: opts.colour_set,
-                    groups: stem == "collision",
+                    groups: stem == "collision" || stem == "portals",
                 },
             );
             warnings.extend(o.warnings.iter().map(|w| format!("{stem}.obj: {w}")));

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use levelgeom_core::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
+use levelgeom_core::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions};
 
 use crate::report;
 
@@ -16,6 +16,19 @@ pub enum ExportFormat {
     Obj,
     /// Both.
     All,
+}
+
+/// Which one kind of X-Ray visual `--only` exports.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnlyKind {
+    /// Static geometry (MT_NORMAL and MT_PROGRESSIVE visuals).
+    Static,
+    /// Trees (MT_TREE_ST and MT_TREE_PM visuals).
+    Trees,
+    /// LOD billboards.
+    Lods,
+    /// Only the collision (level.cform).
+    Collision,
 }
 
 /// Arguments of `export`.
@@ -71,6 +84,14 @@ pub struct Args {
     /// texture by viewers) instead of the custom attribute _LIGHT.
     #[arg(long)]
     pub vertex_light: bool,
+    /// X-Ray: also export the portal polygons into portals.glb / portals.obj (hidden), with
+    /// sector_front / sector_back in extras.
+    #[arg(long)]
+    pub portals: bool,
+    /// X-Ray: export one kind only (hierarchy nodes above it kept as groups; no lights or
+    /// glows): static geometry, trees, LOD billboards, or the collision alone.
+    #[arg(long, value_enum)]
+    pub only: Option<OnlyKind>,
 }
 
 impl Args {
@@ -80,12 +101,23 @@ impl Args {
             collision: false,
             objects: self.objects,
         });
-        let xray =
-            (self.textures.is_some() || self.lods || self.vertex_light).then(|| XrayOptions {
-                lods: self.lods,
-                vertex_light: self.vertex_light,
-                textures: self.textures.clone(),
-            });
+        let xray = (self.textures.is_some()
+            || self.lods
+            || self.vertex_light
+            || self.portals
+            || self.only.is_some())
+        .then(|| XrayOptions {
+            lods: self.lods,
+            vertex_light: self.vertex_light,
+            textures: self.textures.clone(),
+            portals: self.portals,
+            only: self.only.map(|o| match o {
+                OnlyKind::Static => XrayOnly::Static,
+                OnlyKind::Trees => XrayOnly::Trees,
+                OnlyKind::Lods => XrayOnly::Lods,
+                OnlyKind::Collision => XrayOnly::Collision,
+            }),
+        });
         ExportOptions {
             formats: Formats {
                 gltf: matches!(self.format, ExportFormat::Gltf | ExportFormat::All),

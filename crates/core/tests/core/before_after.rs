@@ -5,7 +5,10 @@
 //! the sRGB curve), one GLB and one OBJ per root (`level`, `collision`, `swap`, `objects`),
 //! `level.glb` holding only the level tree — and were last regenerated for that change ("Exports
 //! that look right in Blender"); a change of the output must be deliberate and regenerate
-//! them. `info --json` keeps every key and value it had when the CLI still held the engine glue
+//! them. The X-Ray fixture's three files were regenerated on purpose for X-Ray pivots and
+//! material names (each visual's node at its own centre, `level` root with `lights` and
+//! `glows`, materials named after their texture, new node and material extras); the WAD
+//! hashes were not touched. `info --json` keeps every key and value it had when the CLI still held the engine glue
 //! (new keys may be added; the X-Ray chunk list changed on purpose).
 
 use std::collections::BTreeMap;
