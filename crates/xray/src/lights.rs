@@ -100,7 +100,8 @@ fn matrix(m: DMat4) -> [f32; 16] {
 
 fn translation(p: [f32; 3]) -> DVec3 {
     let p = mirror(p);
-    let v = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+    // `+ 0.0` turns the mirror's −0.0 into 0.0
+    let v = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2])) + DVec3::ZERO;
     if v.is_finite() {
         v
     } else {

@@ -7,6 +7,7 @@ mod corrupt;
 mod fixture;
 mod generated;
 mod independent;
+mod objects;
 mod pivots;
 mod rules;
 mod scene;
