@@ -1,0 +1,108 @@
+"""Independent check of X-Ray pivots, lights and glows through Blender's own glTF importer.
+
+Run (Blender 3.4+, headless), after `levelgeom export FIXTURE OUT --lods --portals`:
+
+    blender -b --factory-startup -noaudio --python-exit-code 1 \
+        --python tools/blender/xray_objects_check.py -- OUT/level.glb \
+        crates/xray/tests/data/before/world_triangles.txt
+
+It imports level.glb with the plain glTF importer and checks, in Blender's Z-up space converted
+back to glTF (x, y, z) = (X, Z, -Y):
+  * every visual's mesh object has its world vertices where the conversion put them before
+    pivots existed (the recorded baseline, within 1e-5), and its origin is the centre of its
+    world bounding box for static visuals (MT_NORMAL) and LOD billboards;
+  * custom properties `visual`, `model_type`, `shader_id`, `sector` arrived from the extras;
+  * the fixture's sun is a SUN lamp shining along the record's direction (X-Ray (x, y, z) is
+    Blender (x, z, y)), the glow an empty at the record's position with its radius;
+  * material names fit Blender's 63 bytes.
+Prints one line per check and `xray_objects_check: PASS` or exits 1.
+"""
+import sys
+
+import bpy
+import mathutils
+
+try:
+    import numpy
+
+    if not hasattr(numpy, "bool"):
+        numpy.bool = bool
+except ImportError:
+    pass
+
+argv = sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:]
+glb, baseline = argv[0], argv[1]
+failures = []
+
+
+def check(cond, what):
+    print(("  ok   " if cond else "  FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def to_gltf(v):
+    return (v[0], v[2], -v[1])
+
+
+before = {}
+for line in open(baseline):
+    f = line.split()
+    if f[0] != "fixture":
+        continue
+    v = [float(x) for x in f[3:]]
+    before.setdefault(f[1], []).append([tuple(v[3 * k : 3 * k + 3]) for k in range(3)])
+
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=glb)
+obs = {o.name: o for o in bpy.data.objects}
+
+worst = 0.0
+for name, tris in sorted(before.items()):
+    ob = obs.get(name)
+    check(ob is not None and ob.type == "MESH", f"{name}: a mesh object")
+    if ob is None:
+        continue
+    m = ob.matrix_world
+    got = sorted(to_gltf(m @ v.co) for v in ob.data.vertices)
+    want = sorted({v for t in tris for v in t})
+    # the importer may merge or split vertices: compare both ways by nearest neighbour
+    def nearest(p, pts):
+        return min(max(abs(p[k] - q[k]) for k in range(3)) for q in pts)
+
+    d = max(max(nearest(p, want) for p in got), max(nearest(q, got) for q in want))
+    worst = max(worst, d)
+    check(d <= 1e-5, f"{name}: world vertices as before pivots (max {d:.2e})")
+    if name.endswith("_normal") or name.endswith("_lod"):
+        lo = [min(p[k] for p in got) for k in range(3)]
+        hi = [max(p[k] for p in got) for k in range(3)]
+        c = [(lo[k] + hi[k]) / 2 for k in range(3)]
+        o = to_gltf(m.translation)
+        e = max(abs(o[k] - c[k]) for k in range(3))
+        check(e <= 1e-5, f"{name}: origin at its box centre (off by {e:.2e})")
+    for key in ("visual", "model_type", "shader_id", "sector"):
+        check(key in ob.keys(), f"{name}: custom property {key}")
+    check(ob.get("visual") == str(int(name[7:11])), f"{name}: visual = {ob.get('visual')}")
+print(f"worst vertex distance {worst:.2e}")
+
+sun = [o for o in bpy.data.objects if o.type == "LIGHT" and o.data.type == "SUN"]
+check(len(sun) == 1, "one SUN lamp")
+if sun:
+    d = sun[0].matrix_world.to_3x3() @ mathutils.Vector((0, 0, -1))
+    x = (0.84031385, -0.42261827, 0.33950904)  # the fixture record, X-Ray space
+    n = sum(c * c for c in x) ** 0.5
+    want = mathutils.Vector((x[0] / n, x[2] / n, x[1] / n))  # Blender (x, z, y)
+    check((d.normalized() - want).length < 1e-5, f"sun shines along {tuple(d)}")
+glow = obs.get("glow_000")
+check(glow is not None and glow.type == "EMPTY", "glow_000 is an empty")
+if glow:
+    p = glow.matrix_world.translation
+    # the record's X-Ray (2.7498264, 0.24468422, -3.1375268) → Blender (x, z, y)
+    want = (2.7498264, -3.1375268, 0.24468422)
+    check(max(abs(p[k] - want[k]) for k in range(3)) < 1e-5, f"glow at {tuple(p)}")
+    check(glow.get("radius") == "0.5", "glow radius 0.5")
+for mat in bpy.data.materials:
+    check(len(mat.name.encode()) <= 63, f"material {mat.name!r} ≤ 63 bytes")
+
+print("xray_objects_check: " + ("FAIL" if failures else "PASS"))
+sys.exit(1 if failures else 0)
