@@ -122,10 +122,11 @@ pub fn light(index: usize, r: &LightRecord) -> (Light, Option<String>) {
     let (kind, intensity) = match r.light_type {
         D3D_DIRECTIONAL => (LightKind::Directional, b),
         D3D_SPOT => {
-            let half = |a: f32| if a.is_finite() { a / 2.0 } else { f32::NAN };
-            let outer = half(r.phi).min(std::f32::consts::FRAC_PI_2);
+            // (checked before `min`, which would turn a NaN into the other operand)
+            let outer = r.phi / 2.0;
             if outer.is_finite() && outer > 0.0 {
-                let inner = half(r.theta);
+                let outer = outer.min(std::f32::consts::FRAC_PI_2);
+                let inner = r.theta / 2.0;
                 let inner = if inner.is_finite() {
                     inner.max(0.0)
                 } else {

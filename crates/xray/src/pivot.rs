@@ -7,6 +7,7 @@
 //! 1. every mesh is moved by the centre `c` of its own positions' bounding box (computed in
 //!    `f64`, rounded once to `f32`): vertices `p − c`, so that the mesh's box is centred on its
 //!    origin. A mesh shared by several nodes (instances of one GCONTAINER range) is moved once;
+//!    a box reaching past [`FAR`] (garbage coordinates) keeps the origin;
 //! 2. a node with a mesh gets the world matrix `W = W₀ · T(c)`: for static visuals `T(c)`, the
 //!    box centre in world space; for trees `M · T(c)`, the model's centre carried by the tree's
 //!    matrix (translation `M·c`, rotation and scale those of `M`). A node without a mesh gets
@@ -22,8 +23,15 @@
 use glam::{DMat4, DVec3};
 use levelgeom_scene::{Scene, IDENTITY};
 
+/// Boxes reaching farther than this from the origin (in any coordinate) keep their pivot at the
+/// origin: such coordinates are garbage (X-Ray levels span a few kilometres), and a pivot out
+/// there would cost the sane vertices of the same mesh, or the children of a hierarchy whose
+/// header box is garbage, their precision (`c + (p − c)` would round `p` away).
+pub const FAR: f64 = 1.0e7;
+
 /// The centre of the bounding box of `positions` (computed in `f64`, rounded to `f32`), ignoring
-/// non-finite coordinates; the origin for no (finite) positions.
+/// non-finite coordinates; the origin for no (finite) positions and for a box reaching past
+/// [`FAR`].
 pub fn centre(positions: &[[f32; 3]]) -> [f32; 3] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
@@ -35,7 +43,7 @@ pub fn centre(positions: &[[f32; 3]]) -> [f32; 3] {
             }
         }
     }
-    if lo[0] > hi[0] {
+    if lo[0] > hi[0] || lo.iter().chain(&hi).any(|c| c.abs() > FAR) {
         return [0.0; 3];
     }
     [0, 1, 2].map(|k| ((lo[k] + hi[k]) / 2.0) as f32)
@@ -137,5 +145,11 @@ mod tests {
         assert_eq!(p[0], [-1.0, -2.0, -1.0]);
         assert_eq!(centre(&[]), [0.0; 3]);
         assert_eq!(centre(&[[f32::NAN, 0.0, 0.0], [1.0, 1.0, 1.0]]), [1.0; 3]);
+        // a garbage vertex far out keeps the pivot at the origin: the others stay exact
+        let mut q = vec![[1.0e30, 0.0, 0.0], [1.25, 2.5, -3.75]];
+        let c = centre(&q);
+        assert_eq!(c, [0.0; 3]);
+        recentre(&mut q, c);
+        assert_eq!(q[1], [1.25, 2.5, -3.75]);
     }
 }

@@ -137,6 +137,10 @@ fn generated_with_lights() -> (Level, Geom) {
         rec(1, [2.0, 1.0, 0.5, 1.0], 10.0, 0.0, 0.0),
         rec(2, [1.0, 1.0, 1.0, 1.0], 8.0, 0.5, 1.0),
         rec(9, [0.5, 0.5, 0.5, 1.0], -1.0, 0.0, 0.0),
+        // a spot whose cone is garbage, one wider than a hemisphere, a black light
+        rec(2, [1.0, 1.0, 1.0, 1.0], 4.0, 0.1, f32::NAN),
+        rec(2, [1.0, 1.0, 1.0, 1.0], 4.0, 5.0, 4.0),
+        rec(1, [0.0, -1.0, f32::INFINITY, 1.0], 4.0, 0.0, 0.0),
     ];
     l.chunks.insert(
         1,
@@ -149,7 +153,7 @@ fn generated_with_lights() -> (Level, Geom) {
 fn d3d_lights_map_to_punctual_lights_by_hand() {
     let (l, g) = generated_with_lights();
     let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
-    assert_eq!(s.lights.len(), 3);
+    assert_eq!(s.lights.len(), 6);
     // point: display (2, 1, 0.5) → linear by the sRGB curve; hue over the brightest channel,
     // brightness b = linear(2); intensity b·(range/2)² = 25·b candela
     let lin = |c: f64| ((c + 0.055) / 1.055).powf(2.4);
@@ -185,6 +189,24 @@ fn d3d_lights_map_to_punctual_lights_by_hand() {
         "{:?}",
         s.warnings
     );
+    // NaN φ: a point light with a warning; φ/2 = 2 > π/2: clamped, inner (2.5) below it;
+    // no usable channel: black, intensity 0 (glTF keeps it valid)
+    assert_eq!(s.lights[3].kind, LightKind::Point);
+    assert!(
+        s.warnings.iter().any(|w| w.contains("light 3")),
+        "{:?}",
+        s.warnings
+    );
+    let LightKind::Spot {
+        inner_cone,
+        outer_cone,
+    } = s.lights[4].kind
+    else {
+        panic!("{:?}", s.lights[4].kind)
+    };
+    assert_eq!(outer_cone, std::f32::consts::FRAC_PI_2);
+    assert!(inner_cone < outer_cone && inner_cone > 1.5);
+    assert_eq!((s.lights[5].color, s.lights[5].intensity), ([1.0; 3], 0.0));
     // placement: at the mirrored position (1, 2, −3); the spot shines down (−Z → −Y), the
     // point light is not rotated
     let w = s.world_matrices();
