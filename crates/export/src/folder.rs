@@ -10,10 +10,12 @@
 //! | `collision.glb` | gltf, a root named `collision` | that tree (still marked hidden), the textures it uses |
 //! | `swap.glb` | gltf, a root named `swap` | that tree (the alternative states of swap tiles) |
 //! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
+//! | `objects_catalogue.glb` | gltf, a root named `objects_catalogue` | that tree, the textures it uses |
 //! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
 //! | `swap.obj`, `swap.mtl` | obj, a root named `swap` | that tree |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
+//! | `objects_catalogue.obj`, `.mtl` | obj, a root named `objects_catalogue` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
 //! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
@@ -333,7 +335,7 @@ type Files = Vec<(String, Vec<u8>)>;
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
 /// it), then `collision`, `swap`, `objects` when the scene has them.
 fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
-    let named = ["collision", "swap", "objects"].map(|n| root_index(scene, n));
+    let named = ["collision", "swap", "objects", "objects_catalogue"].map(|n| root_index(scene, n));
     let level_roots = match root_index(scene, "level") {
         Some(r) => Some(vec![r]),
         None if named.iter().all(Option::is_none) => None,
@@ -349,7 +351,10 @@ fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
         ),
     };
     let mut out = vec![("level", level_roots)];
-    for (stem, root) in ["collision", "swap", "objects"].into_iter().zip(named) {
+    for (stem, root) in ["collision", "swap", "objects", "objects_catalogue"]
+        .into_iter()
+        .zip(named)
+    {
         if let Some(r) = root {
             out.push((stem, Some(vec![r])));
         }
