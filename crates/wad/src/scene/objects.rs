@@ -7,7 +7,7 @@
 //!   follows the loader `sub_42AC50`): `u16 rot[3]` (4096ths of a turn), `i32 pos[3]` (20.12
 //!   fixed point, game space), `u32` definition offset (STPC-relative: the loader makes it
 //!   `STPC base + offset`), eight `u32`, two `u16`. Our [`MapObject`] reads exactly these 58
-//!   bytes, and the generated and independent WADs round-trip. **[M]**: not yet seen in a real
+//!   bytes, and the generated and independent WADs round-trip. **\[M\]**: not yet seen in a real
 //!   file by us; every field is kept verbatim in the node's extras.
 //! * **Position**: game space is export space with z negated (MAP tile records B store
 //!   `−z·4096`; the independent generator stores objects the same way), so
@@ -23,7 +23,7 @@
 //!   `T(X, Y, Z) · R(a) · S(1, 1, −1)` (a reflection: glTF viewers and our OBJ writer reverse
 //!   the winding for it, so the game's front faces stay front faces).
 //! * **Mesh references** ([`mesh_references`], the `0x00B2` rule of ENG-RE's rebuild, bounded
-//!   the same way; **[M]**, the strat VM is only partly decoded): the definition window of an
+//!   the same way; **\[M\]**, the strat VM is only partly decoded): the definition window of an
 //!   object runs from its definition offset to the first of: 2048 bytes further, the next
 //!   larger definition offset of any object, the end of the STPC payload. At every byte
 //!   position `p` of the window with `p + 8 ≤ end` where the `u16` at `p` is `0x00B2`, the `u32`
