@@ -404,3 +404,43 @@ fn bad_replacements_are_refused_with_a_reason() {
     }
     refused(&["replace", s(&wad), s(&out)], "needs --strings");
 }
+
+/// SRPC speech lives in `Music/ENGLISH.CVS`: with `--cvs`, the entry's slice (the demo's one
+/// entry: offset 0, 0x800 bytes, rate code 2048 → 22050 Hz) is decoded; a file too short for the
+/// slice gives a warning and no WAV.
+#[test]
+fn speech_comes_from_the_cvs_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, _) = modder_wad(dir.path());
+    // 0x800 bytes = 128 blocks = 3584 samples of a 440 Hz sine, A = 16000
+    let sine: Vec<i16> = (0..3584)
+        .map(|k| {
+            (16000.0 * (std::f64::consts::TAU * 440.0 * f64::from(k) / 22050.0).sin()).round()
+                as i16
+        })
+        .collect();
+    let cvs = dir.path().join("ENGLISH.CVS");
+    let stream = levelgeom_wad::adpcm::encode(&sine, &Default::default());
+    assert_eq!(stream.len(), 0x800);
+    std::fs::write(&cvs, &stream).unwrap();
+    let out = dir.path().join("x");
+    ok(&["extract", s(&wad), s(&out), "--cvs", s(&cvs)]);
+    let (got, rate) = wav(&out.join("srpc_000.wav"));
+    assert_eq!((rate, got.len()), (22050, 3584));
+    assert!(snr_db(&got, &sine) >= 48.8);
+    let m = json(&out.join("manifest.json"));
+    let sp = item(&m, "speech", 0);
+    assert_eq!(
+        (sp["id"].as_u64(), sp["cvs_size"].as_u64()),
+        (Some(1), Some(0x800))
+    );
+    assert_eq!(sp["rate_hz"].as_f64(), Some(22050.0));
+
+    std::fs::write(&cvs, &stream[..100]).unwrap();
+    let o = ok(&["extract", s(&wad), s(&out), "--cvs", s(&cvs)]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("past the end of the CVS file"));
+    assert!(
+        !out.join("srpc_000.wav").exists(),
+        "the old output was replaced as a whole"
+    );
+}
