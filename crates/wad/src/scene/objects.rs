@@ -71,15 +71,34 @@ fn u32_at(b: &[u8], p: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(p..p + 4)?.try_into().ok()?))
 }
 
-/// Every `(position, operand)` of a `0x00B2` word in `stpc[start..end]` whose operand ends
-/// inside the window.
-fn operands(stpc: &[u8], start: usize, end: usize) -> Vec<(usize, u32)> {
-    let end = end.min(stpc.len());
-    (start..end.saturating_sub(7))
-        .filter(|&p| u16_at(stpc, p) == Some(MESH_OPCODE))
-        .filter_map(|p| Some((p, u32_at(stpc, p + 4)?)))
-        .collect()
+/// Where `0x00B2` words stand in a payload, found once, so that every window is a range query.
+struct Operands<'a> {
+    stpc: &'a [u8],
+    at: Vec<usize>,
 }
+
+impl<'a> Operands<'a> {
+    fn new(stpc: &'a [u8]) -> Operands<'a> {
+        let at = (0..stpc.len().saturating_sub(7))
+            .filter(|&p| u16_at(stpc, p) == Some(MESH_OPCODE))
+            .collect();
+        Operands { stpc, at }
+    }
+
+    /// Every `(position, operand)` of a `0x00B2` word in `[start, end)` whose operand ends
+    /// inside the window (`p + 8 ≤ end`).
+    fn within(&self, start: usize, end: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let lo = self.at.partition_point(|&p| p < start);
+        let hi = self.at.partition_point(|&p| p + 8 <= end);
+        self.at[lo..hi.max(lo)]
+            .iter()
+            .filter_map(|&p| Some((p, u32_at(self.stpc, p + 4)?)))
+    }
+}
+
+/// At most this many of an object's own operands are followed into other definitions (a
+/// bound against hostile files; ENG-RE's rule has none, real definitions have a few operands).
+pub const MAX_FOLLOWED: usize = 64;
 
 /// The STPC meshes each object's definition references (see the module docs for the rule),
 /// in the order the rule finds them: `stpc` is the STPC payload, `model_offsets` the offset of
@@ -94,6 +113,7 @@ pub fn mesh_references(
         .enumerate()
         .map(|(i, &o)| (o, i))
         .collect();
+    let ops = Operands::new(stpc);
     let mut defs: Vec<usize> = objects
         .iter()
         .map(|o| o.script_offset as usize)
@@ -103,8 +123,9 @@ pub fn mesh_references(
     defs.dedup();
     let window_end = |start: usize| {
         let mut end = stpc.len().min(start.saturating_add(DEFINITION_WINDOW));
-        if let Some(&next) = defs.iter().find(|&&d| d > start) {
-            end = end.min(next);
+        let next = defs.partition_point(|&d| d <= start);
+        if let Some(&d) = defs.get(next) {
+            end = end.min(d);
         }
         end
     };
@@ -112,10 +133,10 @@ pub fn mesh_references(
         .iter()
         .map(|o| {
             let start = o.script_offset as usize;
-            if start >= stpc.len() {
+            if start >= stpc.len() || model_at.is_empty() {
                 return Vec::new();
             }
-            let direct = operands(stpc, start, window_end(start));
+            let direct: Vec<(usize, u32)> = ops.within(start, window_end(start)).collect();
             // (position in the object's window, operand position, model offset, delegated)
             let mut found: Vec<(usize, usize, u32, bool)> = direct
                 .iter()
@@ -123,12 +144,13 @@ pub fn mesh_references(
                 .map(|&(p, t)| (p - start, p, t, false))
                 .collect();
             if found.is_empty() {
-                for &(p, t) in &direct {
+                let follow = direct
+                    .iter()
+                    .filter(|(_, t)| (*t as usize) < stpc.len())
+                    .take(MAX_FOLLOWED);
+                for &(p, t) in follow {
                     let t_at = t as usize;
-                    if model_at.contains_key(&t) || t_at >= stpc.len() {
-                        continue;
-                    }
-                    for (q, u) in operands(stpc, t_at, window_end(t_at)) {
+                    for (q, u) in ops.within(t_at, window_end(t_at)) {
                         if model_at.contains_key(&u) {
                             found.push((p - start, q, u, true));
                         }
@@ -280,8 +302,10 @@ pub(super) fn objects_in_place(
         let name = format!("map_object_{i:03}");
         let mut children = Vec::new();
         for r in refs {
+            let Some(model) = stpc.and_then(|s| s.models.get(r.model)) else {
+                continue;
+            };
             let mesh = *meshes.entry(r.model).or_insert_with(|| {
-                let model = &stpc.expect("references come from the STPC").models[r.model];
                 model_mesh(
                     scene,
                     looks,
