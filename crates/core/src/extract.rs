@@ -117,10 +117,7 @@ fn name_chunk(level: &Level) -> Option<&levelgeom_wad::name::Name> {
 type Extracted = (Vec<(String, Vec<u8>)>, Vec<Value>, Vec<String>);
 
 /// The extracted files in memory and the manifest.
-fn extract_files(
-    level: &Level,
-    opts: &ExtractOptions,
-) -> Result<Extracted> {
+fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut items = Vec::new();
     let mut warnings = Vec::new();

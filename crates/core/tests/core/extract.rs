@@ -1,0 +1,99 @@
+//! `extract` and `replace` on the independent WAD (written from the notes by
+//! `make_indep_wad.py`): its strings, name, sound and offsets against the Python expectations
+//! and against samples decoded by hand from its known ADPCM bytes.
+
+use levelgeom_core::{ExtractOptions, ReplaceOptions};
+use serde_json::Value;
+
+use crate::{indep_wad, workspace};
+
+fn expect() -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(workspace(
+            "crates/wad/tests/data/independent/indep.expect.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap()
+}
+
+fn payload_offset(e: &Value, tag: &str) -> u64 {
+    e["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tag"] == tag)
+        .unwrap()["payload_offset"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn the_independent_wad_extracts_what_its_generator_put_in() {
+    let e = expect();
+    let level = levelgeom_core::open(&indep_wad()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("x");
+    let r = level.extract(&out, &ExtractOptions::default()).unwrap();
+    let items = r.manifest["items"].as_array().unwrap();
+    let find = |k: &str| items.iter().find(|i| i["kind"] == k).unwrap();
+
+    // strings: the construction inputs, column by column, rows = 2 languages + voice id;
+    // offsets: after the 12-byte head and 6 lengths, the strings back to back with NULs
+    let st: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("strings.json")).unwrap()).unwrap();
+    let mut at = payload_offset(&e, "LGPC") + 12 + 4 * 6;
+    let list = st["strings"].as_array().unwrap();
+    assert_eq!(list.len(), 6);
+    for (k, s) in list.iter().enumerate() {
+        let (c, r) = (k / 3, k % 3);
+        assert_eq!(
+            (s["column"].as_u64(), s["row"].as_u64()),
+            (Some(c as u64), Some(r as u64))
+        );
+        assert_eq!(s["text"], e["lgpc"][c][r]);
+        assert_eq!(s["offset"].as_u64(), Some(at));
+        at += s["text"].as_str().unwrap().len() as u64 + 1;
+    }
+    // the name
+    assert_eq!(find("name")["text"], e["name"]);
+    assert_eq!(
+        find("name")["offset"].as_u64(),
+        Some(payload_offset(&e, "NAME") + 4)
+    );
+    // the sound: entry after the u32 count, ADPCM after type, size and the 20-byte header
+    let snd = find("sound");
+    let p = payload_offset(&e, "SMPC");
+    assert_eq!(snd["offset"].as_u64(), Some(p + 4));
+    assert_eq!(snd["adpcm_offset"].as_u64(), Some(p + 4 + 8 + 20));
+    assert_eq!(snd["header"]["sample_rate"], e["smpc"][0]["sample_rate"]);
+    assert_eq!(snd["samples"].as_u64(), Some(2 * 28));
+    // the bytes are (i·37 + 11) & 0xFF: block 0 has byte 0 = 0x0B (shift 11, filter 0: no
+    // prediction), so each sample is sign_extend(nibble) << 12 >> 11 = 2·nibble, low nibble
+    // first: 0x55 → 10, 10; 0x7A → −12, 14; …
+    let bytes: Vec<u8> = (0..32u32).map(|i| ((i * 37 + 11) & 0xFF) as u8).collect();
+    let want: Vec<i16> = bytes[2..16]
+        .iter()
+        .flat_map(|&b| [b & 0x0F, b >> 4])
+        .map(|n| 2 * (i16::from(n as i8) - if n >= 8 { 16 } else { 0 }))
+        .collect();
+    assert_eq!(&want[..4], &[10, 10, -12, 14]);
+    let wav = std::fs::read(out.join("smpc_000.wav")).unwrap();
+    let data: Vec<i16> = wav[44..]
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    assert_eq!(&wav[36..40], b"data");
+    assert_eq!(&data[..28], &want[..]);
+
+    // the independent file back in with the files just extracted: the same bytes
+    let back = level
+        .replace(&ReplaceOptions {
+            strings: Some(out.join("strings.json")),
+            sounds: vec![(0, out.join("smpc_000.wav"))],
+        })
+        .unwrap();
+    assert_eq!(back.bytes, std::fs::read(indep_wad()).unwrap());
+    assert!(back.strings_changed.is_empty() && back.sounds_changed.is_empty());
+    assert_eq!(back.sounds_unchanged, [0]);
+}
