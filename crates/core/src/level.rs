@@ -242,7 +242,9 @@ impl LevelFile {
             }
             Content::XrayLevel(f) => {
                 if opts.wad.is_some() {
-                    return Err(does_not_apply("--objects and --mirror-z (WAD options)"));
+                    return Err(does_not_apply(
+                        "--objects, --objects-catalogue and --mirror-z (WAD options)",
+                    ));
                 }
                 let x = opts.xray.clone().unwrap_or_default();
                 let so = levelgeom_xray::SceneOptions {

@@ -97,3 +97,86 @@ fn the_independent_wad_extracts_what_its_generator_put_in() {
     assert!(back.strings_changed.is_empty() && back.sounds_changed.is_empty());
     assert_eq!(back.sounds_unchanged, [0]);
 }
+
+/// Damaged WADs (deterministic byte flips and truncations of the independent WAD and the modder
+/// level) never panic in `extract`, `export --objects` (the 0x00B2 scan over damaged STPC and
+/// MAP objects) or an identity `replace`; a failed extract leaves no folder.
+#[test]
+fn damaged_wads_extract_export_objects_and_replace_without_panic() {
+    let (modder, _) = levelgeom_wad::generate::modder_level().unwrap();
+    let bases = [
+        std::fs::read(indep_wad()).unwrap(),
+        modder.to_bytes().unwrap(),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut opened = 0;
+    for case in 0..120usize {
+        let base = &bases[case % 2];
+        if case % 2 == 1 && case > 40 {
+            continue; // the big one is slow in debug builds: 20 cases are enough
+        }
+        let mut b = base.clone();
+        let mut x = (case as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..1 + case % 3 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = 4 + (x as usize) % (b.len() - 4);
+            b[at] ^= (x >> 32) as u8 | 1;
+        }
+        if case % 7 == 0 {
+            b.truncate(b.len() - (x as usize % 64));
+        }
+        let dir = tmp.path().join(format!("c{case}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("in.wad");
+        std::fs::write(&p, &b).unwrap();
+        let Ok(level) = levelgeom_core::open(&p) else {
+            continue;
+        };
+        opened += 1;
+        let out = dir.join("x");
+        if level.extract(&out, &ExtractOptions::default()).is_err() {
+            assert!(
+                !out.exists(),
+                "case {case}: a failed extract left its folder"
+            );
+            continue;
+        }
+        let opts = levelgeom_core::ExportOptions {
+            formats: levelgeom_core::Formats {
+                gltf: true,
+                obj: false,
+            },
+            engine: levelgeom_core::EngineOptions {
+                wad: Some(levelgeom_core::WadOptions {
+                    objects: true,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let _ = level.export(&dir.join("e"), &opts);
+        let sounds: Vec<(usize, std::path::PathBuf)> = std::fs::read_dir(&out)
+            .unwrap()
+            .filter_map(|e| {
+                let n = e.unwrap().file_name().to_string_lossy().into_owned();
+                let id = n
+                    .strip_prefix("smpc_")?
+                    .strip_suffix(".wav")?
+                    .parse()
+                    .ok()?;
+                Some((id, out.join(n)))
+            })
+            .collect();
+        let strings = out.join("strings.json");
+        if let Ok(r) = level.replace(&ReplaceOptions {
+            strings: strings.is_file().then_some(strings),
+            sounds,
+        }) {
+            assert_eq!(r.bytes, b, "case {case}: identity replace changed bytes");
+        }
+    }
+    assert!(opened > 20, "only {opened} damaged files opened");
+}
