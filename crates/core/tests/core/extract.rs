@@ -180,3 +180,48 @@ fn damaged_wads_extract_export_objects_and_replace_without_panic() {
     }
     assert!(opened > 20, "only {opened} damaged files opened");
 }
+
+/// A length change keeps the header's bias (here 0x800, as Croc 2 PSX files have) and the MAP
+/// quirk of `indep_map_plus4.wad` (MAP declared 4 bytes too large) stays as it was.
+#[test]
+fn replace_keeps_the_header_bias_and_the_map_quirk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plus4 = workspace("crates/wad/tests/data/independent/indep_map_plus4.wad");
+    let mut biased = std::fs::read(&plus4).unwrap();
+    let h = u32::from_le_bytes(biased[0..4].try_into().unwrap()) + 0x800;
+    biased[0..4].copy_from_slice(&h.to_le_bytes());
+    let p = tmp.path().join("biased.wad");
+    std::fs::write(&p, &biased).unwrap();
+    let level = levelgeom_core::open(&p).unwrap();
+    let out = tmp.path().join("x");
+    level.extract(&out, &ExtractOptions::default()).unwrap();
+    let mut st: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("strings.json")).unwrap())
+            .unwrap();
+    st["strings"][0]["text"] = Value::from("Hello again, Kuzco");
+    let sj = tmp.path().join("s.json");
+    std::fs::write(&sj, st.to_string()).unwrap();
+    let r = level
+        .replace(&ReplaceOptions {
+            strings: Some(sj),
+            ..ReplaceOptions::default()
+        })
+        .unwrap();
+    assert_eq!(r.strings_changed, [(0, 0)]);
+    let b = &r.bytes;
+    assert_eq!(b.len(), biased.len() + "Hello again, Kuzco".len() - "Hello Kuzco".len());
+    let h = u32::from_le_bytes(b[0..4].try_into().unwrap()) as usize;
+    assert_eq!(h, b.len() - 4 + 0x800, "bias 0x800 kept");
+    // MAP: same offset, same declared size (payload + 4), LGPC after it re-laid
+    let e = expect();
+    let map = e["chunks"].as_array().unwrap().iter().find(|c| c["tag"] == "MAP ").unwrap();
+    let at = map["offset"].as_u64().unwrap() as usize;
+    assert_eq!(&b[at..at + 4], b" PAM");
+    let declared = u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as u64;
+    assert_eq!(declared, map["size"].as_u64().unwrap() + 4);
+    let (lv, warnings) = levelgeom_wad::Level::read(b).unwrap();
+    assert!(warnings.iter().any(|w| w.to_string().contains("MAP")), "{warnings:?}");
+    let t = lv.lgpc().unwrap().table().unwrap();
+    assert_eq!(t[0][0], b"Hello again, Kuzco");
+    assert_eq!(t[1][1], b"Tira la leva");
+}
