@@ -196,8 +196,7 @@ fn replace_keeps_the_header_bias_and_the_map_quirk() {
     let out = tmp.path().join("x");
     level.extract(&out, &ExtractOptions::default()).unwrap();
     let mut st: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("strings.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("strings.json")).unwrap()).unwrap();
     st["strings"][0]["text"] = Value::from("Hello again, Kuzco");
     let sj = tmp.path().join("s.json");
     std::fs::write(&sj, st.to_string()).unwrap();
@@ -209,18 +208,29 @@ fn replace_keeps_the_header_bias_and_the_map_quirk() {
         .unwrap();
     assert_eq!(r.strings_changed, [(0, 0)]);
     let b = &r.bytes;
-    assert_eq!(b.len(), biased.len() + "Hello again, Kuzco".len() - "Hello Kuzco".len());
+    assert_eq!(
+        b.len(),
+        biased.len() + "Hello again, Kuzco".len() - "Hello Kuzco".len()
+    );
     let h = u32::from_le_bytes(b[0..4].try_into().unwrap()) as usize;
     assert_eq!(h, b.len() - 4 + 0x800, "bias 0x800 kept");
     // MAP: same offset, same declared size (payload + 4), LGPC after it re-laid
     let e = expect();
-    let map = e["chunks"].as_array().unwrap().iter().find(|c| c["tag"] == "MAP ").unwrap();
+    let map = e["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tag"] == "MAP ")
+        .unwrap();
     let at = map["offset"].as_u64().unwrap() as usize;
     assert_eq!(&b[at..at + 4], b" PAM");
     let declared = u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as u64;
     assert_eq!(declared, map["size"].as_u64().unwrap() + 4);
     let (lv, warnings) = levelgeom_wad::Level::read(b).unwrap();
-    assert!(warnings.iter().any(|w| w.to_string().contains("MAP")), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.to_string().contains("MAP")),
+        "{warnings:?}"
+    );
     let t = lv.lgpc().unwrap().table().unwrap();
     assert_eq!(t[0][0], b"Hello again, Kuzco");
     assert_eq!(t[1][1], b"Tira la leva");

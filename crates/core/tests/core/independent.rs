@@ -127,8 +127,10 @@ fn obj_objects(text: &str) -> Vec<(String, Vec<[f64; 3]>)> {
 /// MAP objects land where the independent reader (`check_wad.py --objects`, written from the
 /// notes and the ENG-RE rebuild's description before our object code was read) puts them:
 /// for the independent WAD (its two objects reference no mesh: markers centred on the
-/// position) and for the generated modder level (meshes referenced the `0x00B2` way, directly
-/// and through a shared block; every vertex where the reader's transform puts it).
+/// position), for `indep_objects.wad` (made by `make_indep_wad.py`: a mesh named by an
+/// unaligned operand, one through a shared block, one marker; also against the generator's
+/// own construction values) and for the generated modder level (meshes referenced directly and
+/// through a shared block); every vertex where the reader's transform puts it.
 #[test]
 fn objects_land_where_an_independent_reading_of_the_map_puts_them() {
     if !python() {
@@ -140,7 +142,12 @@ fn objects_land_where_an_independent_reading_of_the_map_puts_them() {
     let (level, _) = levelgeom_wad::generate::modder_level().unwrap();
     std::fs::write(&modder, level.to_bytes().unwrap()).unwrap();
     let mut meshes_seen = 0;
-    for (name, wad) in [("indep", crate::indep_wad()), ("modder", modder)] {
+    let indep_objects = workspace("crates/wad/tests/data/independent/indep_objects.wad");
+    for (name, wad) in [
+        ("indep", crate::indep_wad()),
+        ("indep_objects", indep_objects),
+        ("modder", modder),
+    ] {
         let o = Command::new("python3")
             .arg(workspace("tools/fixtures/check_wad.py"))
             .arg(&wad)
@@ -229,5 +236,49 @@ fn objects_land_where_an_independent_reading_of_the_map_puts_them() {
             "{name}: one OBJ object per mesh or marker"
         );
     }
-    assert_eq!(meshes_seen, 3, "crate twice and the delegated totem");
+    assert_eq!(
+        meshes_seen, 5,
+        "indep_objects: rigid direct and skinned delegated; modder: crate twice and the totem"
+    );
+
+    // indep_objects.wad against its generator's own construction values (Python, from the notes)
+    let expect: Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace(
+            "crates/wad/tests/data/independent/indep_objects.expect.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let objs = obj_objects(
+        &std::fs::read_to_string(tmp.path().join("indep_objects").join("objects.obj")).unwrap(),
+    );
+    for ob in expect["objects"].as_array().unwrap() {
+        let i = ob["index"].as_u64().unwrap();
+        for m in ob["meshes"].as_array().unwrap() {
+            let model = m["model"].as_u64().unwrap();
+            let (_, vs) = objs
+                .iter()
+                .find(|(n, _)| *n == format!("map_object_{i:03}_stpc_{model:03}"))
+                .unwrap();
+            let want = m["vertices_world"].as_array().unwrap();
+            for w in want {
+                let w: Vec<f64> = w
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect();
+                assert!(
+                    vs.iter()
+                        .any(|v| (0..3).all(|k| (v[k] - w[k]).abs() < 1e-5)),
+                    "{w:?}"
+                );
+            }
+        }
+        if ob["marker"] == Value::Bool(true) {
+            assert!(objs
+                .iter()
+                .any(|(n, _)| *n == format!("map_object_{i:03}_marker")));
+        }
+    }
 }
