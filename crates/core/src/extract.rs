@@ -59,6 +59,15 @@ pub fn latin1(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| char::from(b)).collect()
 }
 
+/// The rate a sound's WAV is written at: the CVG header's, or 22050 Hz where it says 0.
+pub fn wav_rate(header_rate: u32) -> u32 {
+    if header_rate == 0 {
+        22050
+    } else {
+        header_rate
+    }
+}
+
 /// A mono 16-bit WAV file.
 pub fn wav_bytes(samples: &[i16], rate: u32) -> std::result::Result<Vec<u8>, hound::Error> {
     let spec = hound::WavSpec {
@@ -149,14 +158,12 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
                 continue;
             };
             let samples = levelgeom_wad::adpcm::decode(&snd.adpcm);
-            let rate = if h.sample_rate == 0 {
+            let rate = wav_rate(h.sample_rate);
+            if h.sample_rate == 0 {
                 warnings.push(format!(
-                    "SMPC/sounds[{i}]: sample rate 0; the WAV says 22050 Hz"
+                    "SMPC/sounds[{i}]: sample rate 0; the WAV says {rate} Hz"
                 ));
-                22050
-            } else {
-                h.sample_rate
-            };
+            }
             let name = format!("smpc_{i:03}.wav");
             let wav = wav_bytes(&samples, rate).map_err(|e| Error::Unsupported {
                 file: name.clone(),

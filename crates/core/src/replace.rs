@@ -234,7 +234,7 @@ impl LevelFile {
                 let (samples, rate) = read_wav(wav)?;
                 if samples == levelgeom_wad::adpcm::decode(&snd.adpcm) {
                     // the same sound: its ADPCM stays (only a new rate is taken)
-                    if rate == h.sample_rate {
+                    if rate == crate::extract::wav_rate(h.sample_rate) {
                         report.sounds_unchanged.push(*id);
                     } else {
                         h.sample_rate = rate;
