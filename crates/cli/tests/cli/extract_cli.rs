@@ -444,3 +444,87 @@ fn speech_comes_from_the_cvs_file() {
         "the old output was replaced as a whole"
     );
 }
+
+/// `export --objects` of the modder level: the GLB nodes carry the MAP objects' positions,
+/// yaw and raw fields, level.glb the three lights as `KHR_lights_punctual`, `lights.json` the
+/// same in export space; both GLBs pass the Khronos validator (when installed).
+#[test]
+fn objects_and_lights_in_the_glb_files() {
+    use levelgeom_testkit::glb::Glb;
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, _) = modder_wad(dir.path());
+    let (_, facts) = generate::modder_level().unwrap();
+    let out = dir.path().join("e");
+    ok(&["export", s(&wad), s(&out), "--objects", "--format", "gltf"]);
+    let g = Glb::read(&out.join("objects.glb"));
+    assert_eq!(g.root_names(), ["objects"]);
+    // object 0: yaw 1024 (a quarter turn), local z negated: columns (0,0,1) (0,1,0) (1,0,0)
+    let n = g.node("map_object_000");
+    let m: Vec<f64> = n["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let want = [
+        0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 5.5, 1.0, -5.5, 1.0,
+    ];
+    for (a, b) in m.iter().zip(want) {
+        assert!((a - b).abs() < 1e-6, "{m:?}");
+    }
+    assert_eq!(n["extras"]["definition_offset"], facts.direct.to_string());
+    assert_eq!(n["extras"]["rot_y"], "1024");
+    assert_eq!(n["extras"]["pos_z"], (5.5f64 * 4096.0).to_string());
+    assert_eq!(
+        g.node("map_object_001")["extras"]["mesh_reference"],
+        "delegated"
+    );
+    assert!(g.node("map_object_002")["children"].is_array());
+    g.node("map_object_002_marker");
+    // the crate's one mesh, placed twice
+    let crate_mesh = |name: &str| g.node(name)["mesh"].as_u64().unwrap();
+    assert_eq!(
+        crate_mesh("map_object_000_stpc_000"),
+        crate_mesh("map_object_003_stpc_000")
+    );
+
+    let level = Glb::read(&out.join("level.glb"));
+    let lights = level.json["extensions"]["KHR_lights_punctual"]["lights"]
+        .as_array()
+        .unwrap();
+    let types: Vec<&str> = lights.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["directional", "point", "point"]);
+    assert_eq!(lights[1]["range"].as_f64(), Some(1.0));
+    let lj = json(&out.join("lights.json"));
+    let l1 = &lj["lights"][1];
+    assert_eq!(l1["position"], serde_json::json!([10.0, 2.0, -10.0]));
+    assert_eq!(l1["offset"].as_u64().map(|o| o > 0), Some(true));
+    let l2 = &lj["lights"][2];
+    assert_eq!(
+        (l2["type"].as_u64(), l2["kind"].as_str()),
+        (Some(4), Some("negative_point"))
+    );
+
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !node_ok || !tool.join("node_modules").is_dir() {
+        eprintln!("skipped: glTF validator not installed");
+        return;
+    }
+    for f in ["objects.glb", "level.glb"] {
+        let o = Command::new("node")
+            .arg(tool.join("validate.mjs"))
+            .arg("--strict")
+            .arg(out.join(f))
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && report.contains("0 errors, 0 warnings"),
+            "{f}: {report}"
+        );
+    }
+}
