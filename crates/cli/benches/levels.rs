@@ -84,6 +84,7 @@ fn wad() {
         mirror_z: false,
         collision: true,
         objects: true,
+        objects_catalogue: true,
     };
     let to_scene = best(|| wad_scene::to_scene(&level, &opts));
     t.row("to_scene (+collision, objects)", to_scene);

@@ -97,11 +97,12 @@ impl LevelFile {
         }
         let mut inputs = vec![self.path.clone()];
         inputs.extend(self.companions());
-        let extra_files = if opts.preview {
+        let mut extra_files = if opts.preview {
             crate::render::previews(&scene)?
         } else {
             Vec::new()
         };
+        extra_files.extend(self.engine_files(&opts.engine)?);
         let written = folder::write_folder(
             &scene,
             outdir,

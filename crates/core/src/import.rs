@@ -4,7 +4,8 @@
 //!
 //! # Which triangles
 //! * The render mesh is the mesh file's root named `level` (what our exporter writes), or,
-//!   when there is none, every visible root except `collision`, `swap` and `objects`. Swap
+//!   when there is none, every visible root except `collision`, `swap`, `objects`,
+//!   `objects_catalogue` and `portals`. Swap
 //!   alternatives (`…_swap` nodes, in our export the root `swap` and its own file) are left
 //!   out: import writes one state per tile.
 //! * Collision comes from `--collision C` (nodes or OBJ groups named `matNN_grpG` give the
@@ -135,10 +136,13 @@ fn render_triangles(scene: &Scene) -> Vec<Triangle> {
         Some(r) => world_triangles(scene, Some(r), false),
         None => {
             let skip = [
-                root(scene, "collision"),
-                root(scene, "swap"),
-                root(scene, "objects"),
-            ];
+                "collision",
+                "swap",
+                "objects",
+                "objects_catalogue",
+                "portals",
+            ]
+            .map(|n| root(scene, n));
             scene
                 .roots
                 .iter()

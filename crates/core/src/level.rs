@@ -174,6 +174,30 @@ impl LevelFile {
         }
     }
 
+    /// The files an export writes besides the scene's, by engine: for a WAD with a LGHT
+    /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]).
+    ///
+    /// # Errors
+    /// None today; the `Result` leaves room for files that can fail to encode.
+    pub fn engine_files(&self, opts: &EngineOptions) -> Result<Vec<(String, Vec<u8>)>> {
+        let Content::Wad(l) = &self.content else {
+            return Ok(Vec::new());
+        };
+        if l.lght().is_none() {
+            return Ok(Vec::new());
+        }
+        let wad_opts = opts.wad.clone().unwrap_or_default();
+        let lights = levelgeom_wad::scene::level_lights(l, &wad_opts);
+        let doc = serde_json::json!({
+            "space": "export: right-handed, +Y up, one unit per grid cell, cells at x in [0, W), z in (-H, 0]",
+            "mirror_z": wad_opts.mirror_z,
+            "lights": lights,
+        });
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        Ok(vec![("lights.json".into(), text.into_bytes())])
+    }
+
     /// Convert to the engine-neutral scene (warnings in [`Scene::warnings`], read warnings
     /// first). The scene is named after the file (WAD) or its folder (X-Ray).
     ///
@@ -220,7 +244,9 @@ impl LevelFile {
             }
             Content::XrayLevel(f) => {
                 if opts.wad.is_some() {
-                    return Err(does_not_apply("--objects and --mirror-z (WAD options)"));
+                    return Err(does_not_apply(
+                        "--objects, --objects-catalogue and --mirror-z (WAD options)",
+                    ));
                 }
                 let x = opts.xray.clone().unwrap_or_default();
                 let so = levelgeom_xray::SceneOptions {

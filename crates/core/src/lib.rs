@@ -15,6 +15,8 @@
 //! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
+//! | [`LevelFile::extract`] | a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest |
+//! | [`LevelFile::replace`] | edited strings and sounds back into a WAD, everything else byte for byte |
 //!
 //! [`batch`] works on whole installs: every level under folders found by content, verified
 //! (round trip and check) or exported in parallel, with a report.
@@ -35,14 +37,17 @@ use std::path::{Path, PathBuf};
 pub mod batch;
 mod error;
 mod export;
+pub mod extract;
 mod import;
 mod info;
 mod level;
 mod options;
 mod render;
+pub mod replace;
 
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
+pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
     ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind, SampleReport, Zones,
 };
@@ -51,6 +56,7 @@ pub use level::{CheckReport, LevelFile};
 pub use levelgeom_binary::{Limits, Problem, Severity, Warning};
 pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions};
 pub use render::{draw, Image, RenderOptions, View, PREVIEW_SIZE};
+pub use replace::{ReplaceOptions, ReplaceReport};
 
 use level::Content;
 

@@ -11,11 +11,13 @@
 //! | `swap.glb` | gltf, a root named `swap` | that tree (the alternative states of swap tiles) |
 //! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
 //! | `portals.glb` | gltf, a root named `portals` | that tree (X-Ray portal polygons, still marked hidden) |
+//! | `objects_catalogue.glb` | gltf, a root named `objects_catalogue` | that tree, the textures it uses |
 //! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
 //! | `swap.obj`, `swap.mtl` | obj, a root named `swap` | that tree |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
 //! | `portals.obj`, `portals.mtl` | obj, a root named `portals` | that tree, one `g` group per node |
+//! | `objects_catalogue.obj`, `.mtl` | obj, a root named `objects_catalogue` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
 //! | `.levelgeom-export.json` | always | the manifest: which files this export wrote |
@@ -333,10 +335,16 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
 type Files = Vec<(String, Vec<u8>)>;
 
 /// The file stems that hold one named root each, besides `level`.
-const NAMED: [&str; 4] = ["collision", "swap", "objects", "portals"];
+const NAMED: [&str; 5] = [
+    "collision",
+    "swap",
+    "objects",
+    "objects_catalogue",
+    "portals",
+];
 
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
-/// it), then `collision`, `swap`, `objects`, `portals` when the scene has them. `level` is left
+/// it), then `collision`, `swap`, `objects`, `objects_catalogue`, `portals` when the scene has them. `level` is left
 /// out when the scene has no root named `level` and no other visible root, but a named one
 /// (e.g. an X-Ray `--only collision` export: no empty `level.glb`).
 fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {

@@ -1138,3 +1138,137 @@ fn lght() -> Lght {
         ],
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The modder's level: the demo plus known objects with meshes, strings and a sound
+
+/// Where the definitions of [`modder_level`] stand in its STPC payload, and what they name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModderFacts {
+    /// Offset of each STPC model record in the payload (the crate, then the totem).
+    pub model_offsets: Vec<u32>,
+    /// Definition offsets: `direct` names the crate with one `0x00B2` operand; `delegating`
+    /// names only `shared`, whose own operand names the totem; `plain` names nothing.
+    pub direct: u32,
+    /// See `direct`.
+    pub delegating: u32,
+    /// See `direct`.
+    pub plain: u32,
+    /// See `direct` (a block before every object's definition, so in no object's window).
+    pub shared: u32,
+}
+
+/// The strings of [`modder_level`]'s LGPC: two strings in two languages and the voice ids.
+pub const MODDER_STRINGS: [[&str; 3]; 2] = [
+    ["Pull the lever!", "Zieh den Hebel!", "#101"],
+    ["Wrong lever!", "Falscher Hebel!", "#102"],
+];
+
+/// The sine of [`modder_level`]'s second sound: frequency, amplitude, sample rate, samples.
+pub const MODDER_SINE: (f64, f64, u32, usize) = (440.0, 16000.0, 22050, 28 * 100);
+
+/// The samples of [`MODDER_SINE`]: `round(A·sin(2π·f·n/rate))`.
+pub fn modder_sine() -> Vec<i16> {
+    let (f, a, rate, n) = MODDER_SINE;
+    (0..n)
+        .map(|k| a * (std::f64::consts::TAU * f * k as f64 / f64::from(rate)).sin())
+        .map(|v| v.round() as i16)
+        .collect()
+}
+
+/// The demo level ([`LevelSpec::demo`]) with what a modder extracts: four MAP objects whose
+/// definitions reference STPC meshes the `0x00B2` way (object 0: the crate directly, yaw
+/// 1024; object 1: the totem through a shared block, yaw 0; object 2: nothing, a marker;
+/// object 3: the crate again through object 0's definition, yaw 512), a third light (type 4),
+/// LGPC with [`MODDER_STRINGS`], and SMPC with a second sound, [`modder_sine`] encoded as PSX
+/// ADPCM. The demo itself ([`demo_level`]) is not changed.
+pub fn modder_level() -> Result<(Level, ModderFacts), WriteError> {
+    let mut level = generate(&LevelSpec::demo())?;
+    let stpc = level.stpc_mut().expect("the demo has STPC");
+    let (payload, model_offsets) = stpc.encode_with_model_offsets()?;
+    let base = payload.len() - stpc.rest.len();
+    let at = |k: usize| (base + stpc.rest.len() + k) as u32;
+    // each block: u16 opcode, u16 0, u32 operand (+ a plain word)
+    let word = |v: &mut Vec<u8>, lo: u16, hi: u16| {
+        v.extend_from_slice(&lo.to_le_bytes());
+        v.extend_from_slice(&hi.to_le_bytes());
+    };
+    let mut defs = Vec::new();
+    let shared = at(defs.len());
+    word(&mut defs, 0x00B2, 0);
+    defs.extend_from_slice(&model_offsets[1].to_le_bytes());
+    let direct = at(defs.len());
+    word(&mut defs, 0x0001, 0x0002);
+    word(&mut defs, 0x00B2, 0);
+    defs.extend_from_slice(&model_offsets[0].to_le_bytes());
+    let delegating = at(defs.len());
+    word(&mut defs, 0x00B2, 0);
+    defs.extend_from_slice(&shared.to_le_bytes());
+    let plain = at(defs.len());
+    word(&mut defs, 0x0003, 0x0000);
+    word(&mut defs, 0x0000, 0x0000);
+    stpc.rest.extend_from_slice(&defs);
+
+    let map = level.map_mut().expect("the demo has MAP");
+    let proto = map.objects[0];
+    let fx = |v: f32| (f64::from(v) * 4096.0).round() as i32;
+    let place = |def: u32, yaw: u16, x: f32, y: f32, z: f32| MapObject {
+        rot: [0, yaw, 0],
+        pos: [fx(x), fx(y), fx(-z)],
+        script_offset: def,
+        ..proto
+    };
+    map.objects = vec![
+        place(direct, 1024, 5.5, 1.0, -5.5),
+        place(delegating, 0, 6.25, 1.5, -4.75),
+        place(plain, 0, 7.0, 0.5, -6.0),
+        place(direct, 512, 4.5, 1.25, -6.5),
+    ];
+    if let Some(l) = level.lght_mut() {
+        l.lights.push(Light {
+            kind: 4,
+            rgb: [0x40, 0x20, 0x10],
+            body: LightBody::Five {
+                values: [6.0, 3.0, -6.0, 1.0, 5.0],
+                extra: 2,
+            },
+        });
+    }
+    if let Some(t) = level.lgpc_mut() {
+        let mut lengths = Vec::new();
+        let mut data = Vec::new();
+        for col in MODDER_STRINGS {
+            for s in col {
+                lengths.push(s.len() as u32 + 1);
+                data.extend_from_slice(s.as_bytes());
+                data.push(0);
+            }
+        }
+        *t = Lgpc {
+            rows_minus_one: 2,
+            cols: MODDER_STRINGS.len() as u32,
+            unused: 0,
+            lengths,
+            data,
+        };
+    }
+    let sine = crate::adpcm::encode(&modder_sine(), &crate::adpcm::BlockFlags::default());
+    for c in &mut level.chunks {
+        if let ChunkData::Smpc(s) = &mut c.data {
+            let mut snd = s.sounds[0].clone();
+            if let Some(h) = &mut snd.header {
+                h.audio_bytes = sine.len() as u32;
+            }
+            snd.adpcm = sine.clone();
+            s.sounds.push(snd);
+        }
+    }
+    let facts = ModderFacts {
+        model_offsets,
+        direct,
+        delegating,
+        plain,
+        shared,
+    };
+    Ok((level, facts))
+}

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod adpcm;
 pub mod ampc;
 pub mod author;
 pub mod check;

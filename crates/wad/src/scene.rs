@@ -10,7 +10,12 @@
 //! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B, extras `swap_state = alternative` (the tile's own node under `level` gets `primary`) |
 //! | `collision` (hidden) | – | with [`SceneOptions::collision`]: one child per (ground material, group) |
 //! | `matNN_grpG` | yes | every collision polygon of material `NN` (decimal) in group `G` (0..2) |
-//! | `objects` | – | with [`SceneOptions::objects`]: the STPC models side by side |
+//! | `light_NNN` | – | under `level`: LGHT light `NNN` as a punctual light ([`lights`]) |
+//! | `objects` | – | with [`SceneOptions::objects`]: the MAP objects where they stand ([`objects`]) |
+//! | `map_object_NNN` | – | MAP object `NNN`: its position and yaw as the node matrix, its raw fields as extras |
+//! | `map_object_NNN_stpc_MMM` | yes | STPC model `MMM`, which the object's definition references (one mesh per model, shared) |
+//! | `map_object_NNN_marker` | yes | for objects that reference no mesh: a small octahedron |
+//! | `objects_catalogue` | – | with [`SceneOptions::objects_catalogue`]: the STPC models side by side |
 //! | `object_III` | yes | STPC model `III` in its stored (bind) pose, moved by the node matrix |
 //!
 //! # Decisions
@@ -37,7 +42,9 @@
 //!   exported for the tiles' own models only (the alternative's would overlap). A swap record
 //!   whose model A is not the tile's model, and records beyond the flagged tiles, are warned
 //!   about (the k-th record belongs to the k-th flagged tile, seed §5.10).
-//! * Objects: STPC vertices are exported as stored. For skinned models that is taken to be the
+//! * Objects in place: see [`objects`] (placement rule, what is confirmed). Lights: see
+//!   [`lights`].
+//! * Object catalogue: STPC vertices are exported as stored. For skinned models that is taken to be the
 //!   bind pose (the seed gives only per-bone vertex counts, kept in
 //!   `extras.bone_vertex_counts`; no bind matrices are stored with the model). They sit in a
 //!   row along +x, 3 units beyond the grid's z = 0 edge, each moved by its node matrix so its
@@ -60,8 +67,10 @@ use crate::trak::Trak;
 
 pub mod collision;
 pub mod colour;
+pub mod lights;
 pub mod material;
 pub mod mesh;
+pub mod objects;
 pub mod placement;
 pub mod uv;
 
@@ -76,8 +85,10 @@ pub struct SceneOptions {
     pub mirror_z: bool,
     /// Add the collision polygons under a hidden `collision` root.
     pub collision: bool,
-    /// Add the STPC object models under an `objects` root.
+    /// Add the MAP objects where they stand, with their STPC meshes, under an `objects` root.
     pub objects: bool,
+    /// Add the STPC object models side by side under an `objects_catalogue` root.
+    pub objects_catalogue: bool,
 }
 
 /// Why a level cannot be converted at all (smaller problems become [`Scene::warnings`]).
@@ -210,6 +221,14 @@ pub fn to_scene(level: &Level, opts: &SceneOptions) -> Result<Scene, SceneError>
         None => TextView::default(),
     };
     let mut scene = build(trak, map, level.stpc(), &text, opts);
+    let lights = level_lights(level, opts);
+    if let Some(root) = scene.roots.first().copied() {
+        let centre = [
+            f64::from(map.grid_w) / 2.0,
+            if opts.mirror_z { 1.0 } else { -1.0 } * f64::from(map.grid_h) / 2.0,
+        ];
+        lights::add_lights(&mut scene, root, &lights, centre);
+    }
     if level.text().is_none() {
         scene.warnings.insert(
             0,
@@ -217,6 +236,16 @@ pub fn to_scene(level: &Level, opts: &SceneOptions) -> Result<Scene, SceneError>
         );
     }
     Ok(scene)
+}
+
+/// The LGHT lights of a level in export space ([`lights::light_views`]; empty without LGHT),
+/// what `lights.json` lists.
+pub fn level_lights(level: &Level, opts: &SceneOptions) -> Vec<lights::LightView> {
+    let offset = level.chunk(crate::tags::Tag::LGHT).and_then(|c| c.offset);
+    level
+        .lght()
+        .map(|l| lights::light_views(l, opts.mirror_z, offset))
+        .unwrap_or_default()
 }
 
 /// Convert the geometry chunks of a level into a scene (see the module docs for the layout).
@@ -347,9 +376,15 @@ pub fn build(
         );
     }
     if opts.objects {
+        if stpc.is_none() {
+            warnings.push("no STPC chunk: MAP objects get markers only".into());
+        }
+        objects::objects_in_place(&mut scene, &mut looks, &mut warnings, stpc, map, opts);
+    }
+    if opts.objects_catalogue {
         match stpc {
             Some(stpc) => objects_tree(&mut scene, &mut looks, &mut warnings, stpc, opts),
-            None => warnings.push("no STPC chunk: no objects to export".into()),
+            None => warnings.push("no STPC chunk: no object models to export".into()),
         }
     }
 
@@ -655,7 +690,7 @@ fn objects_tree(
     opts: &SceneOptions,
 ) {
     let mut root = Node {
-        name: "objects".into(),
+        name: "objects_catalogue".into(),
         ..Node::default()
     };
     let place = Placement::translation([0.0; 3], opts.mirror_z);

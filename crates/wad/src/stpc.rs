@@ -379,8 +379,23 @@ impl Stpc {
     /// Write the payload. Fails, naming the field (`STPC/models[1]/faces[3]/v0`), when a
     /// model's arrays do not fit their fields or a face names a missing vertex.
     pub fn write(&self, w: &mut Writer) -> Result<(), WriteError> {
+        self.write_noting(w, &mut Vec::new())
+    }
+
+    /// The payload as [`Stpc::write`] writes it, with the offset of every model record inside
+    /// it (its `0x8C`-byte header): the offsets MAP object definitions and their `0x00B2`
+    /// operands name (STPC-relative, spec §2.7).
+    pub fn encode_with_model_offsets(&self) -> Result<(Vec<u8>, Vec<u32>), WriteError> {
+        let mut w = Writer::new();
+        let mut offsets = Vec::with_capacity(self.models.len());
+        self.write_noting(&mut w, &mut offsets)?;
+        Ok((w.into_inner(), offsets))
+    }
+
+    fn write_noting(&self, w: &mut Writer, offsets: &mut Vec<u32>) -> Result<(), WriteError> {
         w.u32(fit(self.models.len(), || "STPC/model count".into())?);
         for (i, m) in self.models.iter().enumerate() {
+            offsets.push(fit(w.len(), || "STPC/model offset".into())?);
             let mut h = m.header.clone();
             if h.stpc.is_none() {
                 h.stpc = Some(Default::default());

@@ -68,9 +68,13 @@ pub struct Args {
     /// polygons; X-Ray: the level.cform beside the level).
     #[arg(long)]
     pub collision: bool,
-    /// WAD: also export the STPC object models (objects.obj, node tree in the GLB).
+    /// WAD: also export the MAP objects where they stand, with the STPC meshes their
+    /// definitions reference (objects.glb / objects.obj).
     #[arg(long)]
     pub objects: bool,
+    /// WAD: also export the STPC object models side by side (objects_catalogue.glb / .obj).
+    #[arg(long)]
+    pub objects_catalogue: bool,
     /// WAD: negate z (and reverse the winding so front faces stay front).
     #[arg(long)]
     pub mirror_z: bool,
@@ -96,10 +100,11 @@ pub struct Args {
 
 impl Args {
     fn options(&self) -> ExportOptions {
-        let wad = (self.objects || self.mirror_z).then_some(WadOptions {
+        let wad = (self.objects || self.objects_catalogue || self.mirror_z).then_some(WadOptions {
             mirror_z: self.mirror_z,
             collision: false,
             objects: self.objects,
+            objects_catalogue: self.objects_catalogue,
         });
         let xray = (self.textures.is_some()
             || self.lods

@@ -5,11 +5,13 @@ use std::io::Write;
 pub mod check;
 pub mod demo;
 pub mod export;
+pub mod extract;
 pub mod import;
 pub mod info;
 pub mod probe;
 pub mod rebuild;
 pub mod render;
+pub mod replace;
 pub mod sample;
 pub mod verify;
 
@@ -26,6 +28,10 @@ pub enum Command {
     Export(export::Args),
     /// Put an edited mesh (OBJ, glTF, GLB in export space) back into a WAD.
     Import(import::Args),
+    /// Write a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest.
+    Extract(extract::Args),
+    /// Put edited strings and sounds back into a WAD (everything else byte for byte).
+    Replace(replace::Args),
     /// The collision surfaces over and under a point of a WAD level.
     Probe(probe::Args),
     /// Draw a picture of a level (PNG).
@@ -46,6 +52,8 @@ pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Check(a) => check::run(a, out),
         Command::Export(a) => export::run(a, out),
         Command::Import(a) => import::run(a, out),
+        Command::Extract(a) => extract::run(a, out),
+        Command::Replace(a) => replace::run(a, out),
         Command::Probe(a) => probe::run(a, out),
         Command::Render(a) => render::run(a, out),
         Command::Sample(a) => sample::run(a, out),

@@ -3,6 +3,7 @@
 
 mod batch_cli;
 mod edit_cli;
+mod extract_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;

@@ -243,7 +243,13 @@ fn export_all_writes_every_file_with_the_level_in_it() {
     let dir = tempfile::tempdir().unwrap();
     let (wad, level) = demo_wad(dir.path());
     let out = dir.path().join("out");
-    let o = export_ok(&[path_str(&wad), path_str(&out), "--collision", "--objects"]);
+    let o = export_ok(&[
+        path_str(&wad),
+        path_str(&out),
+        "--collision",
+        "--objects",
+        "--objects-catalogue",
+    ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("level.glb"), "{stdout}");
 
@@ -325,8 +331,8 @@ fn export_all_writes_every_file_with_the_level_in_it() {
     );
     assert!(col.lines().any(|l| l == "g mat00_grp0"));
 
-    // objects.obj: the STPC models, one triangle per face.
-    let objs = read_text(&out.join("objects.obj"));
+    // objects_catalogue.obj: the STPC models, one triangle per face.
+    let objs = read_text(&out.join("objects_catalogue.obj"));
     let stpc = level.stpc().unwrap();
     let stpc_faces: usize = stpc.models.iter().map(|m| m.faces.len()).sum();
     assert_eq!(count_prefix(&objs, "f "), stpc_faces);
@@ -343,7 +349,9 @@ fn export_all_writes_every_file_with_the_level_in_it() {
             "{name} in level.glb"
         );
         assert!(
-            n.get("mesh").is_some() || n["children"].as_array().is_some_and(|c| !c.is_empty()),
+            n.get("mesh").is_some()
+                || n["children"].as_array().is_some_and(|c| !c.is_empty())
+                || n["extensions"]["KHR_lights_punctual"].is_object(),
             "empty node {name} in level.glb"
         );
     }
@@ -382,8 +390,8 @@ fn export_all_writes_every_file_with_the_level_in_it() {
         swaps[0].model_b
     );
     assert_eq!(swap.node(&alt)["extras"]["swap_state"], "alternative");
-    let objects = Glb::read(&out.join("objects.glb"));
-    assert_eq!(objects.root_names(), ["objects"]);
+    let objects = Glb::read(&out.join("objects_catalogue.glb"));
+    assert_eq!(objects.root_names(), ["objects_catalogue"]);
     assert_eq!(
         objects.array("nodes").len(),
         1 + level.stpc().unwrap().models.len()
@@ -418,10 +426,11 @@ fn formats_choose_the_files_and_mirror_negates_z() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n != ".levelgeom-export.json")
         .collect();
-    // the demo has a swap tile: its alternative state goes into swap.glb
+    // the demo has a swap tile: its alternative state goes into swap.glb; its lights are
+    // also listed in lights.json
     let mut names = names;
     names.sort();
-    assert_eq!(names, ["level.glb", "swap.glb"]);
+    assert_eq!(names, ["level.glb", "lights.json", "swap.glb"]);
 
     let obj_only = dir.path().join("o");
     let args = [path_str(&wad), path_str(&obj_only), "--format", "obj"];
@@ -877,7 +886,14 @@ fn assimp_loads_the_exports_with_every_face() {
     let dir = tempfile::tempdir().unwrap();
     let (wad, _) = demo_wad(dir.path());
     let out = dir.path().join("out");
-    export_ok(&[path_str(&wad), path_str(&out), "--collision", "--objects"]);
+    // objects_catalogue: one mesh per node (objects.glb shares one marker mesh between nodes,
+    // which assimp counts once)
+    export_ok(&[
+        path_str(&wad),
+        path_str(&out),
+        "--collision",
+        "--objects-catalogue",
+    ]);
     let faces = |f: &str| -> usize {
         let o = Command::new("assimp")
             .arg("info")
@@ -894,7 +910,7 @@ fn assimp_loads_the_exports_with_every_face() {
             .unwrap()
     };
     let mut total = 0;
-    for stem in ["level", "collision", "swap", "objects"] {
+    for stem in ["level", "collision", "swap", "objects_catalogue"] {
         let f = format!("{stem}.obj");
         let lines = count_prefix(&read_text(&out.join(&f)), "f ");
         assert!(lines > 0, "{f}");

@@ -3,12 +3,13 @@
 //! has the SHA-256 and size pinned in `tests/data/before/exports.sha256` (`sha256 size relpath`
 //! per line). The hashes pin the current conventions — linear glTF colours (`COLOR_n` through
 //! the sRGB curve), one GLB and one OBJ per root (`level`, `collision`, `swap`, `objects`),
-//! `level.glb` holding only the level tree — and were last regenerated for that change ("Exports
-//! that look right in Blender"); a change of the output must be deliberate and regenerate
-//! them. The X-Ray fixture's three files were regenerated on purpose for X-Ray pivots and
-//! material names (each visual's node at its own centre, `level` root with `lights` and
-//! `glows`, materials named after their texture, new node and material extras); the WAD
-//! hashes were not touched. `info --json` keeps every key and value it had when the CLI still held the engine glue
+//! `level.glb` holding only the level tree — and were last regenerated on purpose for issue 15
+//! (WAD: `level.glb` gained the LGHT lights (`KHR_lights_punctual`) and `lights.json` is new,
+//! `objects.*` are now the MAP objects in place and the old side-by-side layout is
+//! `objects_catalogue.*`, same bytes as the old `objects.*` but for the root/file name) and
+//! issue 13 (the X-Ray fixture's three files: each visual's node at its own centre, `level`
+//! root with `lights` and `glows`, materials named after their texture, new node and material
+//! extras); a change of the output must be deliberate and regenerate them. `info --json` keeps every key and value it had when the CLI still held the engine glue
 //! (new keys may be added; the X-Ray chunk list changed on purpose).
 
 use std::collections::BTreeMap;
@@ -47,6 +48,7 @@ fn wad_all() -> ExportOptions {
             wad: Some(WadOptions {
                 collision: true,
                 objects: true,
+                objects_catalogue: true,
                 mirror_z: false,
             }),
             ..EngineOptions::default()

@@ -40,6 +40,7 @@ fn a_second_export_replaces_the_first_stale_files_included() {
         [
             ".levelgeom-export.json",
             "level.glb",
+            "lights.json",
             "my_notes.txt",
             "swap.glb"
         ],

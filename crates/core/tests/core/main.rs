@@ -4,6 +4,7 @@
 mod batch;
 mod before_after;
 mod engines;
+mod extract;
 mod folder;
 mod import;
 mod independent;

@@ -79,6 +79,8 @@ pub enum MaterialKey {
         /// The collision material byte.
         material: u8,
     },
+    /// The marker of a MAP object without a mesh (`export --objects`).
+    Marker,
 }
 
 /// The scene's materials, created on first use in a deterministic order.
@@ -186,6 +188,12 @@ pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Mate
             double_sided: true,
             unlit: true,
             extras: vec![("collision_material".into(), material.to_string())],
+            ..Material::default()
+        },
+        MaterialKey::Marker => Material {
+            name: "object_marker".into(),
+            base_color: [1.0, 0.0, 1.0, 1.0],
+            unlit: true,
             ..Material::default()
         },
     }

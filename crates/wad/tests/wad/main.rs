@@ -9,5 +9,6 @@ mod generator;
 mod geometry;
 mod import;
 mod info;
+mod modder;
 mod scene;
 mod write_errors;

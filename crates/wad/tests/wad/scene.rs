@@ -675,12 +675,12 @@ fn objects_are_laid_out_side_by_side() {
     let trak = Trak::default();
     let m = Map::default();
     let opts = SceneOptions {
-        objects: true,
+        objects_catalogue: true,
         ..SceneOptions::default()
     };
     let s = build(&trak, &m, Some(&stpc), &text(vec![entry([0; 4])]), &opts);
     let root = &s.nodes[*s.roots.last().unwrap()];
-    assert_eq!(root.name, "objects");
+    assert_eq!(root.name, "objects_catalogue");
     let w = s.world_matrices();
     let bounds = |name: &str| {
         let i = s.nodes.iter().position(|n| n.name == name).unwrap();
@@ -766,6 +766,7 @@ fn conversion_is_deterministic() {
     let opts = SceneOptions {
         collision: true,
         objects: true,
+        objects_catalogue: true,
         mirror_z: true,
     };
     assert_eq!(
@@ -958,6 +959,7 @@ fn damaged_but_parsable_levels_convert() {
         mirror_z: false,
         collision: true,
         objects: true,
+        objects_catalogue: true,
     };
     let mut parsed = 0;
     let step = bytes.len() / 257;

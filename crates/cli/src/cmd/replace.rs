@@ -1,0 +1,67 @@
+//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] OUT.wad [--force]`:
+//! edited strings and sounds back into a WAD, everything else byte for byte.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use levelgeom_core::ReplaceOptions;
+
+use crate::report;
+
+/// Arguments of `replace`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The WAD to start from (never overwritten).
+    pub input: PathBuf,
+    /// Where to write the new WAD.
+    pub output: PathBuf,
+    /// A strings.json (as `extract` writes it) with the edited texts.
+    #[arg(long)]
+    pub strings: Option<PathBuf>,
+    /// ID=IN.wav: put a mono 16-bit WAV in place of SMPC sound ID (a number or `smpc_NNN`).
+    #[arg(long = "sound", value_name = "ID=IN.wav")]
+    pub sounds: Vec<String>,
+    /// Replace OUTPUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Run `replace`.
+pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let mut sounds = Vec::new();
+    for s in &args.sounds {
+        let (id, file) = s
+            .split_once('=')
+            .with_context(|| format!("--sound {s}: expected ID=IN.wav"))?;
+        let id = levelgeom_core::replace::sound_id(id).with_context(|| {
+            format!("--sound {s}: {id} is no SMPC sound number (3 or smpc_003)")
+        })?;
+        sounds.push((id, PathBuf::from(file)));
+    }
+    if args.strings.is_none() && sounds.is_empty() {
+        anyhow::bail!("replace needs --strings S.json and/or --sound ID=IN.wav");
+    }
+    let level = levelgeom_core::open(&args.input)?;
+    report::warnings(level.warnings());
+    let r = level.replace(&ReplaceOptions {
+        strings: args.strings.clone(),
+        sounds: sounds.clone(),
+    })?;
+    let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
+    protect.extend(args.strings.iter().cloned());
+    protect.extend(sounds.iter().map(|(_, p)| p.clone()));
+    let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
+    levelgeom_binary::write_new(&args.output, &r.bytes, &protect, args.force)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    writeln!(
+        out,
+        "wrote {} ({} bytes): {} string(s) changed, {} sound(s) re-encoded, {} sound(s) unchanged",
+        args.output.display(),
+        r.bytes.len(),
+        r.strings_changed.len(),
+        r.sounds_changed.len(),
+        r.sounds_unchanged.len()
+    )?;
+    Ok(0)
+}

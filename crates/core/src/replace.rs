@@ -1,0 +1,274 @@
+//! `replace`: edited strings and sounds back into a WAD, everything else byte for byte.
+//!
+//! * **Strings** (`strings.json` as [`crate::extract`] writes it; only `strings[].column`,
+//!   `.row` and `.text` are read, and cells not listed keep their text): the LGPC string data
+//!   is laid anew in its column-major order, each string ISO-8859-1 encoded and NUL-terminated
+//!   (a character past U+00FF or a NUL in a text is an error), and each stored length moves by
+//!   the change of its string's length (so whatever the lengths count, NUL or not, they keep
+//!   counting it). When every text is unchanged, the chunk is not touched.
+//! * **Sounds** (`ID=IN.wav`, ID the SMPC index as a number or as the extracted file's stem
+//!   `smpc_NNN`): a mono 16-bit PCM WAV. When its samples equal the decoding of the sound's own
+//!   ADPCM (the WAV `extract` wrote), the sound is not touched; else the samples are encoded
+//!   ([`levelgeom_wad::adpcm::encode`], the last block padded with silence to 28 samples) with
+//!   the old stream's first and last flag bytes (its loop marks), the CVG header keeps its fields
+//!   but for `audio_bytes` (the new ADPCM length) and `sample_rate` (the WAV's), and the entry's
+//!   `data_size` follows.
+//! * The level is written by [`levelgeom_wad::Level::to_bytes`]: a chunk whose payload changed
+//!   length gets its real size and the chunks after it move (nothing is overwritten); the
+//!   others keep their size fields (a MAP declared 4 bytes too large stays so), and the header
+//!   keeps its bias (`new length − 4 + bias`).
+//! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
+
+use std::path::{Path, PathBuf};
+
+use levelgeom_wad::level::ChunkData;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::level::{Content, LevelFile};
+
+/// What [`LevelFile::replace`] is asked to put in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceOptions {
+    /// A `strings.json` to take the LGPC strings from.
+    pub strings: Option<PathBuf>,
+    /// `(SMPC index, WAV file)` pairs.
+    pub sounds: Vec<(usize, PathBuf)>,
+}
+
+/// What [`LevelFile::replace`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplaceReport {
+    /// The new WAD.
+    pub bytes: Vec<u8>,
+    /// Strings whose text changed, as `(column, row)`.
+    pub strings_changed: Vec<(usize, usize)>,
+    /// SMPC sounds that were re-encoded.
+    pub sounds_changed: Vec<usize>,
+    /// SMPC sounds given whose samples were those of the file already (kept as they were).
+    pub sounds_unchanged: Vec<usize>,
+}
+
+/// Parse a `--sound` ID: `3` or `smpc_003`.
+pub fn sound_id(id: &str) -> Option<usize> {
+    id.strip_prefix("smpc_")
+        .unwrap_or(id)
+        .trim_end_matches(".wav")
+        .parse()
+        .ok()
+}
+
+fn bad(file: &Path, message: impl Into<String>) -> Error {
+    Error::Unsupported {
+        file: file.display().to_string(),
+        message: message.into(),
+    }
+}
+
+/// Read a mono 16-bit PCM WAV: `(samples, rate)`.
+pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32)> {
+    let mut r = hound::WavReader::open(path).map_err(|e| match e {
+        hound::Error::IoError(source) => Error::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        e => bad(path, format!("not a WAV file this can read: {e}")),
+    })?;
+    let spec = r.spec();
+    if spec.channels != 1
+        || spec.bits_per_sample != 16
+        || spec.sample_format != hound::SampleFormat::Int
+    {
+        return Err(bad(
+            path,
+            format!(
+                "{} channel(s), {}-bit {:?}: a sound for the WAD must be mono 16-bit PCM",
+                spec.channels, spec.bits_per_sample, spec.sample_format
+            ),
+        ));
+    }
+    let samples = r
+        .samples::<i16>()
+        .collect::<std::result::Result<Vec<i16>, _>>()
+        .map_err(|e| bad(path, format!("sample data: {e}")))?;
+    Ok((samples, spec.sample_rate))
+}
+
+/// ISO-8859-1 encoding of a text (no NULs, nothing past U+00FF).
+fn latin1_bytes(text: &str, file: &Path, at: &str) -> Result<Vec<u8>> {
+    text.chars()
+        .map(|c| match u8::try_from(u32::from(c)) {
+            Ok(0) => Err(bad(
+                file,
+                format!("{at}: a NUL character ends a string in LGPC"),
+            )),
+            Ok(b) => Ok(b),
+            Err(_) => Err(bad(
+                file,
+                format!(
+                    "{at}: {c:?} (U+{:04X}) is not in ISO-8859-1, the WAD's text bytes",
+                    u32::from(c)
+                ),
+            )),
+        })
+        .collect()
+}
+
+impl LevelFile {
+    /// Put edited strings and sounds into the WAD (see the module docs); the file itself is
+    /// not changed, the new bytes are returned.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for X-Ray files, a WAD without the chunk asked for, a bad JSON or
+    /// WAV (naming the file and the entry), an SMPC index past the sounds; [`Error::Io`] when
+    /// a file cannot be read; [`Error::Write`] when the new level does not fit the format.
+    pub fn replace(&self, opts: &ReplaceOptions) -> Result<ReplaceReport> {
+        let Content::Wad(level) = &self.content else {
+            return Err(Error::Unsupported {
+                file: self.display_name(),
+                message: "replace writes into Argonaut WADs only".into(),
+            });
+        };
+        let mut level = (**level).clone();
+        let mut report = ReplaceReport::default();
+
+        if let Some(path) = &opts.strings {
+            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let doc: Value =
+                serde_json::from_str(&text).map_err(|e| bad(path, format!("not JSON: {e}")))?;
+            let list = doc["strings"].as_array().ok_or_else(|| {
+                bad(
+                    path,
+                    "no \"strings\" array (write it with levelgeom extract)",
+                )
+            })?;
+            let file = self.display_name();
+            let t = level.lgpc_mut().ok_or_else(|| Error::Unsupported {
+                file: file.clone(),
+                message: "the WAD has no LGPC chunk to put strings into".into(),
+            })?;
+            let rows = usize::try_from(t.rows()).unwrap_or(usize::MAX);
+            let mut cells: Vec<Vec<u8>> = match t.table() {
+                Some(table) => table.into_iter().flatten().map(<[u8]>::to_vec).collect(),
+                None => {
+                    return Err(Error::Unsupported {
+                        file,
+                        message: "its LGPC string data does not split into rows × columns strings; strings cannot be replaced".into(),
+                    })
+                }
+            };
+            let old = cells.clone();
+            for (k, s) in list.iter().enumerate() {
+                let at = format!("strings[{k}]");
+                let (Some(c), Some(r), Some(txt)) =
+                    (s["column"].as_u64(), s["row"].as_u64(), s["text"].as_str())
+                else {
+                    return Err(bad(
+                        path,
+                        format!("{at}: needs \"column\", \"row\" and \"text\""),
+                    ));
+                };
+                let (c, r) = (c as usize, r as usize);
+                let cols = cells.len() / rows.max(1);
+                if r >= rows || c >= cols {
+                    return Err(bad(
+                        path,
+                        format!("{at}: column {c}, row {r} is outside the table ({cols} columns × {rows} rows)"),
+                    ));
+                }
+                cells[c * rows + r] = latin1_bytes(txt, path, &at)?;
+            }
+            if cells != old {
+                let mut data = Vec::new();
+                for (i, (new, was)) in cells.iter().zip(&old).enumerate() {
+                    if new != was {
+                        report.strings_changed.push((i / rows, i % rows));
+                    }
+                    let delta = new.len() as i64 - was.len() as i64;
+                    if let Some(l) = t.lengths.get_mut(i) {
+                        *l = u32::try_from(i64::from(*l) + delta).map_err(|_| {
+                            bad(
+                                path,
+                                format!("string {i}: its length does not fit the u32 field"),
+                            )
+                        })?;
+                    }
+                    data.extend_from_slice(new);
+                    data.push(0);
+                }
+                t.data = data;
+            }
+        }
+
+        if !opts.sounds.is_empty() {
+            let file = self.display_name();
+            let smpc = level
+                .chunks
+                .iter_mut()
+                .find_map(|c| match &mut c.data {
+                    ChunkData::Smpc(s) => Some(s),
+                    _ => None,
+                })
+                .ok_or_else(|| Error::Unsupported {
+                    file: file.clone(),
+                    message: "the WAD has no SMPC chunk to put sounds into".into(),
+                })?;
+            for (id, wav) in &opts.sounds {
+                let n = smpc.sounds.len();
+                let snd = smpc.sounds.get_mut(*id).ok_or_else(|| Error::Unsupported {
+                    file: file.clone(),
+                    message: format!(
+                        "--sound {id}: SMPC has {n} sounds (0..{})",
+                        n.saturating_sub(1)
+                    ),
+                })?;
+                let Some(h) = snd.header.as_mut() else {
+                    return Err(Error::Unsupported {
+                        file: file.clone(),
+                        message: format!("--sound {id}: SMPC/sounds[{id}] has no CVG header (not a PSX ADPCM sound)"),
+                    });
+                };
+                let (samples, rate) = read_wav(wav)?;
+                if samples == levelgeom_wad::adpcm::decode(&snd.adpcm) {
+                    // the same sound: its ADPCM stays (only a new rate is taken)
+                    if rate == crate::extract::wav_rate(h.sample_rate) {
+                        report.sounds_unchanged.push(*id);
+                    } else {
+                        h.sample_rate = rate;
+                        report.sounds_changed.push(*id);
+                    }
+                    continue;
+                }
+                let flags = levelgeom_wad::adpcm::BlockFlags::of(&snd.adpcm);
+                let adpcm = levelgeom_wad::adpcm::encode(&samples, &flags);
+                h.audio_bytes = u32::try_from(adpcm.len())
+                    .map_err(|_| bad(wav, "too long for the CVG header's u32"))?;
+                h.sample_rate = rate;
+                snd.adpcm = adpcm;
+                report.sounds_changed.push(*id);
+            }
+        }
+
+        report.bytes = level.to_bytes().map_err(|source| Error::Write {
+            file: self.display_name(),
+            source,
+        })?;
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sound_ids() {
+        assert_eq!(sound_id("3"), Some(3));
+        assert_eq!(sound_id("smpc_012"), Some(12));
+        assert_eq!(sound_id("smpc_001.wav"), Some(1));
+        assert_eq!(sound_id("x"), None);
+    }
+}
