@@ -11,7 +11,8 @@
 //!   vertices and triangles, all kept);
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
-//!   [`scene`]: conversion to the engine-neutral scene for export (and [`resolve_textures`]);
+//!   [`scene`]: conversion to the engine-neutral scene for export, [`textures`] linking its
+//!   textures to a textures folder ([`resolve_textures`]);
 //!   [`generate`]: small self-consistent levels for tests.
 //!
 //! Every reader is byte-exact: parse, then write an unchanged model, gives the input bytes.
@@ -33,6 +34,7 @@ pub mod ogf;
 pub mod scene;
 pub mod sectors;
 pub mod shaders;
+pub mod textures;
 pub mod vertex;
 
 pub use cform::Cform;
@@ -41,7 +43,8 @@ pub use files::{FilesError, LevelFiles, Opened};
 pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
-pub use scene::{resolve_textures, to_scene, SceneError, SceneOptions};
+pub use scene::{to_scene, SceneError, SceneOptions};
+pub use textures::resolve_textures;
 
 use chunk::Context;
 use levelgeom_binary::{ReadError, Reader};
