@@ -9,6 +9,7 @@
 //! * [`level`]: the `level` file (shaders, OGF v4 [`ogf`] visuals, portals, lights, glows,
 //!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
 //!   vertices and triangles, all kept);
+//! * [`dds`]: DDS textures decoded to RGBA8 (and PNG);
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
 //!   [`scene`]: conversion to the engine-neutral scene for export, [`textures`] linking its
@@ -23,6 +24,7 @@ pub mod cform;
 pub mod check;
 pub mod chunk;
 pub mod collision;
+pub mod dds;
 pub mod decl;
 pub mod files;
 pub mod generate;
@@ -44,7 +46,7 @@ pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
 pub use scene::{to_scene, SceneError, SceneOptions};
-pub use textures::resolve_textures;
+pub use textures::{load_textures, resolve_textures, TextureLookup};
 
 use chunk::Context;
 use levelgeom_binary::{ReadError, Reader};
