@@ -49,7 +49,7 @@ pub use import::{
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
 pub use levelgeom_binary::{Limits, Problem, Severity, Warning};
-pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
+pub use options::{CheckOptions, EngineOptions, ExportOptions, Formats, WadOptions, XrayOptions};
 pub use render::{draw, Image, RenderOptions, View, PREVIEW_SIZE};
 
 use level::Content;
@@ -258,5 +258,6 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
         bytes,
         content,
         warnings,
+        limits,
     })
 }

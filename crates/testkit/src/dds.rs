@@ -128,7 +128,7 @@ pub fn header(width: u32, height: u32, mips: u32, pf: PixelFormat) -> Vec<u8> {
     let mut u = |v: u32| h.extend_from_slice(&v.to_le_bytes());
     u(u32::from_le_bytes(*b"DDS "));
     u(124); // dwSize
-    // CAPS | HEIGHT | WIDTH | PIXELFORMAT, + MIPMAPCOUNT when > 1
+            // CAPS | HEIGHT | WIDTH | PIXELFORMAT, + MIPMAPCOUNT when > 1
     u(0x1 | 0x2 | 0x4 | 0x1000 | if mips > 1 { 0x2_0000 } else { 0 });
     u(height);
     u(width);

@@ -29,7 +29,7 @@ use crate::dds;
 
 /// Why a texture name is never looked up on disk: it could name a file outside the textures
 /// folder (absolute, a drive letter, `..`, an empty or `.` component).
-fn unsafe_name(name: &str) -> Option<&'static str> {
+pub(crate) fn unsafe_name(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         return Some("the name is empty");
     }
@@ -156,7 +156,9 @@ fn decode(path: &Path, limits: &Limits) -> Result<Option<dds::Image>, String> {
     }
     let bytes = levelgeom_binary::read_file(path).map_err(|e| e.to_string())?;
     if ext == "dds" {
-        dds::decode(&bytes, limits).map(Some).map_err(|e| e.to_string())
+        dds::decode(&bytes, limits)
+            .map(Some)
+            .map_err(|e| e.to_string())
     } else {
         dds::decode_png(&bytes, limits).map(Some)
     }
@@ -234,7 +236,10 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
             .collect();
         let textures = &mut scene.textures;
         for (mi, m) in scene.materials.iter().enumerate() {
-            let base = m.texture.and_then(|t| textures.get(t)).map(|t| t.name.clone());
+            let base = m
+                .texture
+                .and_then(|t| textures.get(t))
+                .map(|t| t.name.clone());
             for (k, v) in &m.extras {
                 let numbered = k
                     .strip_prefix("texture_")

@@ -428,7 +428,10 @@ fn resolve_textures_links_found_files_and_refuses_names_that_leave_the_folder() 
         "{w:?}"
     );
     // the two found files are not real images: each gets a warning naming it, and stays linked
-    assert!(has("elka.dds cannot be decoded (at 0x00000000: not a DDS file"), "{w:?}");
+    assert!(
+        has("elka.dds cannot be decoded (at 0x00000000: not a DDS file"),
+        "{w:?}"
+    );
     assert!(has("beton 04.png cannot be decoded"), "{w:?}");
     assert_eq!(w.len(), 9, "{w:?}");
 }
