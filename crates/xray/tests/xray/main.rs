@@ -3,9 +3,11 @@
 
 mod api;
 mod collision;
+mod compiled;
 mod corrupt;
 mod fixture;
 mod generated;
 mod independent;
 mod rules;
 mod scene;
+mod textures;
