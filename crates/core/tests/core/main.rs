@@ -8,6 +8,7 @@ mod folder;
 mod import;
 mod independent;
 mod mutation;
+mod textures;
 
 use std::path::PathBuf;
 
