@@ -302,7 +302,8 @@ fn channel(px: u32, mask: u32, missing: u8) -> u8 {
     if width == 8 {
         v as u8
     } else {
-        ((u64::from(v) * 255 + u64::from(max) / 2) / u64::from(max)) as u8
+        // a mask with holes can hold more than its width: clamp
+        ((u64::from(v) * 255 + u64::from(max) / 2) / u64::from(max)).min(255) as u8
     }
 }
 
