@@ -100,7 +100,6 @@ impl LevelFile {
             xray,
             xray.and_then(|x| x.textures.as_deref()),
         ) {
-            let before = scene.textures.len();
             let level_dir = f.dir();
             let mut w = levelgeom_xray::load_textures(
                 &mut scene,
@@ -113,7 +112,7 @@ impl LevelFile {
                 },
             );
             scene.warnings.append(&mut w);
-            further = (before..scene.textures.len()).collect::<Vec<_>>();
+            further = levelgeom_xray::further_textures(&scene);
         }
         let mut inputs = vec![self.path.clone()];
         inputs.extend(self.companions());

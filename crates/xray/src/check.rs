@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use levelgeom_binary::Problem;
 
 use crate::cform::Cform;
-use crate::geom::{Geom, SwiItem};
+use crate::geom::{Geom, SlideWindow, SwiItem};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer};
 
@@ -546,13 +546,30 @@ fn positions(g: &Geom) -> Vec<Vec<[f32; 3]>> {
         .collect()
 }
 
-/// The triangles of a GCONTAINER range as positions (`None` when the range is broken; the
-/// range rules report that).
-fn triangles(g: &GContainer, geom: &Geom, pos: &[Vec<[f32; 3]>]) -> Option<Vec<[[f32; 3]; 3]>> {
+/// The full-detail index range of a GCONTAINER: `sw[0]` of a progressive visual's sliding
+/// windows (the lower levels of detail share the index range), else the whole range; as
+/// (first index, index count).
+fn full_detail(g: &GContainer, window: Option<SlideWindow>) -> (usize, usize) {
+    match window {
+        Some(w) => (
+            g.ib_offset as usize + w.offset as usize,
+            usize::from(w.num_tris) * 3,
+        ),
+        None => (g.ib_offset as usize, g.ib_count as usize),
+    }
+}
+
+/// The triangles of a GCONTAINER's full-detail range as positions (`None` when the range is
+/// broken; the range rules report that).
+fn triangles(
+    g: &GContainer,
+    range: (usize, usize),
+    geom: &Geom,
+    pos: &[Vec<[f32; 3]>],
+) -> Option<Vec<[[f32; 3]; 3]>> {
     let p = pos.get(g.vb_index as usize)?;
     let ib = geom.index_buffers()?.get(g.ib_index as usize)?;
-    let idx =
-        ib.get(g.ib_offset as usize..(g.ib_offset as usize).checked_add(g.ib_count as usize)?)?;
+    let idx = ib.get(range.0..range.0.checked_add(range.1)?)?;
     idx.chunks_exact(3)
         .map(|t| {
             let v = |i: u16| p.get(g.vb_offset as usize + usize::from(i)).copied();
@@ -596,6 +613,8 @@ fn list(v: &[usize]) -> String {
 /// The rules of a compiled level that need more than one file's structure, each finding with
 /// its visual (or shader, or file) and an offset:
 ///
+/// Triangles are those of full detail (`sw[0]` of a progressive visual, else the whole range).
+///
 /// * **zero-area triangles** per visual (`level.geom`; one finding per visual: how many, the
 ///   first with its indices' offset in `level.geom`), a warning: the game skips them, but a
 ///   compiler that left them made other mistakes too;
@@ -630,7 +649,17 @@ pub fn compiled(files: &crate::files::LevelFiles, opts: &CompiledOptions<'_>) ->
         let (Some(g), Some(geom), Some(gpos)) = (v.gcontainer(), geom, gpos.as_deref()) else {
             continue;
         };
-        let Some(tris) = triangles(&g, geom, gpos) else {
+        let t = v.model_type().unwrap_or(u8::MAX);
+        let progressive = matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM);
+        let window = progressive
+            .then(|| {
+                v.swidata()
+                    .or_else(|| v.swi_container().and_then(|i| geom.swis().get(i as usize)))
+                    .and_then(|s| s.windows.first().copied())
+            })
+            .flatten();
+        let range = full_detail(&g, window);
+        let Some(tris) = triangles(&g, range, geom, gpos) else {
             continue;
         };
         let bad: Vec<usize> = (0..tris.len()).filter(|&t| degenerate(&tris[t])).collect();
@@ -639,13 +668,11 @@ pub fn compiled(files: &crate::files::LevelFiles, opts: &CompiledOptions<'_>) ->
                 .index_buffers()
                 .and_then(|b| b.get(g.ib_index as usize));
             let idx: Vec<u16> = ib
-                .and_then(|b| {
-                    b.get(g.ib_offset as usize + 3 * first..g.ib_offset as usize + 3 * first + 3)
-                })
+                .and_then(|b| b.get(range.0 + 3 * first..range.0 + 3 * first + 3))
                 .map(<[u16]>::to_vec)
                 .unwrap_or_default();
             let where_geom = at
-                .geom_index(g.ib_index as usize, g.ib_offset as usize + 3 * first)
+                .geom_index(g.ib_index as usize, range.0 + 3 * first)
                 .map(|o| format!(" at 0x{o:08X} of level.geom"))
                 .unwrap_or_default();
             let mut pr = p(
@@ -665,7 +692,13 @@ pub fn compiled(files: &crate::files::LevelFiles, opts: &CompiledOptions<'_>) ->
         let (Some(fg), Some(gx), Some(xpos)) = (v.fastpath(), geomx, xpos.as_deref()) else {
             continue;
         };
-        let Some(xtris) = triangles(&fg, gx, xpos) else {
+        let xwindow = progressive
+            .then(|| {
+                v.fastpath_swidata()
+                    .and_then(|s| s.windows.first().copied())
+            })
+            .flatten();
+        let Some(xtris) = triangles(&fg, full_detail(&fg, xwindow), gx, xpos) else {
             continue;
         };
         let fpath = format!("{vpath}/OGF_FASTPATH/OGF_GCONTAINER");

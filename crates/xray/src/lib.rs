@@ -46,7 +46,7 @@ pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
 pub use scene::{to_scene, SceneError, SceneOptions};
-pub use textures::{load_textures, resolve_textures, TextureLookup};
+pub use textures::{further_textures, load_textures, resolve_textures, TextureLookup};
 
 use chunk::Context;
 use levelgeom_binary::{ReadError, Reader};

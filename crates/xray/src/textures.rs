@@ -398,6 +398,33 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
     warnings
 }
 
+/// The decoded textures that materials name in their `texture_K_file` extras (lightmaps after
+/// [`load_textures`] with [`TextureLookup::lightmaps`]), in texture order: what an export writes
+/// as PNG files beside it whatever its format.
+pub fn further_textures(scene: &Scene) -> Vec<usize> {
+    let named: std::collections::HashSet<&str> = scene
+        .materials
+        .iter()
+        .flat_map(|m| m.extras.iter())
+        .filter(|(k, _)| {
+            k.strip_prefix("texture_")
+                .and_then(|r| r.strip_suffix("_file"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|(_, v)| v.as_str())
+        .collect();
+    scene
+        .textures
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            matches!(t.source, TextureSource::Rgba8 { .. })
+                && named.contains(png_file_name(&t.name).as_str())
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// [`load_textures`] from `textures_dir` alone (no level folder, no further textures, the
 /// default limits): found DDS and PNG files decoded, others linked relative to `outdir`.
 pub fn resolve_textures(scene: &mut Scene, textures_dir: &Path, outdir: &Path) -> Vec<String> {

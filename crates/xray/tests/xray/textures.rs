@@ -413,3 +413,74 @@ fn many_missing_textures_are_one_warning_with_the_first_few_and_a_count() {
         "missing lightmaps are not added"
     );
 }
+
+#[test]
+fn file_name_clashes_are_linked_and_further_textures_may_be_base_textures() {
+    use levelgeom_scene::{Material, Scene, Texture};
+    let t = tempfile::tempdir().unwrap();
+    let tex = t.path().join("textures");
+    put(&tex.join("a/b.dds"), &solid(1, 1, RED));
+    put(&tex.join("a_b.dds"), &solid(1, 1, BLUE));
+    put(&tex.join("lm.dds"), &solid(2, 2, GREEN));
+    let unresolved = |n: &str| Texture {
+        name: n.into(),
+        source: TextureSource::Unresolved {
+            uri: format!("{n}.dds"),
+        },
+    };
+    let mut s = Scene {
+        textures: vec![unresolved("a/b"), unresolved("a_b"), unresolved("lm")],
+        materials: vec![
+            Material {
+                name: "m0".into(),
+                texture: Some(0),
+                extras: vec![
+                    ("texture_0".into(), "a\\b".into()),
+                    ("texture_1".into(), "lm".into()),
+                ],
+                ..Material::default()
+            },
+            Material {
+                name: "m1".into(),
+                texture: Some(2),
+                ..Material::default()
+            },
+            Material {
+                name: "m2".into(),
+                texture: Some(1),
+                ..Material::default()
+            },
+        ],
+        ..Scene::default()
+    };
+    let w = load_textures(
+        &mut s,
+        &TextureLookup {
+            textures_dir: &tex,
+            level_dir: None,
+            outdir: t.path(),
+            lightmaps: true,
+            limits: Limits::DEFAULT,
+        },
+    );
+    // both would be a_b.png: the first is decoded, the second linked, with a warning
+    assert!(matches!(s.textures[0].source, TextureSource::Rgba8 { .. }));
+    assert_eq!(
+        s.textures[1].source,
+        TextureSource::External {
+            uri: "textures/a_b.dds".into()
+        }
+    );
+    assert!(
+        w.iter()
+            .any(|x| x.contains("texture a_b would be written as a_b.png like texture 0")),
+        "{w:?}"
+    );
+    // `lm` is m1's base texture and m0's further one: one texture, named in m0's extras, and
+    // what an export writes beside it whatever the format
+    assert_eq!(s.textures.len(), 3);
+    assert!(s.materials[0]
+        .extras
+        .contains(&("texture_1_file".into(), "lm.png".into())));
+    assert_eq!(levelgeom_xray::further_textures(&s), vec![2]);
+}
