@@ -61,6 +61,29 @@ fn uncompressed_mask_formats_give_their_channels() {
     );
     let img = dec(&w::file(1, 1, 1, PixelFormat::A8L8, &[200, 50]));
     assert_eq!(px(&img, 0, 0), [200, 200, 200, 50]);
+    // A1R5G5B5 and A4R4G4B4 (4-bit channels × 17), A8 (alpha only, colour 0)
+    let pf = |bits, r, g, b, a, flags| PixelFormat {
+        flags,
+        fourcc: [0; 4],
+        bits,
+        r,
+        g,
+        b,
+        a,
+    };
+    let a1 = pf(16, 0x7C00, 0x03E0, 0x001F, 0x8000, w::RGB | w::ALPHAPIXELS);
+    let data: Vec<u8> = [0xFC00u16, 0x001F]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let img = dec(&w::file(2, 1, 1, a1, &data));
+    assert_eq!((px(&img, 0, 0), px(&img, 1, 0)), (RED, [0, 0, 255, 0]));
+    let a4 = pf(16, 0x0F00, 0x00F0, 0x000F, 0xF000, w::RGB | w::ALPHAPIXELS);
+    let img = dec(&w::file(1, 1, 1, a4, &0x8421u16.to_le_bytes()));
+    assert_eq!(px(&img, 0, 0), [68, 34, 17, 136]);
+    let a8 = pf(8, 0, 0, 0, 0xFF, w::ALPHA);
+    let img = dec(&w::file(1, 1, 1, a8, &[64]));
+    assert_eq!(px(&img, 0, 0), [0, 0, 0, 64]);
 }
 
 #[test]
