@@ -218,6 +218,12 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
             root: std::fs::canonicalize(dir).ok(),
         })
         .collect();
+    if let Err(e) = std::fs::canonicalize(opts.textures_dir) {
+        warnings.push(format!(
+            "the --textures folder {} cannot be opened: {e}",
+            opts.textures_dir.display()
+        ));
+    }
     let place = if opts.level_dir.is_some() {
         "the level folder or the --textures folder"
     } else {

@@ -435,6 +435,23 @@ fn many_missing_textures_are_one_warning_with_the_first_few_and_a_count() {
         s.textures.iter().all(|t| !t.name.starts_with("lmap")),
         "missing lightmaps are not added"
     );
+    // a textures folder that does not exist is said once, besides the list
+    let mut s = files.to_scene(&SceneOptions::default()).unwrap();
+    let w = load_textures(
+        &mut s,
+        &TextureLookup {
+            textures_dir: &t.path().join("nowhere"),
+            level_dir: Some(&level),
+            outdir: t.path(),
+            lightmaps: false,
+            limits: Limits::DEFAULT,
+        },
+    );
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("the --textures folder ") && w[0].contains("nowhere cannot be opened"),
+        "{w:?}"
+    );
 }
 
 #[test]
