@@ -321,3 +321,26 @@ fn lightmaps_without_textures_is_an_error_and_check_textures_is_x_ray_only() {
         r.problems
     );
 }
+
+#[test]
+fn the_xray_png_names_follow_the_exporters_rule() {
+    // levelgeom-xray cannot depend on the exporter; its copy of the file-name rule must agree
+    for name in [
+        "lmap#1_1",
+        "ston/ston_beton04",
+        "a b\\c",
+        "",
+        "..",
+        "ü.x-y_z",
+    ] {
+        let t = levelgeom_scene::Texture {
+            name: name.into(),
+            source: levelgeom_scene::TextureSource::Unresolved { uri: String::new() },
+        };
+        assert_eq!(
+            levelgeom_xray::textures::png_file_name(name),
+            levelgeom_export::texture_file_name(&t),
+            "{name:?}"
+        );
+    }
+}
