@@ -524,3 +524,41 @@ fn file_name_clashes_are_linked_and_further_textures_may_be_base_textures() {
         .contains(&("texture_1_file".into(), "lm.png".into())));
     assert_eq!(levelgeom_xray::further_textures(&s), vec![2]);
 }
+
+#[test]
+fn damaged_dds_files_never_panic() {
+    // every cut and a spread of byte changes of a few files: decode answers Ok or Err
+    let blk = w::bc1_block(w::rgb565(255, 0, 0), 0, [1; 16]);
+    let samples = [
+        w::bc1_uniform(8, 8, blk),
+        w::file(4, 4, 1, PixelFormat::fourcc(b"DXT5"), &[7; 16]),
+        w::a8r8g8b8(3, 2, &[[1, 2, 3, 4]; 6]),
+        w::file(5, 3, 1, PixelFormat::R8G8B8, &[9; 45]),
+        w::dx10_file(4, 4, 98, &[0x55; 16]),
+        w::file(4, 4, 1, PixelFormat::fourcc(b"ATI2"), &[3; 16]),
+    ];
+    let limits = Limits {
+        max_decoded: 1 << 20,
+    };
+    let mut answered = 0;
+    for f in &samples {
+        for cut in 0..f.len() {
+            let _ = decode(&f[..cut], &limits);
+            answered += 1;
+        }
+        for at in 0..f.len().min(160) {
+            for v in [0u8, 1, 3, 0x7F, 0x80, 0xFF] {
+                let mut g = f.clone();
+                g[at] = v;
+                if let Ok(img) = decode(&g, &limits) {
+                    assert_eq!(
+                        img.pixels.len() as u64,
+                        u64::from(img.width) * u64::from(img.height) * 4
+                    );
+                }
+                answered += 1;
+            }
+        }
+    }
+    assert!(answered > 4000);
+}
