@@ -869,6 +869,141 @@ def check_zip(work):
            "zip_addon.py: the add-on's files, deterministic", f"{names}")
 
 
+# ---------------------------------------------------------------------------------------------
+# X-Ray textures: the fixture exported with --textures from DDS files written here
+
+
+def dds_a8r8g8b8(w, h, rgba):
+    """An uncompressed A8R8G8B8 DDS of one colour (bytes B, G, R, A), from the DDS layout."""
+    pf = struct.pack("<II4sIIIII", 32, 0x41, b"\0\0\0\0", 32, 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000)
+    return _dds(w, h, pf, bytes([rgba[2], rgba[1], rgba[0], rgba[3]]) * (w * h))
+
+
+def dds_dxt1(w, h, rgb565):
+    """A DXT1 DDS whose every 4x4 block is colour 0 (`rgb565`, all indices 0)."""
+    pf = struct.pack("<II4sIIIII", 32, 0x4, b"DXT1", 0, 0, 0, 0, 0)
+    block = struct.pack("<HHI", rgb565, 0, 0)
+    return _dds(w, h, pf, block * (((w + 3) // 4) * ((h + 3) // 4)))
+
+
+def _dds(w, h, pf, data):
+    head = struct.pack("<4sIIIIIII44s", b"DDS ", 124, 0x1007, h, w, 0, 0, 1, b"\0" * 44)
+    return head + pf + struct.pack("<IIIII", 0x1000, 0, 0, 0, 0) + data
+
+
+# every texture the fixture's shaders name (see `levelgeom info`): folder, name, size, colour;
+# sizes all different, so a texture in the wrong material shows
+XRAY_TEXTURES = [
+    ("tex", "ston/ston_beton04", (8, 4), (255, 0, 0, 255), "dxt1"),
+    ("tex", "terrain/terrain_dom", (16, 8), (0, 255, 0, 255), "argb"),
+    ("tex", "terrain/terrain_dom_lm", (4, 4), (90, 90, 90, 255), "argb"),
+    ("tex", "crete/crete_roof1", (8, 16), (0, 0, 255, 255), "dxt1"),
+    ("tex", "ston/ston_beton_ch_09", (32, 8), (200, 100, 50, 255), "argb"),
+    ("tex", "trees/trees_elka", (4, 12), (10, 200, 30, 255), "argb"),
+    ("level", "lmap#1_1", (16, 16), (255, 255, 255, 255), "argb"),
+    ("level", "lmap#1_2", (8, 8), (128, 128, 128, 255), "argb"),
+    ("level", "level_lods", (24, 8), (60, 70, 80, 255), "argb"),
+]
+
+
+def xray_textures_check(work):
+    """Export the X-Ray fixture with --textures/--lightmaps/--lods from DDS files of known sizes and
+    colours, import level.glb with the plain glTF importer: every textured material has an image
+    node feeding Base Color, of its texture's size (and colour); the lightmaps are PNG files
+    beside, named in the material extras (custom properties)."""
+    print("== xray textures: --textures from generated DDS files", flush=True)
+    src = ROOT / "crates/xray/tests/data/xray-v14-micro"
+    level = work / "xray-textures-in" / "levels" / "micro"
+    tex = work / "xray-textures-in" / "gamedata" / "textures"
+    level.mkdir(parents=True, exist_ok=True)
+    for f in ("level", "level.geom", "level.geomx", "level.cform"):
+        shutil.copy(src / f, level / f)
+    want = {}
+    for where, name, (w, h), rgba, kind in XRAY_TEXTURES:
+        path = (level if where == "level" else tex) / (name + ".dds")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "dxt1":
+            r, g, b = rgba[:3]
+            path.write_bytes(dds_dxt1(w, h, ((r >> 3) << 11) | ((g >> 2) << 5) | (b >> 3)))
+        else:
+            path.write_bytes(dds_a8r8g8b8(w, h, rgba))
+        want[name] = ((w, h), rgba)
+    folder = work / "xray-textures"
+    p = lg("export", level, folder, "--textures", tex, "--lightmaps", "--lods", "--force")
+    record("not found" not in p.stderr.decode(), "xray textures: every texture found", p.stderr.decode().strip()[:300])
+    g = Glb(folder / "level.glb")
+    # material name -> its image's name, from the file
+    mat_image = {}
+    for m in g.doc.get("materials", []):
+        t = m.get("pbrMetallicRoughness", {}).get("baseColorTexture")
+        if t is not None:
+            # Blender cuts names at 63 bytes (the fixture's terrain shader entry has 64)
+            key = m["name"].encode()[:63].decode(errors="ignore")
+            mat_image[key] = g.doc["images"][g.doc["textures"][t["index"]]["source"]]["name"]
+    record(set(mat_image.values()) == set(want) - {"terrain/terrain_dom_lm", "lmap#1_1", "lmap#1_2"},
+           "xray textures: the GLB samples every base texture", str(sorted(set(mat_image.values()))))
+    reset()
+    with sys.modules[ADDON + ".scene_io"].gltf_custom_attribute_fix():
+        bpy.ops.import_scene.gltf(filepath=str(folder / "level.glb"))
+    mats = {slot.material for ob in bpy.context.scene.objects if ob.type == "MESH"
+            for slot in ob.material_slots if slot.material}
+    bad, checked = [], 0
+    for mat in mats:
+        name = mat_image.get(base_name(mat.name))
+        if name is None:
+            continue
+        checked += 1
+        (w, h), rgba = want[name]
+        node = base_color_image(mat)
+        if node is None:
+            bad.append(f"{mat.name}: no image node linked to Base Color")
+            continue
+        img = node.image
+        if tuple(img.size) != (w, h):
+            bad.append(f"{mat.name}: image {tuple(img.size)}, texture {(w, h)}")
+            continue
+        px = [round(c * 255) for c in img.pixels[0:4]]
+        if max(abs(a - b) for a, b in zip(px, rgba)) > 1:
+            bad.append(f"{mat.name}: first pixel {px}, texture {list(rgba)}")
+    record(not bad and checked == len(mat_image),
+           "xray textures: every textured material's image feeds Base Color with its size and colour",
+           f"{checked} of {len(mat_image)} checked" + (f"; {bad}" if bad else ""))
+    # lightmaps: PNG files beside, named in the extras of their materials (custom properties)
+    lm = [m for m in mats if m.get("texture_1") == "lmap#1_1"]
+    files_ok = all(m.get("texture_1_file") == "lmap_1_1.png" and m.get("texture_2_file") == "lmap_1_2.png"
+                   for m in lm)
+    sizes = {}
+    for f in ("lmap_1_1.png", "lmap_1_2.png", "terrain_terrain_dom_lm.png"):
+        if (folder / f).is_file():
+            im = bpy.data.images.load(str(folder / f))
+            sizes[f] = tuple(im.size)
+    record(len(lm) == 2 and files_ok and sizes == {"lmap_1_1.png": (16, 16), "lmap_1_2.png": (8, 8),
+                                                    "terrain_terrain_dom_lm.png": (4, 4)},
+           "xray textures: lightmap PNGs beside, named in the material extras",
+           f"{len(lm)} lightmapped materials, files {sizes}")
+
+
+def base_color_image(mat):
+    """The image node whose Color output reaches the Principled BSDF's Base Color (directly or
+    through a mix/multiply node), or None."""
+    if not mat.use_nodes or mat.node_tree is None:
+        return None
+    nt = mat.node_tree
+    for bsdf in (n for n in nt.nodes if n.type == "BSDF_PRINCIPLED"):
+        stack = [l.from_node for l in nt.links if l.to_node == bsdf and l.to_socket.name == "Base Color"]
+        seen = set()
+        while stack:
+            n = stack.pop()
+            if n.name in seen:
+                continue
+            seen.add(n.name)
+            if n.type == "TEX_IMAGE" and n.image is not None:
+                if any(l.from_node == n and l.from_socket.name == "Color" for l in nt.links):
+                    return n
+            stack.extend(l.from_node for l in nt.links if l.to_node == n)
+    return None
+
+
 def main():
     keep = bool(ARGS)
     work = Path(ARGS[0]).resolve() if ARGS else Path(tempfile.mkdtemp(prefix="levelgeom-addon-check-"))
@@ -908,6 +1043,11 @@ def main():
             traceback.print_exc()
             record(False, f"{label}: ran without an exception", f"{type(e).__name__}: {e}")
         print(f"  ({time.time() - t:.1f} s)")
+    try:
+        xray_textures_check(work)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, "xray textures check ran without an exception", f"{type(e).__name__}: {e}")
     try:
         render_check(work, demo)
     except Exception as e:  # noqa: BLE001

@@ -84,16 +84,35 @@ impl LevelFile {
     /// As [`LevelFile::to_scene`], and [`crate::Error::Folder`] when the folder cannot be
     /// written (it is then left as it was).
     pub fn export(&self, outdir: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+        let xray = opts.engine.xray.as_ref();
+        if xray.is_some_and(|x| x.lightmaps && x.textures.is_none()) {
+            return Err(crate::Error::Unsupported {
+                file: self.display_name(),
+                message: "--lightmaps needs --textures DIR: lightmaps are decoded like the \
+                          other textures, looked up in the level folder and then in DIR"
+                    .into(),
+            });
+        }
         let mut scene = self.to_scene(&opts.engine)?;
-        if let (Content::XrayLevel(_), Some(dir)) = (
+        let mut further = Vec::new();
+        if let (Content::XrayLevel(f), Some(x), Some(dir)) = (
             &self.content,
-            opts.engine
-                .xray
-                .as_ref()
-                .and_then(|x| x.textures.as_deref()),
+            xray,
+            xray.and_then(|x| x.textures.as_deref()),
         ) {
-            let mut w = levelgeom_xray::resolve_textures(&mut scene, dir, outdir);
+            let level_dir = f.dir();
+            let mut w = levelgeom_xray::load_textures(
+                &mut scene,
+                &levelgeom_xray::TextureLookup {
+                    textures_dir: dir,
+                    level_dir: Some(&level_dir),
+                    outdir,
+                    lightmaps: x.lightmaps,
+                    limits: self.limits,
+                },
+            );
             scene.warnings.append(&mut w);
+            further = levelgeom_xray::further_textures(&scene);
         }
         let mut inputs = vec![self.path.clone()];
         inputs.extend(self.companions());
@@ -103,6 +122,14 @@ impl LevelFile {
             Vec::new()
         };
         extra_files.extend(self.engine_files(&opts.engine)?);
+        if !opts.formats.obj {
+            // the lightmaps no material samples are PNG files beside the export whatever the
+            // format (the OBJ writer writes every decoded texture; without it, they are added)
+            extra_files.extend(
+                levelgeom_export::encode_textures_subset(&scene, Some(&further))
+                    .map_err(levelgeom_export::folder::FolderError::Export)?,
+            );
+        }
         let written = folder::write_folder(
             &scene,
             outdir,

@@ -29,6 +29,8 @@ pub struct LevelFile {
     pub(crate) bytes: Vec<u8>,
     pub(crate) content: Content,
     pub(crate) warnings: Vec<Warning>,
+    /// The allocation limits it was opened with (also for the textures an export decodes).
+    pub(crate) limits: levelgeom_binary::Limits,
 }
 
 /// What [`LevelFile::check`] found.
@@ -129,15 +131,47 @@ impl LevelFile {
         })
     }
 
-    /// Run the format's consistency rules (an X-Ray `level` against the geom files beside it).
+    /// Run the format's consistency rules (an X-Ray `level` against the geom files beside it,
+    /// and the compiled-level rules of [`levelgeom_xray::check::compiled`]).
     pub fn check(&self) -> CheckReport {
+        self.check_inner(None)
+    }
+
+    /// [`LevelFile::check`] with options: for an X-Ray level, `opts.textures` also checks that
+    /// every texture its shaders name is in the level folder or that folder.
+    ///
+    /// # Errors
+    /// [`Error::OptionDoesNotApply`] for `textures` with a WAD or an X-Ray file that is not a
+    /// `level`.
+    pub fn check_with(&self, opts: &crate::CheckOptions) -> Result<CheckReport> {
+        if opts.textures.is_some() && !matches!(self.content, Content::XrayLevel(_)) {
+            return Err(Error::OptionDoesNotApply {
+                option: "--textures (X-Ray `level` option)",
+                file: self.display_name(),
+                format: self.format().description(),
+            });
+        }
+        Ok(self.check_inner(opts.textures.as_deref()))
+    }
+
+    fn check_inner(&self, textures: Option<&Path>) -> CheckReport {
         match &self.content {
             Content::Wad(l) => CheckReport {
                 notes: Vec::new(),
                 problems: levelgeom_wad::check::check(l),
             },
             Content::XrayLevel(f) => {
-                let r = f.check();
+                let mut r = f.check();
+                r.problems.extend(levelgeom_xray::check::compiled(
+                    f,
+                    &levelgeom_xray::check::CompiledOptions {
+                        textures,
+                        limits: self.limits,
+                    },
+                ));
+                if let Some(t) = textures {
+                    r.notes.push(format!("with textures from {}", t.display()));
+                }
                 CheckReport {
                     notes: r.notes,
                     problems: r.problems,

@@ -54,7 +54,9 @@ pub use import::{
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
 pub use levelgeom_binary::{Limits, Problem, Severity, Warning};
-pub use options::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions};
+pub use options::{
+    CheckOptions, EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions,
+};
 pub use render::{draw, Image, RenderOptions, View, PREVIEW_SIZE};
 pub use replace::{ReplaceOptions, ReplaceReport};
 
@@ -264,5 +266,6 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
         bytes,
         content,
         warnings,
+        limits,
     })
 }

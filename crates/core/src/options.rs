@@ -20,14 +20,28 @@ pub struct XrayOptions {
     /// Write the baked vertex light as `COLOR_0` (`--vertex-light`) instead of `_LIGHT`.
     pub vertex_light: bool,
     /// Folder of game textures (`gamedata/textures`) to resolve texture names against
-    /// (`--textures`).
+    /// (`--textures`). Textures are looked up in the level's folder first, then here, as the
+    /// engine does; DDS and PNG files are decoded and embedded.
     pub textures: Option<PathBuf>,
+    /// Also decode the further textures of each shader entry (lightmaps `lmap#N_1`,
+    /// `lmap#N_2`, a terrain's `…_lm`) into PNG files named from material extras
+    /// (`--lightmaps`); needs [`XrayOptions::textures`].
+    pub lightmaps: bool,
     /// Also export the portal polygons (`--portals`): a hidden root `portals`, its own files
     /// `portals.glb` / `portals.obj`.
     pub portals: bool,
     /// Export one kind only (`--only`): static geometry, trees, LOD billboards or the collision
     /// (which then needs no `--collision`); lights and glows are left out.
     pub only: Option<XrayOnly>,
+}
+
+/// What [`LevelFile::check_with`](crate::LevelFile::check_with) is asked to check besides the
+/// format's own rules.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// X-Ray: a `gamedata/textures` folder; every texture a shader entry names must be found
+    /// there or in the level's folder (`check --textures`).
+    pub textures: Option<PathBuf>,
 }
 
 /// What to convert: `collision` for every engine that has collision, and engine-specific

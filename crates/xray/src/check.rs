@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use levelgeom_binary::Problem;
 
 use crate::cform::Cform;
-use crate::geom::{Geom, SwiItem};
+use crate::geom::{Geom, SlideWindow, SwiItem};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer};
 
@@ -455,4 +455,443 @@ pub fn cform(c: &Cform) -> Vec<Problem> {
         ));
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled-level rules: what breaks the game or betrays a bad compile, over a level folder.
+
+/// What [`compiled`] looks at besides the level's own files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompiledOptions<'a> {
+    /// A `gamedata/textures` folder: every texture a shader entry names must be there or in
+    /// the level folder (`check --textures`).
+    pub textures: Option<&'a std::path::Path>,
+    /// Limits for what is read on the way.
+    pub limits: levelgeom_binary::Limits,
+}
+
+/// Where the chunks of the level and its geom start, computed once and only when a finding
+/// needs an offset (the level is serialised back, byte-exact, and its chunks listed).
+struct Offsets<'a> {
+    files: &'a crate::files::LevelFiles,
+    level: Option<Vec<crate::ChunkEntry>>,
+    geom_ib: Option<Option<u64>>,
+}
+
+impl Offsets<'_> {
+    fn level_chunks(&mut self) -> &[crate::ChunkEntry] {
+        self.level.get_or_insert_with(|| {
+            self.files
+                .level
+                .to_bytes()
+                .ok()
+                .and_then(|b| crate::chunks(&b).ok())
+                .unwrap_or_default()
+        })
+    }
+
+    /// The file offset of the header of the chunk at `path` in `level`.
+    fn chunk(&mut self, path: &str) -> Option<u64> {
+        self.level_chunks()
+            .iter()
+            .find(|c| c.path == path)
+            .map(|c| c.offset)
+    }
+
+    /// The offset of shader entry `k`'s string in `level` (the chunk's offset when it is
+    /// compressed).
+    fn shader(&mut self, l: &Level, k: usize) -> Option<u64> {
+        let c = self
+            .level_chunks()
+            .iter()
+            .find(|c| c.path == "fsL_SHADERS")?
+            .clone();
+        if c.compressed {
+            return Some(c.offset);
+        }
+        let before: u64 = l
+            .shaders()?
+            .iter()
+            .take(k)
+            .map(|e| e.0.len() as u64 + 1)
+            .sum();
+        Some(c.offset + 8 + 4 + before)
+    }
+
+    /// The offset in `level.geom` of index `at` of index buffer `ib` (`None` when the index
+    /// buffers are compressed or the geom cannot be listed).
+    fn geom_index(&mut self, ib: usize, at: usize) -> Option<u64> {
+        let files = self.files;
+        let start = *self.geom_ib.get_or_insert_with(|| {
+            let g = files.geom.as_ref()?;
+            let b = g.geom.to_bytes().ok()?;
+            let c = crate::chunks(&b)
+                .ok()?
+                .into_iter()
+                .find(|c| c.path == "fsL_IB" && !c.compressed)?;
+            Some(c.offset + 8)
+        });
+        let ibs = files.geom.as_ref()?.geom.index_buffers()?;
+        let before: u64 = ibs.iter().take(ib).map(|b| 4 + 2 * b.len() as u64).sum();
+        Some(start? + 4 + before + 4 + 2 * at as u64)
+    }
+}
+
+/// Positions of a geom's vertex buffers, decoded once.
+fn positions(g: &Geom) -> Vec<Vec<[f32; 3]>> {
+    g.vertex_buffers()
+        .unwrap_or(&[])
+        .iter()
+        .map(|vb| vb.decode().positions)
+        .collect()
+}
+
+/// The full-detail index range of a GCONTAINER: `sw[0]` of a progressive visual's sliding
+/// windows (the lower levels of detail share the index range), else the whole range; as
+/// (first index, index count).
+fn full_detail(g: &GContainer, window: Option<SlideWindow>) -> (usize, usize) {
+    match window {
+        Some(w) => (
+            g.ib_offset as usize + w.offset as usize,
+            usize::from(w.num_tris) * 3,
+        ),
+        None => (g.ib_offset as usize, g.ib_count as usize),
+    }
+}
+
+/// The triangles of a GCONTAINER's full-detail range as positions (`None` when the range is
+/// broken; the range rules report that).
+fn triangles(
+    g: &GContainer,
+    range: (usize, usize),
+    geom: &Geom,
+    pos: &[Vec<[f32; 3]>],
+) -> Option<Vec<[[f32; 3]; 3]>> {
+    let p = pos.get(g.vb_index as usize)?;
+    let ib = geom.index_buffers()?.get(g.ib_index as usize)?;
+    let idx = ib.get(range.0..range.0.checked_add(range.1)?)?;
+    idx.chunks_exact(3)
+        .map(|t| {
+            let v = |i: u16| p.get(g.vb_offset as usize + usize::from(i)).copied();
+            Some([v(t[0])?, v(t[1])?, v(t[2])?])
+        })
+        .collect()
+}
+
+/// Zero area: `|(b − a) × (c − a)|` at most 1e-6 of the longest edge squared (exactly
+/// coincident or collinear corners, and slivers no renderer draws).
+fn degenerate(t: &[[f32; 3]; 3]) -> bool {
+    let v = |p: [f32; 3]| glam::DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+    let (a, b, c) = (v(t[0]), v(t[1]), v(t[2]));
+    let cross = (b - a).cross(c - a).length();
+    let longest = (b - a)
+        .length_squared()
+        .max((c - a).length_squared())
+        .max((c - b).length_squared());
+    cross <= 1e-6 * longest
+}
+
+/// A triangle as a sortable key that does not depend on which corner comes first (the
+/// winding is kept): corners rotated so the smallest is first; `-0.0` equals `0.0`.
+fn tri_key(t: &[[f32; 3]; 3]) -> [[u32; 3]; 3] {
+    let k = |p: [f32; 3]| p.map(|x| if x == 0.0 { 0 } else { x.to_bits() });
+    let c = [k(t[0]), k(t[1]), k(t[2])];
+    let r = (0..3).min_by_key(|&i| c[i]).unwrap_or(0);
+    [c[r], c[(r + 1) % 3], c[(r + 2) % 3]]
+}
+
+fn list(v: &[usize]) -> String {
+    let shown: Vec<String> = v.iter().take(8).map(usize::to_string).collect();
+    let more = v.len().saturating_sub(8);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// The rules of a compiled level that need more than one file's structure, each finding with
+/// its visual (or shader, or file) and an offset:
+///
+/// Triangles are those of full detail (`sw[0]` of a progressive visual, else the whole range).
+///
+/// * **zero-area triangles** per visual (`level.geom`; one finding per visual: how many, the
+///   first with its indices' offset in `level.geom`), a warning: the game skips them, but a
+///   compiler that left them made other mistakes too;
+/// * **`level.geomx` against `level.geom`**: each visual's fast-path range must hold as many
+///   triangles, at the same positions (compared as sets, corner order free, winding kept), as
+///   its full range — the engine draws shadows and depth from `level.geomx`, so a mismatch
+///   gives wrong static shadows;
+/// * **textures** (with [`CompiledOptions::textures`]): every texture a shader entry names
+///   must be a `<name>.dds` in the level folder or the textures folder (the engine's lookup;
+///   lower-case names accepted), else the game draws `ed_not_existing_texture`; names that
+///   would leave the folder are findings too;
+/// * **LOD textures**: `level_lods.dds` and `level_lods_nm.dds` in the level folder must have
+///   the same size (the normal map is sampled with the colour atlas's UVs) and readable headers;
+/// * **sectors**: when the level has sectors, every visual must be reached from a sector's
+///   root ([`Level::visual_sectors`]); the engine draws a visual only through its sector.
+pub fn compiled(files: &crate::files::LevelFiles, opts: &CompiledOptions<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let l = &files.level;
+    let visuals = l.visuals();
+    let mut at = Offsets {
+        files,
+        level: None,
+        geom_ib: None,
+    };
+    let geom = files.geom.as_ref().map(|g| &g.geom);
+    let geomx = files.geomx.as_ref().map(|g| &g.geom);
+    let gpos = geom.map(positions);
+    let xpos = geomx.map(positions);
+
+    for (i, v) in visuals.iter().enumerate() {
+        let vpath = format!("fsL_VISUALS/visual[{i}]");
+        let (Some(g), Some(geom), Some(gpos)) = (v.gcontainer(), geom, gpos.as_deref()) else {
+            continue;
+        };
+        let t = v.model_type().unwrap_or(u8::MAX);
+        let progressive = matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM);
+        let window = progressive
+            .then(|| {
+                v.swidata()
+                    .or_else(|| v.swi_container().and_then(|i| geom.swis().get(i as usize)))
+                    .and_then(|s| s.windows.first().copied())
+            })
+            .flatten();
+        let range = full_detail(&g, window);
+        let Some(tris) = triangles(&g, range, geom, gpos) else {
+            continue;
+        };
+        let bad: Vec<usize> = (0..tris.len()).filter(|&t| degenerate(&tris[t])).collect();
+        if let Some(&first) = bad.first() {
+            let ib = geom
+                .index_buffers()
+                .and_then(|b| b.get(g.ib_index as usize));
+            let idx: Vec<u16> = ib
+                .and_then(|b| b.get(range.0 + 3 * first..range.0 + 3 * first + 3))
+                .map(<[u16]>::to_vec)
+                .unwrap_or_default();
+            let where_geom = at
+                .geom_index(g.ib_index as usize, range.0 + 3 * first)
+                .map(|o| format!(" at 0x{o:08X} of level.geom"))
+                .unwrap_or_default();
+            let mut pr = p(
+                format!("{vpath}/OGF_GCONTAINER"),
+                format!(
+                    "{} of {} triangles have zero area (first: triangle {first}, indices {idx:?}{where_geom})",
+                    bad.len(),
+                    tris.len()
+                ),
+            )
+            .warning();
+            if let Some(o) = at.chunk(&vpath) {
+                pr = pr.at(o);
+            }
+            out.push(pr);
+        }
+        let (Some(fg), Some(gx), Some(xpos)) = (v.fastpath(), geomx, xpos.as_deref()) else {
+            continue;
+        };
+        let xwindow = progressive
+            .then(|| {
+                v.fastpath_swidata()
+                    .and_then(|s| s.windows.first().copied())
+            })
+            .flatten();
+        let Some(xtris) = triangles(&fg, full_detail(&fg, xwindow), gx, xpos) else {
+            continue;
+        };
+        let fpath = format!("{vpath}/OGF_FASTPATH/OGF_GCONTAINER");
+        let message = if xtris.len() != tris.len() {
+            Some(format!(
+                "level.geomx has {} triangles for this visual, level.geom {} (static shadows \
+                 are drawn from level.geomx)",
+                xtris.len(),
+                tris.len()
+            ))
+        } else {
+            let mut a: Vec<_> = tris.iter().map(tri_key).collect();
+            let mut b: Vec<_> = xtris.iter().map(tri_key).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            if a == b {
+                None
+            } else {
+                let firstx = xtris
+                    .iter()
+                    .position(|t| a.binary_search(&tri_key(t)).is_err())
+                    .unwrap_or(0);
+                let n = xtris
+                    .iter()
+                    .filter(|t| a.binary_search(&tri_key(t)).is_err())
+                    .count();
+                Some(format!(
+                    "{n} of {} level.geomx triangles are at other positions than level.geom's \
+                     (first: triangle {firstx} at {:?}; static shadows are drawn from level.geomx)",
+                    xtris.len(),
+                    xtris.get(firstx).map(|t| t[0]).unwrap_or_default()
+                ))
+            }
+        };
+        if let Some(m) = message {
+            let mut pr = p(fpath, m);
+            if let Some(o) = at.chunk(&vpath) {
+                pr = pr.at(o);
+            }
+            out.push(pr);
+        }
+    }
+
+    if let Some(dir) = opts.textures {
+        missing_textures(&mut out, files, dir, &mut at);
+    }
+    lod_textures(&mut out, files, &opts.limits);
+
+    if !l.sectors().is_empty() {
+        let vs = l.visual_sectors();
+        let orphans: Vec<usize> = (0..vs.len()).filter(|&i| vs[i].is_empty()).collect();
+        for &i in &orphans {
+            let path = format!("fsL_VISUALS/visual[{i}]");
+            let mut pr = p(
+                &path,
+                format!(
+                    "{} visual in no sector (no sector's root reaches it): the engine never draws it",
+                    model_type::name(visuals[i].model_type().unwrap_or(u8::MAX))
+                ),
+            );
+            if let Some(o) = at.chunk(&path) {
+                pr = pr.at(o);
+            }
+            out.push(pr);
+        }
+    }
+    out
+}
+
+/// `<name>.dds` in `dir` as the engine opens it (also lower-cased: unpacked archives are), only
+/// when the file stays inside `dir`.
+fn dds_in(dir: &std::path::Path, root: Option<&std::path::Path>, name: &str) -> bool {
+    let lower = name.to_lowercase();
+    [name, lower.as_str()].iter().any(|n| {
+        let f = dir.join(format!("{n}.dds"));
+        f.is_file()
+            && root.is_some_and(|r| std::fs::canonicalize(&f).is_ok_and(|real| real.starts_with(r)))
+    })
+}
+
+fn missing_textures(
+    out: &mut Vec<Problem>,
+    files: &crate::files::LevelFiles,
+    textures: &std::path::Path,
+    at: &mut Offsets<'_>,
+) {
+    let l = &files.level;
+    let level_dir = files.dir();
+    let roots = [
+        std::fs::canonicalize(&level_dir).ok(),
+        std::fs::canonicalize(textures).ok(),
+    ];
+    let visuals = l.visuals();
+    for (k, e) in l.shaders().unwrap_or(&[]).iter().enumerate().skip(1) {
+        let mut missing = Vec::new();
+        let mut refused = Vec::new();
+        for t in e.textures() {
+            let name = t.replace('\\', "/");
+            if let Some(why) = crate::textures::unsafe_name(&name) {
+                refused.push(format!("{t} ({why})"));
+                continue;
+            }
+            if !dds_in(&level_dir, roots[0].as_deref(), &name)
+                && !dds_in(textures, roots[1].as_deref(), &name)
+            {
+                missing.push(t);
+            }
+        }
+        if missing.is_empty() && refused.is_empty() {
+            continue;
+        }
+        let users: Vec<usize> = visuals
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.header().is_some_and(|h| usize::from(h.shader_id) == k))
+            .map(|(i, _)| i)
+            .collect();
+        let glows = l
+            .glows()
+            .iter()
+            .filter(|g| usize::from(g.shader) == k)
+            .count();
+        let used = match (users.is_empty(), glows) {
+            (true, 0) => "used by no visual or glow".to_string(),
+            (true, n) => format!("used by {n} glow{}", if n == 1 { "" } else { "s" }),
+            (false, _) => format!(
+                "used by visual{} {}",
+                if users.len() == 1 { "" } else { "s" },
+                list(&users)
+            ),
+        };
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!(
+                "{} not found as .dds in the level folder or {} (the game draws ed_not_existing_texture)",
+                missing.join(", "),
+                textures.display()
+            ));
+        }
+        if !refused.is_empty() {
+            parts.push(format!("{} cannot be looked up", refused.join(", ")));
+        }
+        let mut pr = p(
+            format!("fsL_SHADERS/shader[{k}]"),
+            format!("{:?}: {}; {used}", e.text(), parts.join("; ")),
+        );
+        if let Some(o) = at.shader(l, k) {
+            pr = pr.at(o);
+        }
+        out.push(pr);
+    }
+}
+
+fn lod_textures(
+    out: &mut Vec<Problem>,
+    files: &crate::files::LevelFiles,
+    limits: &levelgeom_binary::Limits,
+) {
+    let dir = files.dir();
+    let read = |name: &str| -> Option<Result<crate::dds::Header, String>> {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return None;
+        }
+        Some(match levelgeom_binary::read_file(&path) {
+            Ok(b) if b.len() as u64 > limits.max_decoded as u64 => Err("too large".into()),
+            Ok(b) => crate::dds::header(&b).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        })
+    };
+    let lods = read("level_lods.dds");
+    let nm = read("level_lods_nm.dds");
+    for (name, r) in [("level_lods.dds", &lods), ("level_lods_nm.dds", &nm)] {
+        if let Some(Err(why)) = r {
+            out.push(p(
+                dir.join(name).display().to_string(),
+                format!("LOD texture unreadable: {why}"),
+            ));
+        }
+    }
+    if let (Some(Ok(a)), Some(Ok(b))) = (&lods, &nm) {
+        if (a.width, a.height) != (b.width, b.height) {
+            out.push(
+                p(
+                    dir.join("level_lods_nm.dds").display().to_string(),
+                    format!(
+                        "{}×{} but level_lods.dds is {}×{} (the normal map is sampled with the \
+                         colour atlas's UVs: LOD billboards get the wrong normals)",
+                        b.width, b.height, a.width, a.height
+                    ),
+                )
+                .at(12),
+            );
+        }
+    }
 }

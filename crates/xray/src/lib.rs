@@ -9,11 +9,12 @@
 //! * [`level`]: the `level` file (shaders, OGF v4 [`ogf`] visuals, portals, lights, glows,
 //!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
 //!   vertices and triangles, all kept);
+//! * [`dds`]: DDS textures decoded to RGBA8 (and PNG);
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
-//!   [`scene`]: conversion to the engine-neutral scene for export (and [`resolve_textures`]),
-//!   with [`pivot`] (each visual's node at its centre), [`names`] (material names),
-//!   [`lights`] (lights and glows) and [`portals`];
+//!   [`scene`]: conversion to the engine-neutral scene for export, with [`pivot`] (each
+//!   visual's node at its centre), [`names`] (material names), [`lights`] (lights and glows)
+//!   and [`portals`]; [`textures`] loads or links its textures ([`resolve_textures`]);
 //!   [`generate`]: small self-consistent levels for tests.
 //!
 //! Every reader is byte-exact: parse, then write an unchanged model, gives the input bytes.
@@ -24,6 +25,7 @@ pub mod cform;
 pub mod check;
 pub mod chunk;
 pub mod collision;
+pub mod dds;
 pub mod decl;
 pub mod files;
 pub mod generate;
@@ -39,6 +41,7 @@ pub mod portals;
 pub mod scene;
 pub mod sectors;
 pub mod shaders;
+pub mod textures;
 pub mod vertex;
 
 pub use cform::Cform;
@@ -47,7 +50,8 @@ pub use files::{FilesError, LevelFiles, Opened};
 pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
-pub use scene::{resolve_textures, to_scene, Only, SceneError, SceneOptions};
+pub use scene::{to_scene, Only, SceneError, SceneOptions};
+pub use textures::{further_textures, load_textures, resolve_textures, TextureLookup};
 
 use chunk::Context;
 use levelgeom_binary::{ReadError, Reader};

@@ -81,6 +81,11 @@ pub struct Args {
     /// X-Ray: folder of game textures (gamedata/textures) to resolve texture names against.
     #[arg(long)]
     pub textures: Option<PathBuf>,
+    /// X-Ray: also decode each shader's further textures (lightmaps lmap#N_1/lmap#N_2, a
+    /// terrain's _lm map; from the level folder, then --textures) into PNG files named in the
+    /// material extras (texture_K_file). Needs --textures.
+    #[arg(long, requires = "textures")]
+    pub lightmaps: bool,
     /// X-Ray: also export the LOD billboard quads as their own meshes.
     #[arg(long)]
     pub lods: bool,
@@ -109,12 +114,14 @@ impl Args {
         let xray = (self.textures.is_some()
             || self.lods
             || self.vertex_light
+            || self.lightmaps
             || self.portals
             || self.only.is_some())
         .then(|| XrayOptions {
             lods: self.lods,
             vertex_light: self.vertex_light,
             textures: self.textures.clone(),
+            lightmaps: self.lightmaps,
             portals: self.portals,
             only: self.only.map(|o| match o {
                 OnlyKind::Static => XrayOnly::Static,

@@ -265,7 +265,13 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
     ]);
     assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("(1 found)"), "{text}");
-    assert!(err.contains("texture crete/crete_roof1 not found"), "{err}");
+    // one warning lists the missing ones; the 4-byte DDS cannot be decoded and is linked
+    assert!(
+        err.contains("4 textures not found in the level folder or the --textures folder: ")
+            && err.contains("crete/crete_roof1"),
+        "{err}"
+    );
+    assert!(err.contains("trees_elka.dds cannot be decoded"), "{err}");
     assert!(err.contains("1 texture found only as DDS/TGA"), "{err}");
     // referenced relative to the output folder, so both can move together
     let mtl = std::fs::read_to_string(out.join("level.mtl")).unwrap();
@@ -275,6 +281,32 @@ fn textures_folder_resolves_names_and_warns_about_missing_ones() {
     );
     assert!(
         glb_json(&out.join("level.glb")).contains("\"uri\":\"../textures/trees/trees_elka.dds\"")
+    );
+}
+
+#[test]
+fn lightmaps_need_textures_and_check_takes_a_textures_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&[
+        os("export"),
+        fixture_dir().as_os_str(),
+        d.path().join("out").as_os_str(),
+        os("--lightmaps"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--textures"), "{err}");
+    // an empty textures folder: every shader entry's texture is missing (7 entries)
+    let (code, text, _) = run(&[
+        os("check"),
+        fixture_dir().as_os_str(),
+        os("--textures"),
+        d.path().as_os_str(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(text.matches("not found as .dds").count(), 7, "{text}");
+    assert!(
+        text.contains("at 0x00001AEB in fsL_SHADERS/shader[1]: "),
+        "{text}"
     );
 }
 

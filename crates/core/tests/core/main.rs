@@ -9,6 +9,7 @@ mod folder;
 mod import;
 mod independent;
 mod mutation;
+mod textures;
 mod xray_objects;
 
 use std::path::PathBuf;

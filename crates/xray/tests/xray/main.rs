@@ -3,6 +3,7 @@
 
 mod api;
 mod collision;
+mod compiled;
 mod corrupt;
 mod fixture;
 mod generated;
@@ -11,3 +12,4 @@ mod objects;
 mod pivots;
 mod rules;
 mod scene;
+mod textures;
