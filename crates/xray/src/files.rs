@@ -338,6 +338,9 @@ impl LevelFiles {
     /// prefixed with the geom file, `PATH: fsL_VB/vb[0]`).
     pub fn check(&self) -> CheckReport {
         let mut notes = Vec::new();
+        if self.level.is_old() {
+            return self.check_old(notes);
+        }
         match &self.geom {
             Some(g) => notes.push(format!("with {}", g.path.display())),
             None => notes.push("note: no level.geom beside it; geometry ranges not checked".into()),
@@ -366,12 +369,46 @@ impl LevelFiles {
         CheckReport { notes, problems }
     }
 
-    /// Convert to a scene (needs `level.geom`; the scene name defaults to the folder's name
-    /// when `opts.name` is empty).
+    /// XRLC 4–12: the rules run on the 13/14-shaped view ([`crate::flat`]) of the buffers inside
+    /// `level` (paths name the view's chunks, e.g. `OGF_GCONTAINER` for a visual's
+    /// `OGF_VCONTAINER` + `OGF_ICONTAINER`).
+    fn check_old(&self, mut notes: Vec<String>) -> CheckReport {
+        let v = self.level.version().unwrap_or(0);
+        notes.push(format!(
+            "XRLC {v}: geometry inside {} (no level.geom)",
+            self.level_path.display()
+        ));
+        let flat = crate::flat::flatten(&self.level);
+        let mut problems = check::level(&flat.level, Some(&flat.geom), None);
+        problems.extend(
+            check::geom(&flat.geom)
+                .into_iter()
+                .filter(|p| p.path != "file"),
+        );
+        if let Some(c) = &self.cform {
+            notes.push(format!("with {}", c.path.display()));
+            problems.extend(check::cform(&c.cform).into_iter().map(|mut p| {
+                p.path = format!("{}: {}", c.path.display(), p.path);
+                p
+            }));
+        }
+        CheckReport { notes, problems }
+    }
+
+    /// Convert to a scene (needs `level.geom` from XRLC 13 on; older levels hold their
+    /// geometry themselves; the scene name defaults to the folder's name when `opts.name` is
+    /// empty).
     pub fn to_scene(&self, opts: &SceneOptions) -> Result<Scene, FilesError> {
-        let g = self.geom.as_ref().ok_or_else(|| FilesError::NoGeom {
-            level: self.level_path.clone(),
-        })?;
+        let empty = Geom { chunks: Vec::new() };
+        let g = match &self.geom {
+            Some(g) => &g.geom,
+            None if self.level.is_old() => &empty,
+            None => {
+                return Err(FilesError::NoGeom {
+                    level: self.level_path.clone(),
+                })
+            }
+        };
         let mut opts = opts.clone();
         if opts.name.is_empty() {
             opts.name = self
@@ -379,11 +416,10 @@ impl LevelFiles {
                 .file_name()
                 .map_or("level".into(), |n| n.to_string_lossy().into_owned());
         }
-        let mut s =
-            scene::to_scene(&self.level, &g.geom, &opts).map_err(|source| FilesError::Scene {
-                path: self.level_path.clone(),
-                source,
-            })?;
+        let mut s = scene::to_scene(&self.level, g, &opts).map_err(|source| FilesError::Scene {
+            path: self.level_path.clone(),
+            source,
+        })?;
         if opts.collision {
             let c = self.cform.as_ref().ok_or_else(|| FilesError::NoCform {
                 level: self.level_path.clone(),

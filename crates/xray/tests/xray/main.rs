@@ -7,5 +7,6 @@ mod corrupt;
 mod fixture;
 mod generated;
 mod independent;
+mod old;
 mod rules;
 mod scene;
