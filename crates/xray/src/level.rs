@@ -321,7 +321,10 @@ impl Level {
     /// [`Self::read`] with explicit allocation limits for compressed chunks.
     pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Level, Vec<Warning>), ReadError> {
         let mut r = Reader::with_limits(bytes, limits);
-        let version = version_of(bytes).unwrap_or(14);
+        // unknown versions are read with the 13/14 ids and layouts
+        let version = version_of(bytes)
+            .filter(|v| known_version(*v))
+            .unwrap_or(14);
         let ctx = context_of(bytes);
         let chunks = chunk::read_all(&mut r, ctx, |h, b| {
             Ok(match part(version, h.id()) {

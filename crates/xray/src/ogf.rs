@@ -397,7 +397,8 @@ fn read_lod(r: &mut Reader<'_>, with_sun: bool) -> Result<Vec<[LodVertex; 4]>, R
 }
 
 fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
-    let old = d.version <= 10;
+    // LOD/tree records before XRLC 11 (unknown versions are read as 13/14 throughout)
+    let old = crate::level::known_version(d.version) && d.version <= 10;
     let c = match kind_of(d.format, id) {
         Some(Kind::Header) if d.format < 4 => OgfChunk::ShortHeader {
             format_version: r.u8()?,
