@@ -20,6 +20,10 @@ visuals compared are blender-xray's VISUAL objects except LODs (our export leave
 out by default; blender-xray does not re-wind LOD quads, a known deviation). Tree instances may
 differ where blender-xray decomposes the TREEDEF2 matrix in the wrong Euler order (known
 deviation): a tree triangle that only matches up to that is counted as allowed, not as a match.
+Texture UVs (UV0) are compared too: every static triangle's, and every tree triangle's at one of
+our places, except the trees of XRLC 10/11, whose SHORT4 UVs blender-xray reads as a static
+visual's (·1024, with a lightmap) where the engine reads trees' at ·2048 (a deviation of
+blender-xray not in the documented list; the engine decides by visual type).
 For the fixture, blender-xray's collision import (CFORM objects) must give the 44 triangles of
 our collision.glb.
 
@@ -89,21 +93,45 @@ def key(p):
     return tuple(round(c, 3) + 0.0 for c in p)
 
 
-def triangles(objects):
-    """World triangles of mesh objects, each as its corners' rounded positions, rotated so the
-    smallest corner comes first (winding kept)."""
+def corners(objects):
+    """World triangles of mesh objects as ((corner keys), (UV0 per corner)), rotated so the
+    smallest corner comes first (winding kept). UV0 is blender-xray's "Texture" layer, else the
+    first layer."""
     out = []
     for o in objects:
         if o.type != "MESH":
             continue
         m = o.matrix_world
-        for poly in o.data.polygons:
-            pts = [key(m @ o.data.vertices[i].co) for i in poly.vertices]
+        me = o.data
+        layer = me.uv_layers.get("Texture") or (me.uv_layers[0] if len(me.uv_layers) else None)
+        for poly in me.polygons:
+            pts = [key(m @ me.vertices[i].co) for i in poly.vertices]
+            uvs = [tuple(layer.data[li].uv) if layer else (0.0, 0.0) for li in poly.loop_indices]
             for k in range(1, len(pts) - 1):
                 t = [pts[0], pts[k], pts[k + 1]]
+                u = [uvs[0], uvs[k], uvs[k + 1]]
                 r = t.index(min(t))
-                out.append(tuple(t[r:] + t[:r]))
-    return sorted(out)
+                out.append((tuple(t[r:] + t[:r]), tuple(u[r:] + u[:r])))
+    return out
+
+
+def triangles(objects):
+    """World triangles (corner keys only), sorted."""
+    return sorted(t for t, _ in corners(objects))
+
+
+def uv_mismatches(ours, theirs, tol=1e-4):
+    """Triangles of `theirs` whose UV0 differs from every same-placed triangle of `ours`."""
+    by_pos = {}
+    for t, u in ours:
+        by_pos.setdefault(t, []).append(u)
+    bad = []
+    for t, u in theirs:
+        cands = by_pos.get(t, [])
+        if not any(all(abs(a[i] - b[i]) <= tol for a, b in zip(u, c) for i in (0, 1))
+                   for c in cands):
+            bad.append((t, u, cands[:1]))
+    return bad
 
 
 def export(level_dir, out, *extra):
@@ -133,7 +161,8 @@ def compare_level(name, level_dir, work):
     clear()
     out = work / f"out_{name}"
     export(level_dir, out)
-    ours = triangles(import_glb(out / "level.glb"))
+    ours_c = corners(import_glb(out / "level.glb"))
+    ours = sorted(t for t, _ in ours_c)
     clear()
     try:
         objs = import_xray(level_dir)
@@ -164,6 +193,20 @@ def compare_level(name, level_dir, work):
         print(f"    not found in ours: {missing[:4]} (objects {sorted(owners)})")
     record(not missing, f"{name}: {len(theirs)} static triangles of blender-xray in our GLB",
            f"{len(missing)} not found")
+    # UV0 of the static visuals (blender-xray and the glTF importer both flip v for Blender)
+    bad = uv_mismatches(ours_c, corners([o for o in visuals if not is_tree(o)]))
+    record(not bad, f"{name}: static visuals' texture UVs equal ours", f"{len(bad)}, e.g. {bad[:1]}")
+    # trees: a triangle at one of our places must have our UVs, except in XRLC 10/11, where
+    # blender-xray reads every SHORT4 TEXCOORD0 as a static visual's (u, v)·1024 + lightmap
+    # while trees there store (u, v)·2048 + wind under the same declaration (engine: per type)
+    tree_bad = [b for b in uv_mismatches(ours_c, corners([o for o in visuals if is_tree(o)]))
+                if b[2]]
+    if name in ("v10", "v11"):
+        print(f"    note: {len(tree_bad)} tree triangles' UVs differ: blender-xray's SHORT4 "
+              "reading before XRLC 12 (deviation)")
+    else:
+        record(not tree_bad, f"{name}: placed tree triangles' texture UVs equal ours",
+               f"{len(tree_bad)}, e.g. {tree_bad[:1]}")
     exact_trees = 0
     for t in tree_theirs:
         if t in pool:
