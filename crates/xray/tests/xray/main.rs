@@ -8,5 +8,6 @@ mod fixture;
 mod generated;
 mod independent;
 mod old;
+mod old_bytes;
 mod rules;
 mod scene;
