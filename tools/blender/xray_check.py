@@ -24,8 +24,9 @@ Texture UVs (UV0) are compared too: every static triangle's, and every tree tria
 our places, except the trees of XRLC 10/11, whose SHORT4 UVs blender-xray reads as a static
 visual's (·1024, with a lightmap) where the engine reads trees' at ·2048 (a deviation of
 blender-xray not in the documented list; the engine decides by visual type).
-For the fixture, blender-xray's collision import (CFORM objects) must give the 44 triangles of
-our collision.glb.
+Collision: blender-xray's collision import (CFORM objects) must give the triangles of our
+collision.glb: the fixture's 44 from its level.cform, the generated levels' 2 (from the
+`fsL_CFORM` chunk inside `level` for XRLC 4–9, from level.cform beside it from 10 on).
 
 Exit status 1 when a comparison fails; a build blender-xray cannot import is reported with its
 error and fails too.
@@ -219,20 +220,22 @@ def compare_level(name, level_dir, work):
            f"{len(pool)} of ours left unmatched, {allowed} tree triangles differ")
 
 
-def compare_cform(level_dir, work):
+def compare_cform(name, level_dir, work, expect):
     clear()
-    out = work / "out_cform"
+    out = work / f"out_cform_{name}"
     export(level_dir, out, "--collision")
     ours = triangles(import_glb(out / "collision.glb"))
     clear()
     objs = import_xray(level_dir)
     cform = [o for o in objs if o.xray.level.object_type == "CFORM"]
     theirs = triangles(cform)
-    record(len(theirs) == 44, f"fixture cform: blender-xray gives 44 triangles", str(len(theirs)))
-    record(len(ours) == 44, f"fixture cform: our collision.glb has 44 triangles", str(len(ours)))
+    record(len(theirs) == expect, f"{name} cform: blender-xray gives {expect} triangles",
+           str(len(theirs)))
+    record(len(ours) == expect, f"{name} cform: our collision.glb has {expect} triangles",
+           str(len(ours)))
     unordered = lambda ts: sorted(tuple(sorted(t)) for t in ts)
-    record(unordered(ours) == unordered(theirs), "fixture cform: same triangles at the same places")
-    record(ours == theirs, "fixture cform: same winding")
+    record(unordered(ours) == unordered(theirs), f"{name} cform: same triangles at the same places")
+    record(ours == theirs, f"{name} cform: same winding")
 
 
 def main():
@@ -251,10 +254,13 @@ def main():
     for d in levels:
         print(f"== generated XRLC {d.name}", flush=True)
         compare_level(d.name, d, work)
+        # XRLC 4–9: the collision inside `level`; 10 on: the level.cform beside it
+        if (d / "level.cform").exists() or int(d.name.lstrip("v")) <= 9:
+            compare_cform(d.name, d, work, 2)
     fixture = ROOT / "crates" / "xray" / "tests" / "data" / "xray-v14-micro"
     print("== fixture xray-v14-micro", flush=True)
     compare_level("fixture", fixture, work)
-    compare_cform(fixture, work)
+    compare_cform("fixture", fixture, work, 44)
     print(f"xray_check: {len(FAILS)} failed" + (f": {FAILS}" if FAILS else ""), flush=True)
     if FAILS:
         sys.exit(1)

@@ -179,11 +179,13 @@ pub struct CformFile {
     pub cform: Cform,
 }
 
-/// The `level.cform` beside the `level` file `level_path`, when present.
+/// The `level.cform` beside the `level` file `level_path`, when present; without one, the
+/// collision that levels of XRLC 4–9 keep inside `level` itself (`fsL_CFORM`, the same layout),
+/// whose [`CformFile::path`] is then the `level`'s.
 pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
     let path = parent(level_path).join("level.cform");
     if !path.is_file() {
-        return Ok(None);
+        return embedded_cform(level_path);
     }
     let bytes = read_bytes(&path)?;
     let (cform, _) = Cform::read(&bytes).map_err(|source| FilesError::Read {
@@ -191,6 +193,40 @@ pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> 
         source,
     })?;
     Ok(Some(CformFile { path, cform }))
+}
+
+/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (not compressed), parsed.
+fn embedded_cform(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
+    if !level_path.is_file() {
+        return Ok(None);
+    }
+    let bytes = read_bytes(level_path)?;
+    let Some(v) = crate::level::version_of(&bytes).filter(|v| (4..=9).contains(v)) else {
+        return Ok(None);
+    };
+    let mut pos = 0usize;
+    while let Some(h) = bytes.get(pos..pos.saturating_add(8)) {
+        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let Some(body) = bytes.get(pos + 8..(pos + 8).saturating_add(size)) else {
+            break;
+        };
+        if crate::level::part(v, id) == Some(crate::level::Part::Cform) {
+            let (cform, _) = Cform::read(body).map_err(|mut source| {
+                source.offset += (pos + 8) as u64;
+                FilesError::Read {
+                    path: level_path.to_path_buf(),
+                    source,
+                }
+            })?;
+            return Ok(Some(CformFile {
+                path: level_path.to_path_buf(),
+                cform,
+            }));
+        }
+        pos += 8 + size;
+    }
+    Ok(None)
 }
 
 /// What [`LevelFiles::check`] found: notes on which files were checked together, then the
@@ -386,9 +422,18 @@ impl LevelFiles {
                 .filter(|p| p.path != "file"),
         );
         if let Some(c) = &self.cform {
-            notes.push(format!("with {}", c.path.display()));
+            let embedded = c.path == self.level_path;
+            notes.push(if embedded {
+                "with the collision inside it (fsL_CFORM)".to_string()
+            } else {
+                format!("with {}", c.path.display())
+            });
             problems.extend(check::cform(&c.cform).into_iter().map(|mut p| {
-                p.path = format!("{}: {}", c.path.display(), p.path);
+                p.path = if embedded {
+                    format!("fsL_CFORM/{}", p.path)
+                } else {
+                    format!("{}: {}", c.path.display(), p.path)
+                };
                 p
             }));
         }

@@ -202,6 +202,28 @@ fn old_levels_open_check_and_export_through_files() {
         assert!(r.notes[0].contains("geometry inside"), "{:?}", r.notes);
         let s = f.to_scene(&SceneOptions::default()).unwrap();
         assert!(!s.meshes.is_empty());
+        // XRLC 4–9 keep the collision inside `level` (fsL_CFORM): the generator's two
+        // triangles of the lightmapped quad, found without a level.cform
+        if version <= 9 {
+            let c = f.cform.as_ref().expect("the embedded collision");
+            assert_eq!(c.cform.version, 2);
+            assert_eq!(c.cform.tris.len(), 2);
+            assert_eq!(c.cform.vertices[2], [1.0, 0.0, 1.0]);
+            assert!(
+                r.notes.iter().any(|n| n.contains("fsL_CFORM")),
+                "{:?}",
+                r.notes
+            );
+            let s = f
+                .to_scene(&SceneOptions {
+                    collision: true,
+                    ..SceneOptions::default()
+                })
+                .unwrap();
+            assert!(s.nodes.iter().any(|n| n.hidden), "a hidden collision tree");
+        } else {
+            assert!(f.cform.is_none());
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
