@@ -13,6 +13,9 @@
 //!   use for `(u·2048, v·2048, wind, 0)`; such a buffer is seen twice, trees reading it as is and
 //!   static visuals through a declaration that splits the SHORT4 into `SHORT2 TEXCOORD0` +
 //!   `SHORT2 TEXCOORD1` (same bytes, decoded /1024 and /32768).
+//! * **OGF 3 progressive visuals** (vertex splits in `OGF_SWIDATA`): exported at full detail,
+//!   the splits applied to a copy of the stored indices ([`vipm_full_detail`]); the view calls
+//!   them normal visuals (no sliding windows to choose from).
 //! * **Visuals**: OGF 2/3 headers, `OGF_BBOX`/`OGF_BSPHERE` become one `OGF_HEADER` (format 4,
 //!   the format-4 model type), `OGF_VCONTAINER` + `OGF_ICONTAINER` (or the inline data) one
 //!   `OGF_GCONTAINER`; old LOD/tree records their format-4 forms.
@@ -86,6 +89,67 @@ fn texture_text(version: u16, raw: &[u8]) -> String {
     t
 }
 
+/// Apply the vertex splits of an OGF 3 `OGF_SWIDATA` (nested chunks: 1 `u32 min_vertices; u32
+/// current_indices`, 2 splits `{u16 vertex; u8 new_faces; u8 fix_faces}` for vertices
+/// `min_vertices..`, 3 `u32 n; u16 index_position[n]`) to a visual's stored (coarse) indices:
+/// split k re-points the next `fix_faces` listed index positions at vertex `min_vertices + k`,
+/// up to `vertex_count` vertices (the reading blender-xray's `import_swidata_v3` makes).
+pub fn vipm_full_detail(raw: &[u8], indices: &mut [u16], vertex_count: u32) -> Result<(), String> {
+    let mut header = None;
+    let mut splits: &[u8] = &[];
+    let mut faces: Vec<u16> = Vec::new();
+    let mut pos = 0usize;
+    while pos < raw.len() {
+        let h = raw.get(pos..pos + 8).ok_or("truncated chunk header")?;
+        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let body = raw
+            .get(pos + 8..(pos + 8).saturating_add(size))
+            .ok_or("chunk larger than its parent")?;
+        let u32_at = |b: &[u8], k: usize| {
+            b.get(k..k + 4)
+                .map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]))
+        };
+        match id {
+            1 => header = Some(u32_at(body, 0).ok_or("short header")?),
+            2 => splits = body,
+            3 => {
+                let n = u32_at(body, 0).ok_or("no face count")? as usize;
+                let list = body.get(4..).unwrap_or(&[]);
+                if list.len() / 2 < n {
+                    return Err(format!("{n} index positions but {} bytes", list.len()));
+                }
+                faces = (0..n)
+                    .map(|k| u16::from_le_bytes([list[2 * k], list[2 * k + 1]]))
+                    .collect();
+            }
+            _ => {}
+        }
+        pos += 8 + size;
+    }
+    let min = header.ok_or("no header chunk 1")?;
+    let mut fix = 0usize;
+    for v in min..vertex_count {
+        let k = (v - min) as usize;
+        let s = splits
+            .get(4 * k..4 * k + 4)
+            .ok_or_else(|| format!("no split for vertex {v}"))?;
+        let n = usize::from(s[3]);
+        let vertex = u16::try_from(v).map_err(|_| format!("vertex {v} beyond u16"))?;
+        for &at in faces
+            .get(fix..fix + n)
+            .ok_or("fewer index positions than splits fix")?
+        {
+            *indices
+                .get_mut(usize::from(at))
+                .ok_or_else(|| format!("index position {at} outside the visual's indices"))? =
+                vertex;
+        }
+        fix += n;
+    }
+    Ok(())
+}
+
 /// Build the view. Any XRLC 13/14 level comes back with an empty geom (use its own files).
 pub fn flatten(level: &Level) -> Flat {
     let version = level.version().unwrap_or(14);
@@ -125,7 +189,7 @@ pub fn flatten(level: &Level) -> Flat {
         let v = &f.value;
         let mut chunks: Vec<Framed<OgfChunk>> = Vec::new();
         let short = v.short_header();
-        let (t, mut sid) = match (short, v.header()) {
+        let (mut t, mut sid) = match (short, v.header()) {
             (Some((format, t, sid)), _) => {
                 let t4 = if format == 3 {
                     model_type_v3::to_v4(t)
@@ -165,6 +229,7 @@ pub fn flatten(level: &Level) -> Flat {
             }
         }
         // geometry
+        let mut vipm: Option<&[u8]> = None;
         let mut vrange: Option<[u32; 3]> = None;
         let mut irange: Option<[u32; 3]> = None;
         for c in &v.chunks {
@@ -184,13 +249,8 @@ pub fn flatten(level: &Level) -> Flat {
                     irange = Some([inline_ib_index, inline_ib.len() as u32, ix.len() as u32]);
                     inline_ib.extend_from_slice(ix);
                 }
-                OgfChunk::SwiData(_) | OgfChunk::Raw(_)
-                    if c.id() == 9 && short.is_some_and(|s| s.0 == 3) =>
-                {
-                    warnings.push(format!(
-                        "visual {i}: OGF 3 progressive data (vertex splits) not applied; \
-                         exported at its stored detail"
-                    ));
+                OgfChunk::Raw(raw) if c.id() == 9 && short.is_some_and(|s| s.0 == 3) => {
+                    vipm = Some(raw.as_slice());
                 }
                 _ => {}
             }
@@ -219,6 +279,36 @@ pub fn flatten(level: &Level) -> Flat {
                     "vertices"
                 }
             ));
+        }
+        if let (Some(raw), Some(g)) = (vipm, gc.as_mut()) {
+            // OGF 3 progressive: the stored indices are the coarse mesh; the vertex splits
+            // bring back the full detail (every vertex of the visual)
+            let src: Option<&[u16]> = if g.ib_index == inline_ib_index {
+                inline_ib.get(g.ib_offset as usize..(g.ib_offset + g.ib_count) as usize)
+            } else {
+                ibs.get(g.ib_index as usize).and_then(|ib| {
+                    ib.get(
+                        g.ib_offset as usize
+                            ..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
+                    )
+                })
+            };
+            match src.map(<[u16]>::to_vec) {
+                Some(mut ix) => match vipm_full_detail(raw, &mut ix, g.vb_count) {
+                    Ok(()) => {
+                        // full detail now: drawn whole, as a normal visual
+                        t = model_type::NORMAL;
+                        g.ib_index = inline_ib_index;
+                        g.ib_offset = inline_ib.len() as u32;
+                        inline_ib.extend_from_slice(&ix);
+                    }
+                    Err(why) => warnings.push(format!(
+                        "visual {i}: progressive vertex splits not applied ({why}); exported \
+                         at its stored detail"
+                    )),
+                },
+                None => warnings.push(format!("visual {i}: index range outside its buffer")),
+            }
         }
         if let Some(g) = gc.as_mut() {
             if version <= 11 && is_static(t) && (g.vb_index as usize) < base_vbs {

@@ -236,3 +236,59 @@ fn xrlc_9_with_d3d9_buffers_and_its_own_chunk_ids() {
     assert_eq!(e.offset as usize, at, "{e}");
     assert!(e.to_string().contains("fsL_IB"), "{e}");
 }
+
+/// XRLC 10, an OGF 3 progressive visual (model type 2): its stored indices are the coarse mesh
+/// (vertex 3 collapsed onto 2: triangles (0, 1, 2), (0, 2, 2)); `OGF_SWIDATA` (9) holds one
+/// vertex split for vertex 3 (min 3 vertices) re-pointing index position 5. The export shows
+/// the full quad.
+#[test]
+fn xrlc_10_progressive_visual_is_exported_with_its_vertex_splits_applied() {
+    let decl = cat(&[
+        cat(&[u16s(&[0, 0]), vec![2, 0, 0, 0]]),
+        cat(&[u16s(&[0xFF, 0]), vec![17, 0, 0, 0]]),
+    ]);
+    let vb = cat(&[
+        u32s(&[1]),
+        decl,
+        u32s(&[4]),
+        f32s(&[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0]),
+    ]);
+    let ib = cat(&[u32s(&[1, 6]), u16s(&[0, 1, 2, 0, 2, 2])]);
+    let swi = cat(&[
+        chunk(1, &u32s(&[3, 6])),
+        chunk(2, &[2, 0, 1, 1]),
+        chunk(3, &cat(&[u32s(&[1]), u16s(&[5])])),
+    ]);
+    let visual = cat(&[
+        chunk(1, &[3, 2, 0, 0]),
+        chunk(10, &u32s(&[0, 0, 4])),
+        chunk(19, &u32s(&[0, 0, 6])),
+        chunk(9, &swi),
+    ]);
+    let file = cat(&[
+        chunk(1, &u16s(&[10, 0])),
+        chunk(2, &strings(&[""])),
+        chunk(10, &vb),
+        chunk(9, &ib),
+        chunk(3, &chunk(0, &visual)),
+    ]);
+    let (_, s) = scene(&file);
+    let p = &s.meshes[0].primitives[0];
+    // (0, 1, 2), (0, 2, 3), each reversed for glTF
+    assert_eq!(p.indices, vec![0, 2, 1, 0, 3, 2]);
+    // a split pointing outside the indices is a warning, the coarse mesh stays
+    let bad = file
+        .windows(2)
+        .rposition(|w| w == [5, 0])
+        .expect("the index position");
+    let mut b = file.clone();
+    b[bad] = 50;
+    let (l, _) = Level::read(&b).unwrap();
+    let s = to_scene(&l, &Geom { chunks: Vec::new() }, &SceneOptions::default()).unwrap();
+    assert!(
+        s.warnings.iter().any(|w| w.contains("vertex splits")),
+        "{:?}",
+        s.warnings
+    );
+    assert_eq!(s.meshes[0].primitives[0].indices, vec![0, 2, 1, 0, 2, 2]);
+}
