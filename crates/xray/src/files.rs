@@ -135,6 +135,11 @@ impl Opened {
     pub fn check(&self) -> Vec<Problem> {
         match self {
             Opened::Geom(g) => check::geom(g),
+            // XRLC 4–12: the buffers are inside, so their ranges are checked too
+            Opened::Level(l) if l.is_old() => {
+                let f = crate::flat::flatten(l);
+                check::level(&f.level, Some(&f.geom), None)
+            }
             Opened::Level(l) => check::level(l, None, None),
             Opened::Cform(c) => check::cform(c),
             Opened::Chunks(_) => Vec::new(),

@@ -65,6 +65,27 @@ fn every_old_version_rebuilds_byte_for_byte_and_passes_the_rules() {
         assert_eq!(l.to_bytes().unwrap(), lb, "{o:?}");
         let f = flat::flatten(&l);
         assert_eq!(check::level(&f.level, Some(&f.geom), None), vec![], "{o:?}");
+        // the file on its own checks its inside buffers the same way
+        let opened = files::Opened::read(&lb).unwrap().unwrap().0;
+        assert_eq!(opened.check(), vec![], "{o:?}");
+        // a visual range past its buffer is found
+        let mut bad = l.clone();
+        for c in &mut bad.chunks {
+            if let levelgeom_xray::level::LevelChunk::Visuals(vs) = &mut c.value {
+                for ch in &mut vs[0].value.chunks {
+                    if let levelgeom_xray::ogf::OgfChunk::VContainer(r) = &mut ch.value {
+                        r[2] = 400;
+                    }
+                }
+            }
+        }
+        let probs = files::Opened::Level(bad).check();
+        assert!(
+            probs
+                .iter()
+                .any(|p| p.path.starts_with("fsL_VISUALS/visual[0]")),
+            "{o:?}: {probs:?}"
+        );
         assert!(f.warnings.is_empty(), "{:?}", f.warnings);
         // the chunk list names every chunk by the version's table
         let names: Vec<String> = levelgeom_xray::chunks(&lb)
