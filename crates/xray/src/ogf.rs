@@ -698,6 +698,17 @@ impl Visual {
         self.find(f)
     }
 
+    /// The engine's name of this visual's type, for OGF 4 and (through
+    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`).
+    pub fn type_name(&self) -> &'static str {
+        match (self.header(), self.short_header()) {
+            (Some(h), _) => model_type::name(h.model_type),
+            (None, Some((3, t, _))) => model_type::name(model_type_v3::to_v4(t)),
+            (None, Some((_, t, _))) => model_type::name(t),
+            _ => "unknown",
+        }
+    }
+
     /// The model type (from the header), if any.
     pub fn model_type(&self) -> Option<u8> {
         self.header().map(|h| h.model_type)

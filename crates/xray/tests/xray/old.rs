@@ -270,3 +270,25 @@ fn truncated_and_corrupted_old_levels_are_errors_with_offsets() {
         }
     }
 }
+
+#[test]
+fn old_visuals_name_their_types_and_versions_their_builds() {
+    let l = generate::old_level(Options {
+        version: 11,
+        compress: false,
+    });
+    let names: Vec<&str> = l.visuals().iter().map(|v| v.type_name()).collect();
+    // OGF 3 types 0, 0, 12, 12, 11, 1
+    assert_eq!(
+        names,
+        ["normal", "normal", "tree_st", "tree_st", "lod", "hierarchy"]
+    );
+    let l = generate::old_level(Options {
+        version: 5,
+        compress: false,
+    });
+    let names: Vec<&str> = l.visuals().iter().map(|v| v.type_name()).collect();
+    assert_eq!(names, ["normal", "normal", "hierarchy"]);
+    assert_eq!(levelgeom_xray::level::build_hint(5), Some("build 1098"));
+    assert_eq!(levelgeom_xray::level::build_hint(7), None);
+}
