@@ -228,6 +228,18 @@ fn xrlc_9_with_d3d9_buffers_and_its_own_chunk_ids() {
     ] {
         assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
     }
+    // rebuild differences are located by the version's names: inside the VB chunk (id 12)
+    let vb_at = levelgeom_xray::chunks(&file)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == Some(12))
+        .unwrap()
+        .offset as usize;
+    assert_eq!(&file[vb_at..vb_at + 4], &[12, 0, 0, 0]);
+    assert_eq!(
+        levelgeom_xray::locate(&file, vb_at + 20).as_deref(),
+        Some("fsL_VB")
+    );
     // a count that does not fit: the IB claims 4 indices, error at the count with its path
     let mut bad = file.clone();
     let at = bad.windows(8).position(|w| w == u32s(&[1, 3])).unwrap() + 4;
