@@ -304,3 +304,23 @@ fn xrlc_10_progressive_visual_is_exported_with_its_vertex_splits_applied() {
     );
     assert_eq!(s.meshes[0].primitives[0].indices, vec![0, 2, 1, 0, 2, 2]);
 }
+
+/// Build 2215 (XRLC 13) hierarchy visuals: `OGF_CHILDREN_L` with `u16` entries (found by its
+/// size) and a junk chunk 0xF8C of 16 bytes; both kept, the children read.
+#[test]
+fn build_2215_narrow_children_and_junk_chunks_are_kept() {
+    let mut header = vec![4u8, 1, 0, 0];
+    header.extend(f32s(&[0.0; 10]));
+    let visual = cat(&[
+        chunk(1, &header),
+        chunk(10, &cat(&[u32s(&[3]), u16s(&[7, 8, 9])])),
+        chunk(0xF8C, &[0xAB; 16]),
+    ]);
+    let mut r = levelgeom_binary::Reader::new(&visual);
+    let v = levelgeom_xray::ogf::Visual::read_in(&mut r, 13).unwrap();
+    assert_eq!(v.children(), &[7, 8, 9]);
+    assert_eq!(v.type_name(), "hierarchy");
+    let mut w = levelgeom_binary::Writer::new();
+    v.write(&mut w).unwrap();
+    assert_eq!(w.into_inner(), visual);
+}
