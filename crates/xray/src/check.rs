@@ -208,9 +208,9 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
     let mut out = Vec::new();
     match l.header() {
         None => out.push(p("file", "no header chunk 1")),
-        Some(h) if h.version != 14 && h.version != 13 => out.push(p(
+        Some(h) if !crate::level::known_version(h.version) => out.push(p(
             "fsL_HEADER",
-            format!("XRLC version {} (13 or 14 expected)", h.version),
+            format!("XRLC version {} (4, 5, 8–14 expected)", h.version),
         )),
         _ => {}
     }

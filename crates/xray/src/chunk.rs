@@ -96,12 +96,19 @@ pub fn read_head(r: &mut Reader<'_>) -> Result<Head, ReadError> {
 pub enum Context {
     /// Top level of `level.geom`/`level.geomx`.
     Geom,
-    /// Top level of `level`.
+    /// Top level of `level` (XRLC 13 and 14).
     Level,
+    /// Top level of a `level` of XRLC version 4–12 (the number), whose chunk ids differ by
+    /// version ([`crate::level::part`]).
+    OldLevel(u16),
     /// Inside `fsL_VISUALS`: one chunk per visual.
     Visuals,
-    /// Inside a visual (and inside its `OGF_FASTPATH`).
+    /// Inside a visual (and inside its `OGF_FASTPATH`): OGF format 4.
     Visual,
+    /// Inside an OGF format 3 visual (levels of XRLC 12 and older).
+    VisualV3,
+    /// Inside an OGF format 2 visual.
+    VisualV2,
     /// Inside `fsL_SECTORS`: one chunk per sector.
     Sectors,
     /// Inside a sector.
@@ -163,6 +170,49 @@ pub fn name(ctx: Context, id: u32) -> Name {
             level::SECTORS => named("fsL_SECTORS", Some(Context::Sectors)),
             _ => indexed("chunk", None),
         },
+        Context::OldLevel(v) => {
+            use crate::level::Part;
+            match level::part(v, id) {
+                Some(Part::Header) => named("fsL_HEADER", None),
+                Some(Part::Shaders) => named("fsL_SHADERS", None),
+                Some(Part::Textures) => named("fsL_TEXTURES", None),
+                Some(Part::Visuals) => named("fsL_VISUALS", Some(Context::Visuals)),
+                Some(Part::VertexBuffers) => named("fsL_VB", None),
+                Some(Part::FvfBuffers) if v == 9 => named("fsL_VB_OLD", None),
+                Some(Part::FvfBuffers) => named("fsL_VB", None),
+                Some(Part::IndexBuffers) => named("fsL_IB", None),
+                Some(Part::Swis) => named("fsL_SWIS", None),
+                Some(Part::Cform) => named("fsL_CFORM", None),
+                Some(Part::Portals) => named("fsL_PORTALS", None),
+                Some(Part::ShaderConstant) => named("fsL_SHADER_CONSTANT", None),
+                Some(Part::Lights) => named("fsL_LIGHT_DYNAMIC", None),
+                Some(Part::LightKeyFrames) => named("fsL_LIGHT_KEY_FRAMES", None),
+                Some(Part::Glows) => named("fsL_GLOWS", None),
+                Some(Part::Sectors) => named("fsL_SECTORS", Some(Context::Sectors)),
+                None => indexed("chunk", None),
+            }
+        }
+        Context::VisualV3 | Context::VisualV2 => {
+            use crate::ogf::Kind;
+            let dialect = if ctx == Context::VisualV3 { 3 } else { 2 };
+            match ogf::kind_of(dialect, id) {
+                Some(Kind::Header) => named("OGF_HEADER", None),
+                Some(Kind::Texture) => named("OGF_TEXTURE", None),
+                Some(Kind::TextureL) => named("OGF_TEXTURE_L", None),
+                Some(Kind::ChildRefs) => named("OGF_CHILD_REFS", None),
+                Some(Kind::Bbox) => named("OGF_BBOX", None),
+                Some(Kind::Vertices) => named("OGF_VERTICES", None),
+                Some(Kind::Indices) => named("OGF_INDICES", None),
+                Some(Kind::SwiData) => named("OGF_SWIDATA", None),
+                Some(Kind::VContainer) => named("OGF_VCONTAINER", None),
+                Some(Kind::IContainer) => named("OGF_ICONTAINER", None),
+                Some(Kind::BSphere) => named("OGF_BSPHERE", None),
+                Some(Kind::ChildrenL) => named("OGF_CHILDREN_L", None),
+                Some(Kind::LodDef) => named("OGF_LODDEF2", None),
+                Some(Kind::TreeDef) => named("OGF_TREEDEF2", None),
+                _ => indexed("chunk", None),
+            }
+        }
         Context::Visuals => indexed("visual", Some(Context::Visual)),
         Context::Visual => match id {
             ogf::HEADER => named("OGF_HEADER", None),
@@ -184,6 +234,29 @@ pub fn name(ctx: Context, id: u32) -> Name {
         },
         Context::Chunks => indexed("chunk", Some(Context::Chunks)),
     }
+}
+
+/// The context of the chunks inside a payload whose [`Name::children`] is `ctx`: a visual's
+/// chunk ids depend on its OGF format, read here from its `OGF_HEADER` (the first byte of
+/// chunk 1; OGF 3 and 2 visuals have their own ids). Other contexts are returned unchanged.
+pub fn refine(ctx: Context, body: &[u8]) -> Context {
+    if ctx != Context::Visual {
+        return ctx;
+    }
+    let mut pos = 0usize;
+    while let Some(h) = body.get(pos..pos.saturating_add(8)) {
+        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        if id == 1 {
+            return match body.get(pos + 8) {
+                Some(3) if size >= 1 => Context::VisualV3,
+                Some(2) if size >= 1 => Context::VisualV2,
+                _ => Context::Visual,
+            };
+        }
+        pos = pos.saturating_add(8).saturating_add(size);
+    }
+    Context::Visual
 }
 
 /// Read every chunk until the end of `r`, handing each payload to `f` (inside the path segment
@@ -367,6 +440,7 @@ fn list_into(
             decoded_size,
         });
         if let (Some(c), false) = (n.children, head.compressed()) {
+            let c = refine(c, body.rest());
             if c != Context::Chunks || tiles(body.rest()) {
                 list_into(&mut body, c, depth + 1, out)?;
             }

@@ -135,6 +135,11 @@ impl Opened {
     pub fn check(&self) -> Vec<Problem> {
         match self {
             Opened::Geom(g) => check::geom(g),
+            // XRLC 4–12: the buffers are inside, so their ranges are checked too
+            Opened::Level(l) if l.is_old() => {
+                let f = crate::flat::flatten(l);
+                check::level(&f.level, Some(&f.geom), None)
+            }
             Opened::Level(l) => check::level(l, None, None),
             Opened::Cform(c) => check::cform(c),
             Opened::Chunks(_) => Vec::new(),
@@ -179,11 +184,13 @@ pub struct CformFile {
     pub cform: Cform,
 }
 
-/// The `level.cform` beside the `level` file `level_path`, when present.
+/// The `level.cform` beside the `level` file `level_path`, when present; without one, the
+/// collision that levels of XRLC 4–9 keep inside `level` itself (`fsL_CFORM`, the same layout),
+/// whose [`CformFile::path`] is then the `level`'s.
 pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
     let path = parent(level_path).join("level.cform");
     if !path.is_file() {
-        return Ok(None);
+        return embedded_cform(level_path);
     }
     let bytes = read_bytes(&path)?;
     let (cform, _) = Cform::read(&bytes).map_err(|source| FilesError::Read {
@@ -191,6 +198,40 @@ pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> 
         source,
     })?;
     Ok(Some(CformFile { path, cform }))
+}
+
+/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (not compressed), parsed.
+fn embedded_cform(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
+    if !level_path.is_file() {
+        return Ok(None);
+    }
+    let bytes = read_bytes(level_path)?;
+    let Some(v) = crate::level::version_of(&bytes).filter(|v| (4..=9).contains(v)) else {
+        return Ok(None);
+    };
+    let mut pos = 0usize;
+    while let Some(h) = bytes.get(pos..pos.saturating_add(8)) {
+        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let Some(body) = bytes.get(pos + 8..(pos + 8).saturating_add(size)) else {
+            break;
+        };
+        if crate::level::part(v, id) == Some(crate::level::Part::Cform) {
+            let (cform, _) = Cform::read(body).map_err(|mut source| {
+                source.offset += (pos + 8) as u64;
+                FilesError::Read {
+                    path: level_path.to_path_buf(),
+                    source,
+                }
+            })?;
+            return Ok(Some(CformFile {
+                path: level_path.to_path_buf(),
+                cform,
+            }));
+        }
+        pos += 8 + size;
+    }
+    Ok(None)
 }
 
 /// What [`LevelFiles::check`] found: notes on which files were checked together, then the
@@ -338,6 +379,9 @@ impl LevelFiles {
     /// prefixed with the geom file, `PATH: fsL_VB/vb[0]`).
     pub fn check(&self) -> CheckReport {
         let mut notes = Vec::new();
+        if self.level.is_old() {
+            return self.check_old(notes);
+        }
         match &self.geom {
             Some(g) => notes.push(format!("with {}", g.path.display())),
             None => notes.push("note: no level.geom beside it; geometry ranges not checked".into()),
@@ -366,12 +410,55 @@ impl LevelFiles {
         CheckReport { notes, problems }
     }
 
-    /// Convert to a scene (needs `level.geom`; the scene name defaults to the folder's name
-    /// when `opts.name` is empty).
+    /// XRLC 4–12: the rules run on the 13/14-shaped view ([`crate::flat`]) of the buffers inside
+    /// `level` (paths name the view's chunks, e.g. `OGF_GCONTAINER` for a visual's
+    /// `OGF_VCONTAINER` + `OGF_ICONTAINER`).
+    fn check_old(&self, mut notes: Vec<String>) -> CheckReport {
+        let v = self.level.version().unwrap_or(0);
+        notes.push(format!(
+            "XRLC {v}: geometry inside {} (no level.geom)",
+            self.level_path.display()
+        ));
+        let flat = crate::flat::flatten(&self.level);
+        let mut problems = check::level(&flat.level, Some(&flat.geom), None);
+        problems.extend(
+            check::geom(&flat.geom)
+                .into_iter()
+                .filter(|p| p.path != "file"),
+        );
+        if let Some(c) = &self.cform {
+            let embedded = c.path == self.level_path;
+            notes.push(if embedded {
+                "with the collision inside it (fsL_CFORM)".to_string()
+            } else {
+                format!("with {}", c.path.display())
+            });
+            problems.extend(check::cform(&c.cform).into_iter().map(|mut p| {
+                p.path = if embedded {
+                    format!("fsL_CFORM/{}", p.path)
+                } else {
+                    format!("{}: {}", c.path.display(), p.path)
+                };
+                p
+            }));
+        }
+        CheckReport { notes, problems }
+    }
+
+    /// Convert to a scene (needs `level.geom` from XRLC 13 on; older levels hold their
+    /// geometry themselves; the scene name defaults to the folder's name when `opts.name` is
+    /// empty).
     pub fn to_scene(&self, opts: &SceneOptions) -> Result<Scene, FilesError> {
-        let g = self.geom.as_ref().ok_or_else(|| FilesError::NoGeom {
-            level: self.level_path.clone(),
-        })?;
+        let empty = Geom { chunks: Vec::new() };
+        let g = match &self.geom {
+            Some(g) => &g.geom,
+            None if self.level.is_old() => &empty,
+            None => {
+                return Err(FilesError::NoGeom {
+                    level: self.level_path.clone(),
+                })
+            }
+        };
         let mut opts = opts.clone();
         if opts.name.is_empty() {
             opts.name = self
@@ -379,11 +466,10 @@ impl LevelFiles {
                 .file_name()
                 .map_or("level".into(), |n| n.to_string_lossy().into_owned());
         }
-        let mut s =
-            scene::to_scene(&self.level, &g.geom, &opts).map_err(|source| FilesError::Scene {
-                path: self.level_path.clone(),
-                source,
-            })?;
+        let mut s = scene::to_scene(&self.level, g, &opts).map_err(|source| FilesError::Scene {
+            path: self.level_path.clone(),
+            source,
+        })?;
         if opts.collision {
             let c = self.cform.as_ref().ok_or_else(|| FilesError::NoCform {
                 level: self.level_path.clone(),

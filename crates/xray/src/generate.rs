@@ -25,7 +25,8 @@ use crate::vertex::Vertices;
 /// What to generate.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// XRLC version: 14 (SHORT2 base UVs) or 13 (FLOAT2 base UVs).
+    /// XRLC version: 14 (SHORT2 base UVs), 13 (FLOAT2 base UVs), or 4, 5, 8–12 (geometry
+    /// inside `level`, [`old_level`]).
     pub version: u16,
     /// Write the shader chunk and the SWIS chunk compressed.
     pub compress: bool,
@@ -99,8 +100,12 @@ fn gc(vb: u32, vo: u32, vc: u32, io: u32, ic: u32) -> Framed<OgfChunk> {
     )
 }
 
-/// Generate a `(level, level.geom)` pair as typed models.
+/// Generate a `(level, level.geom)` pair as typed models; for XRLC 4–12 the geometry is
+/// inside the level ([`old_level`]) and the geom is empty.
 pub fn level(opts: Options) -> (Level, Geom) {
+    if opts.version <= 12 {
+        return (old_level(opts), Geom { chunks: Vec::new() });
+    }
     // --- static buffer: quad (4) + progressive grid (9, corners first)
     let quad = [
         [-1.0, 0.0, -1.0],
@@ -354,5 +359,570 @@ pub fn level_bytes(opts: Options) -> (Vec<u8>, Vec<u8>) {
     // every count of the generated level is tiny; nothing can fail to fit
     let l = l.to_bytes().expect("generated level fits its fields");
     let g = g.to_bytes().expect("generated geom fits its fields");
+    // (an old level's geom is empty: no `level.geom` file)
     (l, g)
+}
+
+// ------------------------------------------------------------------------------------------
+// XRLC 4–12: geometry inside `level`
+
+/// The quad of static visual 0 (lightmapped), X-Ray space.
+pub const OLD_QUAD: [[f32; 3]; 4] = [
+    [-1.0, 0.0, -1.0],
+    [1.0, 0.0, -1.0],
+    [1.0, 0.0, 1.0],
+    [-1.0, 0.0, 1.0],
+];
+/// The quad of static visual 1 (vertex-lit), X-Ray space.
+pub const OLD_QUAD_LIT: [[f32; 3]; 4] = [
+    [3.0, 0.0, -1.0],
+    [5.0, 0.0, -1.0],
+    [5.0, 0.0, 1.0],
+    [3.0, 0.0, 1.0],
+];
+/// The tree pyramid (model space), apex last.
+pub const OLD_TREE: [[f32; 3]; 5] = [
+    [-0.5, 0.0, -0.5],
+    [0.5, 0.0, -0.5],
+    [0.5, 0.0, 0.5],
+    [-0.5, 0.0, 0.5],
+    [0.0, 2.0, 0.0],
+];
+/// Both quads' triangles (clockwise from +y = front face up in X-Ray's frame).
+pub const OLD_QUAD_TRIS: [u16; 6] = [0, 3, 2, 0, 2, 1];
+/// The pyramid's four side triangles.
+pub const OLD_TREE_TRIS: [u16; 12] = [0, 4, 1, 1, 4, 2, 2, 4, 3, 3, 4, 0];
+
+/// What an old generated level holds, by version: `(trees and LOD, OGF format)`.
+pub fn old_features(version: u16) -> (bool, u8) {
+    (version >= 9, if version <= 5 { 2 } else { 3 })
+}
+
+/// Base UV of a generated static vertex (hand-known: `x/4 + 1/2`, `z/4 + 1/2`).
+pub fn old_uv(p: [f32; 3]) -> [f32; 2] {
+    [p[0] * 0.25 + 0.5, p[2] * 0.25 + 0.5]
+}
+
+/// Lightmap UV of a generated static vertex (`x/8 + 1/2`, `z/8 + 1/2`).
+pub fn old_lightmap(p: [f32; 3]) -> [f32; 2] {
+    [p[0] * 0.125 + 0.5, p[2] * 0.125 + 0.5]
+}
+
+/// Base UV of a generated tree vertex (`x + 1/2`, `1 − y/2`).
+pub fn old_tree_uv(p: [f32; 3]) -> [f32; 2] {
+    [p[0] + 0.5, 1.0 - p[1] * 0.5]
+}
+
+fn old_static(pos: &[[f32; 3]], lit: bool) -> Vertices {
+    let n = pos.len();
+    let mut v = Vertices {
+        count: n,
+        positions: pos.to_vec(),
+        normals: vec![[0.0, 1.0, 0.0]; n],
+        hemi: vec![0.8; n],
+        uv: pos.iter().map(|&p| old_uv(p)).collect(),
+        ..Vertices::default()
+    };
+    if lit {
+        v.colors = vec![[0.5, 0.25, 1.0]; n];
+        v.sun = vec![0.5; n];
+    } else {
+        v.lightmap = pos.iter().map(|&p| old_lightmap(p)).collect();
+    }
+    v
+}
+
+fn old_tree_vertices() -> Vertices {
+    let n = OLD_TREE.len();
+    Vertices {
+        count: n,
+        positions: OLD_TREE.to_vec(),
+        normals: OLD_TREE.iter().map(|p| [p[0], 0.5, p[2]]).collect(),
+        hemi: vec![1.0; n],
+        tangents: vec![[1.0, 0.0, 0.0]; n],
+        binormals: vec![[0.0, 1.0, 0.0]; n],
+        tangent_alpha: vec![0.0; n],
+        binormal_alpha: vec![0.0; n],
+        uv: OLD_TREE.iter().map(|&p| old_tree_uv(p)).collect(),
+        wind: OLD_TREE.iter().map(|p| [p[1] * 0.5, 0.0]).collect(),
+        ..Vertices::default()
+    }
+}
+
+fn bbox_of(pts: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::MAX; 3];
+    let mut hi = [f32::MIN; 3];
+    for p in pts {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// The tree matrices of the old generator: a translation, and for the second instance a
+/// quarter turn about +y as well (`x → −z`), so a wrong matrix order shows.
+pub fn old_tree_xform(k: usize) -> [f32; 16] {
+    let t = TREE_OFFSETS[k];
+    if k == 0 {
+        [
+            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, t[0], t[1], t[2], 1.0,
+        ]
+    } else {
+        // rows i, j, k: i = (0, 0, −1), j = (0, 1, 0), k = (1, 0, 0)
+        [
+            0.0, 0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, t[0], t[1], t[2], 1.0,
+        ]
+    }
+}
+
+/// The LOD billboard quads of the old generator (world space): quad `q` stands at `x = 20 + q`.
+pub fn old_lod_quads() -> Vec<[ogf::LodVertex; 4]> {
+    (0..8)
+        .map(|q| {
+            let x = 20.0 + q as f32;
+            let corner = |dx: f32, y: f32, u: f32, v: f32| ogf::LodVertex {
+                pos: [x + dx, y, 0.0],
+                uv: [u, v],
+                rgb_hemi: 0x80FF_FFFF,
+                sun: 200,
+                pad: [1, 2, 3],
+            };
+            [
+                corner(0.0, 0.0, 0.0, 1.0),
+                corner(0.5, 0.0, 1.0, 1.0),
+                corner(0.5, 1.0, 1.0, 0.0),
+                corner(0.0, 1.0, 0.0, 0.0),
+            ]
+        })
+        .collect()
+}
+
+fn oc(id: u32, c: OgfChunk) -> Framed<OgfChunk> {
+    Framed::plain(id, c)
+}
+
+fn short_header(format: u8, t: u8, sid: u16) -> OgfChunk {
+    OgfChunk::ShortHeader {
+        format_version: format,
+        model_type: t,
+        shader_id: sid,
+        rest: Vec::new(),
+    }
+}
+
+/// The version-2 collision that XRLC 4–9 embed in `level` (`fsL_CFORM`): visual 0's quad.
+pub fn old_cform(version: u32) -> crate::cform::Cform {
+    use crate::cform::{Cform, OldTri, Tri};
+    let old = (version != crate::cform::VERSION).then_some(OldTri {
+        raw: [0, 0, 0],
+        raw16: 0,
+        sector: 0,
+        material: 3,
+    });
+    Cform {
+        version,
+        bbox_min: [-1.0, 0.0, -1.0],
+        bbox_max: [1.0, 0.0, 1.0],
+        vertices: OLD_QUAD.to_vec(),
+        tris: vec![
+            Tri {
+                verts: [0, 3, 2],
+                dummy: if old.is_some() { 0 } else { 3 },
+                old,
+            },
+            Tri {
+                verts: [0, 2, 1],
+                dummy: if old.is_some() { 0 } else { 3 },
+                old,
+            },
+        ],
+    }
+}
+
+/// Generate a `level` of XRLC 4, 5, 8, 9, 10, 11 or 12 (the geometry inside it):
+///
+/// | visual | type | geometry |
+/// |---|---|---|
+/// | 0 | normal | [`OLD_QUAD`], lightmapped |
+/// | 1 | normal | [`OLD_QUAD_LIT`], vertex-lit |
+/// | 2, 3 | tree (XRLC ≥ 9) | [`OLD_TREE`] shared, at [`old_tree_xform`] |
+/// | 4 | LOD (XRLC ≥ 9) | [`old_lod_quads`], children 2, 3 |
+/// | last | hierarchy | children 0, 1 (and 4) |
+///
+/// Layouts: XRLC 4/5 FVF buffers `XYZ|NORMAL|TEX2` (lightmap set first) and `XYZ|DIFFUSE|TEX1`,
+/// OGF 2 visuals with `OGF_VCONTAINER` + inline `OGF_INDICES`; 8 the same with OGF 3 and the
+/// texture set first; 9 FVF buffers in `fsL_VB_OLD` (trees `XYZ|NORMAL|TEX1`) and an index
+/// buffer chunk; 10/11 D3D9 `FLOAT3, D3DCOLOR NORMAL, SHORT4 TEXCOORD0` shared by the static
+/// quad (`u·1024, v·1024, lu·32768, lv·32768`) and the trees (`u·2048, v·2048, wind, 0`),
+/// the vertex-lit quad `FLOAT3, NORMAL, COLOR, FLOAT2`; 12 the late-v12 36-byte layouts with
+/// `FLOAT2` base UVs and the tree `mu_model` layout, VB/IB/SWIS LZHUF-compressed. Materials:
+/// `OGF_TEXTURE_L` into the tables before 12, the header's shader id from 12. XRLC ≤ 9 embed
+/// [`old_cform`]; `compress` also compresses the shader chunk.
+pub fn old_level(opts: Options) -> Level {
+    use crate::fvf::{self, FvfBuffer, UvOrder};
+    use crate::level::Part;
+    let v = opts.version;
+    let (trees, format) = old_features(v);
+    let id = |p: Part| -> u32 {
+        (1..=12)
+            .find(|&i| crate::level::part(v, i) == Some(p))
+            .expect("every generated part has an id in its version")
+    };
+    let fvf_era = v <= 9;
+    let order = UvOrder::for_version(v);
+    let lmap = old_static(&OLD_QUAD, false);
+    let lit = old_static(&OLD_QUAD_LIT, true);
+    let tree = old_tree_vertices();
+    let mut chunks = vec![Framed::plain(
+        1,
+        LevelChunk::Header(Header {
+            version: v,
+            quality: 1,
+        }),
+    )];
+    // --- tables
+    let texture_l = |tex: u32, sh: u32| {
+        oc(
+            3,
+            OgfChunk::TextureL {
+                texture: tex,
+                shader: sh,
+            },
+        )
+    };
+    let e = |s: &str| ShaderEntry(s.as_bytes().to_vec());
+    let shaders_id = if opts.compress {
+        id(Part::Shaders) | COMPRESSED
+    } else {
+        id(Part::Shaders)
+    };
+    if v <= 5 {
+        chunks.push(Framed::plain(
+            id(Part::Textures),
+            LevelChunk::Textures(vec![e("lmap#1,ston\\ston_01"), e("ston\\ston_02")]),
+        ));
+        chunks.push(Framed::plain(
+            shaders_id,
+            LevelChunk::Shaders(vec![e("default"), e("def_shaders\\def_vertex")]),
+        ));
+    } else if v <= 11 {
+        chunks.push(Framed::plain(
+            shaders_id,
+            LevelChunk::Shaders(
+                [
+                    "",
+                    "default",
+                    "ston\\ston_01,lmap#1",
+                    "def_shaders\\def_vertex",
+                    "ston\\ston_02",
+                    "flora\\leaf_wave",
+                    "trees\\trees_elka",
+                    "details\\lod",
+                    "level_lods",
+                ]
+                .map(e)
+                .to_vec(),
+            ),
+        ));
+    } else {
+        chunks.push(Framed::plain(
+            shaders_id,
+            LevelChunk::Shaders(
+                [
+                    "",
+                    "default/ston\\ston_01,lmap#1_1,lmap#1_2",
+                    "def_shaders\\def_vertex/ston\\ston_02",
+                    "flora\\leaf_wave/trees\\trees_elka",
+                    "details\\lod/level_lods",
+                ]
+                .map(e)
+                .to_vec(),
+            ),
+        ));
+    }
+    // (texture, shader) per material: v ≤ 5 into the two tables, 8–11 into the shared one; from
+    // 12 the header's shader id
+    let mat = |k: usize| -> (u32, u32, u16) {
+        match (v, k) {
+            (..=5, 0) => (0, 0, 0),
+            (..=5, _) => (1, 1, 0),
+            (..=11, k) => (2 + 2 * k as u32, 1 + 2 * k as u32, 0),
+            (_, k) => (0, 0, k as u16 + 1),
+        }
+    };
+    // --- buffers
+    let mut ib: Vec<u16> = Vec::new();
+    ib.extend(OLD_QUAD_TRIS);
+    ib.extend(OLD_QUAD_TRIS);
+    let tree_start = ib.len() as u32;
+    ib.extend(OLD_TREE_TRIS);
+    let fvf_of = |vs: &Vertices, code: u32| {
+        FvfBuffer::encode(code, order, vs).expect("generated FVF buffers are tiny")
+    };
+    // (vb index, vb offset) of the static quad, the lit quad and the tree
+    let (q0, q1, qt): ((u32, u32), (u32, u32), (u32, u32));
+    if fvf_era {
+        let mut bufs = vec![
+            fvf_of(&lmap, fvf::XYZ | fvf::NORMAL | fvf::TEX2),
+            fvf_of(&lit, fvf::XYZ | fvf::DIFFUSE | fvf::TEX1),
+        ];
+        if trees {
+            bufs.push(fvf_of(&tree, fvf::XYZ | fvf::NORMAL | fvf::TEX1));
+        }
+        (q0, q1, qt) = ((0, 0), (1, 0), (2, 0));
+        chunks.push(Framed::plain(
+            id(Part::FvfBuffers),
+            LevelChunk::FvfBuffers(bufs),
+        ));
+    } else if v <= 11 {
+        use crate::decl::{DeclType::*, Element, Usage};
+        let shared = Declaration::new(vec![
+            Element::new(0, Float3, Usage::Position, 0),
+            Element::new(12, D3dColor, Usage::Normal, 0),
+            Element::new(16, Short4, Usage::TexCoord, 0),
+        ]);
+        let split = Declaration::new(vec![
+            Element::new(0, Float3, Usage::Position, 0),
+            Element::new(12, D3dColor, Usage::Normal, 0),
+            Element::new(16, Short2, Usage::TexCoord, 0),
+            Element::new(20, Short2, Usage::TexCoord, 1),
+        ]);
+        let mut data = crate::vertex::encode(&split, &lmap);
+        data.extend(crate::vertex::encode(&shared, &tree));
+        let vb0 = VertexBuffer {
+            decl: shared,
+            count: (lmap.count + tree.count) as u32,
+            data,
+        };
+        let litdecl = Declaration::new(vec![
+            Element::new(0, Float3, Usage::Position, 0),
+            Element::new(12, D3dColor, Usage::Normal, 0),
+            Element::new(16, D3dColor, Usage::Color, 0),
+            Element::new(20, Float2, Usage::TexCoord, 0),
+        ]);
+        (q0, q1, qt) = ((0, 0), (1, 0), (0, 4));
+        chunks.push(Framed::plain(
+            id(Part::VertexBuffers),
+            LevelChunk::VertexBuffers(vec![vb0, small_buffer(litdecl, &lit)]),
+        ));
+    } else {
+        use crate::decl::{DeclType::*, Element, Usage};
+        let base = |last: Vec<Element>| {
+            let mut e = vec![
+                Element::new(0, Float3, Usage::Position, 0),
+                Element::new(12, D3dColor, Usage::Normal, 0),
+                Element::new(16, D3dColor, Usage::Tangent, 0),
+                Element::new(20, D3dColor, Usage::Binormal, 0),
+            ];
+            e.extend(last);
+            Declaration::new(e)
+        };
+        let l12 = base(vec![
+            Element::new(24, Float2, Usage::TexCoord, 0),
+            Element::new(32, Short2, Usage::TexCoord, 1),
+        ]);
+        let v12 = base(vec![
+            Element::new(24, D3dColor, Usage::Color, 0),
+            Element::new(28, Float2, Usage::TexCoord, 0),
+        ]);
+        let with_basis = |mut x: Vertices| {
+            x.tangents = vec![[1.0, 0.0, 0.0]; x.count];
+            x.binormals = vec![[0.0, 0.0, 1.0]; x.count];
+            x.tangent_alpha = vec![0.0; x.count];
+            x.binormal_alpha = vec![0.0; x.count];
+            x
+        };
+        (q0, q1, qt) = ((0, 0), (1, 0), (2, 0));
+        chunks.push(Framed::plain(
+            id(Part::VertexBuffers) | COMPRESSED,
+            LevelChunk::VertexBuffers(vec![
+                small_buffer(l12, &with_basis(lmap.clone())),
+                small_buffer(v12, &with_basis(lit.clone())),
+                small_buffer(decl::mu_model(), &tree),
+            ]),
+        ));
+    }
+    let has_ib = v >= 9;
+    if has_ib {
+        let ibid = id(Part::IndexBuffers) | if v == 12 { COMPRESSED } else { 0 };
+        chunks.push(Framed::plain(ibid, LevelChunk::IndexBuffers(vec![ib])));
+    }
+    if v == 12 {
+        chunks.push(Framed::plain(
+            id(Part::Swis) | COMPRESSED,
+            LevelChunk::Swis(vec![SwiItem {
+                reserved: [0; 4],
+                windows: vec![SlideWindow {
+                    offset: 0,
+                    num_tris: 4,
+                    num_verts: 5,
+                }],
+            }]),
+        ));
+    }
+    // --- visuals (OGF 2: BSPHERE 12, VCONTAINER 11, CHILDREN_L 13; OGF 3: 11, 10, 12)
+    let (bsphere_id, vcont_id, children_id) = if format == 2 {
+        (12, 11, 13)
+    } else {
+        (11, 10, 12)
+    };
+    let bounds = |pts: &[[f32; 3]]| {
+        let (lo, hi) = bbox_of(pts);
+        let c = [
+            (lo[0] + hi[0]) / 2.0,
+            (lo[1] + hi[1]) / 2.0,
+            (lo[2] + hi[2]) / 2.0,
+        ];
+        let d = [hi[0] - c[0], hi[1] - c[1], hi[2] - c[2]];
+        [
+            oc(6, OgfChunk::Bbox { min: lo, max: hi }),
+            oc(
+                bsphere_id,
+                OgfChunk::BSphere {
+                    center: c,
+                    radius: (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt(),
+                },
+            ),
+        ]
+    };
+    let geometry = |vb: (u32, u32), count: u32, io: u32, tris: &[u16]| {
+        let mut out = vec![oc(vcont_id, OgfChunk::VContainer([vb.0, vb.1, count]))];
+        if has_ib {
+            out.push(oc(19, OgfChunk::IContainer([0, io, tris.len() as u32])));
+        } else {
+            out.push(oc(8, OgfChunk::Indices(tris.to_vec())));
+        }
+        out
+    };
+    let t3 = |t4: u8| -> u8 {
+        match t4 {
+            model_type::LOD => ogf::model_type_v3::LOD,
+            model_type::TREE_ST => ogf::model_type_v3::TREE,
+            x => x,
+        }
+    };
+    let mut visuals: Vec<Visual> = Vec::new();
+    for (k, (pos, vb)) in [(&OLD_QUAD, q0), (&OLD_QUAD_LIT, q1)]
+        .into_iter()
+        .enumerate()
+    {
+        let (tex, sh, sid) = mat(k);
+        let mut c = vec![oc(1, short_header(format, 0, sid))];
+        if v <= 11 {
+            c.push(texture_l(tex, sh));
+        }
+        c.extend(bounds(pos));
+        c.extend(geometry(vb, 4, 6 * k as u32, &OLD_QUAD_TRIS));
+        visuals.push(Visual { chunks: c });
+    }
+    if trees {
+        let (tex, sh, sid) = mat(2);
+        for k in 0..2 {
+            let xf = old_tree_xform(k);
+            let td = TreeDef {
+                xform: xf,
+                c_scale: [1.0, 1.0, 1.0, 1.0, 1.0],
+                c_bias: [0.0; 5],
+            };
+            let world: Vec<[f32; 3]> = OLD_TREE.iter().map(|&p| td.transform(p)).collect();
+            let mut c = vec![oc(1, short_header(format, t3(model_type::TREE_ST), sid))];
+            if v <= 11 {
+                c.push(texture_l(tex, sh));
+            }
+            c.extend(bounds(&world));
+            c.extend(geometry(qt, 5, tree_start, &OLD_TREE_TRIS));
+            let tchunk = if v <= 10 {
+                OgfChunk::TreeDefOld(td)
+            } else {
+                OgfChunk::TreeDef(td)
+            };
+            c.push(oc(22, tchunk));
+            visuals.push(Visual { chunks: c });
+        }
+        let (tex, sh, sid) = mat(3);
+        let quads = old_lod_quads();
+        let pts: Vec<[f32; 3]> = quads.iter().flatten().map(|q| q.pos).collect();
+        let mut c = vec![oc(1, short_header(format, t3(model_type::LOD), sid))];
+        if v <= 11 {
+            c.push(texture_l(tex, sh));
+        }
+        c.extend(bounds(&pts));
+        c.push(oc(children_id, OgfChunk::Children(vec![2, 3])));
+        let lod = if v <= 10 {
+            OgfChunk::LodDefOld(
+                quads
+                    .iter()
+                    .map(|q| {
+                        q.map(|x| ogf::LodVertex {
+                            sun: 255,
+                            pad: [0; 3],
+                            ..x
+                        })
+                    })
+                    .collect(),
+            )
+        } else {
+            OgfChunk::LodDef(quads)
+        };
+        c.push(oc(21, lod));
+        visuals.push(Visual { chunks: c });
+    }
+    let mut kids = vec![0, 1];
+    if trees {
+        kids.push(4);
+    }
+    let mut c = vec![oc(1, short_header(format, model_type::HIERARCHY, 0))];
+    c.extend(bounds(&[[-1.0, 0.0, -7.0], [28.0, 3.0, 6.0]]));
+    c.push(oc(children_id, OgfChunk::Children(kids)));
+    visuals.push(Visual { chunks: c });
+    let root = visuals.len() as u32 - 1;
+    chunks.push(Framed::plain(
+        id(Part::Visuals),
+        LevelChunk::Visuals(
+            visuals
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| Framed::plain(i as u32, v))
+                .collect(),
+        ),
+    ));
+    if v <= 9 {
+        let cf = old_cform(2)
+            .to_bytes()
+            .expect("the generated collision is two triangles");
+        chunks.push(Framed::plain(id(Part::Cform), LevelChunk::Raw(cf)));
+    }
+    let portals = if v >= 8 {
+        LevelChunk::Portals(Vec::new())
+    } else {
+        LevelChunk::Raw(Vec::new())
+    };
+    chunks.push(Framed::plain(id(Part::Portals), portals));
+    let lights = if v >= 9 {
+        LevelChunk::Lights(Vec::new())
+    } else {
+        LevelChunk::Raw(Vec::new())
+    };
+    chunks.push(Framed::plain(id(Part::Lights), lights));
+    let glows = if v >= 12 {
+        LevelChunk::Glows(Vec::new())
+    } else {
+        LevelChunk::Raw(Vec::new())
+    };
+    chunks.push(Framed::plain(id(Part::Glows), glows));
+    chunks.push(Framed::plain(
+        id(Part::Sectors),
+        LevelChunk::Sectors(vec![Framed::plain(
+            0,
+            Sector {
+                chunks: vec![
+                    Framed::plain(1, SectorChunk::Portals(Vec::new())),
+                    Framed::plain(2, SectorChunk::Root(root)),
+                ],
+            },
+        )]),
+    ));
+    Level { chunks }
 }

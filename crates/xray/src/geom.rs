@@ -1,5 +1,6 @@
 //! `level.geom` and `level.geomx` (XRLC versions 13 and 14): the shared vertex and index buffers
-//! that the `level` file's visuals point into.
+//! that the `level` file's visuals point into. (Up to XRLC 12 the same buffers live inside
+//! `level` itself, [`crate::level`]; their readers and writers here serve both.)
 //!
 //! Top-level chunks, in xrLC's order:
 //!
@@ -189,7 +190,8 @@ pub struct Geom {
     pub chunks: Vec<Framed<GeomChunk>>,
 }
 
-fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
+/// Read a `u32` count, then that many D3D9 vertex buffers (the payload of `fsL_VB`).
+pub fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
     let n = r.u32_count(12)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -213,7 +215,8 @@ fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
     Ok(out)
 }
 
-fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
+/// Read a `u32` count, then that many index buffers (the payload of `fsL_IB`).
+pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
     let n = r.u32_count(4)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -283,23 +286,8 @@ impl Geom {
                     h.write(w);
                     Ok(())
                 }
-                GeomChunk::VertexBuffers(vbs) => {
-                    w.u32(fit(vbs.len(), || "vertex buffer count".into())?);
-                    for (i, vb) in vbs.iter().enumerate() {
-                        vb.write(w).map_err(|e| e.within(&format!("vb[{i}]")))?;
-                    }
-                    Ok(())
-                }
-                GeomChunk::IndexBuffers(ibs) => {
-                    w.u32(fit(ibs.len(), || "index buffer count".into())?);
-                    for (i, ib) in ibs.iter().enumerate() {
-                        w.u32(fit(ib.len(), || format!("ib[{i}]/index count"))?);
-                        for &x in ib {
-                            w.u16(x);
-                        }
-                    }
-                    Ok(())
-                }
+                GeomChunk::VertexBuffers(vbs) => write_vbs(w, vbs),
+                GeomChunk::IndexBuffers(ibs) => write_ibs(w, ibs),
                 GeomChunk::Swis(items) => write_swis(w, items),
                 GeomChunk::Raw(b) => {
                     w.bytes(b);
@@ -352,6 +340,27 @@ impl Geom {
             _ => None,
         })
     }
+}
+
+/// Write vertex buffers with their count (the payload of `fsL_VB`).
+pub fn write_vbs(w: &mut Writer, vbs: &[VertexBuffer]) -> Result<(), WriteError> {
+    w.u32(fit(vbs.len(), || "vertex buffer count".into())?);
+    for (i, vb) in vbs.iter().enumerate() {
+        vb.write(w).map_err(|e| e.within(&format!("vb[{i}]")))?;
+    }
+    Ok(())
+}
+
+/// Write index buffers with their count (the payload of `fsL_IB`).
+pub fn write_ibs(w: &mut Writer, ibs: &[Vec<u16>]) -> Result<(), WriteError> {
+    w.u32(fit(ibs.len(), || "index buffer count".into())?);
+    for (i, ib) in ibs.iter().enumerate() {
+        w.u32(fit(ib.len(), || format!("ib[{i}]/index count"))?);
+        for &x in ib {
+            w.u16(x);
+        }
+    }
+    Ok(())
 }
 
 /// Write a SWI item list with its count.

@@ -13,11 +13,31 @@
 //! | 8 | `fsL_SECTORS` | nested per-sector chunks ([`crate::sectors`]) |
 //!
 //! Unknown chunks are kept raw; compressed chunks keep their stored bytes.
+//!
+//! ## Older builds (XRLC 4–12)
+//!
+//! Up to XRLC 12 there is no `level.geom`: the vertex and index buffers are chunks of `level`
+//! itself, and the chunk ids move with the version ([`part`]; spec §3):
+//!
+//! | XRLC | ids |
+//! |---|---|
+//! | 4, 5 | 2 textures, 3 shaders, 4 visuals, 5 VB (FVF), 6 cform, 7 portals, 8 lights, 9 light key frames, 10 glows, 11 sectors |
+//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors |
+//! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 shader constants, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
+//! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
+//! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
+//!
+//! The buffers have the layouts of `level.geom`'s chunks ([`crate::geom`]), FVF buffers those
+//! of [`crate::fvf`]; visuals are OGF 3 ([`crate::ogf`]). Records whose old layouts are not
+//! decoded are kept raw: lights before XRLC 9 (176 bytes in 8, 124 in 4/5), glows before 12
+//! (24 bytes), portals of 4/5 (vertex count first), the embedded cform of 4–9, shader
+//! constants and light key frames.
 
 use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
-use crate::geom::Header;
+use crate::fvf::FvfBuffer;
+use crate::geom::{self, Header, SwiItem, VertexBuffer};
 use crate::ogf::Visual;
 use crate::sectors::{self, Portal, Sector};
 use crate::shaders::{self, ShaderEntry};
@@ -36,6 +56,123 @@ pub const LIGHT_DYNAMIC: u32 = 6;
 pub const GLOWS: u32 = 7;
 /// `fsL_SECTORS`.
 pub const SECTORS: u32 = 8;
+
+/// The XRLC versions this crate reads (blender-xray's list: the builds with public levels).
+pub const VERSIONS: [u16; 9] = [4, 5, 8, 9, 10, 11, 12, 13, 14];
+
+/// True for an XRLC version this crate reads.
+pub fn known_version(v: u16) -> bool {
+    VERSIONS.contains(&v)
+}
+
+/// Builds of the game known to have written levels of XRLC `version` (xray_re's table), as a
+/// hint for `info`: e.g. `"builds 1096, 1097"`.
+pub fn build_hint(version: u16) -> Option<&'static str> {
+    Some(match version {
+        4 => "builds 1096, 1097",
+        5 => "build 1098",
+        8 => "builds 1114, 1154",
+        9 => "build 1472",
+        10 => "build 1475",
+        11 => "build 1537",
+        12 => "builds 1580–2218",
+        13 => "build 2215",
+        14 => "SoC release, CS, CoP",
+        _ => return None,
+    })
+}
+
+/// What a top-level chunk of `level` holds; which id means what depends on the version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// `fsL_HEADER`.
+    Header,
+    /// `fsL_SHADERS`.
+    Shaders,
+    /// `fsL_TEXTURES` (XRLC 4, 5).
+    Textures,
+    /// `fsL_VISUALS`.
+    Visuals,
+    /// `fsL_VB`: D3D9-declared vertex buffers (XRLC 9–12).
+    VertexBuffers,
+    /// `fsL_VB` / `fsL_VB_OLD`: FVF vertex buffers (XRLC 4–9).
+    FvfBuffers,
+    /// `fsL_IB` (XRLC 9–12).
+    IndexBuffers,
+    /// `fsL_SWIS` (XRLC 12).
+    Swis,
+    /// `fsL_CFORM`: the collision inside `level` (XRLC 4–9; kept raw).
+    Cform,
+    /// `fsL_PORTALS`.
+    Portals,
+    /// `fsL_SHADER_CONSTANT` (XRLC 9; kept raw).
+    ShaderConstant,
+    /// `fsL_LIGHT_DYNAMIC`.
+    Lights,
+    /// `fsL_LIGHT_KEY_FRAMES` (XRLC 4, 5; kept raw).
+    LightKeyFrames,
+    /// `fsL_GLOWS`.
+    Glows,
+    /// `fsL_SECTORS`.
+    Sectors,
+}
+
+/// What chunk `id` of a `level` of XRLC `version` holds (versions 13, 14 and unknown ones use
+/// the 13/14 ids), `None` for an id the version does not use.
+pub fn part(version: u16, id: u32) -> Option<Part> {
+    use Part::*;
+    Some(match (version, id) {
+        (_, 1) => Header,
+        (4 | 5, 2) => Textures,
+        (4 | 5, 3) => Shaders,
+        (4 | 5, 4) => Visuals,
+        (4 | 5, 5) => FvfBuffers,
+        (4 | 5, 6) => Cform,
+        (4 | 5, 7) => Portals,
+        (4 | 5, 8) => Lights,
+        (4 | 5, 9) => LightKeyFrames,
+        (4 | 5, 10) => Glows,
+        (4 | 5, 11) => Sectors,
+        (4 | 5, _) => return None,
+        (8 | 9, 2) => Shaders,
+        (8 | 9, 3) => Visuals,
+        (8 | 9, 4) => FvfBuffers,
+        (8 | 9, 5) => Cform,
+        (8 | 9, 6) => Portals,
+        (8, 7) => Lights,
+        (9, 7) => ShaderConstant,
+        (9, 8) => Lights,
+        (8 | 9, 9) => Glows,
+        (8 | 9, 10) => Sectors,
+        (9, 11) => IndexBuffers,
+        (9, 12) => VertexBuffers,
+        (8 | 9, _) => return None,
+        (10..=12, 9) => IndexBuffers,
+        (10..=12, 10) => VertexBuffers,
+        (12, 11) => Swis,
+        (_, 2) => Shaders,
+        (_, 3) => Visuals,
+        (_, 4) => Portals,
+        (_, 6) => Lights,
+        (_, 7) => Glows,
+        (_, 8) => Sectors,
+        _ => return None,
+    })
+}
+
+/// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any.
+pub fn version_of(bytes: &[u8]) -> Option<u16> {
+    (bytes.len() >= 10 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0])
+        .then(|| u16::from_le_bytes([bytes[8], bytes[9]]))
+}
+
+/// The naming context of a whole `level` file's chunks (by its version).
+pub fn context_of(bytes: &[u8]) -> Context {
+    match version_of(bytes) {
+        Some(v @ 4..=12) => Context::OldLevel(v),
+        _ => Context::Level,
+    }
+}
 
 /// A dynamic light: the controller id and the D3D9 `Flight` (108 bytes in all).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,7 +231,17 @@ pub enum LevelChunk {
     Glows(Vec<Glow>),
     /// 8.
     Sectors(Vec<Framed<Sector>>),
-    /// Unknown, verbatim.
+    /// XRLC 4, 5: the texture table (visuals name a texture and a shader by index).
+    Textures(Vec<ShaderEntry>),
+    /// XRLC 9–12: D3D9-declared vertex buffers (the layout of `level.geom`'s chunk 9).
+    VertexBuffers(Vec<VertexBuffer>),
+    /// XRLC 4–9: FVF vertex buffers.
+    FvfBuffers(Vec<FvfBuffer>),
+    /// XRLC 9–12: index buffers.
+    IndexBuffers(Vec<Vec<u16>>),
+    /// XRLC 12: sliding-window items.
+    Swis(Vec<SwiItem>),
+    /// Unknown, or a part whose old layout is kept verbatim.
     Raw(Vec<u8>),
 }
 
@@ -139,6 +286,18 @@ fn read_lights(r: &mut Reader<'_>) -> Result<Vec<Light>, ReadError> {
     Ok(v)
 }
 
+fn read_fvf_buffers(r: &mut Reader<'_>) -> Result<Vec<FvfBuffer>, ReadError> {
+    let n = r.u32_count(8)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("vb", Some(i));
+        out.push(FvfBuffer::read(r)?);
+        r.pop();
+    }
+    r.finish()?;
+    Ok(out)
+}
+
 fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
     let n = records(r, 18, "glow")?;
     let mut v = Vec::with_capacity(n);
@@ -162,17 +321,31 @@ impl Level {
     /// [`Self::read`] with explicit allocation limits for compressed chunks.
     pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Level, Vec<Warning>), ReadError> {
         let mut r = Reader::with_limits(bytes, limits);
-        let chunks = chunk::read_all(&mut r, Context::Level, |h, b| {
-            Ok(match h.id() {
-                HEADER => LevelChunk::Header(Header::read(b)?),
-                SHADERS => LevelChunk::Shaders(shaders::read(b)?),
-                VISUALS => LevelChunk::Visuals(chunk::read_all(b, Context::Visuals, |_, v| {
-                    Visual::read(v)
-                })?),
-                PORTALS => LevelChunk::Portals(sectors::read_portals(b)?),
-                LIGHT_DYNAMIC => LevelChunk::Lights(read_lights(b)?),
-                GLOWS => LevelChunk::Glows(read_glows(b)?),
-                SECTORS => LevelChunk::Sectors(sectors::read_sectors(b)?),
+        // unknown versions are read with the 13/14 ids and layouts
+        let version = version_of(bytes)
+            .filter(|v| known_version(*v))
+            .unwrap_or(14);
+        let ctx = context_of(bytes);
+        let chunks = chunk::read_all(&mut r, ctx, |h, b| {
+            Ok(match part(version, h.id()) {
+                Some(Part::Header) => LevelChunk::Header(Header::read(b)?),
+                Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
+                Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
+                Some(Part::Visuals) => {
+                    LevelChunk::Visuals(chunk::read_all(b, Context::Visuals, |_, v| {
+                        Visual::read_in(v, version)
+                    })?)
+                }
+                Some(Part::Portals) if version >= 8 => {
+                    LevelChunk::Portals(sectors::read_portals(b)?)
+                }
+                Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
+                Some(Part::Glows) if version >= 12 => LevelChunk::Glows(read_glows(b)?),
+                Some(Part::Sectors) => LevelChunk::Sectors(sectors::read_sectors(b)?),
+                Some(Part::VertexBuffers) => LevelChunk::VertexBuffers(geom::read_vbs(b)?),
+                Some(Part::FvfBuffers) => LevelChunk::FvfBuffers(read_fvf_buffers(b)?),
+                Some(Part::IndexBuffers) => LevelChunk::IndexBuffers(geom::read_ibs(b)?),
+                Some(Part::Swis) => LevelChunk::Swis(geom::read_swis(b)?),
                 _ => LevelChunk::Raw(b.take_rest().to_vec()),
             })
         })?;
@@ -187,12 +360,69 @@ impl Level {
         Ok((l, Vec::new()))
     }
 
+    /// The XRLC version from the header (`None` without one).
+    pub fn version(&self) -> Option<u16> {
+        self.header().map(|h| h.version)
+    }
+
+    /// XRLC 4–12: the geometry is inside this file (no `level.geom`).
+    pub fn is_old(&self) -> bool {
+        self.version().is_some_and(|v| v <= 12)
+    }
+
+    /// The texture table of XRLC 4/5 levels.
+    pub fn textures(&self) -> Option<&[ShaderEntry]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::Textures(s) => Some(s.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// D3D9 vertex buffers stored in `level` (XRLC 9–12).
+    pub fn vertex_buffers(&self) -> Option<&[VertexBuffer]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::VertexBuffers(v) => Some(v.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// FVF vertex buffers stored in `level` (XRLC 4–9).
+    pub fn fvf_buffers(&self) -> Option<&[FvfBuffer]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::FvfBuffers(v) => Some(v.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// Index buffers stored in `level` (XRLC 9–12).
+    pub fn index_buffers(&self) -> Option<&[Vec<u16>]> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::IndexBuffers(v) => Some(v.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// SWI items stored in `level` (XRLC 12; empty otherwise).
+    pub fn swis(&self) -> &[SwiItem] {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.value {
+                LevelChunk::Swis(v) => Some(v.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
     /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
     /// field is an error naming it (`fsL_VISUALS/visual[3]/OGF_CHILDREN_L/child count`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
+        let ctx = match self.version() {
+            Some(v @ 4..=12) => Context::OldLevel(v),
+            _ => Context::Level,
+        };
         for c in &self.chunks {
-            chunk::write_framed(&mut w, Context::Level, c, write_chunk)?;
+            chunk::write_framed(&mut w, ctx, c, write_chunk)?;
         }
         Ok(w.into_inner())
     }
@@ -332,6 +562,18 @@ fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
             }
         }
         LevelChunk::Sectors(s) => sectors::write_sectors(s, w)?,
+        LevelChunk::Textures(s) => shaders::write(s, w)?,
+        LevelChunk::VertexBuffers(v) => geom::write_vbs(w, v)?,
+        LevelChunk::FvfBuffers(v) => {
+            w.u32(levelgeom_binary::fit(v.len(), || {
+                "vertex buffer count".into()
+            })?);
+            for (i, vb) in v.iter().enumerate() {
+                vb.write(w).map_err(|e| e.within(&format!("vb[{i}]")))?;
+            }
+        }
+        LevelChunk::IndexBuffers(v) => geom::write_ibs(w, v)?,
+        LevelChunk::Swis(v) => geom::write_swis(w, v)?,
         LevelChunk::Raw(b) => w.bytes(b),
     }
     Ok(())

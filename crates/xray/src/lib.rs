@@ -28,6 +28,8 @@ pub mod collision;
 pub mod dds;
 pub mod decl;
 pub mod files;
+pub mod flat;
+pub mod fvf;
 pub mod generate;
 pub mod geom;
 pub mod info;
@@ -84,10 +86,13 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
         // where it breaks
         return cform::looks_like(bytes).then_some(Kind::Cform);
     }
-    if ids.contains(&geom::VB) || ids.contains(&geom::IB) {
-        Some(Kind::Geom)
-    } else if ids.contains(&level::SHADERS) || ids.contains(&level::VISUALS) {
+    // a level of any version has chunks 2 and 3 (shaders/textures, visuals/shaders) and, up
+    // to XRLC 12, its vertex and index buffers under ids 9/10 too; a geom file has neither 2
+    // nor 3
+    if ids.contains(&level::SHADERS) || ids.contains(&level::VISUALS) {
         Some(Kind::Level)
+    } else if ids.contains(&geom::VB) || ids.contains(&geom::IB) {
+        Some(Kind::Geom)
     } else {
         Some(Kind::Chunks)
     }
@@ -113,6 +118,7 @@ fn walk(bytes: &[u8], base: usize, at: usize, ctx: Context, path: &mut Vec<Strin
                 path.push("(chunk header)".into());
             } else if let (Some(c), false) = (n.children, raw & chunk::COMPRESSED != 0) {
                 if let Some(body) = bytes.get(pos + 8..end.min(bytes.len())) {
+                    let c = chunk::refine(c, body);
                     if c != Context::Chunks || chunk::tiles(body) {
                         walk(body, base + pos + 8, at, c, path);
                     }
@@ -124,10 +130,10 @@ fn walk(bytes: &[u8], base: usize, at: usize, ctx: Context, path: &mut Vec<Strin
     }
 }
 
-fn root_context(k: Kind) -> Option<Context> {
+fn root_context(k: Kind, bytes: &[u8]) -> Option<Context> {
     match k {
         Kind::Geom => Some(Context::Geom),
-        Kind::Level => Some(Context::Level),
+        Kind::Level => Some(level::context_of(bytes)),
         Kind::Chunks => Some(Context::Chunks),
         Kind::Cform => None,
     }
@@ -170,7 +176,7 @@ pub fn chunks(bytes: &[u8]) -> Result<Vec<ChunkEntry>, ReadError> {
             "not an X-Ray level file",
         ));
     };
-    match root_context(k) {
+    match root_context(k, bytes) {
         Some(ctx) => chunk::list(&mut Reader::new(bytes), ctx),
         None => Ok(cform_regions(bytes)
             .iter()
@@ -193,7 +199,7 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
     if at >= bytes.len() {
         return Some("end of file".into());
     }
-    let Some(ctx) = root_context(kind(bytes)?) else {
+    let Some(ctx) = root_context(kind(bytes)?, bytes) else {
         let [_, (_, vstart, vsize), (_, fstart, _)] = cform_regions(bytes);
         let at = at as u64;
         return Some(if at < vstart {

@@ -14,11 +14,39 @@
 //! | 21 | `OGF_GCONTAINER` | `u32 vb_index, vb_offset, vb_count, ib_index, ib_offset, ib_count` |
 //! | 22 | `OGF_FASTPATH` | nested chunks: a GCONTAINER into level.geomx (+ SWIDATA) |
 //!
-//! Unknown chunks (e.g. the junk chunks of build-2215 levels) are kept raw.
+//! Unknown chunks (e.g. the junk chunks of build-2215 levels) are kept raw. `OGF_CHILDREN_L`
+//! with `u16` entries (build 2215, found by its size) is kept as such.
+//!
+//! ## OGF formats 3 and 2 (levels of XRLC 12 and older)
+//!
+//! The format is the first byte of `OGF_HEADER` ([`crate::chunk::refine`] reads it before the
+//! other chunks, which come first in xrLC's order). Their chunk ids (blender-xray
+//! `formats/ogf/fmt.py` `Chunks_v3`, `Chunks_v2`; [`kind_of`]):
+//!
+//! | OGF 3 | OGF 2 | name | payload |
+//! |---|---|---|---|
+//! | 1 | 1 | `OGF_HEADER` | 4 bytes: `u8 format_version; u8 type; u16 shader_id` (+ anything after, kept) |
+//! | 2 | – | `OGF_TEXTURE` | `stringZ texture; stringZ shader` |
+//! | 3 | 3 | `OGF_TEXTURE_L` | `u32 texture_id; u32 shader_id` (into the level's tables) |
+//! | 6 | 6 | `OGF_BBOX` | `f32 min[3], max[3]` |
+//! | 7 | – | `OGF_VERTICES` | inline FVF vertices: `u32 fvf; u32 count; data` ([`crate::fvf`]) |
+//! | 8 | 8 | `OGF_INDICES` | inline indices: `u32 count; u16[count]` |
+//! | 9 | – | `OGF_SWIDATA` | VIPM vertex splits (nested chunks; kept raw) |
+//! | 10 | 11 | `OGF_VCONTAINER` | `u32 vb_index, vb_offset, vb_count` into the level's VB chunk |
+//! | 11 | 12 | `OGF_BSPHERE` | `f32 center[3], radius` |
+//! | 12 | 13 | `OGF_CHILDREN_L` | `u32 n; u32 visual_index[n]` |
+//! | 19 | – | `OGF_ICONTAINER` | `u32 ib_index, ib_offset, ib_count` into the level's IB chunk |
+//! | 21 | – | `OGF_LODDEF2` | as format 4; before XRLC 11 the vertices are 24 bytes (no sun, no pad) |
+//! | 22 | – | `OGF_TREEDEF2` | as format 4; before XRLC 11 `c_scale`/`c_bias` are `{rgb, hemi}` (96 bytes in all) |
+//!
+//! OGF 3 model types ([`model_type_v3`]): 0 normal, 1 hierarchy, 2 progressive (fixed VIPM),
+//! 8 cached, 10 progressive, 11 LOD, 12 tree. LOD and tree layouts before XRLC 11 also apply to
+//! format-4 visuals of such levels.
 
 use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
+use crate::fvf::FvfBuffer;
 use crate::geom::SwiItem;
 
 /// `OGF_HEADER`.
@@ -39,6 +67,99 @@ pub const SWICONTAINER: u32 = 20;
 pub const GCONTAINER: u32 = 21;
 /// `OGF_FASTPATH`.
 pub const FASTPATH: u32 = 22;
+
+/// What a visual chunk holds, across OGF formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Kind {
+    Header,
+    Texture,
+    TextureL,
+    ChildRefs,
+    Bbox,
+    Vertices,
+    Indices,
+    SwiData,
+    VContainer,
+    IContainer,
+    BSphere,
+    ChildrenL,
+    LodDef,
+    TreeDef,
+    SwiContainer,
+    GContainer,
+    FastPath,
+}
+
+/// What chunk `id` of an OGF `format` (2, 3, 4) visual holds.
+pub fn kind_of(format: u8, id: u32) -> Option<Kind> {
+    use Kind::*;
+    Some(match (format, id) {
+        (_, 1) => Header,
+        (2, 3) => TextureL,
+        (2, 6) => Bbox,
+        (2, 8) => Indices,
+        (2, 11) => VContainer,
+        (2, 12) => BSphere,
+        (2, 13) => ChildrenL,
+        (2, _) => return None,
+        (3, 2) => Texture,
+        (3, 3) => TextureL,
+        (3, 5) => ChildRefs,
+        (3, 6) => Bbox,
+        (3, 7) => Vertices,
+        (3, 8) => Indices,
+        (3, 9) => SwiData,
+        (3, 10) => VContainer,
+        (3, 11) => BSphere,
+        (3, 12) => ChildrenL,
+        (3, 19) => IContainer,
+        (3, 21) => LodDef,
+        (3, 22) => TreeDef,
+        (3, _) => return None,
+        (_, TEXTURE) => Texture,
+        (_, SWIDATA) => SwiData,
+        (_, CHILDREN_L) => ChildrenL,
+        (_, LODDEF2) => LodDef,
+        (_, TREEDEF2) => TreeDef,
+        (_, SWICONTAINER) => SwiContainer,
+        (_, GCONTAINER) => GContainer,
+        (_, FASTPATH) => FastPath,
+        _ => return None,
+    })
+}
+
+/// OGF format 3 model types (FBasicVisual of builds 1469–1865).
+pub mod model_type_v3 {
+    /// `MT_NORMAL`.
+    pub const NORMAL: u8 = 0;
+    /// `MT_HIERRARHY`.
+    pub const HIERARCHY: u8 = 1;
+    /// `MT_PROGRESSIVE` (FProgressiveFixedVisual, VIPM vertex splits).
+    pub const PROGRESSIVE: u8 = 2;
+    /// `MT_CACHED` (drawn as normal).
+    pub const CACHED: u8 = 8;
+    /// `MT_PROGRESSIVE2` (FProgressive).
+    pub const PROGRESSIVE2: u8 = 10;
+    /// `MT_LOD`.
+    pub const LOD: u8 = 11;
+    /// `MT_TREE`.
+    pub const TREE: u8 = 12;
+
+    /// The format-4 model type a format-3 one corresponds to ([`super::model_type`]), or
+    /// `u8::MAX` when there is none.
+    pub fn to_v4(t: u8) -> u8 {
+        use super::model_type as m;
+        match t {
+            NORMAL | CACHED => m::NORMAL,
+            HIERARCHY => m::HIERARCHY,
+            PROGRESSIVE | PROGRESSIVE2 => m::PROGRESSIVE,
+            LOD => m::LOD,
+            TREE => m::TREE_ST,
+            _ => u8::MAX,
+        }
+    }
+}
 
 /// Model types (`MT_*`) that occur in levels.
 pub mod model_type {
@@ -169,6 +290,54 @@ pub enum OgfChunk {
     GContainer(GContainer),
     /// 22: nested chunks.
     FastPath(Vec<Framed<OgfChunk>>),
+    /// `OGF_CHILDREN_L` with `u16` entries (build 2215), values widened.
+    ChildrenNarrow(Vec<u32>),
+    /// OGF 2/3 header (4 bytes and whatever follows, kept).
+    ShortHeader {
+        /// Format (3 or 2).
+        format_version: u8,
+        /// Model type ([`model_type_v3`] for format 3).
+        model_type: u8,
+        /// Shader id (index into the shader table from XRLC 12; overridden by
+        /// `OGF_TEXTURE_L` before).
+        shader_id: u16,
+        /// Bytes after the 4 (none in known files).
+        rest: Vec<u8>,
+    },
+    /// OGF 2/3 `OGF_TEXTURE_L`: indices into the level's texture and shader tables.
+    TextureL {
+        /// Texture index.
+        texture: u32,
+        /// Shader index.
+        shader: u32,
+    },
+    /// OGF 2/3 `OGF_BBOX`.
+    Bbox {
+        /// Minimum.
+        min: [f32; 3],
+        /// Maximum.
+        max: [f32; 3],
+    },
+    /// OGF 2/3 `OGF_BSPHERE`.
+    BSphere {
+        /// Centre.
+        center: [f32; 3],
+        /// Radius.
+        radius: f32,
+    },
+    /// OGF 3 `OGF_VERTICES`: the visual's own FVF vertices.
+    Vertices(FvfBuffer),
+    /// OGF 2/3 `OGF_INDICES`: the visual's own indices.
+    Indices(Vec<u16>),
+    /// OGF 2/3 `OGF_VCONTAINER`: `(vb_index, vb_offset, vb_count)`.
+    VContainer([u32; 3]),
+    /// OGF 3 `OGF_ICONTAINER`: `(ib_index, ib_offset, ib_count)`.
+    IContainer([u32; 3]),
+    /// `OGF_LODDEF2` before XRLC 11: 24-byte vertices (`sun` reads 255, `pad` 0; not stored).
+    LodDefOld(Vec<[LodVertex; 4]>),
+    /// `OGF_TREEDEF2` before XRLC 11: `c_scale`/`c_bias` without sun (slot 4 reads 1 / 0; not
+    /// stored).
+    TreeDefOld(TreeDef),
     /// Unknown, verbatim.
     Raw(Vec<u8>),
 }
@@ -184,9 +353,60 @@ fn f3(r: &mut Reader<'_>) -> Result<[f32; 3], ReadError> {
     r.f32s::<3>()
 }
 
-fn read_chunk(id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
-    let c = match id {
-        HEADER => OgfChunk::Header(OgfHeader {
+/// How a visual's chunks are read: its OGF format and the level's XRLC version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dialect {
+    format: u8,
+    version: u16,
+}
+
+impl Dialect {
+    fn context(self) -> Context {
+        match self.format {
+            3 => Context::VisualV3,
+            2 => Context::VisualV2,
+            _ => Context::Visual,
+        }
+    }
+}
+
+fn read_lod(r: &mut Reader<'_>, with_sun: bool) -> Result<Vec<[LodVertex; 4]>, ReadError> {
+    let mut quads = Vec::with_capacity(8);
+    for q in 0..8 {
+        r.push("quad", Some(q));
+        let mut vs = [LodVertex {
+            pos: [0.0; 3],
+            uv: [0.0; 2],
+            rgb_hemi: 0,
+            sun: 255,
+            pad: [0; 3],
+        }; 4];
+        for v in &mut vs {
+            v.pos = f3(r)?;
+            v.uv = r.f32s::<2>()?;
+            v.rgb_hemi = r.u32()?;
+            if with_sun {
+                v.sun = r.u8()?;
+                v.pad = r.array::<3>()?;
+            }
+        }
+        quads.push(vs);
+        r.pop();
+    }
+    Ok(quads)
+}
+
+fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
+    // LOD/tree records before XRLC 11 (unknown versions are read as 13/14 throughout)
+    let old = crate::level::known_version(d.version) && d.version <= 10;
+    let c = match kind_of(d.format, id) {
+        Some(Kind::Header) if d.format < 4 => OgfChunk::ShortHeader {
+            format_version: r.u8()?,
+            model_type: r.u8()?,
+            shader_id: r.u16()?,
+            rest: r.take_rest().to_vec(),
+        },
+        Some(Kind::Header) => OgfChunk::Header(OgfHeader {
             format_version: r.u8()?,
             model_type: r.u8()?,
             shader_id: r.u16()?,
@@ -195,49 +415,51 @@ fn read_chunk(id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
             sphere_center: f3(r)?,
             sphere_radius: r.f32()?,
         }),
-        TEXTURE => OgfChunk::Texture {
+        Some(Kind::Texture) => OgfChunk::Texture {
             texture: r.cstr()?.to_vec(),
             shader: r.cstr()?.to_vec(),
         },
-        SWIDATA => OgfChunk::SwiData(SwiItem::read(r)?),
-        CHILDREN_L => {
-            let n = r.u32_count(4)?;
-            let mut v = Vec::with_capacity(n);
-            for _ in 0..n {
-                v.push(r.u32()?);
-            }
-            OgfChunk::Children(v)
-        }
-        LODDEF2 => {
-            let mut quads = Vec::with_capacity(8);
-            for q in 0..8 {
-                r.push("quad", Some(q));
-                let mut vs = [LodVertex {
-                    pos: [0.0; 3],
-                    uv: [0.0; 2],
-                    rgb_hemi: 0,
-                    sun: 0,
-                    pad: [0; 3],
-                }; 4];
-                for v in &mut vs {
-                    v.pos = f3(r)?;
-                    v.uv = r.f32s::<2>()?;
-                    v.rgb_hemi = r.u32()?;
-                    v.sun = r.u8()?;
-                    v.pad = r.array::<3>()?;
+        Some(Kind::SwiData) if d.format == 4 => OgfChunk::SwiData(SwiItem::read(r)?),
+        Some(Kind::ChildrenL) => {
+            let at = r.pos();
+            let n = r.u32()?;
+            if u64::from(n) * 2 == r.remaining() as u64 && n > 0 {
+                let mut v = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    v.push(u32::from(r.u16()?));
                 }
-                quads.push(vs);
-                r.pop();
+                OgfChunk::ChildrenNarrow(v)
+            } else {
+                let n = r.count(n, 4).map_err(|mut e| {
+                    e.offset = at as u64;
+                    e
+                })?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.u32()?);
+                }
+                OgfChunk::Children(v)
             }
-            OgfChunk::LodDef(quads)
         }
-        TREEDEF2 => OgfChunk::TreeDef(TreeDef {
+        Some(Kind::LodDef) if old => OgfChunk::LodDefOld(read_lod(r, false)?),
+        Some(Kind::LodDef) => OgfChunk::LodDef(read_lod(r, true)?),
+        Some(Kind::TreeDef) if old => {
+            let xform = r.f32s::<16>()?;
+            let s = r.f32s::<4>()?;
+            let b = r.f32s::<4>()?;
+            OgfChunk::TreeDefOld(TreeDef {
+                xform,
+                c_scale: [s[0], s[1], s[2], s[3], 1.0],
+                c_bias: [b[0], b[1], b[2], b[3], 0.0],
+            })
+        }
+        Some(Kind::TreeDef) => OgfChunk::TreeDef(TreeDef {
             xform: r.f32s::<16>()?,
             c_scale: r.f32s::<5>()?,
             c_bias: r.f32s::<5>()?,
         }),
-        SWICONTAINER => OgfChunk::SwiContainer(r.u32()?),
-        GCONTAINER => OgfChunk::GContainer(GContainer {
+        Some(Kind::SwiContainer) => OgfChunk::SwiContainer(r.u32()?),
+        Some(Kind::GContainer) => OgfChunk::GContainer(GContainer {
             vb_index: r.u32()?,
             vb_offset: r.u32()?,
             vb_count: r.u32()?,
@@ -245,15 +467,38 @@ fn read_chunk(id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
             ib_offset: r.u32()?,
             ib_count: r.u32()?,
         }),
-        FASTPATH => OgfChunk::FastPath(read_chunks(r)?),
+        Some(Kind::FastPath) => OgfChunk::FastPath(read_chunks(d, r)?),
+        Some(Kind::TextureL) => OgfChunk::TextureL {
+            texture: r.u32()?,
+            shader: r.u32()?,
+        },
+        Some(Kind::Bbox) => OgfChunk::Bbox {
+            min: f3(r)?,
+            max: f3(r)?,
+        },
+        Some(Kind::BSphere) => OgfChunk::BSphere {
+            center: f3(r)?,
+            radius: r.f32()?,
+        },
+        Some(Kind::Vertices) => OgfChunk::Vertices(FvfBuffer::read(r)?),
+        Some(Kind::Indices) => {
+            let k = r.u32_count(2)?;
+            let mut v = Vec::with_capacity(k);
+            for _ in 0..k {
+                v.push(r.u16()?);
+            }
+            OgfChunk::Indices(v)
+        }
+        Some(Kind::VContainer) => OgfChunk::VContainer([r.u32()?, r.u32()?, r.u32()?]),
+        Some(Kind::IContainer) => OgfChunk::IContainer([r.u32()?, r.u32()?, r.u32()?]),
         _ => OgfChunk::Raw(r.take_rest().to_vec()),
     };
     r.finish()?;
     Ok(c)
 }
 
-fn read_chunks(r: &mut Reader<'_>) -> Result<Vec<Framed<OgfChunk>>, ReadError> {
-    chunk::read_all(r, Context::Visual, |h, b| read_chunk(h.id(), b))
+fn read_chunks(d: Dialect, r: &mut Reader<'_>) -> Result<Vec<Framed<OgfChunk>>, ReadError> {
+    chunk::read_all(r, d.context(), |h, b| read_chunk(d, h.id(), b))
 }
 
 fn cstr(w: &mut Writer, field: &str, s: &[u8]) -> Result<(), WriteError> {
@@ -326,6 +571,67 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) -> Result<(), WriteError> {
             }
         }
         OgfChunk::FastPath(cs) => write_chunks(cs, w)?,
+        OgfChunk::ChildrenNarrow(v) => {
+            w.u32(fit(v.len(), || "child count".into())?);
+            for &i in v {
+                w.u16(fit(i as usize, || "child index (stored as u16)".into())?);
+            }
+        }
+        OgfChunk::ShortHeader {
+            format_version,
+            model_type,
+            shader_id,
+            rest,
+        } => {
+            w.u8(*format_version);
+            w.u8(*model_type);
+            w.u16(*shader_id);
+            w.bytes(rest);
+        }
+        OgfChunk::TextureL { texture, shader } => {
+            w.u32(*texture);
+            w.u32(*shader);
+        }
+        OgfChunk::Bbox { min, max } => {
+            w.f32s(min);
+            w.f32s(max);
+        }
+        OgfChunk::BSphere { center, radius } => {
+            w.f32s(center);
+            w.f32(*radius);
+        }
+        OgfChunk::Vertices(vb) => vb.write(w)?,
+        OgfChunk::Indices(v) => {
+            w.u32(fit(v.len(), || "index count".into())?);
+            for &x in v {
+                w.u16(x);
+            }
+        }
+        OgfChunk::VContainer(c) | OgfChunk::IContainer(c) => {
+            for &x in c {
+                w.u32(x);
+            }
+        }
+        OgfChunk::LodDefOld(quads) => {
+            if quads.len() != 8 {
+                return Err(WriteError::invalid(
+                    "quads",
+                    format!("{} quads; OGF_LODDEF2 holds exactly 8", quads.len()),
+                ));
+            }
+            for q in quads {
+                for v in q {
+                    w.f32s(&v.pos);
+                    w.f32s(&v.uv);
+                    w.u32(v.rgb_hemi);
+                }
+            }
+        }
+        OgfChunk::TreeDefOld(t) => {
+            w.f32s(&t.xform);
+            w.f32s(&t.c_scale[..4]);
+            w.f32s(&t.c_bias[..4]);
+        }
         OgfChunk::Raw(b) => w.bytes(b),
     }
     Ok(())
@@ -339,10 +645,21 @@ fn write_chunks(cs: &[Framed<OgfChunk>], w: &mut Writer) -> Result<(), WriteErro
 }
 
 impl Visual {
-    /// Parse a visual's payload.
+    /// Parse a visual's payload (OGF 4 of an XRLC 13/14 level).
     pub fn read(r: &mut Reader<'_>) -> Result<Visual, ReadError> {
+        Self::read_in(r, 14)
+    }
+
+    /// Parse a visual's payload in a level of XRLC `version`; the OGF format (and with it the
+    /// chunk ids) comes from the visual's own `OGF_HEADER`.
+    pub fn read_in(r: &mut Reader<'_>, version: u16) -> Result<Visual, ReadError> {
+        let format = match chunk::refine(Context::Visual, r.rest()) {
+            Context::VisualV3 => 3,
+            Context::VisualV2 => 2,
+            _ => 4,
+        };
         Ok(Visual {
-            chunks: read_chunks(r)?,
+            chunks: read_chunks(Dialect { format, version }, r)?,
         })
     }
 
@@ -361,6 +678,35 @@ impl Visual {
             OgfChunk::Header(h) => Some(*h),
             _ => None,
         })
+    }
+
+    /// OGF format 2/3 header fields `(format, model_type, shader_id)`, if this is such a visual.
+    pub fn short_header(&self) -> Option<(u8, u8, u16)> {
+        self.find(|c| match c {
+            OgfChunk::ShortHeader {
+                format_version,
+                model_type,
+                shader_id,
+                ..
+            } => Some((*format_version, *model_type, *shader_id)),
+            _ => None,
+        })
+    }
+
+    /// The first chunk of this visual `f` picks out.
+    pub fn find_chunk<T>(&self, f: impl Fn(&OgfChunk) -> Option<T>) -> Option<T> {
+        self.find(f)
+    }
+
+    /// The engine's name of this visual's type, for OGF 4 and (through
+    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`).
+    pub fn type_name(&self) -> &'static str {
+        match (self.header(), self.short_header()) {
+            (Some(h), _) => model_type::name(h.model_type),
+            (None, Some((3, t, _))) => model_type::name(model_type_v3::to_v4(t)),
+            (None, Some((_, t, _))) => model_type::name(t),
+            _ => "unknown",
+        }
     }
 
     /// The model type (from the header), if any.
@@ -417,7 +763,7 @@ impl Visual {
     /// The tree instance definition.
     pub fn treedef(&self) -> Option<TreeDef> {
         self.find(|c| match c {
-            OgfChunk::TreeDef(t) => Some(*t),
+            OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) => Some(*t),
             _ => None,
         })
     }
@@ -427,7 +773,7 @@ impl Visual {
         self.chunks
             .iter()
             .find_map(|c| match &c.value {
-                OgfChunk::Children(v) => Some(v.as_slice()),
+                OgfChunk::Children(v) | OgfChunk::ChildrenNarrow(v) => Some(v.as_slice()),
                 _ => None,
             })
             .unwrap_or(&[])
@@ -436,7 +782,7 @@ impl Visual {
     /// LOD billboard quads.
     pub fn lod_quads(&self) -> Option<&[[LodVertex; 4]]> {
         self.chunks.iter().find_map(|c| match &c.value {
-            OgfChunk::LodDef(q) => Some(q.as_slice()),
+            OgfChunk::LodDef(q) | OgfChunk::LodDefOld(q) => Some(q.as_slice()),
             _ => None,
         })
     }

@@ -83,12 +83,8 @@ pub enum SceneError {
     /// The geom file has no vertex or index buffers.
     #[error("level.geom has no vertex or index buffer chunk")]
     NoBuffers,
-    /// The level is older than XRLC 13: its geometry is inside `level`, in another layout, so
-    /// reading it through `level.geom` would give wrong meshes.
-    #[error(
-        "XRLC version {0}; export reads versions 13 and 14 (geometry in level.geom), \
-         older levels keep it inside `level` in another layout"
-    )]
+    /// The level's XRLC version is none this crate reads (4, 5, 8–14).
+    #[error("XRLC version {0}; export reads versions 4, 5 and 8–14")]
     Version(u16),
 }
 
@@ -325,8 +321,9 @@ fn header_centre(v: &Visual) -> Option<[f32; 3]> {
 
 /// Convert a level and its `level.geom` into a scene.
 ///
-/// Levels older than XRLC version 13 are refused ([`SceneError::Version`]). Game textures are
-/// [`TextureSource::Unresolved`] (`<prefix><name>.<ext>`); [`crate::resolve_textures`] links the ones
+/// Levels of XRLC 4–12 are read through [`crate::flat`]; other unknown versions are refused
+/// ([`SceneError::Version`]). Game textures are [`TextureSource::Unresolved`]
+/// (`<prefix><name>.<ext>`); [`crate::resolve_textures`] links the ones
 /// found in a textures folder.
 ///
 /// The node tree: one root `level` holding the visuals no other visual lists (the sector roots),
@@ -336,9 +333,13 @@ fn header_centre(v: &Visual) -> Option<[f32; 3]> {
 /// visual's node sits at its own pivot ([`crate::pivot`]) and carries the extras `visual`,
 /// `model_type`, `shader_id`, `shader` and `sector` (see the README's extras contract).
 pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene, SceneError> {
-    if let Some(v) = level.header().map(|h| h.version).filter(|v| *v < 13) {
+    if let Some(v) = level.version().filter(|v| !crate::level::known_version(*v)) {
         return Err(SceneError::Version(v));
     }
+    // XRLC 4–12 keep their buffers inside `level`: read them through the 13/14-shaped view
+    let flat =
+        (level.is_old() && geom.vertex_buffers().is_none()).then(|| crate::flat::flatten(level));
+    let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
     let vbs = geom.vertex_buffers().ok_or(SceneError::NoBuffers)?;
     let ibs = geom.index_buffers().ok_or(SceneError::NoBuffers)?;
     let decoded: Vec<Vertices> = vbs.iter().map(|vb| vb.decode()).collect();
@@ -351,6 +352,9 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         name: opts.name.clone(),
         ..Scene::default()
     };
+    scene
+        .warnings
+        .extend(flat.iter().flat_map(|f| f.warnings.iter().cloned()));
 
     // materials, one per used shader id
     let mut material_of: HashMap<u16, usize> = HashMap::new();

@@ -423,24 +423,24 @@ fn independent_progressive_files_report_their_windows() {
 }
 
 #[test]
-fn export_refuses_pre_13_levels_with_a_reason() {
+fn export_refuses_unknown_xrlc_versions_with_a_reason() {
     let d = tempfile::tempdir().unwrap();
     let mut l = std::fs::read(fixture("level")).unwrap();
-    // chunk 1 payload at offset 8: u16 version 14 → 12
+    // chunk 1 payload at offset 8: u16 version 14 → 7 (a build with no known levels)
     assert_eq!(&l[8..10], &[14, 0]);
-    l[8] = 12;
+    l[8] = 7;
     std::fs::write(d.path().join("level"), &l).unwrap();
     std::fs::copy(fixture("level.geom"), d.path().join("level.geom")).unwrap();
     let out = d.path().join("out");
     let (code, _, err) = run(&[os("export"), d.path().as_os_str(), out.as_os_str()]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("XRLC version 12; export reads versions 13 and 14"),
+        err.contains("XRLC version 7; export reads versions 4, 5 and 8–14"),
         "{err}"
     );
     // the error names where the version is: the header chunk's payload
     assert!(
-        err.contains("at 0x00000008 in fsL_HEADER: XRLC version 12"),
+        err.contains("at 0x00000008 in fsL_HEADER: XRLC version 7"),
         "{err}"
     );
     assert!(!out.exists(), "nothing was written");

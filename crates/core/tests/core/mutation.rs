@@ -213,6 +213,22 @@ fn bases() -> Vec<Base> {
             open: 0,
         });
     }
+    // XRLC 4, 5, 8–12: geometry inside `level` (FVF and D3D9 buffers, OGF 2/3 visuals; 12 with
+    // LZHUF-compressed buffers), the generator's level of each build
+    for version in [4u16, 5, 8, 9, 10, 11, 12] {
+        let (level, _) = levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options {
+            version,
+            compress: version == 12,
+        });
+        let name: &'static str =
+            Box::leak(format!("generated XRLC {version} level").into_boxed_str());
+        v.push(Base {
+            name,
+            files: vec![("level", level)],
+            target: 0,
+            open: 0,
+        });
+    }
     v
 }
 

@@ -9,6 +9,8 @@ mod fixture;
 mod generated;
 mod independent;
 mod objects;
+mod old;
+mod old_bytes;
 mod pivots;
 mod rules;
 mod scene;

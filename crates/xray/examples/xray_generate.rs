@@ -1,0 +1,66 @@
+//! Write the generator's level of every XRLC version into `DIR/vN/` (`level`, `level.geom`
+//! for 13/14, `level.cform` beside the levels from 10 on, where the collision left `level`),
+//! for independent readers such as blender-xray (`tools/blender/xray_check.py`).
+//!
+//! `cargo run -p levelgeom-xray --example xray_generate -- DIR`
+
+use levelgeom_xray::generate::{self, Options};
+use levelgeom_xray::level::LevelChunk;
+use levelgeom_xray::ogf::OgfChunk;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = std::env::args_os()
+        .nth(1)
+        .ok_or("usage: xray_generate DIR")?;
+    let dir = std::path::PathBuf::from(dir);
+    for version in levelgeom_xray::level::VERSIONS {
+        let d = dir.join(format!("v{version}"));
+        std::fs::create_dir_all(&d)?;
+        let (mut level, geom) = generate::level(Options {
+            version,
+            compress: false,
+        });
+        // blender-xray reads SWI windows with a heuristic that takes the first non-zero
+        // reserved word as the window count (a known deviation); the 13/14 generator's
+        // progressive visual has non-zero reserved words on purpose, so zero them here
+        for c in &mut level.chunks {
+            if let LevelChunk::Visuals(vs) = &mut c.value {
+                for v in vs {
+                    for c in &mut v.value.chunks {
+                        if let OgfChunk::SwiData(s) = &mut c.value {
+                            s.reserved = [0; 4];
+                        }
+                    }
+                }
+            }
+        }
+        // blender-xray needs the portal, light and glow chunks xrLC always writes (ids 4, 6,
+        // 7 in 13/14); the 13/14 generator leaves them out
+        if version >= 13 {
+            use levelgeom_xray::chunk::Framed;
+            for (id, c) in [
+                (4, LevelChunk::Portals(Vec::new())),
+                (6, LevelChunk::Lights(Vec::new())),
+                (7, LevelChunk::Glows(Vec::new())),
+            ] {
+                level.chunks.insert(1, Framed::plain(id, c));
+            }
+        }
+        let l = level.to_bytes()?;
+        let g = if geom.chunks.is_empty() {
+            Vec::new()
+        } else {
+            geom.to_bytes()?
+        };
+        levelgeom_binary::write_atomic(&d.join("level"), &l, &[])?;
+        if !g.is_empty() {
+            levelgeom_binary::write_atomic(&d.join("level.geom"), &g, &[])?;
+        }
+        if version >= 10 {
+            let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
+            levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;
+        }
+        println!("{}", d.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,433 @@
+//! A level of XRLC 4–12 seen as an XRLC 13/14 pair: a `level` whose visuals are OGF 4 shaped
+//! and a `level.geom` holding its buffers, so that the scene conversion and the consistency
+//! rules written for 13/14 apply unchanged ([`flatten`]).
+//!
+//! What the view does, per build (spec §3):
+//!
+//! * **Buffers**: D3D9 vertex buffers of `level` are taken as they are; FVF buffers become
+//!   buffers with the equivalent declaration ([`crate::fvf::declaration`], texture sets in the
+//!   version's order: lightmap first in XRLC 4/5). A visual's own `OGF_VERTICES` becomes a
+//!   buffer of its own, its `OGF_INDICES` a range of one extra index buffer.
+//! * **SHORT4 before XRLC 12**: static visuals (normal, progressive, cached) of XRLC ≤ 11 store
+//!   `SHORT4 TEXCOORD0 = (u·1024, v·1024, lu·32768, lv·32768)` under the very declaration trees
+//!   use for `(u·2048, v·2048, wind, 0)`; such a buffer is seen twice, trees reading it as is and
+//!   static visuals through a declaration that splits the SHORT4 into `SHORT2 TEXCOORD0` +
+//!   `SHORT2 TEXCOORD1` (same bytes, decoded /1024 and /32768).
+//! * **OGF 3 progressive visuals** (vertex splits in `OGF_SWIDATA`): exported at full detail,
+//!   the splits applied to a copy of the stored indices ([`vipm_full_detail`]); the view calls
+//!   them normal visuals (no sliding windows to choose from).
+//! * **Visuals**: OGF 2/3 headers, `OGF_BBOX`/`OGF_BSPHERE` become one `OGF_HEADER` (format 4,
+//!   the format-4 model type), `OGF_VCONTAINER` + `OGF_ICONTAINER` (or the inline data) one
+//!   `OGF_GCONTAINER`; old LOD/tree records their format-4 forms.
+//! * **Materials**: from XRLC 12 the header's shader id indexes the shader table as in 13/14.
+//!   Before, `OGF_TEXTURE_L` names a shader and a texture by index (into one shared table in
+//!   XRLC 8–11, into the shader and texture tables in 4/5); each pair used becomes one entry
+//!   `shader/texture` of the view's table. A 4/5 texture entry `lmap,texture` is turned round
+//!   (texture first); a `prefix:` before a version-4 texture name is cut (as blender-xray does).
+//!
+//! The view is for reading; writing goes through the original [`Level`].
+
+use std::collections::HashMap;
+
+use crate::chunk::Framed;
+use crate::decl::{DeclType, Declaration, Element, Usage};
+use crate::fvf::{self, UvOrder};
+use crate::geom::{self, Geom, GeomChunk, Header, VertexBuffer};
+use crate::level::{Level, LevelChunk};
+use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
+use crate::shaders::ShaderEntry;
+
+/// The XRLC 13/14-shaped view of an old level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flat {
+    /// The level with OGF 4 visuals and one shader table (no buffer chunks).
+    pub level: Level,
+    /// Its buffers as a `level.geom`.
+    pub geom: Geom,
+    /// What could not be carried over (visual index and why).
+    pub warnings: Vec<String>,
+}
+
+fn is_static(t: u8) -> bool {
+    matches!(t, model_type::NORMAL | model_type::PROGRESSIVE)
+}
+
+/// The declaration through which a static visual of XRLC ≤ 11 reads a SHORT4 TEXCOORD0
+/// buffer, if `d` has one.
+fn split_short4(d: &Declaration) -> Option<Declaration> {
+    let k = d.elements.iter().position(|e| {
+        e.stream == 0
+            && e.usage == Usage::TexCoord as u8
+            && e.usage_index == 0
+            && e.ty == DeclType::Short4 as u8
+    })?;
+    let mut out = d.clone();
+    let o = out.elements[k].offset;
+    out.elements[k] = Element::new(o, DeclType::Short2, Usage::TexCoord, 0);
+    out.elements.insert(
+        k + 1,
+        Element::new(o + 4, DeclType::Short2, Usage::TexCoord, 1),
+    );
+    Some(out)
+}
+
+/// A texture entry of the old tables as the view's shader table wants it.
+fn texture_text(version: u16, raw: &[u8]) -> String {
+    let mut t = String::from_utf8_lossy(raw).into_owned();
+    if version == 4 {
+        if let Some((_, rest)) = t.split_once(':') {
+            t = rest.to_string();
+        }
+    }
+    if version <= 5 {
+        if let Some((lmap, tex)) = t.split_once(',') {
+            if !tex.contains(',') {
+                t = format!("{tex},{lmap}");
+            }
+        }
+    }
+    t
+}
+
+/// Apply the vertex splits of an OGF 3 `OGF_SWIDATA` (nested chunks: 1 `u32 min_vertices; u32
+/// current_indices`, 2 splits `{u16 vertex; u8 new_faces; u8 fix_faces}` for vertices
+/// `min_vertices..`, 3 `u32 n; u16 index_position[n]`) to a visual's stored (coarse) indices:
+/// split k re-points the next `fix_faces` listed index positions at vertex `min_vertices + k`,
+/// up to `vertex_count` vertices (the reading blender-xray's `import_swidata_v3` makes).
+pub fn vipm_full_detail(raw: &[u8], indices: &mut [u16], vertex_count: u32) -> Result<(), String> {
+    let mut header = None;
+    let mut splits: &[u8] = &[];
+    let mut faces: Vec<u16> = Vec::new();
+    let mut pos = 0usize;
+    while pos < raw.len() {
+        let h = raw.get(pos..pos + 8).ok_or("truncated chunk header")?;
+        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let body = raw
+            .get(pos + 8..(pos + 8).saturating_add(size))
+            .ok_or("chunk larger than its parent")?;
+        let u32_at = |b: &[u8], k: usize| {
+            b.get(k..k + 4)
+                .map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]))
+        };
+        match id {
+            1 => header = Some(u32_at(body, 0).ok_or("short header")?),
+            2 => splits = body,
+            3 => {
+                let n = u32_at(body, 0).ok_or("no face count")? as usize;
+                let list = body.get(4..).unwrap_or(&[]);
+                if list.len() / 2 < n {
+                    return Err(format!("{n} index positions but {} bytes", list.len()));
+                }
+                faces = (0..n)
+                    .map(|k| u16::from_le_bytes([list[2 * k], list[2 * k + 1]]))
+                    .collect();
+            }
+            _ => {}
+        }
+        pos += 8 + size;
+    }
+    let min = header.ok_or("no header chunk 1")?;
+    let mut fix = 0usize;
+    for v in min..vertex_count {
+        let k = (v - min) as usize;
+        let s = splits
+            .get(4 * k..4 * k + 4)
+            .ok_or_else(|| format!("no split for vertex {v}"))?;
+        let n = usize::from(s[3]);
+        let vertex = u16::try_from(v).map_err(|_| format!("vertex {v} beyond u16"))?;
+        for &at in faces
+            .get(fix..fix + n)
+            .ok_or("fewer index positions than splits fix")?
+        {
+            *indices
+                .get_mut(usize::from(at))
+                .ok_or_else(|| format!("index position {at} outside the visual's indices"))? =
+                vertex;
+        }
+        fix += n;
+    }
+    Ok(())
+}
+
+/// Build the view. Any XRLC 13/14 level comes back with an empty geom (use its own files).
+pub fn flatten(level: &Level) -> Flat {
+    let version = level.version().unwrap_or(14);
+    let mut warnings = Vec::new();
+    // buffers
+    let mut vbs: Vec<VertexBuffer> = match (level.vertex_buffers(), level.fvf_buffers()) {
+        (Some(v), _) => v.to_vec(),
+        (None, Some(f)) => f
+            .iter()
+            .map(|b| VertexBuffer {
+                decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
+                    .unwrap_or_else(|_| Declaration::new(Vec::new())),
+                count: b.count,
+                data: b.data.clone(),
+            })
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    let base_vbs = vbs.len();
+    let mut ibs: Vec<Vec<u16>> = level.index_buffers().map(<[_]>::to_vec).unwrap_or_default();
+    let mut inline_ib: Vec<u16> = Vec::new();
+    let inline_ib_index = ibs.len() as u32;
+    let mut split_of: HashMap<u32, u32> = HashMap::new();
+
+    // shader table
+    let shaders = level.shaders().unwrap_or(&[]);
+    let textures = level.textures().unwrap_or(shaders);
+    let mut table: Vec<ShaderEntry> = if version >= 12 {
+        shaders.to_vec()
+    } else {
+        vec![ShaderEntry(Vec::new())]
+    };
+    let mut entry_of: HashMap<(u32, u32), u16> = HashMap::new();
+
+    let mut visuals = Vec::new();
+    for (i, f) in level.visuals_framed().unwrap_or(&[]).iter().enumerate() {
+        let v = &f.value;
+        let mut chunks: Vec<Framed<OgfChunk>> = Vec::new();
+        let short = v.short_header();
+        let (mut t, mut sid) = match (short, v.header()) {
+            (Some((format, t, sid)), _) => {
+                let t4 = if format == 3 {
+                    model_type_v3::to_v4(t)
+                } else {
+                    t
+                };
+                if t4 == u8::MAX {
+                    warnings.push(format!(
+                        "visual {i}: OGF {format} model type {t} has no format-4 counterpart"
+                    ));
+                }
+                (t4, sid)
+            }
+            (None, Some(h)) => (h.model_type, h.shader_id),
+            (None, None) => (u8::MAX, 0),
+        };
+        if version < 12 {
+            if let Some((tex, sh)) = v.find_chunk(|c| match c {
+                OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
+                _ => None,
+            }) {
+                let next = table.len();
+                sid = *entry_of.entry((sh, tex)).or_insert_with(|| {
+                    let s = shaders
+                        .get(sh as usize)
+                        .map(|e| e.text())
+                        .unwrap_or_default();
+                    let x = textures
+                        .get(tex as usize)
+                        .map(|e| texture_text(version, &e.0))
+                        .unwrap_or_default();
+                    table.push(ShaderEntry(format!("{s}/{x}").into_bytes()));
+                    next as u16
+                });
+            } else if short.is_some() {
+                sid = 0;
+            }
+        }
+        // geometry
+        let mut vipm: Option<&[u8]> = None;
+        let mut vrange: Option<[u32; 3]> = None;
+        let mut irange: Option<[u32; 3]> = None;
+        for c in &v.chunks {
+            match &c.value {
+                OgfChunk::VContainer(r) => vrange = Some(*r),
+                OgfChunk::IContainer(r) => irange = Some(*r),
+                OgfChunk::Vertices(b) => {
+                    vbs.push(VertexBuffer {
+                        decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
+                            .unwrap_or_else(|_| Declaration::new(Vec::new())),
+                        count: b.count,
+                        data: b.data.clone(),
+                    });
+                    vrange = Some([vbs.len() as u32 - 1, 0, b.count]);
+                }
+                OgfChunk::Indices(ix) => {
+                    irange = Some([inline_ib_index, inline_ib.len() as u32, ix.len() as u32]);
+                    inline_ib.extend_from_slice(ix);
+                }
+                OgfChunk::Raw(raw) if c.id() == 9 && short.is_some_and(|s| s.0 == 3) => {
+                    vipm = Some(raw.as_slice());
+                }
+                _ => {}
+            }
+        }
+        let mut gc = v.gcontainer();
+        if let (Some(vr), Some(ir)) = (vrange, irange) {
+            gc = Some(GContainer {
+                vb_index: vr[0],
+                vb_offset: vr[1],
+                vb_count: vr[2],
+                ib_index: ir[0],
+                ib_offset: ir[1],
+                ib_count: ir[2],
+            });
+        } else if vrange.is_some() != irange.is_some() {
+            warnings.push(format!(
+                "visual {i}: has {} but not {}; no geometry",
+                if vrange.is_some() {
+                    "vertices"
+                } else {
+                    "indices"
+                },
+                if vrange.is_some() {
+                    "indices"
+                } else {
+                    "vertices"
+                }
+            ));
+        }
+        if let (Some(raw), Some(g)) = (vipm, gc.as_mut()) {
+            // OGF 3 progressive: the stored indices are the coarse mesh; the vertex splits
+            // bring back the full detail (every vertex of the visual)
+            let src: Option<&[u16]> = if g.ib_index == inline_ib_index {
+                inline_ib.get(g.ib_offset as usize..(g.ib_offset + g.ib_count) as usize)
+            } else {
+                ibs.get(g.ib_index as usize).and_then(|ib| {
+                    ib.get(
+                        g.ib_offset as usize
+                            ..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
+                    )
+                })
+            };
+            match src.map(<[u16]>::to_vec) {
+                Some(mut ix) => match vipm_full_detail(raw, &mut ix, g.vb_count) {
+                    Ok(()) => {
+                        // full detail now: drawn whole, as a normal visual
+                        t = model_type::NORMAL;
+                        g.ib_index = inline_ib_index;
+                        g.ib_offset = inline_ib.len() as u32;
+                        inline_ib.extend_from_slice(&ix);
+                    }
+                    Err(why) => warnings.push(format!(
+                        "visual {i}: progressive vertex splits not applied ({why}); exported \
+                         at its stored detail"
+                    )),
+                },
+                None => warnings.push(format!("visual {i}: index range outside its buffer")),
+            }
+        }
+        if let Some(g) = gc.as_mut() {
+            if version <= 11 && is_static(t) && (g.vb_index as usize) < base_vbs {
+                let split = match split_of.get(&g.vb_index) {
+                    Some(&k) => Some(k),
+                    None => {
+                        let src = &vbs[g.vb_index as usize];
+                        let nb = split_short4(&src.decl).map(|decl| VertexBuffer {
+                            decl,
+                            count: src.count,
+                            data: src.data.clone(),
+                        });
+                        nb.map(|nb| {
+                            vbs.push(nb);
+                            let k = vbs.len() as u32 - 1;
+                            split_of.insert(g.vb_index, k);
+                            k
+                        })
+                    }
+                };
+                if let Some(k) = split {
+                    g.vb_index = k;
+                }
+            }
+        }
+        // header
+        let h = v.header();
+        let (bmin, bmax) = v
+            .find_chunk(|c| match c {
+                OgfChunk::Bbox { min, max } => Some((*min, *max)),
+                _ => None,
+            })
+            .or(h.map(|h| (h.bbox_min, h.bbox_max)))
+            .unwrap_or_default();
+        let (sc, sr) = v
+            .find_chunk(|c| match c {
+                OgfChunk::BSphere { center, radius } => Some((*center, *radius)),
+                _ => None,
+            })
+            .or(h.map(|h| (h.sphere_center, h.sphere_radius)))
+            .unwrap_or_default();
+        if short.is_some() || h.is_some() {
+            chunks.push(Framed::plain(
+                ogf::HEADER,
+                OgfChunk::Header(OgfHeader {
+                    format_version: 4,
+                    model_type: t,
+                    shader_id: sid,
+                    bbox_min: bmin,
+                    bbox_max: bmax,
+                    sphere_center: sc,
+                    sphere_radius: sr,
+                }),
+            ));
+        }
+        if let Some(g) = gc {
+            chunks.push(Framed::plain(ogf::GCONTAINER, OgfChunk::GContainer(g)));
+        }
+        if let Some(td) = v.treedef() {
+            chunks.push(Framed::plain(ogf::TREEDEF2, OgfChunk::TreeDef(td)));
+        }
+        if let Some(q) = v.lod_quads() {
+            chunks.push(Framed::plain(ogf::LODDEF2, OgfChunk::LodDef(q.to_vec())));
+        }
+        if !v.children().is_empty() {
+            chunks.push(Framed::plain(
+                ogf::CHILDREN_L,
+                OgfChunk::Children(v.children().to_vec()),
+            ));
+        }
+        for c in &v.chunks {
+            match &c.value {
+                OgfChunk::SwiData(_) if short.is_none() => chunks.push(c.clone()),
+                OgfChunk::SwiContainer(_) | OgfChunk::FastPath(_) | OgfChunk::Texture { .. } => {
+                    chunks.push(c.clone())
+                }
+                _ => {}
+            }
+        }
+        visuals.push(Framed::plain(f.id(), Visual { chunks }));
+    }
+    if !inline_ib.is_empty() {
+        ibs.push(inline_ib);
+    }
+    let mut chunks = Vec::new();
+    for c in &level.chunks {
+        match &c.value {
+            LevelChunk::Shaders(_) => chunks.push(Framed::plain(
+                crate::level::SHADERS,
+                LevelChunk::Shaders(table.clone()),
+            )),
+            LevelChunk::Visuals(_) => chunks.push(Framed::plain(
+                crate::level::VISUALS,
+                LevelChunk::Visuals(std::mem::take(&mut visuals)),
+            )),
+            LevelChunk::Header(_)
+            | LevelChunk::Portals(_)
+            | LevelChunk::Lights(_)
+            | LevelChunk::Glows(_)
+            | LevelChunk::Sectors(_) => chunks.push(Framed::plain(c.id(), c.value.clone())),
+            _ => {}
+        }
+    }
+    let quality = level.header().map_or(0, |h| h.quality);
+    let geom = if level.is_old() {
+        Geom {
+            chunks: vec![
+                Framed::plain(geom::HEADER, GeomChunk::Header(Header { version, quality })),
+                Framed::plain(geom::VB, GeomChunk::VertexBuffers(vbs)),
+                Framed::plain(geom::IB, GeomChunk::IndexBuffers(ibs)),
+                Framed::plain(geom::SWIS, GeomChunk::Swis(level.swis().to_vec())),
+            ],
+        }
+    } else {
+        Geom { chunks: Vec::new() }
+    };
+    Flat {
+        level: Level { chunks },
+        geom,
+        warnings,
+    }
+}

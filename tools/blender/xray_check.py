@@ -1,0 +1,269 @@
+"""blender-xray as an independent reader of X-Ray levels, in headless Blender (3.4).
+
+Run:
+    env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      blender -b --factory-startup -noaudio --python-exit-code 1 \
+      --python tools/blender/xray_check.py -- GEN_DIR WORK_DIR
+
+GEN_DIR holds one folder per XRLC version (`cargo run -p levelgeom-xray --example xray_generate
+-- GEN_DIR`); the real fixture crates/xray/tests/data/xray-v14-micro is checked as well. The
+levelgeom binary is LEVELGEOM_BIN, else target/release/levelgeom, else target/debug/levelgeom,
+else PATH; blender-xray is LEVELGEOM_BLENDER_XRAY, else ../shared/peers/blender-xray beside the
+repository.
+
+For each level: `levelgeom export` writes level.glb, Blender's glTF importer reads it, and
+blender-xray imports the level itself (`bpy.ops.xray_import.level`). Both land in Blender's
+Z-up frame: X-Ray (x, y, z) → Blender (x, z, y) for blender-xray; our glTF (x, y, −z) → Blender
+(x, −(−z), y) = (x, z, y) through the glTF importer's +Y-up → +Z-up turn. So the world
+triangles must agree directly, winding included (both reverse X-Ray's clockwise faces). The
+visuals compared are blender-xray's VISUAL objects except LODs (our export leaves LOD billboards
+out by default; blender-xray does not re-wind LOD quads, a known deviation). Tree instances may
+differ where blender-xray decomposes the TREEDEF2 matrix in the wrong Euler order (known
+deviation): a tree triangle that only matches up to that is counted as allowed, not as a match.
+Texture UVs (UV0) are compared too: every static triangle's, and every tree triangle's at one of
+our places, except the trees of XRLC 10/11, whose SHORT4 UVs blender-xray reads as a static
+visual's (·1024, with a lightmap) where the engine reads trees' at ·2048 (a deviation of
+blender-xray not in the documented list; the engine decides by visual type).
+Collision: blender-xray's collision import (CFORM objects) must give the triangles of our
+collision.glb: the fixture's 44 from its level.cform, the generated levels' 2 (from the
+`fsL_CFORM` chunk inside `level` for XRLC 4–9, from level.cform beside it from 10 on).
+
+Exit status 1 when a comparison fails; a build blender-xray cannot import is reported with its
+error and fails too.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import bpy
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+FAILS = []
+
+
+def record(ok, what, detail=""):
+    print(f"  {'ok' if ok else 'FAIL'}  {what}" + (f": {detail}" if detail and not ok else ""),
+          flush=True)
+    if not ok:
+        FAILS.append(what)
+
+
+def binary():
+    env = os.environ.get("LEVELGEOM_BIN")
+    if env:
+        return env
+    for p in (ROOT / "target" / "release" / "levelgeom", ROOT / "target" / "debug" / "levelgeom"):
+        if p.exists():
+            return str(p)
+    return "levelgeom"
+
+
+def enable_blender_xray():
+    path = Path(os.environ.get("LEVELGEOM_BLENDER_XRAY", ROOT.parent / "shared" / "peers" /
+                               "blender-xray")).resolve()
+    if not (path / "io_scene_xray").is_dir():
+        raise SystemExit(f"xray_check: no blender-xray at {path} (set LEVELGEOM_BLENDER_XRAY)")
+    sys.path.insert(0, str(path))
+    try:  # only blender-xray's "check for updates" operator uses it; Debian's Blender lacks it
+        import requests  # noqa: F401
+    except ImportError:
+        import types
+        sys.modules["requests"] = types.ModuleType("requests")
+    import addon_utils
+    addon_utils.enable("io_scene_xray", default_set=True)
+    return path
+
+
+def clear():
+    for o in list(bpy.data.objects):
+        bpy.data.objects.remove(o, do_unlink=True)
+    for m in list(bpy.data.meshes):
+        bpy.data.meshes.remove(m)
+    for c in list(bpy.data.collections):
+        bpy.data.collections.remove(c)
+    for m in list(bpy.data.materials):
+        bpy.data.materials.remove(m)
+
+
+def key(p):
+    return tuple(round(c, 3) + 0.0 for c in p)
+
+
+def corners(objects):
+    """World triangles of mesh objects as ((corner keys), (UV0 per corner)), rotated so the
+    smallest corner comes first (winding kept). UV0 is blender-xray's "Texture" layer, else the
+    first layer."""
+    out = []
+    for o in objects:
+        if o.type != "MESH":
+            continue
+        m = o.matrix_world
+        me = o.data
+        layer = me.uv_layers.get("Texture") or (me.uv_layers[0] if len(me.uv_layers) else None)
+        for poly in me.polygons:
+            pts = [key(m @ me.vertices[i].co) for i in poly.vertices]
+            uvs = [tuple(layer.data[li].uv) if layer else (0.0, 0.0) for li in poly.loop_indices]
+            for k in range(1, len(pts) - 1):
+                t = [pts[0], pts[k], pts[k + 1]]
+                u = [uvs[0], uvs[k], uvs[k + 1]]
+                r = t.index(min(t))
+                out.append((tuple(t[r:] + t[:r]), tuple(u[r:] + u[:r])))
+    return out
+
+
+def triangles(objects):
+    """World triangles (corner keys only), sorted."""
+    return sorted(t for t, _ in corners(objects))
+
+
+def uv_mismatches(ours, theirs, tol=1e-4):
+    """Triangles of `theirs` whose UV0 differs from every same-placed triangle of `ours`."""
+    by_pos = {}
+    for t, u in ours:
+        by_pos.setdefault(t, []).append(u)
+    bad = []
+    for t, u in theirs:
+        cands = by_pos.get(t, [])
+        if not any(all(abs(a[i] - b[i]) <= tol for a, b in zip(u, c) for i in (0, 1))
+                   for c in cands):
+            bad.append((t, u, cands[:1]))
+    return bad
+
+
+def export(level_dir, out, *extra):
+    p = subprocess.run([binary(), "export", str(level_dir), str(out), *extra],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"levelgeom export {level_dir}: {p.stderr}")
+
+
+def import_glb(path):
+    before = set(bpy.data.objects)
+    bpy.ops.import_scene.gltf(filepath=str(path))
+    return [o for o in bpy.data.objects if o not in before]
+
+
+def import_xray(level_dir):
+    before = set(bpy.data.objects)
+    bpy.ops.xray_import.level(filepath=str(Path(level_dir) / "level"))
+    return [o for o in bpy.data.objects if o not in before]
+
+
+def is_tree(o):
+    return o.xray.level.visual_type in ("TREE_ST", "TREE_PM")
+
+
+def compare_level(name, level_dir, work):
+    clear()
+    out = work / f"out_{name}"
+    export(level_dir, out)
+    ours_c = corners(import_glb(out / "level.glb"))
+    ours = sorted(t for t, _ in ours_c)
+    clear()
+    try:
+        objs = import_xray(level_dir)
+    except Exception as e:  # a build blender-xray cannot import at all
+        record(False, f"{name}: blender-xray imports it", f"{type(e).__name__}: {e}")
+        traceback.print_exc()
+        return
+    # blender-xray's glow billboards are meshes too (in its glows collection): not visuals
+    glows = {o for o in objs if o.name.startswith("glow")
+             or any("glow" in c.name.lower() for c in o.users_collection)}
+    visuals = [o for o in objs if o.type == "MESH" and o.xray.level.object_type == "VISUAL"
+               and o.xray.level.visual_type != "LOD" and o not in glows]
+    theirs = triangles([o for o in visuals if not is_tree(o)])
+    tree_theirs = triangles([o for o in visuals if is_tree(o)])
+    record(len(visuals) > 0, f"{name}: blender-xray made visual meshes")
+    # every non-tree triangle of blender-xray is one of ours, and together with the trees the
+    # counts agree
+    pool = list(ours)
+    missing = []
+    for t in theirs:
+        if t in pool:
+            pool.remove(t)
+        else:
+            missing.append(t)
+    if missing:
+        owners = {o.name + "/" + o.xray.level.visual_type for o in visuals
+                  if not is_tree(o) and any(t in missing for t in triangles([o]))}
+        print(f"    not found in ours: {missing[:4]} (objects {sorted(owners)})")
+    record(not missing, f"{name}: {len(theirs)} static triangles of blender-xray in our GLB",
+           f"{len(missing)} not found")
+    # UV0 of the static visuals (blender-xray and the glTF importer both flip v for Blender)
+    bad = uv_mismatches(ours_c, corners([o for o in visuals if not is_tree(o)]))
+    record(not bad, f"{name}: static visuals' texture UVs equal ours", f"{len(bad)}, e.g. {bad[:1]}")
+    # trees: a triangle at one of our places must have our UVs, except in XRLC 10/11, where
+    # blender-xray reads every SHORT4 TEXCOORD0 as a static visual's (u, v)·1024 + lightmap
+    # while trees there store (u, v)·2048 + wind under the same declaration (engine: per type)
+    tree_bad = [b for b in uv_mismatches(ours_c, corners([o for o in visuals if is_tree(o)]))
+                if b[2]]
+    if name in ("v10", "v11"):
+        print(f"    note: {len(tree_bad)} tree triangles' UVs differ: blender-xray's SHORT4 "
+              "reading before XRLC 12 (deviation)")
+    else:
+        record(not tree_bad, f"{name}: placed tree triangles' texture UVs equal ours",
+               f"{len(tree_bad)}, e.g. {tree_bad[:1]}")
+    exact_trees = 0
+    for t in tree_theirs:
+        if t in pool:
+            pool.remove(t)
+            exact_trees += 1
+    allowed = len(tree_theirs) - exact_trees
+    record(len(pool) == allowed,
+           f"{name}: {len(ours)} triangles in our GLB = blender-xray's "
+           f"({exact_trees} tree triangles exact, {allowed} off by blender-xray's tree Euler order)",
+           f"{len(pool)} of ours left unmatched, {allowed} tree triangles differ")
+
+
+def compare_cform(name, level_dir, work, expect):
+    clear()
+    out = work / f"out_cform_{name}"
+    export(level_dir, out, "--collision")
+    ours = triangles(import_glb(out / "collision.glb"))
+    clear()
+    objs = import_xray(level_dir)
+    cform = [o for o in objs if o.xray.level.object_type == "CFORM"]
+    theirs = triangles(cform)
+    record(len(theirs) == expect, f"{name} cform: blender-xray gives {expect} triangles",
+           str(len(theirs)))
+    record(len(ours) == expect, f"{name} cform: our collision.glb has {expect} triangles",
+           str(len(ours)))
+    unordered = lambda ts: sorted(tuple(sorted(t)) for t in ts)
+    record(unordered(ours) == unordered(theirs), f"{name} cform: same triangles at the same places")
+    record(ours == theirs, f"{name} cform: same winding")
+
+
+def main():
+    import numpy
+    numpy.bool = bool  # the glTF importer of Blender 3.4 still uses numpy.bool
+    path = enable_blender_xray()
+    gen = Path(ARGS[0]) if ARGS else None
+    work = Path(ARGS[1]) if len(ARGS) > 1 else Path(tempfile.mkdtemp(prefix="xray-check-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"xray_check: Blender {bpy.app.version_string}, blender-xray {path}, levelgeom {binary()}",
+          flush=True)
+    levels = []
+    if gen:
+        levels = sorted((d for d in gen.iterdir() if (d / "level").exists()),
+                        key=lambda d: int(d.name.lstrip("v")))
+    for d in levels:
+        print(f"== generated XRLC {d.name}", flush=True)
+        compare_level(d.name, d, work)
+        # XRLC 4–9: the collision inside `level`; 10 on: the level.cform beside it
+        if (d / "level.cform").exists() or int(d.name.lstrip("v")) <= 9:
+            compare_cform(d.name, d, work, 2)
+    fixture = ROOT / "crates" / "xray" / "tests" / "data" / "xray-v14-micro"
+    print("== fixture xray-v14-micro", flush=True)
+    compare_level("fixture", fixture, work)
+    compare_cform("fixture", fixture, work, 44)
+    print(f"xray_check: {len(FAILS)} failed" + (f": {FAILS}" if FAILS else ""), flush=True)
+    if FAILS:
+        sys.exit(1)
+
+
+main()
