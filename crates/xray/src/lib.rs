@@ -26,6 +26,7 @@ pub mod decl;
 pub mod files;
 pub mod generate;
 pub mod geom;
+pub mod import;
 pub mod info;
 pub mod level;
 pub mod lzhuf;

@@ -6,6 +6,7 @@ mod collision;
 mod corrupt;
 mod fixture;
 mod generated;
+mod import_edit;
 mod independent;
 mod rules;
 mod scene;
