@@ -14,6 +14,7 @@
 //! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files (and previews) written into a folder, all or nothing |
 //! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
+//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them) |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //!
 //! [`batch`] works on whole installs: every level under folders found by content, verified
@@ -44,7 +45,8 @@ mod render;
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use import::{
-    ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind, SampleReport, Zones,
+    write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
+    SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
