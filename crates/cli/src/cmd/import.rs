@@ -147,8 +147,7 @@ fn run_xray(
     if let Some(c) = &args.collision {
         protect.push(c.clone());
     }
-    let written = levelgeom_core::write_level_folder(&args.output, &r.files, &protect, args.force)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let written = levelgeom_core::write_level_folder(&args.output, &r.files, &protect, args.force)?;
     if args.json {
         let v = serde_json::json!({
             "output": args.output.display().to_string(),

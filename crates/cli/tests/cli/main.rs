@@ -6,3 +6,4 @@ mod edit_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;
+mod xray_import_cli;

@@ -4,11 +4,12 @@
 //! * **Following**: a collision triangle belongs to a visual when each of its three corners
 //!   lies within [`NEAR`] of one of the visual's triangles in the base level (xrLC builds the
 //!   collision from the same faces). A triangle that belongs only to visuals that were removed
-//!   is removed; one that belongs only to visuals moved by the same transform gets new,
-//!   transformed vertices (appended; the old ones stay for the triangles that still use them).
+//!   is removed; one that belongs only to visuals moved by the same transform moves: its
+//!   vertices are transformed in place where every triangle still using them moves alike, and
+//!   copied (appended) where they are shared with triangles that stay.
 //!   One that belongs to several visuals treated differently is **ambiguous**: kept in place
 //!   and counted. Every other triangle keeps its bytes; the header box is recomputed from
-//!   the vertices when anything moved. Unused vertices are not removed.
+//!   the vertices when anything moved. Vertices only removed triangles used stay, unused.
 //! * **Replacing** (`--collision`): the triangles of the nodes named `mat{id}_sec{sector}` (as
 //!   the collision export names them; Blender's `.001` ignored), mirrored back into X-Ray
 //!   space with their winding reversed, equal corners welded; the extras `suppress_shadows`
@@ -28,8 +29,9 @@ use crate::cform::{Cform, OldTri, Tri, VERSION};
 /// How close (metres) a collision corner must be to a visual's triangle to belong to it.
 pub const NEAR: f64 = 0.02;
 
+/// glTF ⇄ X-Ray (`z` negated; a zero comes back as +0, whatever its sign on the way).
 fn mirror(p: DVec3) -> DVec3 {
-    DVec3::new(p.x, p.y, -p.z)
+    DVec3::new(p.x, p.y, 0.0 - p.z)
 }
 
 /// The closest point of triangle `abc` to `p` (Ericson, *Real-Time Collision Detection* 5.1.5).
@@ -180,9 +182,18 @@ pub(super) fn collision(
             Some((lo - DVec3::splat(NEAR), hi + DVec3::splat(NEAR)))
         })
         .collect();
-    let mut out = cf.clone();
-    let mut keep = vec![true; n];
-    let mut new_vert: HashMap<(u32, usize), u32> = HashMap::new();
+    // visuals moved alike share one key (the first of them), so vertices between them move once
+    let rep: Vec<usize> = (0..moves.len())
+        .map(|v| match moves[v] {
+            Some(m) => (0..=v)
+                .find(|&u| moves[u].is_some_and(|x| super::transform::same_transform(&x, &m)))
+                .unwrap_or(v),
+            None => v,
+        })
+        .collect();
+    // what each triangle does: None = stays, Some(None) = removed, Some(Some(v)) = moves
+    // with visual v
+    let mut action: Vec<Option<Option<usize>>> = vec![None; n];
     let vcount = cf.vertices.len();
     for (ti, t) in cf.tris.iter().enumerate() {
         if t.verts.iter().any(|&v| v as usize >= vcount) {
@@ -209,9 +220,10 @@ pub(super) fn collision(
             continue;
         }
         let removed = |v: usize| remove.get(v).copied().unwrap_or(false);
-        let all_removed = owners.iter().all(|&v| removed(v));
-        let first_move = owners.iter().find_map(|&v| moves.get(v).copied().flatten());
-        let all_moved_alike = first_move.is_some_and(|m| {
+        let first_move = owners
+            .iter()
+            .find_map(|&v| moves.get(v).copied().flatten().map(|m| (v, m)));
+        let all_moved_alike = first_move.is_some_and(|(_, m)| {
             owners.iter().all(|&v| {
                 moves
                     .get(v)
@@ -220,24 +232,11 @@ pub(super) fn collision(
                     .is_some_and(|x| super::transform::same_transform(&x, &m))
             })
         });
-        if all_removed {
-            keep[ti] = false;
+        if owners.iter().all(|&v| removed(v)) {
+            action[ti] = Some(None);
             summary.collision.removed += 1;
-        } else if all_moved_alike {
-            let m = first_move.unwrap_or(DMat4::IDENTITY);
-            let key = owners[0];
-            let mut verts = t.verts;
-            for v in &mut verts {
-                let old = *v;
-                *v = *new_vert.entry((old, key)).or_insert_with(|| {
-                    let p = m.transform_point3(DVec3::from_array(
-                        cf.vertices[old as usize].map(f64::from),
-                    ));
-                    out.vertices.push([p.x as f32, p.y as f32, p.z as f32]);
-                    (out.vertices.len() - 1) as u32
-                });
-            }
-            out.tris[ti].verts = verts;
+        } else if let (true, Some((v, _))) = (all_moved_alike, first_move) {
+            action[ti] = Some(Some(rep[v]));
             summary.collision.moved += 1;
         } else {
             summary.collision.ambiguous += 1;
@@ -246,6 +245,66 @@ pub(super) fn collision(
             }
         }
     }
+    // a vertex moves in place when every triangle still using it moves alike; one shared
+    // with triangles that stay (or move otherwise) is copied for the moving ones
+    #[derive(Clone, Copy, PartialEq)]
+    enum Use {
+        Unused,
+        Stays,
+        Moves(usize),
+        Mixed,
+    }
+    let mut users = vec![Use::Unused; vcount];
+    for (ti, t) in cf.tris.iter().enumerate() {
+        let a = match action[ti] {
+            Some(None) => continue,
+            Some(Some(v)) => Use::Moves(v),
+            None => Use::Stays,
+        };
+        for &v in &t.verts {
+            if let Some(u) = users.get_mut(v as usize) {
+                *u = match *u {
+                    Use::Unused => a,
+                    x if x == a => x,
+                    _ => Use::Mixed,
+                };
+            }
+        }
+    }
+    let mixed: Vec<bool> = users.iter().map(|u| *u == Use::Mixed).collect();
+    let mut out = cf.clone();
+    let mut copies: HashMap<(u32, usize), u32> = HashMap::new();
+    for (ti, t) in cf.tris.iter().enumerate() {
+        let Some(Some(owner)) = action[ti] else {
+            continue;
+        };
+        let Some(m) = moves.get(owner).copied().flatten() else {
+            continue;
+        };
+        let mut verts = t.verts;
+        for v in &mut verts {
+            let old = *v;
+            if !mixed[old as usize] {
+                continue; // moved in place below
+            }
+            *v = *copies.entry((old, owner)).or_insert_with(|| {
+                let p =
+                    m.transform_point3(DVec3::from_array(cf.vertices[old as usize].map(f64::from)));
+                out.vertices.push([p.x as f32, p.y as f32, p.z as f32]);
+                (out.vertices.len() - 1) as u32
+            });
+        }
+        out.tris[ti].verts = verts;
+    }
+    for v in 0..vcount {
+        if let Some(Use::Moves(owner)) = users.get(v) {
+            if let Some(m) = moves.get(*owner).copied().flatten() {
+                let p = m.transform_point3(DVec3::from_array(cf.vertices[v].map(f64::from)));
+                out.vertices[v] = [p.x as f32, p.y as f32, p.z as f32];
+            }
+        }
+    }
+    let keep: Vec<bool> = action.iter().map(|a| *a != Some(None)).collect();
     let mut i = 0;
     out.tris.retain(|_| {
         i += 1;

@@ -432,6 +432,7 @@ fn a_deleted_visual_is_removed_and_indices_renumbered() {
             let c0 = f.cform.as_ref().unwrap().tris.len();
             let c1 = nf.cform.as_ref().unwrap().tris.len();
             assert_eq!(c0 - c1, out.summary.collision.removed);
+            assert!(out.summary.collision.removed > 0);
         }
     }
 }
