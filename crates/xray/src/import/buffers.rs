@@ -123,3 +123,25 @@ pub(crate) fn append_indices(g: &mut Geom, idx: &[u16]) -> Result<(u32, u32), Wr
     ibs[i].extend_from_slice(idx);
     Ok((i as u32, first))
 }
+
+/// The indices `[offset, offset + count)` of buffer `ib`.
+pub(crate) fn indices(g: &Geom, ib: u32, offset: u32, count: u32) -> Option<Vec<u16>> {
+    let b = g.index_buffers()?.get(ib as usize)?;
+    let start = offset as usize;
+    Some(b.get(start..start.checked_add(count as usize)?)?.to_vec())
+}
+
+/// Overwrite indices from `offset` of buffer `ib` (the range must exist).
+pub(crate) fn write_indices(g: &mut Geom, ib: u32, offset: u32, idx: &[u16]) -> bool {
+    let Some(b) = index_buffers_mut(g).and_then(|b| b.get_mut(ib as usize)) else {
+        return false;
+    };
+    let start = offset as usize;
+    match b.get_mut(start..start + idx.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(idx);
+            true
+        }
+        None => false,
+    }
+}

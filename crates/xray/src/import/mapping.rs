@@ -93,9 +93,15 @@ pub(crate) struct NodeGeo {
 }
 
 impl NodeGeo {
-    /// Number of triangles.
+    /// Number of triangles with an area (Blender's exporter drops degenerate ones).
     pub fn triangles(&self) -> usize {
-        self.indices.len() / 3
+        self.indices
+            .chunks_exact(3)
+            .filter(|t| {
+                let [a, b, c] = [0, 1, 2].map(|k| self.points[t[k] as usize]);
+                (b - a).cross(c - a).length_squared() > 1e-18
+            })
+            .count()
     }
 
     /// The mean of all triangle corners (independent of vertex order and sharing).

@@ -487,14 +487,67 @@ fn shared(visuals: &[&Visual], state: &[State], v: usize, g: &GContainer, fast: 
         }
         let other = if fast { x.fastpath() } else { x.gcontainer() };
         other.is_some_and(|o| {
+            let end = |x: &GContainer| u64::from(x.vb_offset) + u64::from(x.vb_count);
             o.vb_index == g.vb_index
-                && o.vb_offset < g.vb_offset + g.vb_count
-                && g.vb_offset < o.vb_offset + o.vb_count
+                && u64::from(o.vb_offset) < end(g)
+                && u64::from(g.vb_offset) < end(&o)
+        })
+    })
+}
+
+/// True when another visual than `v` (not being removed) draws indices of `g`'s index range.
+fn shared_indices(
+    visuals: &[&Visual],
+    state: &[State],
+    v: usize,
+    g: &GContainer,
+    fast: bool,
+) -> bool {
+    visuals.iter().enumerate().any(|(u, x)| {
+        if u == v || state.get(u) == Some(&State::Delete) {
+            return false;
+        }
+        let other = if fast { x.fastpath() } else { x.gcontainer() };
+        other.is_some_and(|o| {
+            let end = |x: &GContainer| u64::from(x.ib_offset) + u64::from(x.ib_count);
+            o.ib_index == g.ib_index
+                && u64::from(o.ib_offset) < end(g)
+                && u64::from(g.ib_offset) < end(&o)
         })
     })
 }
 
 impl Work<'_> {
+    /// Reverse the winding of `g`'s triangles (a mirroring move): in place, or as a copy
+    /// appended when `copy`; returns the range now used.
+    fn flip_winding(
+        &mut self,
+        g: &GContainer,
+        copy: bool,
+        fast: bool,
+    ) -> Result<GContainer, ImportError> {
+        let geom = match (fast, self.geomx.as_mut()) {
+            (true, Some(x)) => x,
+            (true, None) => return Ok(*g),
+            (false, _) => &mut self.geom,
+        };
+        let Some(mut idx) = buffers::indices(geom, g.ib_index, g.ib_offset, g.ib_count) else {
+            return Ok(*g);
+        };
+        for t in idx.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+        let mut out = *g;
+        if copy {
+            let (ib, first) = buffers::append_indices(geom, &idx)?;
+            out.ib_index = ib;
+            out.ib_offset = first;
+        } else {
+            buffers::write_indices(geom, g.ib_index, g.ib_offset, &idx);
+        }
+        Ok(out)
+    }
+
     fn visual(&self, v: usize) -> Option<&Visual> {
         self.level.visuals_framed()?.get(v).map(|f| &f.value)
     }
@@ -565,9 +618,10 @@ impl Work<'_> {
         let Some(h) = vis.header() else {
             return Ok(false);
         };
-        if t.determinant() < 0.0 {
+        let mirrored = t.determinant() < 0.0;
+        if mirrored && kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
-                "visual {v}: mirrored; its faces now face the other way"
+                "visual {v}: mirrored; the engine draws its faces from the other side"
             ));
         }
         let tr = transform::is_translation(&tx).then(|| tx.w_axis.truncate());
@@ -637,15 +691,24 @@ impl Work<'_> {
             return Ok(false);
         };
         let copy = has_dups || shared(&base_visuals, state, v, &g, false);
-        let Some((ng, positions)) = self.transform_range(&g, &tx, copy, false)? else {
+        let Some((mut ng, positions)) = self.transform_range(&g, &tx, copy, false)? else {
             return Ok(false);
         };
+        if mirrored {
+            // a mirror turns the faces inside out: reverse every triangle (windows stay valid)
+            let copy = has_dups || shared_indices(&base_visuals, state, v, &g, false);
+            ng = self.flip_winding(&ng, copy, false)?;
+        }
         if let Some(vm) = self.visual_mut(v) {
             hierarchy::set_gcontainer(vm, ng);
         }
         if let Some(fg) = vis.fastpath() {
             let copy = has_dups || shared(&base_visuals, state, v, &fg, true);
-            if let Some((nf, _)) = self.transform_range(&fg, &tx, copy, true)? {
+            if let Some((mut nf, _)) = self.transform_range(&fg, &tx, copy, true)? {
+                if mirrored {
+                    let copy = has_dups || shared_indices(&base_visuals, state, v, &fg, true);
+                    nf = self.flip_winding(&nf, copy, true)?;
+                }
                 if let Some(vm) = self.visual_mut(v) {
                     hierarchy::set_fastpath(vm, nf);
                 }
@@ -885,14 +948,23 @@ impl Work<'_> {
                 if *change == Change::Unchanged {
                     bounds = h.map(|h| Bounds::of(&h));
                 } else {
-                    let (ng, pts) = match self.transform_range(&g, &tx, true, false)? {
+                    let (mut ng, pts) = match self.transform_range(&g, &tx, true, false)? {
                         Some(x) => x,
                         None => return Ok(()),
                     };
+                    let mirrored = m.determinant() < 0.0;
+                    if mirrored {
+                        ng = self.flip_winding(&ng, true, false)?;
+                    }
                     hierarchy::set_gcontainer(&mut copy, ng);
                     if let Some(fg) = vis.fastpath() {
                         match self.transform_range(&fg, &tx, true, true)? {
-                            Some((nf, _)) => hierarchy::set_fastpath(&mut copy, nf),
+                            Some((mut nf, _)) => {
+                                if mirrored {
+                                    nf = self.flip_winding(&nf, true, true)?;
+                                }
+                                hierarchy::set_fastpath(&mut copy, nf)
+                            }
                             None => hierarchy::drop_fastpath(&mut copy),
                         }
                     }

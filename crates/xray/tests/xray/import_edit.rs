@@ -391,6 +391,52 @@ fn a_rotated_visual_turns_its_normals() {
 }
 
 #[test]
+fn a_mirrored_visual_keeps_its_faces_facing_out() {
+    for (name, f) in every_level() {
+        let (v, _) = picks(name);
+        let mut s = export(&f);
+        let n = node_of(&s, v);
+        let m = &mut s.nodes[n].matrix;
+        // x → −x after the node's own matrix
+        for k in [0, 4, 8, 12] {
+            m[k] = -m[k];
+        }
+        let out = run(&f, &s);
+        assert_eq!(out.summary.moved, vec![v], "{name}");
+        let nf = as_files(&out);
+        assert_check_clean(&nf);
+        let again = export(&nf);
+        let p = &again.meshes[again.nodes[node_of(&again, v)].mesh.unwrap()].primitives[0];
+        let base_s = export(&f);
+        let bp = &base_s.meshes[base_s.nodes[node_of(&base_s, v)].mesh.unwrap()].primitives[0];
+        // every vertex mirrored in x
+        for (a, b) in p.positions.iter().zip(&bp.positions) {
+            assert!(
+                (a[0] + b[0]).abs() < 1e-4 && (a[1] - b[1]).abs() < 1e-4,
+                "{name}"
+            );
+        }
+        // each triangle's winding agrees with its vertex normals as much as before
+        let facing = |p: &Primitive| {
+            p.indices
+                .chunks_exact(3)
+                .filter(|t| {
+                    let [a, b, c] = [0, 1, 2].map(|k| glam::Vec3::from(p.positions[t[k] as usize]));
+                    let g = (b - a).cross(c - a);
+                    let n: glam::Vec3 = t
+                        .iter()
+                        .map(|&i| glam::Vec3::from(p.normals[i as usize]))
+                        .sum();
+                    g.dot(n) > 0.0
+                })
+                .count()
+        };
+        assert_eq!(facing(p), facing(bp), "{name}");
+        assert!(facing(bp) > 0, "{name}");
+    }
+}
+
+#[test]
 fn a_deleted_visual_is_removed_and_indices_renumbered() {
     for (name, f) in every_level() {
         let v = if name == "fixture" { 3 } else { 1 };
