@@ -520,6 +520,17 @@ pub fn write_level_folder(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(outdir)(e)),
     }
+    // what is in the way, before anything is written
+    for (name, _) in files {
+        let to = outdir.join(name);
+        if to.is_dir() {
+            return Err(err(
+                &to,
+                std::io::ErrorKind::AlreadyExists,
+                "a folder is in the way",
+            ));
+        }
+    }
     let parent = match outdir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -555,13 +566,6 @@ pub fn write_level_folder(
     let moved = if outdir.exists() {
         files.iter().try_for_each(|(name, _)| {
             let to = outdir.join(name);
-            if to.is_dir() {
-                return Err(err(
-                    &to,
-                    std::io::ErrorKind::AlreadyExists,
-                    "a folder is in the way",
-                ));
-            }
             std::fs::rename(tmp.join(name), &to).map_err(io(&to))
         })
     } else {

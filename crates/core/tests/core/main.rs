@@ -8,6 +8,7 @@ mod folder;
 mod import;
 mod independent;
 mod mutation;
+mod xray_import;
 
 use std::path::PathBuf;
 
