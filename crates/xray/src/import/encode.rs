@@ -225,6 +225,69 @@ pub(crate) fn new_vertices(
     (v, tris, notes)
 }
 
+/// The vertices `pick` of `v`, in that order (every attribute `v` has).
+fn select(v: &Vertices, pick: &[u32]) -> Vertices {
+    fn sel<T: Copy>(a: &[T], pick: &[u32]) -> Vec<T> {
+        if a.is_empty() {
+            return Vec::new();
+        }
+        pick.iter()
+            .filter_map(|&i| a.get(i as usize).copied())
+            .collect()
+    }
+    Vertices {
+        count: pick.len(),
+        positions: sel(&v.positions, pick),
+        normals: sel(&v.normals, pick),
+        hemi: sel(&v.hemi, pick),
+        tangents: sel(&v.tangents, pick),
+        binormals: sel(&v.binormals, pick),
+        tangent_alpha: sel(&v.tangent_alpha, pick),
+        binormal_alpha: sel(&v.binormal_alpha, pick),
+        uv: sel(&v.uv, pick),
+        lightmap: sel(&v.lightmap, pick),
+        wind: sel(&v.wind, pick),
+        colors: sel(&v.colors, pick),
+        sun: sel(&v.sun, pick),
+        other: v
+            .other
+            .iter()
+            .map(|(e, vals)| (*e, sel(vals, pick)))
+            .collect(),
+    }
+}
+
+/// Split a mesh into parts of at most `max` vertices (u16 indices; xrLC's buffer limit),
+/// triangles in order, each part taking the vertices its triangles use.
+pub(crate) fn split(v: &Vertices, tris: &[[u32; 3]], max: usize) -> Vec<(Vertices, Vec<[u32; 3]>)> {
+    if v.count <= max {
+        return vec![(v.clone(), tris.to_vec())];
+    }
+    let mut parts = Vec::new();
+    let mut map: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut pick: Vec<u32> = Vec::new();
+    let mut part: Vec<[u32; 3]> = Vec::new();
+    for t in tris {
+        let new = t.iter().filter(|i| !map.contains_key(i)).count();
+        if pick.len() + new > max {
+            parts.push((select(v, &pick), std::mem::take(&mut part)));
+            map.clear();
+            pick.clear();
+        }
+        let local = t.map(|i| {
+            *map.entry(i).or_insert_with(|| {
+                pick.push(i);
+                (pick.len() - 1) as u32
+            })
+        });
+        part.push(local);
+    }
+    if !part.is_empty() {
+        parts.push((select(v, &pick), part));
+    }
+    parts
+}
+
 /// Per-vertex tangent (dP/du) and binormal (dP/dv) from the triangles' UVs, orthogonalised
 /// against the normal; a frame around the normal where the UVs do not give one.
 pub(crate) fn tangent_frames(
@@ -299,6 +362,33 @@ mod tests {
         assert!(close(v.tangents[0], [0.0, 1.0, 0.0]));
         assert!(close(v.binormals[0], [0.0, 0.0, 1.0]));
         assert_eq!(v.uv, vec![[0.25, 0.75]]);
+    }
+
+    #[test]
+    fn big_meshes_split_into_parts_that_fit() {
+        // a strip of 10 triangles over 12 vertices, parts of at most 5 vertices
+        let n = 12;
+        let v = Vertices {
+            count: n,
+            positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
+            uv: (0..n).map(|i| [i as f32, 1.0]).collect(),
+            ..Vertices::default()
+        };
+        let tris: Vec<[u32; 3]> = (0..10u32).map(|i| [i, i + 1, i + 2]).collect();
+        let parts = split(&v, &tris, 5);
+        assert!(parts.iter().all(|(p, _)| p.count <= 5));
+        assert_eq!(parts.iter().map(|(_, t)| t.len()).sum::<usize>(), 10);
+        // every triangle keeps its corners
+        let mut k = 0;
+        for (p, ts) in &parts {
+            for t in ts {
+                let got = t.map(|i| p.positions[i as usize][0] as u32);
+                assert_eq!(got, tris[k]);
+                assert_eq!(p.uv[t[0] as usize][0], tris[k][0] as f32);
+                k += 1;
+            }
+        }
+        assert_eq!(split(&v, &tris, 12).len(), 1);
     }
 
     #[test]

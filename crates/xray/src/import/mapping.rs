@@ -3,14 +3,15 @@
 //! A node maps to visual `N` by its extra `visual` (a decimal string, as the exporter writes
 //! it), else by its name's prefix `visual_NNNN` (Blender's `.001` suffixes of copies ignored).
 //! Nodes inside the trees the exporter writes for other things — `lights`, `glows`,
-//! `portals`, `collision` (by name, Blender suffixes ignored) — and nodes placing a light are
-//! not visuals and are never looked at.
+//! `portals`, `sectors`, `collision` (by name, Blender suffixes ignored) — hidden nodes
+//! (`extras.hidden`, as the exporter marks collision and portals) and nodes placing a light
+//! are not visuals and are never looked at, nor is anything below them.
 
 use glam::{DMat4, DVec3};
 use levelgeom_scene::{Primitive, Scene};
 
 /// Names of the trees whose nodes are never visuals.
-const NOT_VISUALS: [&str; 4] = ["lights", "glows", "portals", "collision"];
+const NOT_VISUALS: [&str; 5] = ["lights", "glows", "portals", "sectors", "collision"];
 
 /// A name without Blender's `.001`-style suffix.
 pub(crate) fn base_name(name: &str) -> &str {
@@ -54,7 +55,7 @@ pub(crate) fn excluded(scene: &Scene) -> Vec<bool> {
     let mut stack: Vec<usize> = (0..n)
         .filter(|&i| {
             let node = &scene.nodes[i];
-            NOT_VISUALS.contains(&base_name(&node.name)) || node.light.is_some()
+            NOT_VISUALS.contains(&base_name(&node.name)) || node.light.is_some() || node.hidden
         })
         .collect();
     while let Some(x) = stack.pop() {

@@ -1009,54 +1009,63 @@ impl Work<'_> {
         };
         let world = mapping::dmat(&worlds[node]);
         for (pi, p) in mesh.primitives.iter().enumerate() {
-            let (verts, tris, notes) = encode::new_vertices(p, &world);
-            if tris.is_empty() {
+            let (all, all_tris, notes) = encode::new_vertices(p, &world);
+            if all_tris.is_empty() {
                 continue;
             }
-            let label = if mesh.primitives.len() > 1 {
+            let parts = encode::split(&all, &all_tris, buffers::MAX_VB_VERTICES);
+            let label0 = if mesh.primitives.len() > 1 {
                 format!("{}[{pi}]", n.name)
             } else {
                 n.name.clone()
             };
-            let (sid, decl) = shading::shader_and_decl(self, edited, p.material, &label);
-            let (g, b) = self.append_geometry(&decl, &verts, &tris)?;
-            let Some(parent) = shading::place(self, n, &b, parent_h, sectors) else {
-                self.summary.warnings.push(format!(
-                    "node {label:?}: no hierarchy visual to put it under; left out"
-                ));
-                continue;
-            };
-            let mut h = OgfHeader {
-                format_version: 4,
-                model_type: model_type::NORMAL,
-                shader_id: sid,
-                bbox_min: [0.0; 3],
-                bbox_max: [0.0; 3],
-                sphere_center: [0.0; 3],
-                sphere_radius: 0.0,
-            };
-            b.apply(&mut h);
-            let vis = Visual {
-                chunks: vec![
-                    Framed::plain(crate::ogf::GCONTAINER, OgfChunk::GContainer(g)),
-                    Framed::plain(crate::ogf::HEADER, OgfChunk::Header(h)),
-                ],
-            };
-            let i = self.push_visual(vis, parent);
-            self.dirty[i] = true;
-            self.summary.added.push(Added {
-                visual: i,
-                node: label.clone(),
-                from: "new mesh".into(),
-                model_type: "normal".into(),
-            });
-            let defaulted = shading::relevant(&decl, &notes);
-            if !defaulted.is_empty() {
-                self.summary.defaulted.push(Defaulted {
+            let (sid, decl) = shading::shader_and_decl(self, edited, p.material, &label0);
+            let many = parts.len() > 1;
+            for (k, (verts, tris)) in parts.into_iter().enumerate() {
+                let label = if many {
+                    format!("{label0} part {k}")
+                } else {
+                    label0.clone()
+                };
+                let (g, b) = self.append_geometry(&decl, &verts, &tris)?;
+                let Some(parent) = shading::place(self, n, &b, parent_h, sectors) else {
+                    self.summary.warnings.push(format!(
+                        "node {label:?}: no hierarchy visual to put it under; left out"
+                    ));
+                    continue;
+                };
+                let mut h = OgfHeader {
+                    format_version: 4,
+                    model_type: model_type::NORMAL,
+                    shader_id: sid,
+                    bbox_min: [0.0; 3],
+                    bbox_max: [0.0; 3],
+                    sphere_center: [0.0; 3],
+                    sphere_radius: 0.0,
+                };
+                b.apply(&mut h);
+                let vis = Visual {
+                    chunks: vec![
+                        Framed::plain(crate::ogf::GCONTAINER, OgfChunk::GContainer(g)),
+                        Framed::plain(crate::ogf::HEADER, OgfChunk::Header(h)),
+                    ],
+                };
+                let i = self.push_visual(vis, parent);
+                self.dirty[i] = true;
+                self.summary.added.push(Added {
                     visual: i,
-                    node: label,
-                    attributes: defaulted,
+                    node: label.clone(),
+                    from: "new mesh".into(),
+                    model_type: "normal".into(),
                 });
+                let defaulted = shading::relevant(&decl, &notes);
+                if !defaulted.is_empty() {
+                    self.summary.defaulted.push(Defaulted {
+                        visual: i,
+                        node: label,
+                        attributes: defaulted,
+                    });
+                }
             }
         }
         Ok(())

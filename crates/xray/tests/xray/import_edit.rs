@@ -689,3 +689,50 @@ fn a_new_texture_adds_a_default_shader_entry() {
     assert_eq!(usize::from(h.shader_id), shaders.len() - 1);
     assert!(!out.summary.defaulted.is_empty());
 }
+
+#[test]
+fn a_new_mesh_past_65535_vertices_is_split_into_visuals() {
+    let f = generated(14, false);
+    let mut s = export(&f);
+    // a 260 × 260 grid of vertices: 67,600 vertices, 2 × 259² triangles
+    let k = 260u32;
+    let mut p = Primitive::default();
+    for z in 0..k {
+        for x in 0..k {
+            p.positions.push([x as f32 * 0.1, 5.0, -(z as f32) * 0.1]);
+        }
+    }
+    for z in 0..k - 1 {
+        for x in 0..k - 1 {
+            let a = z * k + x;
+            p.indices.extend([a, a + 1, a + k + 1, a, a + k + 1, a + k]);
+        }
+    }
+    let tris = p.indices.len() / 3;
+    let m = s.add_mesh(Mesh {
+        name: "grid".into(),
+        primitives: vec![p],
+    });
+    let n = s.add_node(Node {
+        name: "grid".into(),
+        mesh: Some(m),
+        ..Node::default()
+    });
+    s.roots.push(n);
+    let out = run(&f, &s);
+    assert_eq!(out.summary.added.len(), 2, "{:?}", out.summary.added);
+    let nf = as_files(&out);
+    assert_check_clean(&nf);
+    assert!(nf
+        .geom
+        .vertex_buffers()
+        .unwrap()
+        .iter()
+        .all(|b| b.count <= 65_535));
+    let nv = f.level.visuals().len();
+    let drawn: u32 = nf.level.visuals()[nv..]
+        .iter()
+        .map(|v| v.gcontainer().unwrap().ib_count / 3)
+        .sum();
+    assert_eq!(drawn as usize, tris);
+}
