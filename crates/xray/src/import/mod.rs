@@ -27,7 +27,8 @@
 //! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
 //!
 //! Tree, LOD and hierarchy visuals whose geometry was edited (not just moved) are kept with a
-//! warning: a tree's geometry is shared by every instance. Sector roots are never removed.
+//! warning: a tree's geometry is shared by every instance. Sector roots are never removed; a
+//! LOD visual whose trees are all removed is removed with them.
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
 //! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
@@ -340,6 +341,20 @@ pub fn import(
             }
         } else {
             summary.kept_absent += 1;
+        }
+    }
+    // a LOD visual whose trees are all removed goes with them (its billboard would stand
+    // for nothing)
+    for v in 0..nv {
+        let kids = visuals[v].children();
+        if visuals[v].model_type() == Some(model_type::LOD)
+            && !kids.is_empty()
+            && !roots.contains(&v)
+            && kids
+                .iter()
+                .all(|&c| state.get(c as usize) == Some(&State::Delete))
+        {
+            state[v] = State::Delete;
         }
     }
     // LOD visuals follow their trees

@@ -484,6 +484,25 @@ fn a_deleted_visual_is_removed_and_indices_renumbered() {
 }
 
 #[test]
+fn a_lod_goes_with_its_last_tree() {
+    let f = fixture();
+    let mut s = export(&f);
+    // tree 4 is the only child of LOD 5
+    assert_eq!(f.level.visuals()[5].children(), &[4]);
+    let n = node_of(&s, 4);
+    for node in &mut s.nodes {
+        node.children.retain(|&c| c != n);
+    }
+    let out = run(&f, &s);
+    assert_eq!(out.summary.removed, vec![4, 5]);
+    let nf = as_files(&out);
+    assert_check_clean(&nf);
+    assert_eq!(nf.level.visuals().len(), 14);
+    // hierarchy 14 (now 12) lost its child 5: [0, 3, 13] → [0, 3, 11]
+    assert_eq!(nf.level.visuals()[12].children(), &[0, 3, 11]);
+}
+
+#[test]
 fn a_missing_visual_of_a_partial_export_is_kept() {
     // no tree in the file at all (as `--only static` would write it): trees are kept
     let f = fixture();
@@ -509,7 +528,14 @@ fn a_missing_visual_of_a_partial_export_is_kept() {
         },
     )
     .unwrap();
-    assert_eq!(out.summary.removed.len(), trees.len());
+    // the trees and the LOD visuals that only stood for them
+    let lods = f
+        .level
+        .visuals()
+        .iter()
+        .filter(|v| v.model_type() == Some(model_type::LOD))
+        .count();
+    assert_eq!(out.summary.removed.len(), trees.len() + lods);
     assert_check_clean(&as_files(&out));
 }
 
