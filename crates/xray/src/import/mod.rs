@@ -20,7 +20,7 @@
 //! |---|---|
 //! | the same geometry | kept byte for byte |
 //! | an affine transform of it | **moved**: vertices transformed and re-encoded in their own declaration (normals, tangents, binormals turned); a tree instance gets a new TREEDEF2 matrix only; a LOD billboard's quads move; a LOD visual without a mesh in the file moves with its trees when they all moved alike |
-//! | same vertices and triangles, other positions | **edited**: positions (and normals from the mesh) re-encoded, everything else kept; the FASTPATH (level.geomx) copy is dropped, as its vertices are not the same list |
+//! | same vertices and triangles, other positions | **edited**: positions (and normals from the mesh) re-encoded, everything else kept; the FASTPATH (level.geomx) copy is regenerated from the new positions and the visual's own indices |
 //! | other topology | **edited** (replaced): the mesh re-encoded as new vertex and index ranges with the visual's shader and declaration; a progressive visual becomes a normal one (warning) |
 //! | a second node for it | **added**: a copy (a tree: a new TREEDEF2 visual on the same geometry; a normal or progressive visual: a new visual on the same GCONTAINER when unchanged, else on a transformed copy of its vertices with the same indices and windows), placed under the original's nearest hierarchy ancestor (so a copied tree is not hidden behind its original's LOD billboard) |
 //! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
@@ -793,12 +793,11 @@ impl Work<'_> {
         }
         if let Some(vm) = self.visual_mut(v) {
             hierarchy::set_gcontainer(vm, ng);
-            if vm.fastpath().is_some() {
-                hierarchy::drop_fastpath(vm);
-                self.summary.warnings.push(format!(
-                    "visual {v}: edited; its level.geomx (fast path) copy is dropped"
-                ));
-            }
+        }
+        if vis.fastpath().is_some() {
+            // its own vertex list in level.geomx: regenerated from the new positions
+            let f = self.fastpath_for(&ng, vis.swidata().cloned())?;
+            self.put_fastpath(v, f);
         }
         if let Some(b) = Bounds::of_points(&verts.positions) {
             self.set_bounds(v, b);
@@ -842,9 +841,15 @@ impl Work<'_> {
             .visual_mut(v)
             .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
         hierarchy::set_gcontainer(vm, ng);
-        hierarchy::drop_fastpath(vm);
         vm.chunks
             .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
+        if vis.fastpath().is_some() {
+            let f = self.fastpath_for(&ng, None)?;
+            self.put_fastpath(v, f);
+        }
+        let vm = self
+            .visual_mut(v)
+            .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
         if t == Some(model_type::PROGRESSIVE) {
             if let Some(mut h) = vm.header() {
                 h.model_type = model_type::NORMAL;
@@ -865,6 +870,72 @@ impl Work<'_> {
             });
         }
         Ok(true)
+    }
+
+    /// A FASTPATH chunk for `level.geomx` regenerated from the geometry `g` draws in
+    /// `level.geom` (its positions and its indices, copied; `swi` the windows of a progressive
+    /// visual), or `None` when the level has no `level.geomx`.
+    fn fastpath_for(
+        &mut self,
+        g: &GContainer,
+        swi: Option<crate::geom::SwiItem>,
+    ) -> Result<Option<Framed<OgfChunk>>, ImportError> {
+        if self.geomx.is_none() {
+            return Ok(None);
+        }
+        let Some((_, verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(None);
+        };
+        let Some(idx) = buffers::indices(&self.geom, g.ib_index, g.ib_offset, g.ib_count) else {
+            return Ok(None);
+        };
+        let Some(gx) = self.geomx.as_mut() else {
+            return Ok(None);
+        };
+        let pos = crate::vertex::Vertices {
+            count: verts.count,
+            positions: verts.positions,
+            ..crate::vertex::Vertices::default()
+        };
+        let (vb, first) = buffers::append_vertices(gx, &crate::decl::x_vert(), &pos)?;
+        let (ib, ifirst) = buffers::append_indices(gx, &idx)?;
+        let mut inner = vec![Framed::plain(
+            crate::ogf::GCONTAINER,
+            OgfChunk::GContainer(GContainer {
+                vb_index: vb,
+                vb_offset: first,
+                vb_count: pos.count as u32,
+                ib_index: ib,
+                ib_offset: ifirst,
+                ib_count: idx.len() as u32,
+            }),
+        )];
+        if let Some(s) = swi {
+            inner.push(Framed::plain(crate::ogf::SWIDATA, OgfChunk::SwiData(s)));
+        }
+        Ok(Some(Framed::plain(
+            crate::ogf::FASTPATH,
+            OgfChunk::FastPath(inner),
+        )))
+    }
+
+    /// Replace visual `v`'s FASTPATH chunk by `f` (in its place), or drop it when `f` is None.
+    fn put_fastpath(&mut self, v: usize, f: Option<Framed<OgfChunk>>) {
+        let Some(vm) = self.visual_mut(v) else {
+            return;
+        };
+        match f {
+            Some(f) => {
+                for c in &mut vm.chunks {
+                    if matches!(c.value, OgfChunk::FastPath(_)) {
+                        *c = f;
+                        return;
+                    }
+                }
+            }
+            None => hierarchy::drop_fastpath(vm),
+        }
     }
 
     /// Append vertices and X-Ray-wound triangles: the range and the bounds.
@@ -1059,12 +1130,20 @@ impl Work<'_> {
                     sphere_radius: 0.0,
                 };
                 b.apply(&mut h);
-                let vis = Visual {
-                    chunks: vec![
-                        Framed::plain(crate::ogf::GCONTAINER, OgfChunk::GContainer(g)),
-                        Framed::plain(crate::ogf::HEADER, OgfChunk::Header(h)),
-                    ],
-                };
+                let mut chunks = vec![Framed::plain(
+                    crate::ogf::GCONTAINER,
+                    OgfChunk::GContainer(g),
+                )];
+                // a FASTPATH copy in level.geomx when the level's normal visuals have one
+                let level_has_fast =
+                    self.base.level.visuals().iter().any(|x| {
+                        x.model_type() == Some(model_type::NORMAL) && x.fastpath().is_some()
+                    });
+                if level_has_fast {
+                    chunks.extend(self.fastpath_for(&g, None)?);
+                }
+                chunks.push(Framed::plain(crate::ogf::HEADER, OgfChunk::Header(h)));
+                let vis = Visual { chunks };
                 let i = self.push_visual(vis, parent);
                 self.dirty[i] = true;
                 self.summary.added.push(Added {

@@ -590,6 +590,49 @@ fn a_copied_tree_is_a_new_treedef_on_the_same_geometry() {
     }
 }
 
+/// The visual's FASTPATH range in `gx` has the positions and triangles of its range in `g`.
+fn assert_fast_copy(g: &Geom, gx: &Geom, v: &levelgeom_xray::ogf::Visual) {
+    let (a, b) = (v.gcontainer().unwrap(), v.fastpath().expect("a FASTPATH"));
+    let pos = |geom: &Geom, c: &levelgeom_xray::ogf::GContainer| {
+        let vb = &geom.vertex_buffers().unwrap()[c.vb_index as usize];
+        let s = vb.stride();
+        let raw = &vb.data[c.vb_offset as usize * s..(c.vb_offset + c.vb_count) as usize * s];
+        let d = levelgeom_xray::vertex::decode(&vb.decl, raw);
+        let ib = &geom.index_buffers().unwrap()[c.ib_index as usize];
+        let idx = &ib[c.ib_offset as usize..(c.ib_offset + c.ib_count) as usize];
+        idx.iter()
+            .map(|&i| d.positions[i as usize])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pos(g, &a), pos(gx, &b));
+}
+
+#[test]
+fn an_edited_vertex_moves_in_geom_and_geomx() {
+    let f = fixture();
+    let mut s = export(&f);
+    let n = node_of(&s, 3);
+    let m = s.nodes[n].mesh.unwrap();
+    // drag vertex 0 up by 0.5: same vertex list, other positions
+    s.meshes[m].primitives[0].positions[0][1] += 0.5;
+    let base_s = export(&f);
+    let before = &base_s.meshes[base_s.nodes[n].mesh.unwrap()].primitives[0].positions;
+    let out = run(&f, &s);
+    assert_eq!(out.summary.edited, vec![3]);
+    let nf = as_files(&out);
+    assert_check_clean(&nf);
+    let v = &nf.level.visuals()[3];
+    assert_fast_copy(&nf.geom, nf.geomx.as_ref().unwrap(), v);
+    let again = export(&nf);
+    let after =
+        &again.meshes[again.nodes[node_of(&again, 3)].mesh.unwrap()].primitives[0].positions;
+    assert_eq!(before.len(), after.len());
+    // vertex 0 up by 0.5, every other vertex where it was
+    assert!((after[0][1] - before[0][1] - 0.5).abs() < 1e-5);
+    assert_eq!((after[0][0], after[0][2]), (before[0][0], before[0][2]));
+    assert_eq!(before[1..], after[1..]);
+}
+
 /// A 2 m box centred at `c` (glTF space), 8 corners, 12 triangles facing out.
 pub fn cube(c: [f32; 3]) -> Primitive {
     let mut positions = Vec::new();
@@ -688,6 +731,10 @@ fn a_new_box_becomes_a_normal_visual_at_its_corners() {
         // the box stands in one sector, under a hierarchy visual
         let secs = nf.level.visual_sectors();
         assert_eq!(secs[nv].len(), 1, "{name}");
+        // in a level with level.geomx, its FASTPATH copy there holds the same positions
+        if let Some(gx) = &nf.geomx {
+            assert_fast_copy(&nf.geom, gx, new);
+        }
         // the header box is the cube's (X-Ray z = −glTF z)
         let h = new.header().unwrap();
         assert_eq!(h.bbox_min, [1.0, 0.0, 2.0]);
