@@ -279,6 +279,14 @@ fn moved_deleted_copied_and_new_visuals_of_the_fixture() {
     assert_eq!(s["removed"], json!([0]), "{s}");
     assert_eq!(s["added"].as_array().unwrap().len(), 2, "{s}");
     assert_eq!(s["visuals_after"], json!(17));
+    // the box matched the shader of visual 0 (def_vertex, a vertex-lit layout without
+    // lightmap UVs): what it lacked is listed
+    assert_eq!(
+        s["defaulted"],
+        json!([{"visual": 16, "node": "Cube", "attributes": ["normal", "uv", "light", "hemi", "sun"]}]),
+        "{s}"
+    );
+    assert_eq!(s["shaders_added"], json!([]));
     check_passes(&out);
     // export the result: positions as edited
     let again = Glb::read(&export(&out, &d.path().join("exp2")));

@@ -121,6 +121,14 @@ pub enum ImportError {
     /// The collision mesh cannot be used.
     #[error("collision mesh: {0}")]
     Collision(String),
+    /// A node of the mesh file cannot be used.
+    #[error("node {node:?}: {message}")]
+    Node {
+        /// The node's name.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// What became of one visual of the base.
@@ -266,6 +274,22 @@ pub fn import(
         return Err(ImportError::NoMapping {
             nodes: edited.nodes.len(),
         });
+    }
+    // a position that is not a number would be written into the level as it is
+    for (i, node) in edited.nodes.iter().enumerate() {
+        if e_excl[i] {
+            continue;
+        }
+        if let Some(g) = mapping::node_geo(edited, i, &e_worlds) {
+            if !g.points.iter().all(|p| p.is_finite()) {
+                return Err(ImportError::Node {
+                    node: node.name.clone(),
+                    message: "has positions that are not finite numbers (its matrix or \
+                              vertices); nothing was written"
+                        .into(),
+                });
+            }
+        }
     }
 
     // classify

@@ -196,6 +196,29 @@ fn a_file_without_the_mapping_is_refused() {
     assert!(e.to_string().contains("Custom Properties"), "{e}");
 }
 
+#[test]
+fn other_builds_and_broken_nodes_are_refused() {
+    let mut f = generated(14, false);
+    for c in &mut f.level.chunks {
+        if let levelgeom_xray::level::LevelChunk::Header(h) = &mut c.value {
+            h.version = 12;
+        }
+    }
+    let s = export(&generated(14, false));
+    let e = import::import(base(&f), &s, None, &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("XRLC version 12"), "{e}");
+    // a node whose matrix holds NaN
+    let f = generated(14, false);
+    let mut s = export(&f);
+    let n = node_of(&s, 0);
+    s.nodes[n].matrix[12] = f32::NAN;
+    let e = import::import(base(&f), &s, None, &ImportOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("visual_0000_normal") && e.to_string().contains("finite"),
+        "{e}"
+    );
+}
+
 /// Visual indices by kind in each test level: (a normal visual, a tree visual).
 fn picks(name: &str) -> (usize, usize) {
     if name == "fixture" {
