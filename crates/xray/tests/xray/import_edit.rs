@@ -767,23 +767,39 @@ fn a_new_box_becomes_a_normal_visual_at_its_corners() {
 
 #[test]
 fn a_new_texture_adds_a_default_shader_entry() {
-    let f = fixture();
-    let mut s = export(&f);
-    add_box(&mut s, [0.0, 5.0, 0.0], "my_new_wall.png");
-    let out = run(&f, &s);
-    assert_eq!(
-        out.summary.shaders_added,
-        vec!["default/my_new_wall".to_string()]
-    );
-    let nf = as_files(&out);
-    assert_check_clean(&nf);
-    let shaders = nf.level.shaders().unwrap();
-    assert_eq!(shaders.len(), f.level.shaders().unwrap().len() + 1);
-    let h = nf.level.visuals()[f.level.visuals().len()]
-        .header()
-        .unwrap();
-    assert_eq!(usize::from(h.shader_id), shaders.len() - 1);
-    assert!(!out.summary.defaulted.is_empty());
+    for (name, f) in [
+        ("fixture", fixture()),
+        ("v14 compressed", generated(14, true)),
+    ] {
+        let mut s = export(&f);
+        add_box(&mut s, [0.0, 5.0, 0.0], "my_new_wall.png");
+        let out = run(&f, &s);
+        assert_eq!(
+            out.summary.shaders_added,
+            vec!["default/my_new_wall".to_string()],
+            "{name}"
+        );
+        let nf = as_files(&out);
+        assert_check_clean(&nf);
+        let shaders = nf.level.shaders().unwrap();
+        assert_eq!(shaders.len(), f.level.shaders().unwrap().len() + 1);
+        let h = nf.level.visuals()[f.level.visuals().len()]
+            .header()
+            .unwrap();
+        assert_eq!(usize::from(h.shader_id), shaders.len() - 1);
+        assert!(!out.summary.defaulted.is_empty());
+        // written and read back: a compressed shader chunk stays compressed, re-encoded
+        let bytes = nf.level.to_bytes().unwrap();
+        let back = Level::read(&bytes).unwrap().0;
+        assert_eq!(back.shaders(), nf.level.shaders(), "{name}");
+        let flag = |l: &Level| {
+            l.chunks
+                .iter()
+                .find(|c| c.id() == levelgeom_xray::level::SHADERS)
+                .map(|c| c.raw_id)
+        };
+        assert_eq!(flag(&back), flag(&f.level), "{name}");
+    }
 }
 
 #[test]
