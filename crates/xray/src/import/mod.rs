@@ -488,12 +488,38 @@ pub fn import(
     w.summary.visuals_after = w.level.visuals().len();
     w.summary.kept = nv - w.summary.moved.len() - w.summary.edited.len() - w.summary.removed.len();
 
-    // collision
+    // every visual moved alike: more likely a whole-file transform (an exporter's axis or
+    // unit setting) than an edit
+    let moved_with_geo = w.summary.moved.len();
+    let with_geo = ref_geo.iter().filter(|g| g.is_some()).count();
+    if with_geo > 1 && moved_with_geo >= with_geo {
+        w.summary.warnings.push(
+            "every visual moved by the same kind of transform: if you did not mean to move the \
+             whole level, export the glTF with +Y Up on and unit scale 1"
+                .into(),
+        );
+    }
+
+    // collision: moved visuals (as applied) and removed ones; LOD billboards have none
+    let mut moves = state_moves(&state);
+    for (v, m) in moves.iter_mut().enumerate() {
+        if !w.summary.moved.contains(&v) {
+            *m = None;
+        }
+    }
+    let solid: Vec<Option<NodeGeo>> = ref_geo
+        .iter()
+        .enumerate()
+        .map(|(v, g)| {
+            g.clone()
+                .filter(|_| visuals[v].model_type() != Some(model_type::LOD))
+        })
+        .collect();
     let cform = collision::collision(
         &w.base,
-        &state_moves(&state),
+        &moves,
         &remove,
-        &ref_geo,
+        &solid,
         collision_mesh,
         &mut w.summary,
     )?;
