@@ -81,12 +81,15 @@ pub(crate) fn face_normals(pos: &[[f32; 3]], tris: &[[u32; 3]]) -> Vec<[f32; 3]>
 }
 
 /// Replace the positions of `v` by `positions` (X-Ray space, same count), with normals
-/// `normals` when given (else recomputed from `tris`), tangents/binormals turned along.
+/// `normals` when given (else recomputed from `tris`), tangents/binormals turned along; the
+/// vertices marked in `keep` (not moved) keep every value, so their bytes and the smoothing
+/// of seams there stay.
 pub(crate) fn reposition(
     v: &mut Vertices,
     positions: &[[f32; 3]],
     normals: Option<&[[f32; 3]]>,
     tris: &[[u32; 3]],
+    keep: &[bool],
 ) {
     let computed;
     let normals = match normals {
@@ -97,6 +100,9 @@ pub(crate) fn reposition(
         }
     };
     for (i, &p) in positions.iter().enumerate().take(v.count) {
+        if keep.get(i).copied().unwrap_or(false) {
+            continue;
+        }
         v.positions[i] = p;
         if let (Some(old), Some(new)) = (v.normals.get(i).copied(), normals.get(i).copied()) {
             let r = rotation_between(v3(old), v3(new));

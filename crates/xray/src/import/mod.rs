@@ -427,7 +427,8 @@ pub fn import(
                 }
             }
             State::Edited(node) => {
-                if w.edit_visual(v, edited, node, &e_worlds, &state, has_dups[v])? {
+                let r = ref_geo[v].as_ref();
+                if w.edit_visual(v, r, edited, node, &e_worlds, &state, has_dups[v])? {
                     w.summary.edited.push(v);
                 }
             }
@@ -788,9 +789,11 @@ impl Work<'_> {
     }
 
     /// New positions (same vertices) for a normal or progressive visual.
+    #[allow(clippy::too_many_arguments)]
     fn edit_visual(
         &mut self,
         v: usize,
+        reference: Option<&NodeGeo>,
         edited: &Scene,
         node: usize,
         worlds: &[[f32; 16]],
@@ -820,12 +823,28 @@ impl Work<'_> {
             .chunks_exact(3)
             .map(|t| [t[0], t[2], t[1]])
             .collect();
+        // vertices the user did not move keep their bytes
+        let keep: Vec<bool> = match reference {
+            Some(r) => (0..e.points.len())
+                .map(|i| {
+                    let same_n = match (&r.normals, &e.normals) {
+                        (Some(a), Some(b)) => a[i].distance(b[i]) <= 1e-4,
+                        _ => true,
+                    };
+                    r.points
+                        .get(i)
+                        .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
+                        && same_n
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let n = positions.len().min(g.vb_count as usize) as u32;
         let Some((decl, mut verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, n)
         else {
             return Ok(false);
         };
-        encode::reposition(&mut verts, &positions, normals.as_deref(), &tris);
+        encode::reposition(&mut verts, &positions, normals.as_deref(), &tris, &keep);
         let mut ng = g;
         if has_dups || shared(&base_visuals, state, v, &g, false) {
             // the copy takes the whole range (the vertices past the window too)
@@ -834,7 +853,7 @@ impl Work<'_> {
             else {
                 return Ok(false);
             };
-            encode::reposition(&mut all, &positions, normals.as_deref(), &tris);
+            encode::reposition(&mut all, &positions, normals.as_deref(), &tris, &keep);
             let (vb, first) = buffers::append_vertices(&mut self.geom, &decl, &all)?;
             ng.vb_index = vb;
             ng.vb_offset = first;

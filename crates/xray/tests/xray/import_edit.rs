@@ -654,6 +654,22 @@ fn an_edited_vertex_moves_in_geom_and_geomx() {
     assert!((after[0][1] - before[0][1] - 0.5).abs() < 1e-5);
     assert_eq!((after[0][0], after[0][2]), (before[0][0], before[0][2]));
     assert_eq!(before[1..], after[1..]);
+    // in level.geom only vertex 0's bytes changed (the others keep theirs, normals included)
+    let g = f.level.visuals()[3].gcontainer().unwrap();
+    assert_eq!(
+        nf.level.visuals()[3].gcontainer().unwrap(),
+        g,
+        "edited in place"
+    );
+    let (a, b) = (
+        &f.geom.vertex_buffers().unwrap()[g.vb_index as usize],
+        &nf.geom.vertex_buffers().unwrap()[g.vb_index as usize],
+    );
+    let st = a.stride();
+    let first = g.vb_offset as usize * st;
+    assert_ne!(a.data[first..first + st], b.data[first..first + st]);
+    assert_eq!(a.data[..first], b.data[..first]);
+    assert_eq!(a.data[first + st..], b.data[first + st..]);
 }
 
 /// A 2 m box centred at `c` (glTF space), 8 corners, 12 triangles facing out.
