@@ -864,3 +864,69 @@ fn a_new_mesh_past_65535_vertices_is_split_into_visuals() {
         .sum();
     assert_eq!(drawn as usize, tris);
 }
+
+#[test]
+fn progressive_visuals_move_copy_and_become_normal_when_reshaped() {
+    for version in [13, 14] {
+        let f = generated(version, false);
+        let v = 1; // MT_PROGRESSIVE with inline windows
+        assert_eq!(
+            f.level.visuals()[v].model_type(),
+            Some(model_type::PROGRESSIVE)
+        );
+        // moved and copied: both keep the windows, the copy shares the index range
+        let mut s = export(&f);
+        let n = node_of(&s, v);
+        let before = world_corners(&s, n);
+        let mut copy = s.nodes[n].clone();
+        copy.name.push_str(".001");
+        let c = s.add_node(copy);
+        let p = parent_of(&s, n).unwrap();
+        s.nodes[p].children.push(c);
+        move_node(&mut s, n, [0.0, 2.0, 0.0]);
+        move_node(&mut s, c, [0.0, 0.0, 7.0]);
+        let out = run(&f, &s);
+        assert_eq!(out.summary.moved, vec![v]);
+        assert_eq!(out.summary.added.len(), 1);
+        let nf = as_files(&out);
+        assert_check_clean(&nf);
+        let nv = f.level.visuals().len();
+        let (orig, dup) = (&nf.level.visuals()[v], &nf.level.visuals()[nv]);
+        assert_eq!(orig.swidata(), f.level.visuals()[v].swidata());
+        assert_eq!(dup.swidata(), f.level.visuals()[v].swidata());
+        let g0 = f.level.visuals()[v].gcontainer().unwrap();
+        let gd = dup.gcontainer().unwrap();
+        assert_eq!(
+            (gd.ib_index, gd.ib_offset, gd.ib_count),
+            (g0.ib_index, g0.ib_offset, g0.ib_count)
+        );
+        assert_ne!(gd.vb_offset, g0.vb_offset);
+        let again = export(&nf);
+        let up: Vec<[f32; 3]> = before.iter().map(|p| [p[0], p[1] + 2.0, p[2]]).collect();
+        let far: Vec<[f32; 3]> = before.iter().map(|p| [p[0], p[1], p[2] + 7.0]).collect();
+        assert!(close(&world_corners(&again, node_of(&again, v)), &up, 1e-4));
+        assert!(close(
+            &world_corners(&again, node_of(&again, nv)),
+            &far,
+            1e-4
+        ));
+        // reshaped to one triangle: a normal visual without windows, with a warning
+        let mut s = export(&f);
+        let n = node_of(&s, v);
+        let m = s.nodes[n].mesh.unwrap();
+        s.meshes[m].primitives[0].indices.truncate(3);
+        let out = run(&f, &s);
+        assert_eq!(out.summary.edited, vec![v]);
+        assert!(out
+            .summary
+            .warnings
+            .iter()
+            .any(|w| w.contains("progressive")));
+        let nf = as_files(&out);
+        assert_check_clean(&nf);
+        let x = &nf.level.visuals()[v];
+        assert_eq!(x.model_type(), Some(model_type::NORMAL));
+        assert!(x.swidata().is_none());
+        assert_eq!(x.gcontainer().unwrap().ib_count, 3);
+    }
+}
