@@ -99,7 +99,8 @@ fn node_index(json: &Value, prefix: &str) -> usize {
         .unwrap_or_else(|| panic!("no node {prefix}"))
 }
 
-/// Add `t` to a node's translation (its `matrix` column 3, or `translation`).
+/// Move a node by `t` in its parent's frame (its `matrix` column 3, or `translation`, which
+/// glTF applies after rotation and scale).
 fn translate(node: &mut Value, t: [f64; 3]) {
     if let Some(m) = node.get_mut("matrix") {
         for k in 0..3 {
@@ -119,22 +120,51 @@ fn translate(node: &mut Value, t: [f64; 3]) {
     }
 }
 
-/// Column-major local matrix of a glTF node (matrix, or translation only).
+/// Column-major local matrix of a glTF node: `matrix`, or `T · R · S` from
+/// `translation`, `rotation` (quaternion x, y, z, w) and `scale`.
 fn local(node: &Value) -> [f64; 16] {
-    let mut m = [0.0; 16];
-    for k in [0, 5, 10, 15] {
-        m[k] = 1.0;
-    }
     if let Some(a) = node["matrix"].as_array() {
+        let mut m = [0.0; 16];
         for (k, x) in a.iter().enumerate() {
             m[k] = x.as_f64().unwrap();
         }
+        return m;
     }
-    if let Some(t) = node["translation"].as_array() {
+    let get = |key: &str, default: &[f64]| -> Vec<f64> {
+        node[key].as_array().map_or(default.to_vec(), |a| {
+            a.iter().map(|x| x.as_f64().unwrap()).collect()
+        })
+    };
+    let t = get("translation", &[0.0, 0.0, 0.0]);
+    let q = get("rotation", &[0.0, 0.0, 0.0, 1.0]);
+    let sc = get("scale", &[1.0, 1.0, 1.0]);
+    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
+    // rotation columns
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y + z * w),
+            2.0 * (x * z - y * w),
+        ],
+        [
+            2.0 * (x * y - z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z + x * w),
+        ],
+        [
+            2.0 * (x * z + y * w),
+            2.0 * (y * z - x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let mut m = [0.0; 16];
+    for c in 0..3 {
         for k in 0..3 {
-            m[12 + k] += t[k].as_f64().unwrap();
+            m[c * 4 + k] = r[c][k] * sc[c];
         }
     }
+    m[12..15].copy_from_slice(&t);
+    m[15] = 1.0;
     m
 }
 
