@@ -392,6 +392,18 @@ impl LevelFile {
         })?;
         let imported = read(mesh)?;
         let mut warnings = fold_reader_warnings(&imported.warnings);
+        let has_tree = imported
+            .scene
+            .nodes
+            .iter()
+            .any(|n| n.name.split('.').next() == Some("collision"));
+        if has_tree && opts.collision.is_none() {
+            warnings.push(format!(
+                "{} has a `collision` tree; it is not read (the level.cform follows the edited \
+                 visuals): pass the file as --collision to replace the collision with it",
+                mesh.display()
+            ));
+        }
         let (collision, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;

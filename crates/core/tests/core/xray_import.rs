@@ -127,3 +127,34 @@ fn each_import_refuses_the_other_engine() {
         .unwrap_err();
     assert!(e.to_string().contains("import_xray"), "{e}");
 }
+
+#[test]
+fn a_collision_tree_in_the_mesh_file_is_named_not_used() {
+    let d = tempfile::tempdir().unwrap();
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    let scene = level
+        .to_scene(&levelgeom_core::EngineOptions {
+            collision: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let glb = levelgeom_export::gltf::to_glb(&scene, &Default::default()).unwrap();
+    let mesh = d.path().join("both.glb");
+    std::fs::write(&mesh, glb).unwrap();
+    let r = level
+        .import_xray(&mesh, &XrayImportOptions::default())
+        .unwrap();
+    assert!(
+        r.warnings.iter().any(|w| w.contains("`collision` tree")),
+        "{:?}",
+        r.warnings
+    );
+    // nothing else changes: the collision tree's nodes are not visuals
+    for (name, bytes) in &r.files {
+        assert_eq!(
+            *bytes,
+            std::fs::read(fixture().join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
