@@ -487,7 +487,10 @@ pub fn import(
         hierarchy::propagate_bounds(vs, &dirty, &recompute);
     }
     w.summary.visuals_after = w.level.visuals().len();
-    w.summary.kept = nv - w.summary.moved.len() - w.summary.edited.len() - w.summary.removed.len();
+    w.summary.kept = nv
+        .saturating_sub(w.summary.moved.len())
+        .saturating_sub(w.summary.edited.len())
+        .saturating_sub(w.summary.removed.len());
 
     // every visual moved alike: more likely a whole-file transform (an exporter's axis or
     // unit setting) than an edit
