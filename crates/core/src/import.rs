@@ -21,6 +21,13 @@
 //!   therefore converted back with [`levelgeom_scene::colour::linear_to_srgb`] before they go to
 //!   the engine's importer, so export → import is exact after the byte quantisation. OBJ
 //!   colours are display values already and are taken as they are.
+//!
+//! # X-Ray levels
+//! [`LevelFile::import_xray`] reads the edited export (glTF/GLB, or OBJ: node names carry the
+//! mapping there) and hands the scene to [`levelgeom_xray::import`], which does the engine's
+//! work; the result is the level's four files in memory, written by
+//! [`write_level_folder`] into a folder all or nothing. `--collision` is a mesh whose nodes
+//! are named `mat{id}_sec{sector}`, as `export --collision` writes `collision.glb`.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +37,8 @@ use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
 
 use crate::error::{Error, Result};
 use crate::level::{Content, LevelFile};
+
+pub use levelgeom_xray::import::Summary as XraySummary;
 
 pub use levelgeom_wad::import::{ImportSummary, Zones};
 pub use levelgeom_wad::probe::{ProbeHit, ProbeKind};
@@ -207,7 +216,8 @@ impl LevelFile {
             return Err(Error::Unsupported {
                 file: self.display_name(),
                 message: format!(
-                    "import writes Argonaut WADs; this is {}",
+                    "this import writes Argonaut WADs; this is {} (an X-Ray level is imported \
+                     with LevelFile::import_xray into a folder)",
                     self.format().description()
                 ),
             });
@@ -316,6 +326,273 @@ impl LevelFile {
         let tris = levelgeom_wad::sample::sample(level, plaza);
         Ok(sample_scene(&base, &tris))
     }
+}
+
+/// What [`LevelFile::import_xray`] is asked to do.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XrayImportOptions {
+    /// A collision mesh (`collision.glb` / `.gltf` / `.obj` with nodes or groups named
+    /// `mat{id}_sec{sector}`) that replaces `level.cform`; without it the cform follows the
+    /// moved and removed visuals.
+    pub collision: Option<PathBuf>,
+    /// Remove every visual with geometry that the mesh file does not hold, even when the file
+    /// looks like a partial export.
+    pub delete_missing: bool,
+}
+
+/// What [`LevelFile::import_xray`] made.
+#[derive(Clone, Debug)]
+pub struct XrayImportReport {
+    /// The new files, `(name, bytes)`: `level`, `level.geom`, and `level.geomx` /
+    /// `level.cform` when the level has them.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// What the engine's importer did.
+    pub summary: XraySummary,
+    /// Where the collision came from (`--collision` file, or the base's cform).
+    pub collision_from: String,
+    /// Things the mesh readers skipped, and the importer's warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Readers' warnings with the ones about non-scalar custom attributes (the exporter's `_LIGHT`,
+/// one per mesh) folded into one line.
+fn fold_reader_warnings(warnings: &[String]) -> Vec<String> {
+    let (custom, mut rest): (Vec<&String>, Vec<&String>) = warnings
+        .iter()
+        .partition(|w| w.contains("custom attribute is not SCALAR"));
+    let mut out: Vec<String> = rest.drain(..).cloned().collect();
+    if !custom.is_empty() {
+        out.push(format!(
+            "{} custom vertex attribute(s) that are not scalars (such as _LIGHT) were not read; \
+             visuals keep their own values, new meshes get the vertex colour or a neutral light",
+            custom.len()
+        ));
+    }
+    out
+}
+
+impl LevelFile {
+    /// Import the edited export `mesh` (glTF, GLB or OBJ, as `export` wrote it) into this X-Ray
+    /// level (see [`levelgeom_xray::import`]) and return the new files' bytes (nothing is
+    /// written; see [`write_level_folder`]).
+    ///
+    /// # Errors
+    /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
+    /// mesh file maps no node to a visual (exported without custom properties); another build
+    /// than 13/14; values that do not fit.
+    pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
+        let Content::XrayLevel(files) = &self.content else {
+            return Err(Error::Unsupported {
+                file: self.display_name(),
+                message: format!(
+                    "import_xray writes X-Ray levels; this is {}",
+                    self.format().description()
+                ),
+            });
+        };
+        let geom = files.geom.as_ref().ok_or_else(|| Error::Unsupported {
+            file: self.display_name(),
+            message: "no level.geom beside it (the visuals' geometry lives there)".into(),
+        })?;
+        let imported = read(mesh)?;
+        let mut warnings = fold_reader_warnings(&imported.warnings);
+        let has_tree = imported
+            .scene
+            .nodes
+            .iter()
+            .any(|n| n.name.split('.').next() == Some("collision"));
+        if has_tree && opts.collision.is_none() {
+            warnings.push(format!(
+                "{} has a `collision` tree; it is not read (the level.cform follows the edited \
+                 visuals): pass the file as --collision to replace the collision with it",
+                mesh.display()
+            ));
+        }
+        let (collision, collision_from) = match &opts.collision {
+            Some(c) => {
+                let ci = read(c)?;
+                warnings.extend(fold_reader_warnings(&ci.warnings));
+                (Some(ci.scene), c.display().to_string())
+            }
+            None => (
+                None,
+                files.cform.as_ref().map_or_else(
+                    || "none (the level has no level.cform)".to_string(),
+                    |c| format!("{} (following the edits)", c.path.display()),
+                ),
+            ),
+        };
+        let base = levelgeom_xray::import::Base {
+            level: &files.level,
+            geom: &geom.geom,
+            geomx: files.geomx.as_ref().map(|g| &g.geom),
+            cform: files.cform.as_ref().map(|c| &c.cform),
+        };
+        let out = levelgeom_xray::import::import(
+            base,
+            &imported.scene,
+            collision.as_ref(),
+            &levelgeom_xray::import::ImportOptions {
+                delete_missing: opts.delete_missing,
+            },
+        )
+        .map_err(|e| Error::Unsupported {
+            file: mesh.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let write = |name: &str, r: std::result::Result<Vec<u8>, levelgeom_binary::WriteError>| {
+            r.map_err(|source| Error::Write {
+                file: name.to_string(),
+                source,
+            })
+        };
+        let mut files_out = vec![
+            ("level".to_string(), write("level", out.level.to_bytes())?),
+            (
+                "level.geom".to_string(),
+                write("level.geom", out.geom.to_bytes())?,
+            ),
+        ];
+        if let Some(g) = &out.geomx {
+            files_out.push(("level.geomx".into(), write("level.geomx", g.to_bytes())?));
+        }
+        if let Some(c) = &out.cform {
+            files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
+        }
+        warnings.extend(out.summary.warnings.iter().cloned());
+        Ok(XrayImportReport {
+            files: files_out,
+            summary: out.summary,
+            collision_from,
+            warnings,
+        })
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Write `files` (`(name, bytes)`) into the folder `outdir`, all or nothing: every file goes
+/// into a fresh temporary folder beside it first and is moved in only when all were written.
+/// `outdir` may be absent or empty; an existing folder with anything in it is written only
+/// with `force` (its other files stay). No file of `protect` (the inputs) and no folder that
+/// holds one of them is ever written into. Returns the paths written with their sizes.
+///
+/// # Errors
+/// [`Error::Io`] naming the path: the folder is an input's folder, is not empty (without
+/// `force`), is not a folder, or cannot be written (then it is left as it was).
+pub fn write_level_folder(
+    outdir: &Path,
+    files: &[(String, Vec<u8>)],
+    protect: &[PathBuf],
+    force: bool,
+) -> Result<Vec<(PathBuf, u64)>> {
+    let err = |path: &Path, kind: std::io::ErrorKind, msg: &str| Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(kind, msg.to_string()),
+    };
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    for p in protect {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if same_file(outdir, p) || same_file(outdir, dir) {
+            return Err(err(
+                outdir,
+                std::io::ErrorKind::AlreadyExists,
+                "is the folder of an input; choose another output folder (the input level is never overwritten)",
+            ));
+        }
+    }
+    match std::fs::metadata(outdir) {
+        Ok(m) if !m.is_dir() => {
+            return Err(err(
+                outdir,
+                std::io::ErrorKind::AlreadyExists,
+                "exists and is not a folder",
+            ))
+        }
+        Ok(_) => {
+            let empty = std::fs::read_dir(outdir)
+                .map_err(io(outdir))?
+                .next()
+                .is_none();
+            if !empty && !force {
+                return Err(err(
+                    outdir,
+                    std::io::ErrorKind::AlreadyExists,
+                    "the folder is not empty; choose another output folder or pass --force",
+                ));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(outdir)(e)),
+    }
+    // what is in the way, before anything is written
+    for (name, _) in files {
+        let to = outdir.join(name);
+        if to.is_dir() {
+            return Err(err(
+                &to,
+                std::io::ErrorKind::AlreadyExists,
+                "a folder is in the way",
+            ));
+        }
+    }
+    let parent = match outdir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    let mut tmp = None;
+    for n in 0..1000u32 {
+        let p = parent.join(format!(".levelgeom-import-{}-{n}.tmp", std::process::id()));
+        match std::fs::create_dir(&p) {
+            Ok(()) => {
+                tmp = Some(p);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(&p)(e)),
+        }
+    }
+    let tmp = tmp.ok_or_else(|| {
+        err(
+            &parent,
+            std::io::ErrorKind::AlreadyExists,
+            "no free temporary folder name",
+        )
+    })?;
+    let staged = files.iter().try_for_each(|(name, bytes)| {
+        let p = tmp.join(name);
+        std::fs::write(&p, bytes).map_err(io(&p))
+    });
+    if let Err(e) = staged {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let moved = if outdir.exists() {
+        files.iter().try_for_each(|(name, _)| {
+            let to = outdir.join(name);
+            std::fs::rename(tmp.join(name), &to).map_err(io(&to))
+        })
+    } else {
+        std::fs::rename(&tmp, outdir).map_err(io(outdir))
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    moved?;
+    Ok(files
+        .iter()
+        .map(|(n, b)| (outdir.join(n), b.len() as u64))
+        .collect())
 }
 
 /// What [`LevelFile::write_sample`] wrote.

@@ -14,6 +14,7 @@
 //! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files (and previews) written into a folder, all or nothing |
 //! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
+//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them) |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //! | [`LevelFile::extract`] | a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest |
 //! | [`LevelFile::replace`] | edited strings and sounds back into a WAD, everything else byte for byte |
@@ -49,7 +50,8 @@ pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind, SampleReport, Zones,
+    write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
+    SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};

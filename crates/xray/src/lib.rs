@@ -32,6 +32,7 @@ pub mod flat;
 pub mod fvf;
 pub mod generate;
 pub mod geom;
+pub mod import;
 pub mod info;
 pub mod level;
 pub mod lights;

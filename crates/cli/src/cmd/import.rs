@@ -1,11 +1,15 @@
 //! `levelgeom import BASE.wad MESH OUT.wad [--collision C] [--keep-tiles] [--zones flat|keep]
 //! [--default-tex N] [--json] [--force]`
+//!
+//! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
+//! [--json] [--force]` for an X-Ray level: OUT_DIR gets `level`, `level.geom`, `level.geomx`,
+//! `level.cform`, all or nothing.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use levelgeom_core::{ImportOptions, Zones};
+use levelgeom_core::{Format, ImportOptions, XrayImportOptions, Zones};
 
 use crate::report;
 
@@ -21,11 +25,12 @@ pub enum ZoneMode {
 /// Arguments of `import`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The WAD the mesh goes into (never overwritten).
+    /// The WAD, or the X-Ray level folder (or its `level` file), the mesh goes into (never
+    /// overwritten).
     pub base: PathBuf,
     /// The edited mesh: `.obj`, `.gltf` or `.glb` in export space (what `export` writes).
     pub mesh: PathBuf,
-    /// Where to write the new WAD.
+    /// Where to write the new WAD; for an X-Ray level the folder for its new files.
     pub output: PathBuf,
     /// A separate collision mesh (objects or groups named `matNN_grpG`, as `export --collision`
     /// writes them); without it, a `collision` tree in MESH is used, else the collision.glb or
@@ -33,19 +38,23 @@ pub struct Args {
     /// mesh (floors and walls).
     #[arg(long, visible_alias = "coll-obj")]
     pub collision: Option<PathBuf>,
-    /// Keep the base's tiles and add the new ones (otherwise they are replaced).
+    /// Keep the base's tiles and add the new ones (otherwise they are replaced). WAD only.
     #[arg(long)]
     pub keep_tiles: bool,
-    /// What happens to the zone table.
-    #[arg(long, value_enum, default_value_t = ZoneMode::Flat)]
-    pub zones: ZoneMode,
-    /// Texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`.
+    /// What happens to the zone table (default flat). WAD only.
+    #[arg(long, value_enum)]
+    pub zones: Option<ZoneMode>,
+    /// Texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`. WAD only.
     #[arg(long)]
     pub default_tex: Option<u16>,
+    /// X-Ray: remove every visual the mesh file does not hold, even when it looks like a
+    /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
+    #[arg(long)]
+    pub delete_missing: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Replace OUTPUT if it exists.
+    /// Replace OUTPUT if it exists (for an X-Ray level: write into a folder that is not empty).
     #[arg(long)]
     pub force: bool,
 }
@@ -54,12 +63,23 @@ pub struct Args {
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let base = levelgeom_core::open(&args.base)?;
     report::warnings(base.warnings());
+    if base.format() == Format::XrayLevel {
+        return run_xray(&args, &base, out);
+    }
+    if args.delete_missing {
+        return Err(levelgeom_core::Error::OptionDoesNotApply {
+            option: "--delete-missing (an X-Ray option)",
+            file: base.display_name(),
+            format: base.format().description(),
+        }
+        .into());
+    }
     let r = base.import(
         &args.mesh,
         &ImportOptions {
             collision: args.collision.clone(),
             keep_tiles: args.keep_tiles,
-            zones: match args.zones {
+            zones: match args.zones.unwrap_or(ZoneMode::Flat) {
                 ZoneMode::Flat => Zones::Flat,
                 ZoneMode::Keep => Zones::Keep,
             },
@@ -92,6 +112,66 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         args.output.display(),
         r.bytes.len()
     )?;
+    writeln!(out, "collision: {}", r.collision_from)?;
+    writeln!(out, "{}", r.summary.to_string().trim_end())?;
+    if !r.warnings.is_empty() {
+        writeln!(out, "{}", report::count(r.warnings.len(), "warning"))?;
+    }
+    Ok(0)
+}
+
+/// `import` into an X-Ray level: the new files into the output folder.
+fn run_xray(
+    args: &Args,
+    base: &levelgeom_core::LevelFile,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    if args.keep_tiles || args.zones.is_some() || args.default_tex.is_some() {
+        return Err(levelgeom_core::Error::OptionDoesNotApply {
+            option: "--keep-tiles, --zones and --default-tex (WAD options)",
+            file: base.display_name(),
+            format: base.format().description(),
+        }
+        .into());
+    }
+    let r = base.import_xray(
+        &args.mesh,
+        &XrayImportOptions {
+            collision: args.collision.clone(),
+            delete_missing: args.delete_missing,
+        },
+    )?;
+    report::warnings(&r.warnings);
+    let mut protect = vec![base.path().to_path_buf(), args.mesh.clone()];
+    protect.extend(base.companions());
+    if let Some(c) = &args.collision {
+        protect.push(c.clone());
+    }
+    let written = levelgeom_core::write_level_folder(&args.output, &r.files, &protect, args.force)?;
+    if args.json {
+        let v = serde_json::json!({
+            "output": args.output.display().to_string(),
+            "files": written
+                .iter()
+                .map(|(p, n)| serde_json::json!({"path": p.display().to_string(), "bytes": n}))
+                .collect::<Vec<_>>(),
+            "collision": r.collision_from,
+            "summary": r.summary,
+            "warnings": r.warnings,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(0);
+    }
+    writeln!(
+        out,
+        "imported {} into {}: wrote {}",
+        args.mesh.display(),
+        base.display_name(),
+        args.output.display()
+    )?;
+    for (p, n) in &written {
+        writeln!(out, "  {} ({n} bytes)", p.display())?;
+    }
     writeln!(out, "collision: {}", r.collision_from)?;
     writeln!(out, "{}", r.summary.to_string().trim_end())?;
     if !r.warnings.is_empty() {

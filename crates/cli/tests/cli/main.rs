@@ -7,4 +7,5 @@ mod extract_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;
+mod xray_import_cli;
 mod xray_objects_cli;

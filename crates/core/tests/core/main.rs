@@ -10,6 +10,7 @@ mod import;
 mod independent;
 mod mutation;
 mod textures;
+mod xray_import;
 mod xray_objects;
 
 use std::path::PathBuf;

@@ -7,6 +7,7 @@ mod compiled;
 mod corrupt;
 mod fixture;
 mod generated;
+mod import_edit;
 mod independent;
 mod objects;
 mod old;

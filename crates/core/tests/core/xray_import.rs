@@ -1,0 +1,160 @@
+//! `LevelFile::import_xray` and `write_level_folder`: the library path of the X-Ray import,
+//! from the export folder the library writes, and the output folder's rules.
+
+use std::path::Path;
+
+use levelgeom_core::{ExportOptions, Formats, XrayImportOptions};
+
+use crate::fixture;
+
+const FILES: [&str; 4] = ["level", "level.geom", "level.geomx", "level.cform"];
+
+fn export(dir: &Path) {
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    level
+        .export(
+            dir,
+            &ExportOptions {
+                formats: Formats {
+                    gltf: true,
+                    obj: true,
+                },
+                ..ExportOptions::default()
+            },
+        )
+        .unwrap();
+}
+
+#[test]
+fn the_library_export_imports_back_to_the_fixture_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    export(&d.path().join("exp"));
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    // the GLB, and the OBJ (node names carry the mapping there; positions are baked)
+    for mesh in ["level.glb", "level.obj"] {
+        let r = level
+            .import_xray(
+                &d.path().join("exp").join(mesh),
+                &XrayImportOptions::default(),
+            )
+            .unwrap();
+        let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, FILES, "{mesh}");
+        for (name, bytes) in &r.files {
+            assert_eq!(
+                *bytes,
+                std::fs::read(fixture().join(name)).unwrap(),
+                "{mesh}: {name}"
+            );
+        }
+        assert_eq!(r.summary.kept, 16, "{mesh}");
+        let out = d.path().join(format!("out-{mesh}"));
+        let written = levelgeom_core::write_level_folder(&out, &r.files, &[], false).unwrap();
+        assert_eq!(written.len(), 4);
+        for f in FILES {
+            assert_eq!(
+                std::fs::read(out.join(f)).unwrap(),
+                std::fs::read(fixture().join(f)).unwrap()
+            );
+        }
+        // what was written reads as a level that check passes
+        let again = levelgeom_core::open(&out).unwrap();
+        assert!(again.check().problems.is_empty());
+    }
+}
+
+#[test]
+fn the_output_folder_is_written_all_or_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    export(&d.path().join("exp"));
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    let r = level
+        .import_xray(
+            &d.path().join("exp/level.glb"),
+            &XrayImportOptions::default(),
+        )
+        .unwrap();
+    // a folder with something in it: only with force, and the user's file stays
+    let out = d.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), b"mine").unwrap();
+    let e = levelgeom_core::write_level_folder(&out, &r.files, &[], false).unwrap_err();
+    assert!(e.to_string().contains("--force"), "{e}");
+    assert!(!out.join("level").exists());
+    // a folder in the way of one file: nothing is moved in, no temporary folder is left
+    std::fs::create_dir(out.join("level.geomx")).unwrap();
+    let e = levelgeom_core::write_level_folder(&out, &r.files, &[], true).unwrap_err();
+    assert!(e.to_string().contains("in the way"), "{e}");
+    assert!(!out.join("level").exists() && !out.join("level.geom").exists());
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir(out.join("level.geomx")).unwrap();
+    levelgeom_core::write_level_folder(&out, &r.files, &[], true).unwrap();
+    assert_eq!(std::fs::read(out.join("keep.txt")).unwrap(), b"mine");
+    assert_eq!(
+        std::fs::read(out.join("level")).unwrap(),
+        std::fs::read(fixture().join("level")).unwrap()
+    );
+    // never into an input's folder
+    let copy = d.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for f in FILES {
+        std::fs::copy(fixture().join(f), copy.join(f)).unwrap();
+    }
+    let e = levelgeom_core::write_level_folder(&copy, &r.files, &[copy.join("level")], true)
+        .unwrap_err();
+    assert!(e.to_string().contains("input"), "{e}");
+}
+
+#[test]
+fn each_import_refuses_the_other_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let wad = levelgeom_core::demo();
+    let e = wad
+        .import_xray(&d.path().join("x.glb"), &XrayImportOptions::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("writes X-Ray levels"), "{e}");
+    let x = levelgeom_core::open(&fixture()).unwrap();
+    let e = x
+        .import(
+            &d.path().join("x.glb"),
+            &levelgeom_core::ImportOptions::default(),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("import_xray"), "{e}");
+}
+
+#[test]
+fn a_collision_tree_in_the_mesh_file_is_named_not_used() {
+    let d = tempfile::tempdir().unwrap();
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    let scene = level
+        .to_scene(&levelgeom_core::EngineOptions {
+            collision: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let glb = levelgeom_export::gltf::to_glb(&scene, &Default::default()).unwrap();
+    let mesh = d.path().join("both.glb");
+    std::fs::write(&mesh, glb).unwrap();
+    let r = level
+        .import_xray(&mesh, &XrayImportOptions::default())
+        .unwrap();
+    assert!(
+        r.warnings.iter().any(|w| w.contains("`collision` tree")),
+        "{:?}",
+        r.warnings
+    );
+    // nothing else changes: the collision tree's nodes are not visuals
+    for (name, bytes) in &r.files {
+        assert_eq!(
+            *bytes,
+            std::fs::read(fixture().join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}

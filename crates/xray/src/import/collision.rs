@@ -1,0 +1,447 @@
+//! `level.cform` after an import.
+//!
+//! * Without changes to any visual with geometry (or without a cform), it is kept as it was.
+//! * **Following**: a collision triangle belongs to a visual when each of its three corners
+//!   lies within [`NEAR`] of one of the visual's triangles in the base level (xrLC builds the
+//!   collision from the same faces). A triangle that belongs only to visuals that were removed
+//!   is removed; one that belongs only to visuals moved by the same transform moves: its
+//!   vertices are transformed in place where every triangle still using them moves alike, and
+//!   copied (appended) where they are shared with triangles that stay.
+//!   One that belongs to several visuals treated differently is **ambiguous**: kept in place
+//!   and counted. Every other triangle keeps its bytes; the header box is recomputed from
+//!   the vertices when anything moved. Vertices only removed triangles used stay, unused.
+//! * **Replacing** (`--collision`): the triangles of the nodes named `mat{id}_sec{sector}` (as
+//!   the collision export names them; Blender's `.001` ignored), mirrored back into X-Ray
+//!   space with their winding reversed, equal corners welded; the extras `suppress_shadows`
+//!   and `suppress_wallmarks` set bits 14 and 15. Written in the base cform's version (4
+//!   when there is none); version 2/3 triangles get their unknown fields zero.
+
+use std::collections::HashMap;
+
+use glam::{DMat4, DVec3};
+use levelgeom_scene::Scene;
+
+use super::mapping::{self, NodeGeo};
+use super::summary::Summary;
+use super::{Base, ImportError};
+use crate::cform::{Cform, OldTri, Tri, VERSION};
+
+/// How close (metres) a collision corner must be to a visual's triangle to belong to it.
+pub const NEAR: f64 = 0.02;
+
+/// glTF ⇄ X-Ray (`z` negated; a zero comes back as +0, whatever its sign on the way).
+fn mirror(p: DVec3) -> DVec3 {
+    DVec3::new(p.x, p.y, 0.0 - p.z)
+}
+
+/// The closest point of triangle `abc` to `p` (Ericson, *Real-Time Collision Detection* 5.1.5).
+fn closest(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = va + vb + vc;
+    if denom.abs() < 1e-300 {
+        return a;
+    }
+    a + ab * (vb / denom) + ac * (vc / denom)
+}
+
+/// Triangles of the visuals in X-Ray space, in a grid of cells of `cell` metres.
+struct Grid {
+    cell: f64,
+    tris: Vec<(usize, [DVec3; 3])>,
+    cells: HashMap<(i64, i64, i64), Vec<u32>>,
+}
+
+impl Grid {
+    fn key(&self, p: DVec3) -> (i64, i64, i64) {
+        let k = |v: f64| (v / self.cell).floor() as i64;
+        (k(p.x), k(p.y), k(p.z))
+    }
+
+    fn new(geo: &[Option<NodeGeo>], cell: f64) -> Grid {
+        let mut g = Grid {
+            cell,
+            tris: Vec::new(),
+            cells: HashMap::new(),
+        };
+        for (v, n) in geo.iter().enumerate() {
+            let Some(n) = n else { continue };
+            for t in n.indices.chunks_exact(3) {
+                let tri = [0, 1, 2].map(|k| mirror(n.points[t[k] as usize]));
+                let id = g.tris.len() as u32;
+                g.tris.push((v, tri));
+                let lo = g.key(tri[0].min(tri[1]).min(tri[2]) - DVec3::splat(NEAR));
+                let hi = g.key(tri[0].max(tri[1]).max(tri[2]) + DVec3::splat(NEAR));
+                // huge triangles would fill many cells: cap the span, they are few
+                let span = (hi.0 - lo.0 + 1) * (hi.1 - lo.1 + 1) * (hi.2 - lo.2 + 1);
+                if span > 4096 {
+                    g.cells.entry((i64::MIN, 0, 0)).or_default().push(id);
+                    continue;
+                }
+                for x in lo.0..=hi.0 {
+                    for y in lo.1..=hi.1 {
+                        for z in lo.2..=hi.2 {
+                            g.cells.entry((x, y, z)).or_default().push(id);
+                        }
+                    }
+                }
+            }
+        }
+        g
+    }
+
+    /// The visuals with a triangle within [`NEAR`] of `p`.
+    fn near(&self, p: DVec3) -> Vec<usize> {
+        let mut out = Vec::new();
+        let big = self.cells.get(&(i64::MIN, 0, 0));
+        for id in self
+            .cells
+            .get(&self.key(p))
+            .into_iter()
+            .chain(big)
+            .flatten()
+        {
+            let (v, [a, b, c]) = self.tris[*id as usize];
+            if !out.contains(&v) && closest(p, a, b, c).distance(p) <= NEAR {
+                out.push(v);
+            }
+        }
+        out
+    }
+}
+
+/// The new collision (see the module docs).
+pub(super) fn collision(
+    base: &Base<'_>,
+    moves: &[Option<DMat4>],
+    remove: &[bool],
+    geo: &[Option<NodeGeo>],
+    mesh: Option<&Scene>,
+    summary: &mut Summary,
+) -> Result<Option<Cform>, ImportError> {
+    if let Some(scene) = mesh {
+        let c = replace(scene, base.cform)?;
+        summary.collision.mode = "replaced".into();
+        summary.collision.faces_before = base.cform.map_or(0, |c| c.tris.len());
+        summary.collision.faces_after = c.tris.len();
+        return Ok(Some(c));
+    }
+    let Some(cf) = base.cform else {
+        summary.collision.mode = "none".into();
+        return Ok(None);
+    };
+    let n = cf.tris.len();
+    summary.collision.faces_before = n;
+    summary.collision.faces_after = n;
+    let affected: Vec<bool> = (0..geo.len())
+        .map(|v| {
+            geo[v].is_some()
+                && (moves.get(v).is_some_and(Option::is_some)
+                    || remove.get(v).copied().unwrap_or(false))
+        })
+        .collect();
+    if !affected.contains(&true) {
+        summary.collision.mode = "kept".into();
+        return Ok(Some(cf.clone()));
+    }
+    summary.collision.mode = "followed".into();
+    let grid = Grid::new(geo, 2.0);
+    // boxes of the affected visuals, grown by NEAR, to skip far triangles quickly
+    let boxes: Vec<(DVec3, DVec3)> = (0..geo.len())
+        .filter(|&v| affected[v])
+        .filter_map(|v| {
+            let g = geo[v].as_ref()?;
+            let pts = g.points.iter().map(|p| mirror(*p));
+            let lo = pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min);
+            let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max);
+            Some((lo - DVec3::splat(NEAR), hi + DVec3::splat(NEAR)))
+        })
+        .collect();
+    // visuals moved alike share one key (the first of them), so vertices between them move once
+    let rep: Vec<usize> = (0..moves.len())
+        .map(|v| match moves[v] {
+            Some(m) => (0..=v)
+                .find(|&u| moves[u].is_some_and(|x| super::transform::same_transform(&x, &m)))
+                .unwrap_or(v),
+            None => v,
+        })
+        .collect();
+    // what each triangle does: None = stays, Some(None) = removed, Some(Some(v)) = moves
+    // with visual v
+    let mut action: Vec<Option<Option<usize>>> = vec![None; n];
+    let vcount = cf.vertices.len();
+    for (ti, t) in cf.tris.iter().enumerate() {
+        if t.verts.iter().any(|&v| v as usize >= vcount) {
+            continue;
+        }
+        let corners = t
+            .verts
+            .map(|v| DVec3::from_array(cf.vertices[v as usize].map(f64::from)));
+        let lo = corners[0].min(corners[1]).min(corners[2]);
+        let hi = corners[0].max(corners[1]).max(corners[2]);
+        if !boxes
+            .iter()
+            .any(|(a, b)| lo.cmple(*b).all() && hi.cmpge(*a).all())
+        {
+            continue;
+        }
+        // visuals near all three corners
+        let mut owners = grid.near(corners[0]);
+        for c in &corners[1..] {
+            let here = grid.near(*c);
+            owners.retain(|v| here.contains(v));
+        }
+        if !owners.iter().any(|&v| affected[v]) {
+            continue;
+        }
+        let removed = |v: usize| remove.get(v).copied().unwrap_or(false);
+        let first_move = owners
+            .iter()
+            .find_map(|&v| moves.get(v).copied().flatten().map(|m| (v, m)));
+        let all_moved_alike = first_move.is_some_and(|(_, m)| {
+            owners.iter().all(|&v| {
+                moves
+                    .get(v)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|x| super::transform::same_transform(&x, &m))
+            })
+        });
+        if owners.iter().all(|&v| removed(v)) {
+            action[ti] = Some(None);
+            summary.collision.removed += 1;
+        } else if let (true, Some((v, _))) = (all_moved_alike, first_move) {
+            action[ti] = Some(Some(rep[v]));
+            summary.collision.moved += 1;
+        } else {
+            summary.collision.ambiguous += 1;
+            if summary.collision.ambiguous_faces.len() < 20 {
+                summary.collision.ambiguous_faces.push(ti);
+            }
+        }
+    }
+    // a vertex moves in place when every triangle still using it moves alike; one shared
+    // with triangles that stay (or move otherwise) is copied for the moving ones
+    #[derive(Clone, Copy, PartialEq)]
+    enum Use {
+        Unused,
+        Stays,
+        Moves(usize),
+        Mixed,
+    }
+    let mut users = vec![Use::Unused; vcount];
+    for (ti, t) in cf.tris.iter().enumerate() {
+        let a = match action[ti] {
+            Some(None) => continue,
+            Some(Some(v)) => Use::Moves(v),
+            None => Use::Stays,
+        };
+        for &v in &t.verts {
+            if let Some(u) = users.get_mut(v as usize) {
+                *u = match *u {
+                    Use::Unused => a,
+                    x if x == a => x,
+                    _ => Use::Mixed,
+                };
+            }
+        }
+    }
+    let mixed: Vec<bool> = users.iter().map(|u| *u == Use::Mixed).collect();
+    let mut out = cf.clone();
+    let mut copies: HashMap<(u32, usize), u32> = HashMap::new();
+    for (ti, t) in cf.tris.iter().enumerate() {
+        let Some(Some(owner)) = action[ti] else {
+            continue;
+        };
+        let Some(m) = moves.get(owner).copied().flatten() else {
+            continue;
+        };
+        let mut verts = t.verts;
+        for v in &mut verts {
+            let old = *v;
+            if !mixed[old as usize] {
+                continue; // moved in place below
+            }
+            *v = *copies.entry((old, owner)).or_insert_with(|| {
+                let p =
+                    m.transform_point3(DVec3::from_array(cf.vertices[old as usize].map(f64::from)));
+                out.vertices.push([p.x as f32, p.y as f32, p.z as f32]);
+                (out.vertices.len() - 1) as u32
+            });
+        }
+        out.tris[ti].verts = verts;
+    }
+    for v in 0..vcount {
+        if let Some(Use::Moves(owner)) = users.get(v) {
+            if let Some(m) = moves.get(*owner).copied().flatten() {
+                let p = m.transform_point3(DVec3::from_array(cf.vertices[v].map(f64::from)));
+                out.vertices[v] = [p.x as f32, p.y as f32, p.z as f32];
+            }
+        }
+    }
+    let keep: Vec<bool> = action.iter().map(|a| *a != Some(None)).collect();
+    let mut i = 0;
+    out.tris.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    if summary.collision.moved > 0 {
+        set_box(&mut out);
+    }
+    summary.collision.faces_after = out.tris.len();
+    if summary.collision.ambiguous > 0 {
+        summary.warnings.push(format!(
+            "level.cform: {} collision triangle(s) lie on several visuals that were not changed \
+             alike; kept in place",
+            summary.collision.ambiguous
+        ));
+    }
+    Ok(Some(out))
+}
+
+/// The header box from the vertices.
+fn set_box(c: &mut Cform) {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in &c.vertices {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    if c.vertices.is_empty() {
+        lo = [0.0; 3];
+        hi = [0.0; 3];
+    }
+    c.bbox_min = lo;
+    c.bbox_max = hi;
+}
+
+/// `mat{id}_sec{sector}` → (id, sector).
+fn group_name(name: &str) -> Option<(u32, u16)> {
+    let rest = mapping::base_name(name).strip_prefix("mat")?;
+    let (m, s) = rest.split_once("_sec")?;
+    Some((m.parse().ok()?, s.parse().ok()?))
+}
+
+/// A cform from the collision mesh (see the module docs).
+fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
+    let version = base.map_or(VERSION, |c| c.version);
+    let worlds = scene.world_matrices();
+    let mut c = Cform {
+        version,
+        bbox_min: [0.0; 3],
+        bbox_max: [0.0; 3],
+        vertices: Vec::new(),
+        tris: Vec::new(),
+    };
+    let mut weld: HashMap<[u32; 3], u32> = HashMap::new();
+    let mut unnamed = 0usize;
+    for (i, node) in scene.nodes.iter().enumerate() {
+        if node.mesh.is_none() {
+            continue;
+        }
+        let Some((material, sector)) = group_name(&node.name) else {
+            unnamed += 1;
+            continue;
+        };
+        if material > 0x3FFF {
+            return Err(ImportError::Collision(format!(
+                "node {:?}: material {material} does not fit the 14-bit field",
+                node.name
+            )));
+        }
+        let flag = |k: &str| {
+            node.extras
+                .iter()
+                .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
+        };
+        let flags =
+            u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15;
+        let Some(g) = mapping::node_geo(scene, i, &worlds) else {
+            continue;
+        };
+        for t in g.indices.chunks_exact(3) {
+            let mut verts = [0u32; 3];
+            // glTF (0, 1, 2) → X-Ray (0, 2, 1)
+            for (k, &ix) in [t[0], t[2], t[1]].iter().enumerate() {
+                let p = mirror(g.points[ix as usize]);
+                let p = [p.x as f32, p.y as f32, p.z as f32];
+                let key = p.map(f32::to_bits);
+                verts[k] = *weld.entry(key).or_insert_with(|| {
+                    c.vertices.push(p);
+                    (c.vertices.len() - 1) as u32
+                });
+            }
+            c.tris.push(if version == VERSION {
+                Tri {
+                    verts,
+                    dummy: material | flags | u32::from(sector) << 16,
+                    old: None,
+                }
+            } else {
+                Tri {
+                    verts,
+                    dummy: 0,
+                    old: Some(OldTri {
+                        raw: [0; 3],
+                        raw16: 0,
+                        sector,
+                        material,
+                    }),
+                }
+            });
+        }
+    }
+    if c.tris.is_empty() {
+        return Err(ImportError::Collision(format!(
+            "no triangles in nodes named mat{{id}}_sec{{sector}} (as the collision export names \
+             them); {unnamed} other node(s) with meshes"
+        )));
+    }
+    set_box(&mut c);
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_points_by_hand() {
+        let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Z);
+        assert_eq!(
+            closest(DVec3::new(0.25, 1.0, 0.25), a, b, c),
+            DVec3::new(0.25, 0.0, 0.25)
+        );
+        assert_eq!(closest(DVec3::new(-1.0, 0.0, -1.0), a, b, c), a);
+        assert_eq!(closest(DVec3::new(2.0, 0.0, 0.0), a, b, c), b);
+        assert_eq!(group_name("mat12_sec3.001"), Some((12, 3)));
+        assert_eq!(group_name("mat12_grp3"), None);
+    }
+}

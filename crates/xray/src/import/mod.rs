@@ -1,0 +1,1239 @@
+//! Import: an edited export of a level (glTF scene) written back into `level`, `level.geom`,
+//! `level.geomx` and `level.cform`, everything not edited kept byte for byte.
+//!
+//! [`import`] takes the base level's typed files and the edited scene (as the mesh readers give
+//! it) and returns the new files and a [`Summary`]. XRLC versions 13 and 14.
+//!
+//! # Which node is which visual
+//! [`mapping`]: the node extra `visual`, else the `visual_NNNN` name prefix. A file in which no
+//! node maps to a visual is refused ([`ImportError::NoMapping`]): Blender's glTF exporter
+//! drops the extras unless *Include › Custom Properties* is on, and reading such a file as
+//! "every visual deleted" would wipe the level.
+//!
+//! # What happened to each visual
+//! The reference is the scene [`crate::to_scene`] makes of the base level (LOD billboards
+//! included); each visual's world-space geometry there is compared with the world-space
+//! geometry of the node(s) that map to it ([`transform`]), so the pivot convention of the
+//! export does not matter:
+//!
+//! | found | result |
+//! |---|---|
+//! | the same geometry | kept byte for byte |
+//! | an affine transform of it | **moved**: vertices transformed and re-encoded in their own declaration (normals, tangents, binormals turned); a tree instance gets a new TREEDEF2 matrix only; a LOD billboard's quads move; a LOD visual without a mesh in the file moves with its trees when they all moved alike |
+//! | same vertices and triangles, other positions | **edited**: positions (and normals from the mesh) re-encoded, everything else kept; the FASTPATH (level.geomx) copy is regenerated from the new positions and the visual's own indices |
+//! | other topology | **edited** (replaced): the mesh re-encoded as new vertex and index ranges with the visual's shader and declaration; a progressive visual becomes a normal one (warning) |
+//! | a second node for it | **added**: a copy (a tree: a new TREEDEF2 visual on the same geometry; a normal or progressive visual: a new visual on the same GCONTAINER when unchanged, else on a transformed copy of its vertices with the same indices and windows), placed under the original's nearest hierarchy ancestor (so a copied tree is not hidden behind its original's LOD billboard) |
+//! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
+//! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
+//!
+//! Tree, LOD and hierarchy visuals whose geometry was edited (not just moved) are kept with a
+//! warning: a tree's geometry is shared by every instance. Sector roots are never removed; a
+//! LOD visual whose trees are all removed is removed with them.
+//! A visual that is moved keeps its vertices in place when no other visual uses them, else it
+//! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
+//! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
+//! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]).
+
+pub mod buffers;
+pub mod collision;
+pub mod encode;
+pub mod hierarchy;
+pub mod mapping;
+pub mod shading;
+pub mod summary;
+pub mod transform;
+
+use glam::{DMat4, DVec3};
+use levelgeom_binary::WriteError;
+use levelgeom_scene::Scene;
+
+use crate::cform::Cform;
+use crate::chunk::Framed;
+use crate::geom::Geom;
+use crate::level::Level;
+use crate::ogf::{model_type, GContainer, OgfChunk, OgfHeader, Visual};
+use crate::scene::{tree_matrix, SceneError, SceneOptions};
+
+use hierarchy::Bounds;
+use mapping::NodeGeo;
+pub use summary::{Added, CollisionSummary, Defaulted, Summary};
+use transform::Change;
+
+/// The base level's files.
+#[derive(Clone, Copy, Debug)]
+pub struct Base<'a> {
+    /// `level`.
+    pub level: &'a Level,
+    /// `level.geom`.
+    pub geom: &'a Geom,
+    /// `level.geomx`, when the level has one.
+    pub geomx: Option<&'a Geom>,
+    /// `level.cform`, when the level has one.
+    pub cform: Option<&'a Cform>,
+}
+
+/// Choices of [`import`].
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Remove every visual with geometry that has no node in the file, even when the file
+    /// looks like a partial export.
+    pub delete_missing: bool,
+}
+
+/// The new files.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// `level`.
+    pub level: Level,
+    /// `level.geom`.
+    pub geom: Geom,
+    /// `level.geomx` (when the base has one).
+    pub geomx: Option<Geom>,
+    /// `level.cform` (when the base has one, or `--collision` made one).
+    pub cform: Option<Cform>,
+    /// What was done.
+    pub summary: Summary,
+}
+
+/// Why an import was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// Only XRLC 13 and 14 are written back.
+    #[error("XRLC version {0}: import writes versions 13 and 14")]
+    Version(u16),
+    /// The base level could not be converted for comparison.
+    #[error("the base level: {0}")]
+    Scene(#[from] SceneError),
+    /// No node of the mesh file maps to a visual.
+    #[error(
+        "none of the mesh file's {nodes} nodes maps to a visual of this level (no `visual` \
+         extra, no `visual_NNNN` name): it is not an export of this level, or its custom \
+         properties were not exported — in Blender's glTF exporter turn on Include › Custom \
+         Properties, or every visual would read as deleted"
+    )]
+    NoMapping {
+        /// Nodes in the file.
+        nodes: usize,
+    },
+    /// A value does not fit the file (too many vertices, …).
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// The collision mesh cannot be used.
+    #[error("collision mesh: {0}")]
+    Collision(String),
+    /// A node of the mesh file cannot be used.
+    #[error("node {node:?}: {message}")]
+    Node {
+        /// The node's name.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// What became of one visual of the base.
+#[derive(Clone, Debug, PartialEq)]
+enum State {
+    Keep,
+    Moved(DMat4),
+    Edited(usize),
+    Replaced(usize),
+    Delete,
+}
+
+/// Kinds for deciding whether a missing node means "deleted".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Static,
+    Tree,
+    Lod,
+    Other,
+}
+
+fn kind_of(t: Option<u8>) -> Kind {
+    match t {
+        Some(model_type::NORMAL | model_type::PROGRESSIVE) => Kind::Static,
+        Some(model_type::TREE_ST | model_type::TREE_PM) => Kind::Tree,
+        Some(model_type::LOD) => Kind::Lod,
+        _ => Kind::Other,
+    }
+}
+
+fn is_tree(t: Option<u8>) -> bool {
+    kind_of(t) == Kind::Tree
+}
+
+fn f3(v: DVec3) -> [f32; 3] {
+    [v.x as f32, v.y as f32, v.z as f32]
+}
+
+fn d3(a: [f32; 3]) -> DVec3 {
+    DVec3::from_array(a.map(f64::from))
+}
+
+/// Bounds moved by a translation `t` (X-Ray space), computed per component as `old + t`.
+fn translated(h: &OgfHeader, t: DVec3) -> Bounds {
+    let b = Bounds::of(h);
+    Bounds {
+        min: b.min + t,
+        max: b.max + t,
+        centre: b.centre + t,
+        radius: b.radius,
+    }
+}
+
+/// A range after a move: where it is now and its new positions.
+type Moved = (GContainer, Vec<[f32; 3]>);
+
+/// Working state of one import.
+struct Work<'a> {
+    base: Base<'a>,
+    level: Level,
+    geom: Geom,
+    geomx: Option<Geom>,
+    summary: Summary,
+    /// Visuals (by index in `level`) whose own bounds were set.
+    dirty: Vec<bool>,
+    /// Visuals whose bounds are recomputed from their children.
+    recompute: Vec<bool>,
+}
+
+/// Import the edited scene `edited` into the base level (see the module docs).
+///
+/// # Errors
+/// [`ImportError`]: another build, a file without our mapping, values that do not fit.
+pub fn import(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let version = base.level.header().map_or(0, |h| h.version);
+    if !matches!(version, 13 | 14) {
+        return Err(ImportError::Version(version));
+    }
+    let reference = crate::scene::to_scene(
+        base.level,
+        base.geom,
+        &SceneOptions {
+            lods: true,
+            ..SceneOptions::default()
+        },
+    )?;
+    let visuals = base.level.visuals();
+    let nv = visuals.len();
+
+    // reference geometry per visual
+    let r_worlds = reference.world_matrices();
+    let r_excl = mapping::excluded(&reference);
+    let mut ref_geo: Vec<Option<NodeGeo>> = vec![None; nv];
+    for (i, node) in reference.nodes.iter().enumerate() {
+        if r_excl[i] {
+            continue;
+        }
+        if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
+            if ref_geo[v].is_none() {
+                ref_geo[v] = mapping::node_geo(&reference, i, &r_worlds);
+            }
+        }
+    }
+
+    // the edited file's nodes
+    let e_worlds = edited.world_matrices();
+    let mut e_excl = mapping::excluded(edited);
+    // only what the file's scene shows: nodes outside it are not in Blender either
+    for (x, r) in mapping::reachable(edited).into_iter().enumerate() {
+        e_excl[x] |= !r;
+    }
+    let mut claims: Vec<Vec<usize>> = vec![Vec::new(); nv];
+    let mut new_nodes = Vec::new();
+    let mut summary = Summary {
+        visuals_before: nv,
+        ..Summary::default()
+    };
+    for (i, node) in edited.nodes.iter().enumerate() {
+        if e_excl[i] {
+            continue;
+        }
+        match mapping::visual_of(node) {
+            Some(v) if v < nv => claims[v].push(i),
+            Some(v) => {
+                summary.warnings.push(format!(
+                    "node {:?} names visual {v}, but the level has {nv}; read as a new mesh",
+                    node.name
+                ));
+                if node.mesh.is_some() {
+                    new_nodes.push(i);
+                }
+            }
+            None if node.mesh.is_some() => new_nodes.push(i),
+            None => {}
+        }
+    }
+    if claims.iter().all(Vec::is_empty) {
+        return Err(ImportError::NoMapping {
+            nodes: edited.nodes.len(),
+        });
+    }
+    // a position that is not a number would be written into the level as it is
+    for (i, node) in edited.nodes.iter().enumerate() {
+        if e_excl[i] {
+            continue;
+        }
+        if let Some(g) = mapping::node_geo(edited, i, &e_worlds) {
+            if !g.points.iter().all(|p| p.is_finite()) {
+                return Err(ImportError::Node {
+                    node: node.name.clone(),
+                    message: "has positions that are not finite numbers (its matrix or \
+                              vertices); nothing was written"
+                        .into(),
+                });
+            }
+        }
+    }
+
+    // classify
+    let mut state = vec![State::Keep; nv];
+    let mut dups: Vec<(usize, usize, Change)> = Vec::new();
+    let mut present = Vec::new();
+    let mut missing = Vec::new();
+    for v in 0..nv {
+        let t = visuals[v].model_type();
+        let Some(r) = &ref_geo[v] else {
+            if claims[v].len() > 1 {
+                summary.warnings.push(format!(
+                    "visual {v} ({}) has no geometry of its own; its {} copies are left out",
+                    model_type::name(t.unwrap_or(u8::MAX)),
+                    claims[v].len() - 1
+                ));
+            }
+            continue;
+        };
+        let with_geo: Vec<(usize, NodeGeo)> = claims[v]
+            .iter()
+            .filter_map(|&n| mapping::node_geo(edited, n, &e_worlds).map(|g| (n, g)))
+            .collect();
+        if claims[v].is_empty() {
+            missing.push(v);
+            continue;
+        }
+        if with_geo.is_empty() {
+            continue; // e.g. a LOD empty of an export without --lods
+        }
+        present.push(kind_of(t));
+        let changes: Vec<Change> = with_geo
+            .iter()
+            .map(|(_, g)| transform::classify(r, g))
+            .collect();
+        let original = changes
+            .iter()
+            .position(|c| *c == Change::Unchanged)
+            .or_else(|| {
+                with_geo
+                    .iter()
+                    .position(|(n, _)| !mapping::has_copy_suffix(&edited.nodes[*n].name))
+            })
+            .unwrap_or(0);
+        state[v] = match &changes[original] {
+            Change::Unchanged => State::Keep,
+            Change::Moved(m) => State::Moved(*m),
+            Change::Edited => State::Edited(with_geo[original].0),
+            Change::Replaced => State::Replaced(with_geo[original].0),
+        };
+        for (k, c) in changes.into_iter().enumerate() {
+            if k != original {
+                dups.push((v, with_geo[k].0, c));
+            }
+        }
+    }
+    let roots: Vec<usize> = base
+        .level
+        .sectors()
+        .iter()
+        .filter_map(|s| s.value.root())
+        .map(|r| r as usize)
+        .collect();
+    for v in missing {
+        let k = kind_of(visuals[v].model_type());
+        if opts.delete_missing || present.contains(&k) {
+            if roots.contains(&v) {
+                summary.warnings.push(format!(
+                    "visual {v} is a sector's root; kept although missing"
+                ));
+            } else {
+                state[v] = State::Delete;
+            }
+        } else {
+            summary.kept_absent += 1;
+        }
+    }
+    // a LOD visual whose trees are all removed goes with them (its billboard would stand
+    // for nothing)
+    for v in 0..nv {
+        let kids = visuals[v].children();
+        if visuals[v].model_type() == Some(model_type::LOD)
+            && !kids.is_empty()
+            && !roots.contains(&v)
+            && kids
+                .iter()
+                .all(|&c| state.get(c as usize) == Some(&State::Delete))
+        {
+            state[v] = State::Delete;
+        }
+    }
+    // LOD visuals follow their trees
+    let parent = hierarchy::parents(&visuals);
+    for v in 0..nv {
+        if visuals[v].model_type() != Some(model_type::LOD) || state[v] != State::Keep {
+            continue;
+        }
+        let kids = visuals[v].children();
+        let moves: Vec<&DMat4> = kids
+            .iter()
+            .filter_map(|&c| match state.get(c as usize) {
+                Some(State::Moved(m)) => Some(m),
+                _ => None,
+            })
+            .collect();
+        if !kids.is_empty()
+            && moves.len() == kids.len()
+            && moves.iter().all(|m| transform::same_transform(m, moves[0]))
+        {
+            state[v] = State::Moved(*moves[0]);
+        } else if !moves.is_empty() {
+            summary.warnings.push(format!(
+                "visual {v} (lod): its billboard no longer matches its moved tree(s)"
+            ));
+        }
+    }
+
+    let mut w = Work {
+        base,
+        level: base.level.clone(),
+        geom: base.geom.clone(),
+        geomx: base.geomx.cloned(),
+        summary,
+        dirty: vec![false; nv],
+        recompute: vec![false; nv],
+    };
+    let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
+    for v in 0..nv {
+        match state[v].clone() {
+            State::Keep => {}
+            State::Delete => {}
+            State::Moved(t) => {
+                if w.move_visual(v, &t, &state, has_dups[v])? {
+                    w.summary.moved.push(v);
+                }
+            }
+            State::Edited(node) => {
+                let r = ref_geo[v].as_ref();
+                if w.edit_visual(v, r, edited, node, &e_worlds, &state, has_dups[v])? {
+                    w.summary.edited.push(v);
+                }
+            }
+            State::Replaced(node) => {
+                if w.replace_visual(v, edited, node, &e_worlds)? {
+                    w.summary.edited.push(v);
+                }
+            }
+        }
+    }
+    let parent_h: Vec<Option<usize>> = (0..nv)
+        .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
+        .collect();
+    for (v, node, change) in dups {
+        w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name)?;
+    }
+    let sectors = base.level.visual_sectors();
+    for node in new_nodes {
+        w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
+    }
+
+    // removals, then bounds
+    let remove: Vec<bool> = (0..w.dirty.len())
+        .map(|v| v < nv && state[v] == State::Delete)
+        .collect();
+    for v in (0..nv).filter(|&v| remove[v]) {
+        w.summary.removed.push(v);
+        if let Some(p) = parent[v] {
+            w.recompute[p] = true;
+        }
+    }
+    let map = hierarchy::remove_visuals(&mut w.level, &remove);
+    let mut dirty = vec![false; map.iter().flatten().count()];
+    let mut recompute = dirty.clone();
+    for (old, new) in map.iter().enumerate() {
+        if let Some(n) = new {
+            dirty[*n as usize] = w.dirty[old];
+            recompute[*n as usize] = w.recompute[old];
+        }
+    }
+    for a in &mut w.summary.added {
+        a.visual = map
+            .get(a.visual)
+            .copied()
+            .flatten()
+            .map_or(a.visual, |n| n as usize);
+    }
+    for d in &mut w.summary.defaulted {
+        d.visual = map
+            .get(d.visual)
+            .copied()
+            .flatten()
+            .map_or(d.visual, |n| n as usize);
+    }
+    if let Some(vs) = hierarchy::visuals_mut(&mut w.level) {
+        hierarchy::propagate_bounds(vs, &dirty, &recompute);
+    }
+    w.summary.visuals_after = w.level.visuals().len();
+    w.summary.kept = nv
+        .saturating_sub(w.summary.moved.len())
+        .saturating_sub(w.summary.edited.len())
+        .saturating_sub(w.summary.removed.len());
+
+    // every visual moved alike: more likely a whole-file transform (an exporter's axis or
+    // unit setting) than an edit
+    let moved_with_geo = w.summary.moved.len();
+    let with_geo = ref_geo.iter().filter(|g| g.is_some()).count();
+    if with_geo > 1 && moved_with_geo >= with_geo {
+        w.summary.warnings.push(
+            "every visual moved by the same kind of transform: if you did not mean to move the \
+             whole level, export the glTF with +Y Up on and unit scale 1"
+                .into(),
+        );
+    }
+
+    // collision: moved visuals (as applied) and removed ones; LOD billboards have none
+    let mut moves = state_moves(&state);
+    for (v, m) in moves.iter_mut().enumerate() {
+        if !w.summary.moved.contains(&v) {
+            *m = None;
+        }
+    }
+    let solid: Vec<Option<NodeGeo>> = ref_geo
+        .iter()
+        .enumerate()
+        .map(|(v, g)| {
+            g.clone()
+                .filter(|_| visuals[v].model_type() != Some(model_type::LOD))
+        })
+        .collect();
+    let cform = collision::collision(
+        &w.base,
+        &moves,
+        &remove,
+        &solid,
+        collision_mesh,
+        &mut w.summary,
+    )?;
+    Ok(Imported {
+        level: w.level,
+        geom: w.geom,
+        geomx: w.geomx,
+        cform,
+        summary: w.summary,
+    })
+}
+
+/// X-Ray-space transform of each moved visual.
+fn state_moves(state: &[State]) -> Vec<Option<DMat4>> {
+    state
+        .iter()
+        .map(|s| match s {
+            State::Moved(t) => Some(transform::to_xray(t)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// True when another visual than `v` (not being removed) uses vertices of `g`'s range, in
+/// its GCONTAINER (`fast` false) or its FASTPATH GCONTAINER (`fast` true).
+fn shared(visuals: &[&Visual], state: &[State], v: usize, g: &GContainer, fast: bool) -> bool {
+    visuals.iter().enumerate().any(|(u, x)| {
+        if u == v || state.get(u) == Some(&State::Delete) {
+            return false;
+        }
+        let other = if fast { x.fastpath() } else { x.gcontainer() };
+        other.is_some_and(|o| {
+            let end = |x: &GContainer| u64::from(x.vb_offset) + u64::from(x.vb_count);
+            o.vb_index == g.vb_index
+                && u64::from(o.vb_offset) < end(g)
+                && u64::from(g.vb_offset) < end(&o)
+        })
+    })
+}
+
+/// True when another visual than `v` (not being removed) draws indices of `g`'s index range.
+fn shared_indices(
+    visuals: &[&Visual],
+    state: &[State],
+    v: usize,
+    g: &GContainer,
+    fast: bool,
+) -> bool {
+    visuals.iter().enumerate().any(|(u, x)| {
+        if u == v || state.get(u) == Some(&State::Delete) {
+            return false;
+        }
+        let other = if fast { x.fastpath() } else { x.gcontainer() };
+        other.is_some_and(|o| {
+            let end = |x: &GContainer| u64::from(x.ib_offset) + u64::from(x.ib_count);
+            o.ib_index == g.ib_index
+                && u64::from(o.ib_offset) < end(g)
+                && u64::from(g.ib_offset) < end(&o)
+        })
+    })
+}
+
+impl Work<'_> {
+    /// Reverse the winding of `g`'s triangles (a mirroring move): in place, or as a copy
+    /// appended when `copy`; returns the range now used.
+    fn flip_winding(
+        &mut self,
+        g: &GContainer,
+        copy: bool,
+        fast: bool,
+    ) -> Result<GContainer, ImportError> {
+        let geom = match (fast, self.geomx.as_mut()) {
+            (true, Some(x)) => x,
+            (true, None) => return Ok(*g),
+            (false, _) => &mut self.geom,
+        };
+        let Some(mut idx) = buffers::indices(geom, g.ib_index, g.ib_offset, g.ib_count) else {
+            return Ok(*g);
+        };
+        for t in idx.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+        let mut out = *g;
+        if copy {
+            let (ib, first) = buffers::append_indices(geom, &idx)?;
+            out.ib_index = ib;
+            out.ib_offset = first;
+        } else {
+            buffers::write_indices(geom, g.ib_index, g.ib_offset, &idx);
+        }
+        Ok(out)
+    }
+
+    fn visual(&self, v: usize) -> Option<&Visual> {
+        self.level.visuals_framed()?.get(v).map(|f| &f.value)
+    }
+
+    fn visual_mut(&mut self, v: usize) -> Option<&mut Visual> {
+        hierarchy::visuals_mut(&mut self.level)?
+            .get_mut(v)
+            .map(|f| &mut f.value)
+    }
+
+    fn set_bounds(&mut self, v: usize, b: Bounds) {
+        if let Some(vis) = self.visual_mut(v) {
+            if let Some(mut h) = vis.header() {
+                b.apply(&mut h);
+                hierarchy::set_header(vis, h);
+            }
+        }
+        if let Some(d) = self.dirty.get_mut(v) {
+            *d = true;
+        }
+    }
+
+    /// Transform the vertices of `g` in `geom` (fastpath: the geomx) by `tx` (X-Ray space):
+    /// in place, or into a copy when `copy`; returns the range now used and the positions.
+    fn transform_range(
+        &mut self,
+        g: &GContainer,
+        tx: &DMat4,
+        copy: bool,
+        fast: bool,
+    ) -> Result<Option<Moved>, ImportError> {
+        let geom = if fast {
+            match self.geomx.as_mut() {
+                Some(x) => x,
+                None => return Ok(None),
+            }
+        } else {
+            &mut self.geom
+        };
+        let Some((decl, mut verts)) =
+            buffers::read_range(geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(None);
+        };
+        encode::transform(&mut verts, tx);
+        let mut out = *g;
+        if copy {
+            let (vb, first) = buffers::append_vertices(geom, &decl, &verts)?;
+            out.vb_index = vb;
+            out.vb_offset = first;
+        } else {
+            buffers::write_range(geom, g.vb_index, g.vb_offset, &verts);
+        }
+        Ok(Some((out, verts.positions)))
+    }
+
+    /// Move visual `v` by the glTF-space transform `t`; false when nothing could be done.
+    fn move_visual(
+        &mut self,
+        v: usize,
+        t: &DMat4,
+        state: &[State],
+        has_dups: bool,
+    ) -> Result<bool, ImportError> {
+        let tx = transform::to_xray(t);
+        let base_visuals = self.base.level.visuals();
+        let vis = base_visuals[v].clone();
+        let Some(h) = vis.header() else {
+            return Ok(false);
+        };
+        let mirrored = t.determinant() < 0.0;
+        if mirrored && kind_of(vis.model_type()) != Kind::Static {
+            self.summary.warnings.push(format!(
+                "visual {v}: mirrored; the engine draws its faces from the other side"
+            ));
+        }
+        let tr = transform::is_translation(&tx).then(|| tx.w_axis.truncate());
+        let t_kind = vis.model_type();
+        if is_tree(t_kind) {
+            let Some(mut td) = vis.treedef() else {
+                return Ok(false);
+            };
+            let old = DMat4::from_cols_array(&tree_matrix(&td.xform).map(f64::from));
+            let new = (*t * old).to_cols_array().map(|x| x as f32);
+            td.xform = tree_matrix(&new);
+            let vm = self
+                .visual_mut(v)
+                .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
+            hierarchy::set_treedef(vm, td);
+            let b = match tr {
+                Some(d) => translated(&h, d),
+                None => {
+                    let pts = vis
+                        .gcontainer()
+                        .and_then(|g| {
+                            buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+                        })
+                        .map(|(_, vs)| {
+                            vs.positions
+                                .iter()
+                                .map(|p| td.transform(*p))
+                                .collect::<Vec<_>>()
+                        })
+                        .unwrap_or_default();
+                    match Bounds::of_points(&pts) {
+                        Some(b) => b,
+                        None => translated(&h, DVec3::ZERO),
+                    }
+                }
+            };
+            self.set_bounds(v, b);
+            return Ok(true);
+        }
+        if t_kind == Some(model_type::LOD) {
+            if let Some(vm) = self.visual_mut(v) {
+                for c in &mut vm.chunks {
+                    if let OgfChunk::LodDef(quads) = &mut c.value {
+                        for q in quads.iter_mut() {
+                            for lv in q.iter_mut() {
+                                lv.pos = f3(tx.transform_point3(d3(lv.pos)));
+                            }
+                        }
+                    }
+                }
+            }
+            let b = match tr {
+                Some(d) => translated(&h, d),
+                None => {
+                    let pts: Vec<[f32; 3]> = self
+                        .visual(v)
+                        .and_then(|x| x.lod_quads())
+                        .map(|q| q.iter().flat_map(|q| q.iter().map(|l| l.pos)).collect())
+                        .unwrap_or_default();
+                    Bounds::of_points(&pts).unwrap_or_else(|| translated(&h, DVec3::ZERO))
+                }
+            };
+            self.set_bounds(v, b);
+            return Ok(true);
+        }
+        let Some(g) = vis.gcontainer() else {
+            return Ok(false);
+        };
+        let copy = has_dups || shared(&base_visuals, state, v, &g, false);
+        let Some((mut ng, positions)) = self.transform_range(&g, &tx, copy, false)? else {
+            return Ok(false);
+        };
+        if mirrored {
+            // a mirror turns the faces inside out: reverse every triangle (windows stay valid)
+            let copy = has_dups || shared_indices(&base_visuals, state, v, &g, false);
+            ng = self.flip_winding(&ng, copy, false)?;
+        }
+        if let Some(vm) = self.visual_mut(v) {
+            hierarchy::set_gcontainer(vm, ng);
+        }
+        if let Some(fg) = vis.fastpath() {
+            let copy = has_dups || shared(&base_visuals, state, v, &fg, true);
+            if let Some((mut nf, _)) = self.transform_range(&fg, &tx, copy, true)? {
+                if mirrored {
+                    let copy = has_dups || shared_indices(&base_visuals, state, v, &fg, true);
+                    nf = self.flip_winding(&nf, copy, true)?;
+                }
+                if let Some(vm) = self.visual_mut(v) {
+                    hierarchy::set_fastpath(vm, nf);
+                }
+            }
+        }
+        let b = match tr {
+            Some(d) => translated(&h, d),
+            None => Bounds::of_points(&positions).unwrap_or_else(|| translated(&h, DVec3::ZERO)),
+        };
+        self.set_bounds(v, b);
+        Ok(true)
+    }
+
+    /// New positions (same vertices) for a normal or progressive visual.
+    #[allow(clippy::too_many_arguments)]
+    fn edit_visual(
+        &mut self,
+        v: usize,
+        reference: Option<&NodeGeo>,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        state: &[State],
+        has_dups: bool,
+    ) -> Result<bool, ImportError> {
+        let base_visuals = self.base.level.visuals();
+        let vis = base_visuals[v].clone();
+        if kind_of(vis.model_type()) != Kind::Static {
+            self.summary.warnings.push(format!(
+                "visual {v} ({}): edited geometry of this kind is not written back; kept",
+                model_type::name(vis.model_type().unwrap_or(u8::MAX))
+            ));
+            return Ok(false);
+        }
+        let (Some(g), Some(e)) = (vis.gcontainer(), mapping::node_geo(edited, node, worlds)) else {
+            return Ok(false);
+        };
+        let mirror = |p: DVec3| [p.x as f32, p.y as f32, -p.z as f32];
+        let positions: Vec<[f32; 3]> = e.points.iter().map(|p| mirror(*p)).collect();
+        let normals: Option<Vec<[f32; 3]>> = e
+            .normals
+            .as_ref()
+            .map(|ns| ns.iter().map(|n| mirror(*n)).collect());
+        let tris: Vec<[u32; 3]> = e
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[2], t[1]])
+            .collect();
+        // vertices the user did not move keep their bytes
+        let keep: Vec<bool> = match reference {
+            Some(r) => (0..e.points.len())
+                .map(|i| {
+                    let same_n = match (&r.normals, &e.normals) {
+                        (Some(a), Some(b)) => a[i].distance(b[i]) <= 1e-4,
+                        _ => true,
+                    };
+                    r.points
+                        .get(i)
+                        .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
+                        && same_n
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let n = positions.len().min(g.vb_count as usize) as u32;
+        let Some((decl, mut verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, n)
+        else {
+            return Ok(false);
+        };
+        encode::reposition(&mut verts, &positions, normals.as_deref(), &tris, &keep);
+        let mut ng = g;
+        if has_dups || shared(&base_visuals, state, v, &g, false) {
+            // the copy takes the whole range (the vertices past the window too)
+            let Some((_, mut all)) =
+                buffers::read_range(&self.geom, g.vb_index, g.vb_offset, g.vb_count)
+            else {
+                return Ok(false);
+            };
+            encode::reposition(&mut all, &positions, normals.as_deref(), &tris, &keep);
+            let (vb, first) = buffers::append_vertices(&mut self.geom, &decl, &all)?;
+            ng.vb_index = vb;
+            ng.vb_offset = first;
+        } else {
+            buffers::write_range(&mut self.geom, g.vb_index, g.vb_offset, &verts);
+        }
+        if let Some(vm) = self.visual_mut(v) {
+            hierarchy::set_gcontainer(vm, ng);
+        }
+        if vis.fastpath().is_some() {
+            // its own vertex list in level.geomx: regenerated from the new positions
+            let f = self.fastpath_for(&ng, vis.swidata().cloned())?;
+            self.put_fastpath(v, f);
+        }
+        if let Some(b) = Bounds::of_points(&verts.positions) {
+            self.set_bounds(v, b);
+        }
+        Ok(true)
+    }
+
+    /// Another topology for a normal or progressive visual: new ranges.
+    fn replace_visual(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+    ) -> Result<bool, ImportError> {
+        let vis = self.base.level.visuals()[v].clone();
+        let t = vis.model_type();
+        if kind_of(t) != Kind::Static {
+            self.summary.warnings.push(format!(
+                "visual {v} ({}): edited geometry of this kind is not written back; kept",
+                model_type::name(t.unwrap_or(u8::MAX))
+            ));
+            return Ok(false);
+        }
+        let Some(g) = vis.gcontainer() else {
+            return Ok(false);
+        };
+        let decl = match self
+            .geom
+            .vertex_buffers()
+            .and_then(|b| b.get(g.vb_index as usize))
+        {
+            Some(b) => b.decl.clone(),
+            None => return Ok(false),
+        };
+        let Some((verts, tris, notes)) = shading::node_vertices(edited, node, worlds) else {
+            return Ok(false);
+        };
+        let (ng, b) = self.append_geometry(&decl, &verts, &tris)?;
+        let vm = self
+            .visual_mut(v)
+            .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
+        hierarchy::set_gcontainer(vm, ng);
+        vm.chunks
+            .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
+        if vis.fastpath().is_some() {
+            let f = self.fastpath_for(&ng, None)?;
+            self.put_fastpath(v, f);
+        }
+        let vm = self
+            .visual_mut(v)
+            .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
+        if t == Some(model_type::PROGRESSIVE) {
+            if let Some(mut h) = vm.header() {
+                h.model_type = model_type::NORMAL;
+                hierarchy::set_header(vm, h);
+            }
+            self.summary.warnings.push(format!(
+                "visual {v}: progressive, and its triangles changed: written as a normal visual \
+                 (no levels of detail)"
+            ));
+        }
+        self.set_bounds(v, b);
+        let defaulted = shading::relevant(&decl, &notes);
+        if !defaulted.is_empty() {
+            self.summary.defaulted.push(Defaulted {
+                visual: v,
+                node: edited.nodes[node].name.clone(),
+                attributes: defaulted,
+            });
+        }
+        Ok(true)
+    }
+
+    /// A FASTPATH chunk for `level.geomx` regenerated from the geometry `g` draws in
+    /// `level.geom` (its positions and its indices, copied; `swi` the windows of a progressive
+    /// visual), or `None` when the level has no `level.geomx`.
+    fn fastpath_for(
+        &mut self,
+        g: &GContainer,
+        swi: Option<crate::geom::SwiItem>,
+    ) -> Result<Option<Framed<OgfChunk>>, ImportError> {
+        if self.geomx.is_none() {
+            return Ok(None);
+        }
+        let Some((_, verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(None);
+        };
+        let Some(idx) = buffers::indices(&self.geom, g.ib_index, g.ib_offset, g.ib_count) else {
+            return Ok(None);
+        };
+        let Some(gx) = self.geomx.as_mut() else {
+            return Ok(None);
+        };
+        let pos = crate::vertex::Vertices {
+            count: verts.count,
+            positions: verts.positions,
+            ..crate::vertex::Vertices::default()
+        };
+        let (vb, first) = buffers::append_vertices(gx, &crate::decl::x_vert(), &pos)?;
+        let (ib, ifirst) = buffers::append_indices(gx, &idx)?;
+        let mut inner = vec![Framed::plain(
+            crate::ogf::GCONTAINER,
+            OgfChunk::GContainer(GContainer {
+                vb_index: vb,
+                vb_offset: first,
+                vb_count: pos.count as u32,
+                ib_index: ib,
+                ib_offset: ifirst,
+                ib_count: idx.len() as u32,
+            }),
+        )];
+        if let Some(s) = swi {
+            inner.push(Framed::plain(crate::ogf::SWIDATA, OgfChunk::SwiData(s)));
+        }
+        Ok(Some(Framed::plain(
+            crate::ogf::FASTPATH,
+            OgfChunk::FastPath(inner),
+        )))
+    }
+
+    /// Replace visual `v`'s FASTPATH chunk by `f` (in its place), or drop it when `f` is None.
+    fn put_fastpath(&mut self, v: usize, f: Option<Framed<OgfChunk>>) {
+        let Some(vm) = self.visual_mut(v) else {
+            return;
+        };
+        match f {
+            Some(f) => {
+                for c in &mut vm.chunks {
+                    if matches!(c.value, OgfChunk::FastPath(_)) {
+                        *c = f;
+                        return;
+                    }
+                }
+            }
+            None => hierarchy::drop_fastpath(vm),
+        }
+    }
+
+    /// Append vertices and X-Ray-wound triangles: the range and the bounds.
+    fn append_geometry(
+        &mut self,
+        decl: &crate::decl::Declaration,
+        verts: &crate::vertex::Vertices,
+        tris: &[[u32; 3]],
+    ) -> Result<(GContainer, Bounds), ImportError> {
+        let idx: Vec<u16> = tris
+            .iter()
+            .flat_map(|t| t.iter().map(|&i| i as u16))
+            .collect();
+        let (vb, first) = buffers::append_vertices(&mut self.geom, decl, verts)?;
+        let (ib, ifirst) = buffers::append_indices(&mut self.geom, &idx)?;
+        let g = GContainer {
+            vb_index: vb,
+            vb_offset: first,
+            vb_count: verts.count as u32,
+            ib_index: ib,
+            ib_offset: ifirst,
+            ib_count: idx.len() as u32,
+        };
+        let b = Bounds::of_points(&verts.positions)
+            .ok_or_else(|| ImportError::Collision("a mesh without vertices".into()))?;
+        Ok((g, b))
+    }
+
+    /// Push a new visual as a child of `parent`; its index.
+    fn push_visual(&mut self, vis: Visual, parent: usize) -> usize {
+        let Some(vs) = hierarchy::visuals_mut(&mut self.level) else {
+            return 0;
+        };
+        let i = vs.len();
+        vs.push(Framed::plain(i as u32, vis));
+        let mut kids = vs[parent].value.children().to_vec();
+        kids.push(i as u32);
+        hierarchy::set_children(&mut vs[parent].value, kids);
+        self.dirty.push(false);
+        self.recompute.push(false);
+        i
+    }
+
+    /// A second node of visual `v`: a copy.
+    fn duplicate(
+        &mut self,
+        v: usize,
+        change: &Change,
+        parent: Option<usize>,
+        name: &str,
+    ) -> Result<(), ImportError> {
+        let vis = self.base.level.visuals()[v].clone();
+        let t = vis.model_type();
+        let Some(parent) = parent else {
+            self.summary.warnings.push(format!(
+                "node {name:?}: a copy of visual {v}, which has no hierarchy visual above it; left out"
+            ));
+            return Ok(());
+        };
+        let m = match change {
+            Change::Unchanged => DMat4::IDENTITY,
+            Change::Moved(m) => *m,
+            Change::Edited | Change::Replaced => {
+                self.summary.warnings.push(format!(
+                    "node {name:?}: a copy of visual {v} with edited geometry; copies are written \
+                     only moved, left out"
+                ));
+                return Ok(());
+            }
+        };
+        let tx = transform::to_xray(&m);
+        let h = vis.header();
+        let mut copy = vis.clone();
+        let bounds;
+        match kind_of(t) {
+            Kind::Tree => {
+                let Some(mut td) = vis.treedef() else {
+                    return Ok(());
+                };
+                let old = DMat4::from_cols_array(&tree_matrix(&td.xform).map(f64::from));
+                td.xform = tree_matrix(&(m * old).to_cols_array().map(|x| x as f32));
+                hierarchy::set_treedef(&mut copy, td);
+                let pts: Vec<[f32; 3]> = vis
+                    .gcontainer()
+                    .and_then(|g| {
+                        buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+                    })
+                    .map(|(_, vs)| vs.positions.iter().map(|p| td.transform(*p)).collect())
+                    .unwrap_or_default();
+                bounds = Bounds::of_points(&pts);
+            }
+            Kind::Static => {
+                let Some(g) = vis.gcontainer() else {
+                    return Ok(());
+                };
+                if *change == Change::Unchanged {
+                    bounds = h.map(|h| Bounds::of(&h));
+                } else {
+                    let (mut ng, pts) = match self.transform_range(&g, &tx, true, false)? {
+                        Some(x) => x,
+                        None => return Ok(()),
+                    };
+                    let mirrored = m.determinant() < 0.0;
+                    if mirrored {
+                        ng = self.flip_winding(&ng, true, false)?;
+                    }
+                    hierarchy::set_gcontainer(&mut copy, ng);
+                    if let Some(fg) = vis.fastpath() {
+                        match self.transform_range(&fg, &tx, true, true)? {
+                            Some((mut nf, _)) => {
+                                if mirrored {
+                                    nf = self.flip_winding(&nf, true, true)?;
+                                }
+                                hierarchy::set_fastpath(&mut copy, nf)
+                            }
+                            None => hierarchy::drop_fastpath(&mut copy),
+                        }
+                    }
+                    bounds = Bounds::of_points(&pts);
+                }
+            }
+            _ => {
+                self.summary.warnings.push(format!(
+                    "node {name:?}: copies of {} visuals are not written; left out",
+                    model_type::name(t.unwrap_or(u8::MAX))
+                ));
+                return Ok(());
+            }
+        }
+        if let (Some(b), Some(mut hh)) = (bounds, copy.header()) {
+            b.apply(&mut hh);
+            hierarchy::set_header(&mut copy, hh);
+        }
+        let i = self.push_visual(copy, parent);
+        self.dirty[i] = true;
+        self.summary.added.push(Added {
+            visual: i,
+            node: name.to_string(),
+            from: format!("copy of visual {v}"),
+            model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
+        });
+        Ok(())
+    }
+
+    /// A node with a mesh and no mapping: one normal visual per primitive.
+    fn add_mesh(
+        &mut self,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        parent_h: &[Option<usize>],
+        sectors: &[Vec<u16>],
+    ) -> Result<(), ImportError> {
+        let n = &edited.nodes[node];
+        let Some(mesh) = n.mesh.and_then(|m| edited.meshes.get(m)) else {
+            return Ok(());
+        };
+        let world = mapping::dmat(&worlds[node]);
+        for (pi, p) in mesh.primitives.iter().enumerate() {
+            let (all, all_tris, notes) = encode::new_vertices(p, &world);
+            if all_tris.is_empty() {
+                continue;
+            }
+            let parts = encode::split(&all, &all_tris, buffers::MAX_VB_VERTICES);
+            let label0 = if mesh.primitives.len() > 1 {
+                format!("{}[{pi}]", n.name)
+            } else {
+                n.name.clone()
+            };
+            let (sid, decl) = shading::shader_and_decl(self, edited, p.material, &label0);
+            let many = parts.len() > 1;
+            for (k, (verts, tris)) in parts.into_iter().enumerate() {
+                let label = if many {
+                    format!("{label0} part {k}")
+                } else {
+                    label0.clone()
+                };
+                let (g, b) = self.append_geometry(&decl, &verts, &tris)?;
+                let Some(parent) = shading::place(self, n, &b, parent_h, sectors) else {
+                    self.summary.warnings.push(format!(
+                        "node {label:?}: no hierarchy visual to put it under; left out"
+                    ));
+                    continue;
+                };
+                let mut h = OgfHeader {
+                    format_version: 4,
+                    model_type: model_type::NORMAL,
+                    shader_id: sid,
+                    bbox_min: [0.0; 3],
+                    bbox_max: [0.0; 3],
+                    sphere_center: [0.0; 3],
+                    sphere_radius: 0.0,
+                };
+                b.apply(&mut h);
+                let mut chunks = vec![Framed::plain(
+                    crate::ogf::GCONTAINER,
+                    OgfChunk::GContainer(g),
+                )];
+                // a FASTPATH copy in level.geomx when the level's normal visuals have one
+                let level_has_fast =
+                    self.base.level.visuals().iter().any(|x| {
+                        x.model_type() == Some(model_type::NORMAL) && x.fastpath().is_some()
+                    });
+                if level_has_fast {
+                    chunks.extend(self.fastpath_for(&g, None)?);
+                }
+                chunks.push(Framed::plain(crate::ogf::HEADER, OgfChunk::Header(h)));
+                let vis = Visual { chunks };
+                let i = self.push_visual(vis, parent);
+                self.dirty[i] = true;
+                self.summary.added.push(Added {
+                    visual: i,
+                    node: label.clone(),
+                    from: "new mesh".into(),
+                    model_type: "normal".into(),
+                });
+                let defaulted = shading::relevant(&decl, &notes);
+                if !defaulted.is_empty() {
+                    self.summary.defaulted.push(Defaulted {
+                        visual: i,
+                        node: label,
+                        attributes: defaulted,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! What an import did, for the user: text ([`std::fmt::Display`]) and JSON (serde).
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A visual the import added.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Added {
+    /// Its index in the new level.
+    pub visual: usize,
+    /// The node it came from.
+    pub node: String,
+    /// `new mesh` or `copy of visual N` (N in the base level).
+    pub from: String,
+    /// Its model type (`normal`, `tree_st`, …).
+    pub model_type: String,
+}
+
+/// Vertex attributes a written visual did not get from the mesh file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Defaulted {
+    /// The visual (index in the new level).
+    pub visual: usize,
+    /// The node.
+    pub node: String,
+    /// `normal` (recomputed), `uv`, `lightmap uv`, `light`, `hemi`, `sun` (neutral values).
+    pub attributes: Vec<String>,
+}
+
+/// What happened to `level.cform`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CollisionSummary {
+    /// `none` (the level has no cform), `kept`, `followed` (faces of moved/removed visuals
+    /// moved/removed) or `replaced` (from the collision mesh).
+    pub mode: String,
+    /// Triangles before.
+    pub faces_before: usize,
+    /// Triangles after.
+    pub faces_after: usize,
+    /// Triangles moved with their visual.
+    pub moved: usize,
+    /// Triangles removed with their visual.
+    pub removed: usize,
+    /// Triangles near several visuals that were not treated alike: kept where they were.
+    pub ambiguous: usize,
+    /// The first ambiguous triangles' indices (at most 20).
+    pub ambiguous_faces: Vec<usize>,
+}
+
+/// What [`super::import`] did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Visuals in the base level.
+    pub visuals_before: usize,
+    /// Visuals in the new level.
+    pub visuals_after: usize,
+    /// Base visuals written back byte for byte (including those not in the mesh file).
+    pub kept: usize,
+    /// Of those, visuals with geometry that the mesh file does not hold (a partial export):
+    /// kept.
+    pub kept_absent: usize,
+    /// Base visuals moved (indices in the base level).
+    pub moved: Vec<usize>,
+    /// Base visuals whose geometry was edited.
+    pub edited: Vec<usize>,
+    /// Base visuals removed.
+    pub removed: Vec<usize>,
+    /// Visuals added.
+    pub added: Vec<Added>,
+    /// Shader entries added to the table.
+    pub shaders_added: Vec<String>,
+    /// Vertex data defaulted.
+    pub defaulted: Vec<Defaulted>,
+    /// The collision.
+    pub collision: CollisionSummary,
+    /// Everything else worth telling.
+    pub warnings: Vec<String>,
+}
+
+fn list(v: &[usize]) -> String {
+    if v.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> = v.iter().take(20).map(ToString::to_string).collect();
+    let more = if v.len() > 20 { ", …" } else { "" };
+    format!(" ({}{more})", shown.join(", "))
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "visuals: {} before, {} after",
+            self.visuals_before, self.visuals_after
+        )?;
+        writeln!(
+            f,
+            "kept {}{}",
+            self.kept,
+            if self.kept_absent > 0 {
+                format!(" ({} not in the mesh file)", self.kept_absent)
+            } else {
+                String::new()
+            }
+        )?;
+        writeln!(f, "moved {}{}", self.moved.len(), list(&self.moved))?;
+        writeln!(f, "edited {}{}", self.edited.len(), list(&self.edited))?;
+        writeln!(f, "removed {}{}", self.removed.len(), list(&self.removed))?;
+        writeln!(f, "added {}", self.added.len())?;
+        for a in &self.added {
+            writeln!(
+                f,
+                "  visual {} ({}) from node {:?}: {}",
+                a.visual, a.model_type, a.node, a.from
+            )?;
+        }
+        for s in &self.shaders_added {
+            writeln!(f, "shader entry added: {s}")?;
+        }
+        for d in &self.defaulted {
+            writeln!(
+                f,
+                "visual {} (node {:?}): defaulted {}",
+                d.visual,
+                d.node,
+                d.attributes.join(", ")
+            )?;
+        }
+        let c = &self.collision;
+        match c.mode.as_str() {
+            "none" | "" => writeln!(f, "collision: no level.cform")?,
+            mode => {
+                writeln!(
+                    f,
+                    "collision: {mode}, {} triangles before, {} after ({} moved, {} removed, {} ambiguous kept in place{})",
+                    c.faces_before,
+                    c.faces_after,
+                    c.moved,
+                    c.removed,
+                    c.ambiguous,
+                    list(&c.ambiguous_faces)
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

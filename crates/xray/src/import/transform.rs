@@ -1,0 +1,258 @@
+//! Deciding what happened to a visual: unchanged, moved (an affine transform of its world
+//! geometry), edited in place (same vertices and triangles, other positions), or replaced
+//! (another topology), by comparing the edited node's world-space geometry with the
+//! reference scene's — whatever pivot convention the exporter used.
+//!
+//! Candidate transforms, each verified against every vertex within [`TOLERANCE`]: the
+//! identity; the change of the node's world matrix (what an object move in Blender is); the
+//! translation between the two corner means; and, when both meshes list the same vertices
+//! and triangles in the same order, the least-squares affine map of the points (and of the
+//! points pushed along their normals, so that flat meshes still determine it). With the same
+//! order the check is vertex by vertex; otherwise both point sets must cover each other and
+//! the triangle counts agree.
+
+use std::collections::HashMap;
+
+use glam::{DMat3, DMat4, DVec3};
+
+use super::mapping::NodeGeo;
+
+/// Positions closer than this (in metres) are the same: 1 mm, far above the f32 rounding of
+/// level coordinates and of Blender's matrix decompositions, far below modelling detail.
+pub const TOLERANCE: f64 = 1e-3;
+
+/// What happened to a node's geometry.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Change {
+    /// The same world geometry.
+    Unchanged,
+    /// The same geometry under an affine transform (glTF world space).
+    Moved(DMat4),
+    /// Same vertices and triangles in the same order, other positions.
+    Edited,
+    /// Other vertices or triangles.
+    Replaced,
+}
+
+/// The mirror between glTF and X-Ray space, `diag(1, 1, −1)`.
+pub(crate) fn mirror_m() -> DMat4 {
+    DMat4::from_diagonal(glam::DVec4::new(1.0, 1.0, -1.0, 1.0))
+}
+
+/// A glTF-space transform as the same transform in X-Ray space.
+pub(crate) fn to_xray(t: &DMat4) -> DMat4 {
+    mirror_m() * *t * mirror_m()
+}
+
+/// True when `t` is a translation only (within 1e-9 on the linear part).
+pub(crate) fn is_translation(t: &DMat4) -> bool {
+    let l = DMat3::from_mat4(*t);
+    (l - DMat3::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|x| x.abs() < 1e-9)
+}
+
+/// A grid of points for "is there one within `tol`" queries.
+struct PointSet {
+    cell: f64,
+    grid: HashMap<(i64, i64, i64), Vec<DVec3>>,
+}
+
+impl PointSet {
+    fn new(points: impl Iterator<Item = DVec3>, cell: f64) -> PointSet {
+        let mut grid: HashMap<(i64, i64, i64), Vec<DVec3>> = HashMap::new();
+        for p in points {
+            grid.entry(key(p, cell)).or_default().push(p);
+        }
+        PointSet { cell, grid }
+    }
+
+    fn has_near(&self, p: DVec3, tol: f64) -> bool {
+        let (x, y, z) = key(p, self.cell);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    if let Some(v) = self.grid.get(&(x + dx, y + dy, z + dz)) {
+                        if v.iter().any(|q| q.distance(p) <= tol) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+fn key(p: DVec3, cell: f64) -> (i64, i64, i64) {
+    let k = |v: f64| (v / cell).floor() as i64;
+    (k(p.x), k(p.y), k(p.z))
+}
+
+/// True when `t` maps `r` onto `e` (see the module docs).
+fn maps(t: &DMat4, r: &NodeGeo, e: &NodeGeo, same_order: bool, tol: f64) -> bool {
+    if !t.is_finite() {
+        return false;
+    }
+    if same_order {
+        return r
+            .points
+            .iter()
+            .zip(&e.points)
+            .all(|(a, b)| t.transform_point3(*a).distance(*b) <= tol);
+    }
+    if r.triangles() != e.triangles() {
+        return false;
+    }
+    let moved: Vec<DVec3> = r.points.iter().map(|p| t.transform_point3(*p)).collect();
+    let es = PointSet::new(e.points.iter().copied(), tol);
+    if !moved.iter().all(|p| es.has_near(*p, tol)) {
+        return false;
+    }
+    let rs = PointSet::new(moved.into_iter(), tol);
+    e.points.iter().all(|p| rs.has_near(*p, tol))
+}
+
+/// The least-squares affine map of `r`'s points onto `e`'s (same order), with the points
+/// moved one unit along their normals added when both have normals; `None` when the points
+/// do not determine it.
+fn least_squares(r: &NodeGeo, e: &NodeGeo) -> Option<DMat4> {
+    let mut a: Vec<DVec3> = r.points.clone();
+    let mut b: Vec<DVec3> = e.points.clone();
+    if let (Some(rn), Some(en)) = (&r.normals, &e.normals) {
+        a.extend(r.points.iter().zip(rn).map(|(p, n)| *p + *n));
+        b.extend(e.points.iter().zip(en).map(|(p, n)| *p + *n));
+    }
+    let n = a.len() as f64;
+    if n < 4.0 {
+        return None;
+    }
+    let ca = a.iter().copied().sum::<DVec3>() / n;
+    let cb = b.iter().copied().sum::<DVec3>() / n;
+    let mut saa = DMat3::ZERO;
+    let mut sba = DMat3::ZERO;
+    for (p, q) in a.iter().zip(&b) {
+        let (p, q) = (*p - ca, *q - cb);
+        saa += outer(p, p);
+        sba += outer(q, p);
+    }
+    let scale = saa.x_axis.x + saa.y_axis.y + saa.z_axis.z;
+    if scale <= 0.0 || saa.determinant().abs() <= 1e-9 * scale * scale * scale {
+        return None;
+    }
+    let l = sba * saa.inverse();
+    let t = cb - l * ca;
+    Some(DMat4::from_cols(
+        l.x_axis.extend(0.0),
+        l.y_axis.extend(0.0),
+        l.z_axis.extend(0.0),
+        t.extend(1.0),
+    ))
+}
+
+/// `u vᵀ`.
+fn outer(u: DVec3, v: DVec3) -> DMat3 {
+    DMat3::from_cols(u * v.x, u * v.y, u * v.z)
+}
+
+/// Compare the reference geometry `r` of a visual with an edited node's `e`.
+pub(crate) fn classify(r: &NodeGeo, e: &NodeGeo) -> Change {
+    let tol = TOLERANCE;
+    let same_order = r.points.len() == e.points.len() && r.indices == e.indices;
+    if maps(&DMat4::IDENTITY, r, e, same_order, tol) {
+        return Change::Unchanged;
+    }
+    let mut candidates = Vec::new();
+    if r.world.determinant().abs() > 1e-12 {
+        candidates.push(e.world * r.world.inverse());
+    }
+    candidates.push(DMat4::from_translation(e.corner_mean() - r.corner_mean()));
+    if same_order {
+        candidates.extend(least_squares(r, e));
+    }
+    for t in candidates {
+        if maps(&t, r, e, same_order, tol) {
+            return Change::Moved(t);
+        }
+    }
+    if same_order {
+        Change::Edited
+    } else {
+        Change::Replaced
+    }
+}
+
+/// True when two transforms are the same within `1e-6` per element (for "moved together").
+pub(crate) fn same_transform(a: &DMat4, b: &DMat4) -> bool {
+    a.to_cols_array()
+        .iter()
+        .zip(b.to_cols_array())
+        .all(|(x, y)| (x - y).abs() <= 1e-6 * (1.0 + x.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(world: DMat4) -> NodeGeo {
+        let pts = [
+            [-1.0, 0.0, -1.0],
+            [1.0, 0.0, -1.0],
+            [1.0, 0.0, 1.0],
+            [-1.0, 0.0, 1.0],
+        ];
+        NodeGeo {
+            world,
+            points: pts
+                .iter()
+                .map(|p| world.transform_point3(DVec3::from_array(*p)))
+                .collect(),
+            normals: Some(vec![world.transform_vector3(DVec3::Y); 4]),
+            indices: vec![0, 1, 2, 0, 2, 3],
+        }
+    }
+
+    #[test]
+    fn moves_are_found_whatever_the_pivot() {
+        let r = quad(DMat4::IDENTITY);
+        assert_eq!(classify(&r, &r.clone()), Change::Unchanged);
+        // a translation by the node matrix
+        let t = DMat4::from_translation(DVec3::new(3.0, 0.5, -2.0));
+        let e = quad(t);
+        assert_eq!(classify(&r, &e), Change::Moved(t));
+        // the same world geometry with another pivot: unchanged
+        let mut e = r.clone();
+        e.world = DMat4::from_translation(DVec3::new(5.0, 5.0, 5.0));
+        assert_eq!(classify(&r, &e), Change::Unchanged);
+        // a rotation of a flat quad baked into the vertices (world matrix unchanged)
+        let rot = DMat4::from_rotation_y(0.7) * DMat4::from_translation(DVec3::new(1.0, 0.0, 0.0));
+        let mut e = quad(rot);
+        e.world = DMat4::IDENTITY;
+        match classify(&r, &e) {
+            Change::Moved(m) => assert!(same_transform(&m, &rot), "{m:?}"),
+            c => panic!("{c:?}"),
+        }
+        // one vertex dragged: edited; another triangle list: replaced
+        let mut e = r.clone();
+        e.points[2].y += 0.5;
+        assert_eq!(classify(&r, &e), Change::Edited);
+        e.indices = vec![0, 1, 2];
+        assert_eq!(classify(&r, &e), Change::Replaced);
+        // reordered vertices of the same quad, moved: found by the point sets
+        let mut e = quad(t);
+        e.points.reverse();
+        e.indices = vec![3, 2, 1, 3, 1, 0];
+        e.world = DMat4::IDENTITY;
+        assert_eq!(classify(&r, &e), Change::Moved(t));
+    }
+
+    #[test]
+    fn mirror_conjugation() {
+        let t = DMat4::from_translation(DVec3::new(1.0, 2.0, 3.0));
+        let x = to_xray(&t);
+        assert_eq!(x.transform_point3(DVec3::ZERO), DVec3::new(1.0, 2.0, -3.0));
+        assert!(is_translation(&x));
+        assert!(!is_translation(&DMat4::from_rotation_x(0.1)));
+    }
+}
