@@ -584,14 +584,33 @@ impl Ctx<'_> {
                         };
                         colors.push((*k, set));
                     }
-                    Semantic::Extras(custom) => {
-                        if acc.dimensions() != Dimensions::Scalar {
-                            self.warn(format!("{apath}: custom attribute is not SCALAR; ignored"));
-                            continue;
+                    Semantic::Extras(custom) => match acc.dimensions() {
+                        Dimensions::Scalar => {
+                            let v = self.values(&acc)?;
+                            p.scalars.push((format!("_{custom}"), v.data));
                         }
-                        let v = self.values(&acc)?;
-                        p.scalars.push((format!("_{custom}"), v.data));
-                    }
+                        // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
+                        Dimensions::Vec3 | Dimensions::Vec4 => {
+                            let v = self.values(&acc)?;
+                            let set = if v.comps == 3 {
+                                v.data
+                                    .chunks_exact(3)
+                                    .map(|c| [c[0], c[1], c[2], 1.0])
+                                    .collect()
+                            } else {
+                                v.data
+                                    .chunks_exact(4)
+                                    .map(|c| [c[0], c[1], c[2], c[3]])
+                                    .collect()
+                            };
+                            p.vectors.push((format!("_{custom}"), set));
+                        }
+                        _ => {
+                            self.warn(format!(
+                                "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                            ));
+                        }
+                    },
                     Semantic::Joints(_) | Semantic::Weights(_) => {
                         self.warn(format!("{apath}: skinning attribute ignored"));
                     }

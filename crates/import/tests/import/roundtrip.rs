@@ -259,3 +259,20 @@ fn our_obj_round_trips() {
         [[0.0, 0.0, 0.0], [2.0, 0.0, -1.0], [2.0, 0.0, 0.0]]
     );
 }
+
+#[test]
+fn custom_scalar_and_vector_attributes_round_trip_through_our_glb() {
+    let mut scene = level();
+    let p = &mut scene.meshes[0].primitives[0];
+    let n = p.positions.len();
+    let hemi: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let light: Vec<[f32; 4]> = (0..n).map(|i| [0.5, i as f32 * 0.125, 1.0, 0.75]).collect();
+    p.scalars.push(("_HEMI".into(), hemi.clone()));
+    p.vectors.push(("_LIGHT".into(), light.clone()));
+    let bytes = gltf::to_glb(&scene, &gltf::GltfOptions::default()).unwrap();
+    let im = read_gltf(&bytes, "level.glb", &NoFiles).unwrap();
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let q = &im.scene.meshes[0].primitives[0];
+    assert_eq!(q.scalars, vec![("_HEMI".to_string(), hemi)]);
+    assert_eq!(q.vectors, vec![("_LIGHT".to_string(), light)]);
+}
