@@ -104,22 +104,7 @@ pub enum ExportError {
 /// Characters other than ASCII letters, digits, `_`, `-` and `.` (path separators, spaces, …)
 /// become `_`, so the name can never leave the output folder; an empty name becomes `texture`.
 pub fn texture_file_name(texture: &Texture) -> String {
-    let mut s: String = texture
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.chars().all(|c| c == '.') {
-        s = "texture".to_string();
-    }
-    s.push_str(".png");
-    s
+    levelgeom_scene::texture_file_name(&texture.name)
 }
 
 /// Encode every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as PNG, or

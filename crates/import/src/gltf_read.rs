@@ -286,6 +286,23 @@ struct Values {
     comps: usize,
 }
 
+impl Values {
+    /// VEC3 or VEC4 elements as 4-vectors, a missing fourth component 1 (opaque colour).
+    fn vec4s(&self) -> Vec<[f32; 4]> {
+        if self.comps == 3 {
+            self.data
+                .chunks_exact(3)
+                .map(|c| [c[0], c[1], c[2], 1.0])
+                .collect()
+        } else {
+            self.data
+                .chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect()
+        }
+    }
+}
+
 impl Ctx<'_> {
     fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ImportError {
         ImportError::Gltf {
@@ -571,18 +588,7 @@ impl Ctx<'_> {
                     Semantic::Colors(k) => {
                         let v = self.values(&acc)?;
                         want(&[3, 4], &v)?;
-                        let set = if v.comps == 3 {
-                            v.data
-                                .chunks_exact(3)
-                                .map(|c| [c[0], c[1], c[2], 1.0])
-                                .collect()
-                        } else {
-                            v.data
-                                .chunks_exact(4)
-                                .map(|c| [c[0], c[1], c[2], c[3]])
-                                .collect()
-                        };
-                        colors.push((*k, set));
+                        colors.push((*k, v.vec4s()));
                     }
                     Semantic::Extras(custom) => match acc.dimensions() {
                         Dimensions::Scalar => {
@@ -592,18 +598,7 @@ impl Ctx<'_> {
                         // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
                         Dimensions::Vec3 | Dimensions::Vec4 => {
                             let v = self.values(&acc)?;
-                            let set = if v.comps == 3 {
-                                v.data
-                                    .chunks_exact(3)
-                                    .map(|c| [c[0], c[1], c[2], 1.0])
-                                    .collect()
-                            } else {
-                                v.data
-                                    .chunks_exact(4)
-                                    .map(|c| [c[0], c[1], c[2], c[3]])
-                                    .collect()
-                            };
-                            p.vectors.push((format!("_{custom}"), set));
+                            p.vectors.push((format!("_{custom}"), v.vec4s()));
                         }
                         _ => {
                             self.warn(format!(

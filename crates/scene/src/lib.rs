@@ -199,6 +199,28 @@ impl Texture {
     }
 }
 
+/// The PNG file name exporters give a texture named `name`: `{name}.png`, with every character
+/// other than ASCII letters, digits, `_`, `-` and `.` (path separators, spaces, `#`, …) turned
+/// into `_`, so the name can never leave the output folder; an empty or all-dots name becomes
+/// `texture`. One rule for every writer and every engine that names the files beforehand.
+pub fn texture_file_name(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') {
+        s = "texture".to_string();
+    }
+    s.push_str(".png");
+    s
+}
+
 /// A node of the scene tree: an optional mesh placed by a transform, and children.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {

@@ -168,21 +168,7 @@ fn decode(path: &Path, limits: &Limits) -> Result<Option<dds::Image>, String> {
 /// `levelgeom_export::texture_file_name`: characters other than ASCII letters, digits, `_`,
 /// `-` and `.` become `_`).
 pub fn png_file_name(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.chars().all(|c| c == '.') {
-        s = "texture".to_string();
-    }
-    s.push_str(".png");
-    s
+    levelgeom_scene::texture_file_name(name)
 }
 
 /// A list for a warning: the first few names, then how many more.
