@@ -213,13 +213,13 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
             }
             let uv = c.uvs.first();
             if let Some(set) = uv {
-                for t in set {
+                for t in set.iter() {
                     let v = (1.0 - t[1] as f64) as f32;
                     let _ = writeln!(obj, "vt {} {}", t[0], v);
                 }
             }
             if let Some(normals) = &c.normals {
-                for u in normals {
+                for u in normals.iter() {
                     let _ = writeln!(obj, "vn {} {} {}", u[0], u[1], u[2]);
                 }
             }
