@@ -432,7 +432,8 @@ fn write_file<T>(
 ) -> Result<(T, u64), FolderError> {
     let p = dir.join(name);
     let f = fs::File::create(&p).map_err(io_err("cannot write", &p))?;
-    let mut w = io::BufWriter::with_capacity(1 << 20, f);
+    // small: the writers hand over pieces of 16 KiB and more, which then go straight through
+    let mut w = io::BufWriter::with_capacity(16 << 10, f);
     let t = write(&mut w).map_err(|e| match e {
         FolderError::Export(ExportError::Io { source, .. }) => io_err("cannot write", &p)(source),
         other => other,

@@ -135,7 +135,7 @@ impl Piece<'_> {
     fn estimate(&self) -> usize {
         match self {
             Piece::Line(l) => l.len(),
-            Piece::Prim { c, .. } => c.positions.len() * 100 + c.indices.len() * 12,
+            Piece::Prim { c, .. } => c.positions.len() * 100 + c.indices.len() * 24,
         }
     }
 
@@ -496,6 +496,11 @@ pub fn push_f32(out: &mut Vec<u8>, v: f32) {
     }
     let mut buf = ryu::Buffer::new();
     let s = buf.format_finite(v).as_bytes();
+    if !s.contains(&b'e') && exact_digits(v).is_none() {
+        // the common case: ryu's plain decimal is `{}`'s but for the `.0` of whole numbers
+        out.extend_from_slice(s.strip_suffix(b".0").unwrap_or(s));
+        return;
+    }
     let (neg, s) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, s),
