@@ -196,8 +196,7 @@ impl Piece<'_> {
         out.push(b'\n');
         let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
         let mut ints = itoa::Buffer::new();
-        let mut int =
-            |out: &mut Vec<u8>, v: usize| out.extend_from_slice(ints.format(v).as_bytes());
+        let mut int = |out: &mut Vec<u8>, v: usize| put(out, ints.format(v).as_bytes());
         for tri in c.indices.chunks_exact(3) {
             out.push(b'f');
             let tri = if t.mirrored {
@@ -485,6 +484,16 @@ fn exact_digits(v: f32) -> Option<usize> {
     Some(n.ilog10() as usize + 1)
 }
 
+/// Append a few bytes one at a time: for the handful of bytes of a number this is faster than a
+/// call to `memcpy`, which `extend_from_slice` makes for a length not known at compile time.
+#[inline]
+fn put(out: &mut Vec<u8>, s: &[u8]) {
+    out.reserve(s.len());
+    for &b in s {
+        out.push(b);
+    }
+}
+
 /// Append `v` as Rust's `{}` prints an `f32` — the shortest decimal that reads back as the
 /// same `f32`, never in exponent notation (`0.0000001`, `-0`, `100000000000000000000`) — but
 /// without `core::fmt`: the shortest digits come from `ryu` and are laid out here. Non-finite
@@ -498,7 +507,7 @@ pub fn push_f32(out: &mut Vec<u8>, v: f32) {
     let s = buf.format_finite(v).as_bytes();
     if !s.contains(&b'e') && exact_digits(v).is_none() {
         // the common case: ryu's plain decimal is `{}`'s but for the `.0` of whole numbers
-        out.extend_from_slice(s.strip_suffix(b".0").unwrap_or(s));
+        put(out, s.strip_suffix(b".0").unwrap_or(s));
         return;
     }
     let (neg, s) = match s.split_first() {
