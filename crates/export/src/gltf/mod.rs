@@ -293,6 +293,17 @@ impl Sink<'_> {
         Ok(())
     }
 
+    /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
+    /// machine the memory itself, written without a copy.
+    fn floats<T: bytemuck::Pod>(&mut self, values: &[T]) -> std::io::Result<()> {
+        if cfg!(target_endian = "little") {
+            self.bytes(bytemuck::cast_slice(values))
+        } else {
+            let floats: &[f32] = bytemuck::cast_slice(values);
+            self.f32s(floats.iter().map(|&v| [v]))
+        }
+    }
+
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.flush()?;
         self.out.write_all(b)
@@ -325,6 +336,9 @@ impl Plan<'_> {
             let p = |i: usize| &self.prims[i];
             match *data {
                 ViewData::Image(i) => sink.bytes(&self.images[i])?,
+                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
+                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
+                }
                 ViewData::Indices { prim, short } => {
                     for c in p(prim).indices.chunks(CHUNK / 4) {
                         if short {
@@ -343,21 +357,17 @@ impl Plan<'_> {
                 ViewData::Attr { prim, attr } => {
                     let c = p(prim);
                     match attr {
-                        Attr::Position => sink.f32s(c.positions.iter().copied())?,
-                        Attr::Normal => {
-                            sink.f32s(c.normals.iter().flat_map(|n| n.iter().copied()))?
-                        }
-                        Attr::Tangent => {
-                            sink.f32s(c.tangents.iter().flat_map(|t| t.iter().copied()))?
-                        }
-                        Attr::Uv(k) => sink.f32s(c.uvs[k].iter().copied())?,
+                        Attr::Position => sink.floats(&c.positions)?,
+                        Attr::Normal => sink.floats(c.normals.as_deref().unwrap_or_default())?,
+                        Attr::Tangent => sink.floats(c.tangents.as_deref().unwrap_or_default())?,
+                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
                         Attr::Color(k) => sink.f32s(
                             c.colors[k]
                                 .iter()
                                 .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
                         )?,
-                        Attr::Scalar(k) => sink.f32s(c.scalars[k].1.iter().map(|&v| [v]))?,
-                        Attr::Vector(k) => sink.f32s(c.vectors[k].1.iter().copied())?,
+                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
+                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
                     }
                 }
             }
