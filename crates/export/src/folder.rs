@@ -428,7 +428,7 @@ fn colour_set_changes(scene: &Scene, n: usize, all: bool) -> (bool, usize) {
 fn write_file<T>(
     dir: &Path,
     name: &str,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, FolderError>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, FolderError>,
 ) -> Result<(T, u64), FolderError> {
     let p = dir.join(name);
     let f = fs::File::create(&p).map_err(io_err("cannot write", &p))?;

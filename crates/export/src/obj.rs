@@ -232,28 +232,47 @@ impl Piece<'_> {
     }
 }
 
-/// Format a batch of pieces in parallel and write the texts in order.
+/// Texts formatted and not yet written, with the non-finite values they replaced.
+type Formatted = Vec<(Vec<u8>, usize)>;
+
+/// Format a batch of pieces in parallel while the texts of the previous batch (`ready`) are
+/// written in order, so that writing overlaps formatting; the batch's texts become `ready`.
 fn flush_batch(
     batch: &mut Vec<Piece<'_>>,
     colour_set: usize,
     rep: &mut Repairs,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
+    ready: &mut Formatted,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
-    let texts: Vec<(Vec<u8>, usize)> = batch
-        .par_iter()
-        .map(|p| {
-            let mut r = Repairs::default();
-            let text = p.format(colour_set, &mut r);
-            (text, r.non_finite)
-        })
-        .collect();
-    for (text, non_finite) in texts {
-        rep.non_finite += non_finite;
-        out.write_all(&text)?;
-    }
+    let prev = std::mem::take(ready);
+    let (written, texts) = rayon::join(
+        || write_formatted(&prev, out),
+        || -> Formatted {
+            batch
+                .par_iter()
+                .map(|p| {
+                    let mut r = Repairs::default();
+                    let text = p.format(colour_set, &mut r);
+                    (text, r.non_finite)
+                })
+                .collect()
+        },
+    );
+    rep.non_finite += written?;
+    *ready = texts;
     batch.clear();
     Ok(())
+}
+
+/// Write formatted texts in order; returns the non-finite values they replaced.
+fn write_formatted(texts: &Formatted, out: &mut (dyn Write + Send)) -> std::io::Result<usize> {
+    let mut non_finite = 0;
+    for (text, n) in texts {
+        non_finite += n;
+        out.write_all(text)?;
+    }
+    Ok(non_finite)
 }
 
 /// Write the OBJ text of [`to_obj`] into `out` (give it a buffered writer); the returned
@@ -268,7 +287,7 @@ fn flush_batch(
 pub fn write_obj(
     scene: &Scene,
     opts: &ObjOptions,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
 ) -> std::io::Result<ObjOutput> {
     let mut rep = Repairs::default();
     let n = scene.nodes.len();
@@ -363,6 +382,7 @@ pub fn write_obj(
     let mut used_default = false;
     let keyword = if opts.groups { "g" } else { "o" };
     let mut batch: Vec<Piece> = Vec::new();
+    let mut ready: Formatted = Vec::new();
     let mut pending = 0usize;
     for (x, m, mi) in nodes {
         let node = &scene.nodes[x];
@@ -398,12 +418,13 @@ pub fn write_obj(
                 nvn += c.positions.len();
             }
             if pending >= BATCH {
-                flush_batch(&mut batch, opts.colour_set, &mut rep, out)?;
+                flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
                 pending = 0;
             }
         }
     }
-    flush_batch(&mut batch, opts.colour_set, &mut rep, out)?;
+    flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
+    rep.non_finite += write_formatted(&ready, out)?;
 
     // MTL for the materials used.
     let mut mtl = String::from("# levelgeom MTL\n");
