@@ -13,8 +13,9 @@
 //!
 //! Cases: X-Ray levels of 2,000 and 8,000 visuals ([`levelgeom_xray::bench_level::large`]) →
 //! glTF, → OBJ, → both (the default), `rebuild --verify` of `level.geom`, `info` of
-//! `level.geom` and of the level; the generator's full-size WAD → GLB + OBJ + PNG pages (the
-//! default export; target in CPU time).
+//! `level.geom` and of the level, `check` of the level; the generator's full-size WAD → GLB +
+//! OBJ + PNG pages (the default export; target in CPU time), with `--collision --objects`, and
+//! `check`.
 //!
 //! Options (after `--`): words not starting with `-` filter the cases by substring (`xray-2000`,
 //! `obj`, `wad`); `--json` prints one JSON document instead of the table. Environment:
@@ -323,6 +324,14 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             copy_floor: true,
         },
         Case {
+            name: format!("{tag} check level"),
+            args: os(&[&"check", &dir]),
+            inputs: both.clone(),
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
+        },
+        Case {
             name: format!("{tag} info level"),
             args: os(&[&"info", &level]),
             inputs: both.clone(),
@@ -346,6 +355,7 @@ fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
     let names = [
         "wad full-size → GLB + OBJ + PNG",
         "wad full-size → all, --collision --objects",
+        "wad full-size check",
     ];
     let wad = tmp.join("full.wad");
     let out = tmp.join("wad-out");
@@ -357,6 +367,14 @@ fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
             output: Output::Dir(out.clone()),
             fsync: false,
             copy_floor: false,
+        },
+        Case {
+            name: names[2].into(),
+            args: os(&[&"check", &wad]),
+            inputs: vec![wad.clone()],
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
         },
         Case {
             name: names[1].into(),
