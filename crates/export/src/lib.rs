@@ -4,8 +4,8 @@
 //!
 //! | module | output | entry point |
 //! |---|---|---|
-//! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::to_gltf`] |
-//! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`] |
+//! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::write_glb`] (streamed into a writer), [`gltf::to_gltf`] |
+//! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`], [`obj::write_obj`] (streamed, formatted in parallel) |
 //! | [`png`] | PNG images of decoded textures | [`png::encode_rgba8`], [`write_textures`] |
 //! | [`folder`] | all of them into an output folder, all or nothing | [`folder::write_folder`] |
 //!
