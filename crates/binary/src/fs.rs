@@ -67,6 +67,34 @@ pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> i
 /// Refuses (with [`io::ErrorKind::InvalidInput`]) when `path` is the same file as `protect`
 /// (an input of the command), so an input is never overwritten by accident.
 pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<()> {
+    write_atomic_with(path, protect, |w| w.write_all(bytes))
+}
+
+/// [`write_new`] with the content produced by `write` (handed the temporary file, buffered),
+/// which may return a value.
+pub fn write_new_with<T>(
+    path: &Path,
+    protect: &[&Path],
+    force: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
+    refuse_inputs(path, protect)?;
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "the file exists; choose another output path or pass --force to replace it",
+        ));
+    }
+    write_atomic_with(path, protect, write)
+}
+
+/// [`write_atomic`] with the content produced by `write` (handed the temporary file, buffered),
+/// which may return a value; the file is renamed into place only when `write` succeeds.
+pub fn write_atomic_with<T>(
+    path: &Path,
+    protect: &[&Path],
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
     refuse_inputs(path, protect)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -89,11 +117,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8], protect: &[&Path]) -> io::Result<
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".levelgeom-{}-{n}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| in_path(e, &tmp))?;
-        f.write_all(bytes)?;
+        let f = std::fs::File::create(&tmp).map_err(|e| in_path(e, &tmp))?;
+        let mut w = io::BufWriter::with_capacity(64 << 10, f);
+        let t = write(&mut w)?;
+        let f = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         f.sync_all()?;
         drop(f);
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        Ok(t)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

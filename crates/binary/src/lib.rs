@@ -33,7 +33,9 @@ mod write_error;
 mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
-pub use fs::{read_file, write_atomic, write_new, MAX_INPUT_SIZE};
+pub use fs::{
+    read_file, write_atomic, write_atomic_with, write_new, write_new_with, MAX_INPUT_SIZE,
+};
 pub use limits::Limits;
 pub use problem::{Problem, Severity};
 pub use reader::Reader;

@@ -20,6 +20,7 @@ macro_rules! le_reader {
     ($($(#[$doc:meta])* $name:ident: $ty:ty = $n:literal;)*) => {
         $(
             $(#[$doc])*
+            #[inline]
             pub fn $name(&mut self) -> Result<$ty, ReadError> {
                 let b = self.array::<$n>()?;
                 Ok(<$ty>::from_le_bytes(b))
@@ -61,6 +62,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Bytes left before the bound.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.end - self.pos
     }
@@ -139,21 +141,30 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn need(&self, n: usize) -> Result<(), ReadError> {
         if n > self.remaining() {
-            Err(self.error_at(
-                self.pos,
-                ReadErrorKind::UnexpectedEof {
-                    needed: n,
-                    available: self.remaining(),
-                },
-            ))
+            Err(self.eof(n))
         } else {
             Ok(())
         }
     }
 
+    /// The error of [`Self::need`], out of the hot path.
+    #[cold]
+    #[inline(never)]
+    fn eof(&self, n: usize) -> ReadError {
+        self.error_at(
+            self.pos,
+            ReadErrorKind::UnexpectedEof {
+                needed: n,
+                available: self.remaining(),
+            },
+        )
+    }
+
     /// Take `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], ReadError> {
         self.need(n)?;
         let s = &self.data[self.pos..self.pos + n];
@@ -162,6 +173,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Take a fixed-size array.
+    #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N], ReadError> {
         let s = self.bytes(N)?;
         let mut out = [0u8; N];

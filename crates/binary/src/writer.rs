@@ -10,6 +10,7 @@ macro_rules! le_writer {
     ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
         $(
             $(#[$doc])*
+            #[inline]
             pub fn $name(&mut self, v: $ty) {
                 self.buf.extend_from_slice(&v.to_le_bytes());
             }
@@ -67,6 +68,7 @@ impl Writer {
     }
 
     /// Append raw bytes.
+    #[inline]
     pub fn bytes(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(b);
     }

@@ -200,6 +200,43 @@ impl LevelFile {
         })
     }
 
+    /// Write `rebuilt` (what [`Self::rebuild`] gave) to `out` in pieces of 1 MiB, comparing
+    /// each piece with the same range of the file's own bytes while it is at hand (`rebuild
+    /// --verify` in one pass): the first offset where they differ, as
+    /// [`crate::first_difference`] would find it (a length difference counts at the shorter
+    /// end), or `None` when they are the same bytes.
+    ///
+    /// # Errors
+    /// What writing to `out` gives.
+    pub fn write_compared(
+        &self,
+        rebuilt: &[u8],
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<Option<usize>> {
+        const PIECE: usize = 1 << 20;
+        let input = self.bytes.as_slice();
+        let mut first = None;
+        for (k, piece) in rebuilt.chunks(PIECE).enumerate() {
+            let at = k * PIECE;
+            if first.is_none() {
+                let theirs = input.get(at..).unwrap_or_default();
+                let theirs = &theirs[..theirs.len().min(piece.len())];
+                if theirs != &piece[..theirs.len()] {
+                    first = piece
+                        .iter()
+                        .zip(theirs)
+                        .position(|(a, b)| a != b)
+                        .map(|i| at + i);
+                }
+            }
+            out.write_all(piece)?;
+        }
+        if first.is_none() && input.len() != rebuilt.len() {
+            first = Some(input.len().min(rebuilt.len()));
+        }
+        Ok(first)
+    }
+
     /// Name the chunk (path) that holds absolute offset `at` of the file.
     pub fn locate(&self, at: usize) -> Option<String> {
         match &self.content {
@@ -330,5 +367,37 @@ impl LevelFile {
         warnings.append(&mut scene.warnings);
         scene.warnings = warnings;
         Ok(scene)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    #[test]
+    fn write_compared_writes_the_bytes_and_finds_the_first_difference() {
+        let level = crate::open_bytes("full.wad", crate::demo_bytes(true).unwrap()).unwrap();
+        let input = level.bytes().to_vec();
+        assert!(input.len() > 3 << 20, "several pieces");
+        let rebuilt = level.rebuild().unwrap();
+        let mut out = Vec::new();
+        assert_eq!(level.write_compared(&rebuilt, &mut out).unwrap(), None);
+        assert_eq!(out, input);
+        let mut changed = rebuilt.clone();
+        for at in [0, 5, (1 << 20) - 1, 1 << 20, 2_000_123, input.len() - 1] {
+            changed[at] ^= 0x40;
+            let mut out = Vec::new();
+            let found = level.write_compared(&changed, &mut out).unwrap();
+            assert_eq!(found, Some(at));
+            assert_eq!(found, crate::first_difference(&input, &changed));
+            assert_eq!(out, changed);
+            changed[at] ^= 0x40;
+        }
+        let short = &rebuilt[..rebuilt.len() - 3];
+        let found = level.write_compared(short, &mut Vec::new()).unwrap();
+        assert_eq!(found, Some(input.len() - 3));
+        let mut long = rebuilt.clone();
+        long.push(0);
+        let found = level.write_compared(&long, &mut Vec::new()).unwrap();
+        assert_eq!(found, Some(input.len()));
     }
 }

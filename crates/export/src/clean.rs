@@ -19,6 +19,8 @@
 //!
 //! Each repair adds a warning; non-finite replacements are counted and reported once.
 
+use std::borrow::Cow;
+
 use levelgeom_scene::Primitive;
 
 /// Collected warnings of one export.
@@ -81,25 +83,65 @@ impl Repairs {
 }
 
 /// A primitive that is safe to write: consistent lengths, finite values, valid indices.
+///
+/// Attributes that needed no repair borrow the scene's own arrays (no copy); repaired ones
+/// are owned. The values are the same either way.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct CleanPrimitive {
+pub(crate) struct CleanPrimitive<'a> {
     /// Material index, checked against the scene.
     pub material: Option<usize>,
     /// Positions (at least one).
-    pub positions: Vec<[f32; 3]>,
+    pub positions: Cow<'a, [[f32; 3]]>,
     /// Unit normals, if present.
-    pub normals: Option<Vec<[f32; 3]>>,
+    pub normals: Option<Cow<'a, [[f32; 3]]>>,
     /// Unit tangents with `w` = ±1, if present.
-    pub tangents: Option<Vec<[f32; 4]>>,
+    pub tangents: Option<Cow<'a, [[f32; 4]]>>,
     /// UV sets, each one entry per vertex.
-    pub uvs: Vec<Vec<[f32; 2]>>,
+    pub uvs: Vec<Cow<'a, [[f32; 2]]>>,
     /// Colour sets, each one entry per vertex.
-    pub colors: Vec<Vec<[f32; 4]>>,
+    pub colors: Vec<Cow<'a, [[f32; 4]]>>,
     /// Named scalar attributes, each one entry per vertex.
-    pub scalars: Vec<(String, Vec<f32>)>,
-    pub vectors: Vec<(String, Vec<[f32; 4]>)>,
+    pub scalars: Vec<(&'a str, Cow<'a, [f32]>)>,
+    /// Named four-component attributes, each one entry per vertex.
+    pub vectors: Vec<(&'a str, Cow<'a, [[f32; 4]]>)>,
     /// Triangle list (length a non-zero multiple of 3), every index < vertex count.
-    pub indices: Vec<u32>,
+    pub indices: Cow<'a, [u32]>,
+}
+
+/// Values compared bit for bit (so that `-0.0` and `0.0` differ, as they do in the output).
+pub(crate) trait Bits: Copy {
+    /// Same bits.
+    fn same(&self, other: &Self) -> bool;
+}
+
+impl Bits for f32 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl<const N: usize> Bits for [f32; N] {
+    fn same(&self, other: &Self) -> bool {
+        self.iter()
+            .zip(other)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+/// `f` applied to every element, borrowing `s` when `f` changes nothing. `f` is called exactly
+/// once per element, in order (so repairs it counts are counted once).
+pub(crate) fn map_cow<T: Bits>(s: &[T], mut f: impl FnMut(T) -> T) -> Cow<'_, [T]> {
+    for (i, v) in s.iter().enumerate() {
+        let w = f(*v);
+        if !w.same(v) {
+            let mut out = Vec::with_capacity(s.len());
+            out.extend_from_slice(&s[..i]);
+            out.push(w);
+            out.extend(s[i + 1..].iter().map(|&v| f(v)));
+            return Cow::Owned(out);
+        }
+    }
+    Cow::Borrowed(s)
 }
 
 /// Normalise a 3-vector, or return `fallback` when it has (near) zero length.
@@ -114,12 +156,12 @@ pub(crate) fn normalise(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
 
 /// Check and repair `p`; `None` when nothing drawable is left (no vertices or no triangles).
 /// `label` names the primitive in warnings (`mesh "floor" primitive 2`).
-pub(crate) fn clean_primitive(
-    p: &Primitive,
+pub(crate) fn clean_primitive<'a>(
+    p: &'a Primitive,
     material_count: usize,
     label: &str,
     rep: &mut Repairs,
-) -> Option<CleanPrimitive> {
+) -> Option<CleanPrimitive<'a>> {
     let n = p.positions.len();
     if n == 0 && p.indices.is_empty() {
         return None;
@@ -136,20 +178,24 @@ pub(crate) fn clean_primitive(
             p.indices.len() - whole
         ));
     }
-    let mut indices = Vec::with_capacity(whole);
-    let mut bad_triangles = 0usize;
-    for t in p.indices[..whole].chunks_exact(3) {
-        if t.iter().all(|&i| (i as usize) < n) {
-            indices.extend_from_slice(t);
-        } else {
-            bad_triangles += 1;
+    let all_valid = p.indices[..whole].iter().all(|&i| (i as usize) < n);
+    let indices: Cow<'a, [u32]> = if all_valid {
+        Cow::Borrowed(&p.indices[..whole])
+    } else {
+        let mut indices = Vec::with_capacity(whole);
+        let mut bad_triangles = 0usize;
+        for t in p.indices[..whole].chunks_exact(3) {
+            if t.iter().all(|&i| (i as usize) < n) {
+                indices.extend_from_slice(t);
+            } else {
+                bad_triangles += 1;
+            }
         }
-    }
-    if bad_triangles > 0 {
         rep.warn(format!(
             "{label}: dropped {bad_triangles} triangle(s) with a vertex index ≥ {n} vertices"
         ));
-    }
+        Cow::Owned(indices)
+    };
     if indices.is_empty() {
         rep.warn(format!("{label}: no triangles; skipped"));
         return None;
@@ -180,68 +226,49 @@ pub(crate) fn clean_primitive(
             true
         }
     };
-    let positions: Vec<[f32; 3]> = p
-        .positions
-        .iter()
-        .map(|v| [rep.f(v[0]), rep.f(v[1]), rep.f(v[2])])
-        .collect();
+    let positions = map_cow(&p.positions, |v| [rep.f(v[0]), rep.f(v[1]), rep.f(v[2])]);
     let normals = if p.normals.is_empty() || wrong_len("normals", p.normals.len(), rep) {
         None
     } else {
-        Some(
-            p.normals
-                .iter()
-                .map(|v| normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0]))
-                .collect(),
-        )
+        Some(map_cow(&p.normals, |v| {
+            normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0])
+        }))
     };
     let tangents = if p.tangents.is_empty() || wrong_len("tangents", p.tangents.len(), rep) {
         None
     } else {
-        Some(
-            p.tangents
-                .iter()
-                .map(|v| {
-                    let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
-                    let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
-                    [xyz[0], xyz[1], xyz[2], w]
-                })
-                .collect(),
-        )
+        Some(map_cow(&p.tangents, |v| {
+            let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
+            let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
+            [xyz[0], xyz[1], xyz[2], w]
+        }))
     };
     let mut uvs = Vec::with_capacity(p.uvs.len());
     for (k, set) in p.uvs.iter().enumerate() {
         if wrong_len(&format!("uv set {k}"), set.len(), rep) {
-            uvs.push(vec![[0.0; 2]; n]);
+            uvs.push(Cow::Owned(vec![[0.0; 2]; n]));
         } else {
-            uvs.push(set.iter().map(|v| [rep.f(v[0]), rep.f(v[1])]).collect());
+            uvs.push(map_cow(set, |v| [rep.f(v[0]), rep.f(v[1])]));
         }
     }
     let mut colors = Vec::with_capacity(p.colors.len());
     for (k, set) in p.colors.iter().enumerate() {
         if wrong_len(&format!("colour set {k}"), set.len(), rep) {
-            colors.push(vec![[1.0; 4]; n]);
+            colors.push(Cow::Owned(vec![[1.0; 4]; n]));
         } else {
-            colors.push(
-                set.iter()
-                    .map(|v| v.map(|c| rep.clamp(c, 0.0, 1.0)))
-                    .collect(),
-            );
+            colors.push(map_cow(set, |v| v.map(|c| rep.clamp(c, 0.0, 1.0))));
         }
     }
     let mut scalars = Vec::with_capacity(p.scalars.len());
     for (name, values) in &p.scalars {
         if !wrong_len(&format!("scalar {name:?}"), values.len(), rep) {
-            scalars.push((name.clone(), values.iter().map(|&v| rep.f(v)).collect()));
+            scalars.push((name.as_str(), map_cow(values, |v| rep.f(v))));
         }
     }
     let mut vectors = Vec::with_capacity(p.vectors.len());
     for (name, values) in &p.vectors {
         if !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
-            vectors.push((
-                name.clone(),
-                values.iter().map(|v| v.map(|x| rep.f(x))).collect(),
-            ));
+            vectors.push((name.as_str(), map_cow(values, |v| v.map(|x| rep.f(x)))));
         }
     }
     Some(CleanPrimitive {
@@ -313,46 +340,85 @@ fn normal_matrix(m: &[f64; 16]) -> ([[f64; 3]; 3], bool) {
     (n, mirrored)
 }
 
+/// A column-major matrix prepared for applying to vertices one at a time, with exactly the
+/// arithmetic of [`bake`] (f64, rounded once to f32).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transform {
+    m3: [[f64; 3]; 3],
+    t: [f64; 3],
+    nm: [[f64; 3]; 3],
+    /// The matrix mirrors (negative determinant): windings are reversed.
+    pub mirrored: bool,
+}
+
+fn lin(r: &[[f64; 3]; 3], v: [f32; 3]) -> [f32; 3] {
+    let v = v.map(|x| x as f64);
+    [0, 1, 2].map(|i| (r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2]) as f32)
+}
+
+impl Transform {
+    /// Prepare `m`.
+    pub fn new(m: &[f64; 16]) -> Transform {
+        let (nm, mirrored) = normal_matrix(m);
+        Transform {
+            m3: [0, 1, 2].map(|r| [m[r], m[4 + r], m[8 + r]]),
+            t: [m[12], m[13], m[14]],
+            nm,
+            mirrored,
+        }
+    }
+
+    /// A position; non-finite results become 0 (counted in `rep`).
+    #[inline]
+    pub fn position(&self, p: [f32; 3], rep: &mut Repairs) -> [f32; 3] {
+        let v = p.map(|x| x as f64);
+        let m3 = &self.m3;
+        [0, 1, 2].map(|i| {
+            let x = m3[i][0] * v[0] + m3[i][1] * v[1] + m3[i][2] * v[2] + self.t[i];
+            rep.f(x as f32)
+        })
+    }
+
+    /// A normal, by the inverse-transpose, normalised.
+    #[inline]
+    pub fn normal(&self, n: [f32; 3]) -> [f32; 3] {
+        normalise(lin(&self.nm, n), [0.0, 0.0, 1.0])
+    }
+
+    /// A tangent, by the 3×3, normalised, handedness flipped when mirroring.
+    #[inline]
+    pub fn tangent(&self, t: [f32; 4]) -> [f32; 4] {
+        let xyz = normalise(lin(&self.m3, [t[0], t[1], t[2]]), [1.0, 0.0, 0.0]);
+        let w = if self.mirrored { -t[3] } else { t[3] };
+        [xyz[0], xyz[1], xyz[2], w]
+    }
+}
+
 /// `c` with the column-major matrix `m` applied: positions by `m`, normals by its
 /// inverse-transpose, tangents by its 3×3 (handedness flipped when mirroring), and the
 /// triangle winding reversed when `m` mirrors, so front faces stay front faces.
-pub(crate) fn bake(c: &CleanPrimitive, m: &[f64; 16], rep: &mut Repairs) -> CleanPrimitive {
-    let (nm, mirrored) = normal_matrix(m);
-    let lin = |r: &[[f64; 3]; 3], v: [f32; 3]| -> [f32; 3] {
-        let v = v.map(|x| x as f64);
-        [0, 1, 2].map(|i| (r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2]) as f32)
-    };
-    let m3 = [0, 1, 2].map(|r| [m[r], m[4 + r], m[8 + r]]);
-    let positions = c
-        .positions
-        .iter()
-        .map(|&p| {
-            let v = p.map(|x| x as f64);
-            [0, 1, 2].map(|i| {
-                let x = m3[i][0] * v[0] + m3[i][1] * v[1] + m3[i][2] * v[2] + m[12 + i];
-                rep.f(x as f32)
-            })
-        })
-        .collect();
-    let normals = c.normals.as_ref().map(|ns| {
-        ns.iter()
-            .map(|&v| normalise(lin(&nm, v), [0.0, 0.0, 1.0]))
-            .collect()
-    });
-    let tangents = c.tangents.as_ref().map(|ts| {
-        ts.iter()
-            .map(|t| {
-                let xyz = normalise(lin(&m3, [t[0], t[1], t[2]]), [1.0, 0.0, 0.0]);
-                let w = if mirrored { -t[3] } else { t[3] };
-                [xyz[0], xyz[1], xyz[2], w]
-            })
-            .collect()
-    });
-    let indices = if mirrored {
-        c.indices
-            .chunks_exact(3)
-            .flat_map(|t| [t[0], t[2], t[1]])
-            .collect()
+pub(crate) fn bake<'a>(
+    c: &CleanPrimitive<'a>,
+    m: &[f64; 16],
+    rep: &mut Repairs,
+) -> CleanPrimitive<'a> {
+    let t = Transform::new(m);
+    let positions = c.positions.iter().map(|&p| t.position(p, rep)).collect();
+    let normals = c
+        .normals
+        .as_ref()
+        .map(|ns| ns.iter().map(|&v| t.normal(v)).collect());
+    let tangents = c
+        .tangents
+        .as_ref()
+        .map(|ts| ts.iter().map(|&v| t.tangent(v)).collect());
+    let indices = if t.mirrored {
+        Cow::Owned(
+            c.indices
+                .chunks_exact(3)
+                .flat_map(|t| [t[0], t[2], t[1]])
+                .collect(),
+        )
     } else {
         c.indices.clone()
     };

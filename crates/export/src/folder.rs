@@ -50,8 +50,9 @@
 //! differently by different importers. A set that no primitive has is an error, reported
 //! before anything is written.
 
+use std::borrow::Cow;
 use std::fs;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use levelgeom_scene::{Primitive, Scene};
@@ -204,6 +205,23 @@ fn choose_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> b
 /// does not exist is dropped (the writers would only have warned about it). When everything is
 /// kept the copy equals `scene` but for its warnings, so its files have the same bytes.
 pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
+    match subset_cow(scene, roots, all_textures).0 {
+        Cow::Borrowed(s) => {
+            let mut copy = s.clone();
+            copy.warnings.clear();
+            copy
+        }
+        Cow::Owned(s) => s,
+    }
+}
+
+/// [`subset`], borrowing `scene` when the subset keeps all of it (in the same order), and the
+/// scene texture index of every texture of the subset.
+fn subset_cow<'a>(
+    scene: &'a Scene,
+    roots: &[usize],
+    all_textures: bool,
+) -> (Cow<'a, Scene>, Vec<usize>) {
     let n = scene.nodes.len();
     let mut keep = vec![false; n];
     let mut stack: Vec<usize> = roots.iter().copied().filter(|&r| r < n).collect();
@@ -260,6 +278,15 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
         }
     }
     let light_map = renumber(&light_keep);
+    let kept_textures: Vec<usize> = (0..tex_keep.len()).filter(|&i| tex_keep[i]).collect();
+    let everything = [&keep, &mesh_keep, &mat_keep, &tex_keep, &light_keep]
+        .iter()
+        .all(|k| k.iter().all(|&x| x))
+        && roots == scene.roots.as_slice()
+        && no_dangling_references(scene);
+    if everything {
+        return (Cow::Borrowed(scene), kept_textures);
+    }
 
     let nodes = scene
         .nodes
@@ -316,7 +343,7 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
         .filter(|&(i, _)| light_keep[i])
         .map(|(_, l)| l.clone())
         .collect();
-    Scene {
+    let part = Scene {
         lights,
         name: scene.name.clone(),
         meshes,
@@ -328,11 +355,27 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
             .filter_map(|&r| node_map.get(r).copied().flatten())
             .collect(),
         warnings: Vec::new(),
-    }
+    };
+    (Cow::Owned(part), kept_textures)
 }
 
-/// Files in memory: `(name inside the output folder, bytes)`, in the order they are reported.
-type Files = Vec<(String, Vec<u8>)>;
+/// Every index in `scene` names something that exists (what [`subset`] would drop otherwise).
+fn no_dangling_references(scene: &Scene) -> bool {
+    let n = scene.nodes.len();
+    scene.nodes.iter().all(|node| {
+        node.mesh.is_none_or(|m| m < scene.meshes.len())
+            && node.light.is_none_or(|l| l < scene.lights.len())
+            && node.children.iter().all(|&c| c < n)
+    }) && scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .all(|p| p.material.is_none_or(|m| m < scene.materials.len()))
+        && scene
+            .materials
+            .iter()
+            .all(|m| m.texture.is_none_or(|t| t < scene.textures.len()))
+}
 
 /// The file stems that hold one named root each, besides `level`.
 const NAMED: [&str; 5] = [
@@ -344,9 +387,9 @@ const NAMED: [&str; 5] = [
 ];
 
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
-/// it), then `collision`, `swap`, `objects`, `objects_catalogue`, `portals` when the scene has them. `level` is left
-/// out when the scene has no root named `level` and no other visible root, but a named one
-/// (e.g. an X-Ray `--only collision` export: no empty `level.glb`).
+/// it), then `collision`, `swap`, `objects`, `objects_catalogue`, `portals` when the scene has
+/// them. `level` is left out when the scene has no root named `level` and no other visible
+/// root, but a named one (e.g. an X-Ray `--only collision` export: no empty `level.glb`).
 fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
     let named = NAMED.map(|n| root_index(scene, n));
     let level_roots = match root_index(scene, "level") {
@@ -375,25 +418,105 @@ fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
     out
 }
 
-/// The files of one export, in memory, and the warnings of the writers.
-fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), FolderError> {
-    let mut files: Files = Vec::new();
-    let mut warnings = Vec::new();
-    if (opts.obj || opts.gltf) && opts.colour_set > 0 {
-        let sets = max_colour_sets(scene);
-        if opts.colour_set >= sets {
-            return Err(FolderError::NoSuchColourSet {
-                asked: opts.colour_set,
-                sets,
-            });
+/// Files written: `(name inside the output folder, bytes)`, in the order written.
+type Sizes = Vec<(String, u64)>;
+
+/// Whether [`choose_colour_sets`] would change any primitive of `scene`, and how many meshes
+/// fall back to their first set.
+fn colour_set_changes(scene: &Scene, n: usize, all: bool) -> (bool, usize) {
+    let mut changes = false;
+    let mut fell_back = 0;
+    for mesh in &scene.meshes {
+        let mut fell = false;
+        for p in &mesh.primitives {
+            if p.colors.is_empty() {
+                continue;
+            }
+            let chosen = if n >= p.colors.len() { 0 } else { n };
+            fell |= n >= p.colors.len();
+            changes |= chosen != 0 || (!all && p.colors.len() > 1);
         }
+        fell_back += usize::from(fell);
     }
+    (changes, fell_back)
+}
+
+/// Create `dir/name`, hand `write` a buffered writer on it, flush; returns what `write` gave
+/// and the file's size.
+fn write_file<T>(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, FolderError>,
+) -> Result<(T, u64), FolderError> {
+    let p = dir.join(name);
+    let f = fs::File::create(&p).map_err(io_err("cannot write", &p))?;
+    // small: the writers hand over pieces of 16 KiB and more, which then go straight through
+    let mut w = io::BufWriter::with_capacity(16 << 10, f);
+    let t = write(&mut w).map_err(|e| match e {
+        FolderError::Export(ExportError::Io { source, .. }) => io_err("cannot write", &p)(source),
+        other => other,
+    })?;
+    let f = w
+        .into_inner()
+        .map_err(|e| io_err("cannot write", &p)(e.into_error()))?;
+    let size = f.metadata().map_err(io_err("cannot write", &p))?.len();
+    Ok((t, size))
+}
+
+/// The file names of one export, in the order they are written (checked before anything is
+/// written: inputs, folders in the way, extra files that clash).
+fn planned_names(scene: &Scene, opts: &FolderOptions) -> Result<Vec<String>, FolderError> {
+    let parts = parts(scene);
+    let mut names = Vec::new();
+    if opts.gltf {
+        names.extend(parts.iter().map(|(stem, _)| format!("{stem}.glb")));
+    }
+    if opts.obj {
+        for (stem, _) in &parts {
+            names.push(format!("{stem}.obj"));
+            names.push(format!("{stem}.mtl"));
+        }
+        names.extend(
+            scene
+                .textures
+                .iter()
+                .filter(|t| matches!(t.source, levelgeom_scene::TextureSource::Rgba8 { .. }))
+                .map(crate::texture_file_name),
+        );
+    }
+    for (name, _) in &opts.extra_files {
+        if !is_plain_name(name) || names.iter().any(|n| n == name) {
+            return Err(FolderError::Export(ExportError::DuplicateFileName {
+                file: name.clone(),
+                first: 0,
+                second: 0,
+            }));
+        }
+        names.push(name.clone());
+    }
+    Ok(names)
+}
+
+/// Write the files of one export into the folder `dir` as they are made (each through a
+/// buffered writer, nothing held whole in memory); returns the files with their sizes, in
+/// order, and the warnings of the writers.
+fn render(
+    scene: &Scene,
+    opts: &FolderOptions,
+    dir: &Path,
+) -> Result<(Sizes, Vec<String>), FolderError> {
+    let mut files: Vec<(String, u64)> = Vec::new();
+    let mut warnings = Vec::new();
     let (obj_scene, fell_back) = if opts.obj {
         with_colour_set(scene, opts.colour_set)
     } else {
         (None, 0)
     };
     let parts = parts(scene);
+    // Every decoded texture encoded once (in parallel), for the GLBs that embed it and for
+    // its page file.
+    let all: Vec<usize> = (0..scene.textures.len()).collect();
+    let mut encoded = crate::encode_each(scene, &all);
     let mut gltf_fell_back = 0usize;
     if opts.gltf {
         for (stem, roots) in &parts {
@@ -405,18 +528,37 @@ fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), F
                     .filter(|&r| scene.nodes.get(r).is_some_and(|n| !n.hidden))
                     .collect()
             });
-            let mut part = subset(scene, &roots, *stem == "level");
-            for mesh in &mut part.meshes {
-                let mut fell = false;
-                for p in &mut mesh.primitives {
-                    fell |=
-                        choose_colour_sets(&mut p.colors, opts.colour_set, opts.all_colour_sets);
+            let (mut part, kept) = subset_cow(scene, &roots, *stem == "level");
+            let (changes, fell) = colour_set_changes(&part, opts.colour_set, opts.all_colour_sets);
+            gltf_fell_back += fell;
+            if changes {
+                for p in part
+                    .to_mut()
+                    .meshes
+                    .iter_mut()
+                    .flat_map(|m| m.primitives.iter_mut())
+                {
+                    choose_colour_sets(&mut p.colors, opts.colour_set, opts.all_colour_sets);
                 }
-                gltf_fell_back += usize::from(fell);
             }
-            let glb = gltf::to_glb_with_warnings(&part, &gltf::GltfOptions::default())?;
-            warnings.extend(glb.warnings.iter().map(|w| format!("{stem}.glb: {w}")));
-            files.push((format!("{stem}.glb"), glb.bytes));
+            let pngs: Vec<Option<&[u8]>> = kept
+                .iter()
+                .map(|&i| match encoded.get(i) {
+                    Some(Some(Ok(b))) => Some(b.as_slice()),
+                    _ => None,
+                })
+                .collect();
+            let name = format!("{stem}.glb");
+            let (w, size) = write_file(dir, &name, |out| {
+                Ok(gltf::write_glb(
+                    &part,
+                    &gltf::GltfOptions::default(),
+                    &pngs,
+                    out,
+                )?)
+            })?;
+            warnings.extend(w.iter().map(|w| format!("{stem}.glb: {w}")));
+            files.push((name, size));
         }
     }
     if fell_back > 0 || gltf_fell_back > 0 {
@@ -429,32 +571,48 @@ fn render(scene: &Scene, opts: &FolderOptions) -> Result<(Files, Vec<String>), F
     if opts.obj {
         let scene = obj_scene.as_ref().unwrap_or(scene);
         for (stem, roots) in parts {
-            let o = obj::to_obj(
-                scene,
-                &obj::ObjOptions {
-                    roots,
-                    mtl_file: format!("{stem}.mtl"),
-                    colour_set: opts.colour_set,
-                    groups: stem == "collision" || stem == "portals",
-                },
-            );
+            let name = format!("{stem}.obj");
+            let (o, size) = write_file(dir, &name, |out| {
+                obj::write_obj(
+                    scene,
+                    &obj::ObjOptions {
+                        roots,
+                        mtl_file: format!("{stem}.mtl"),
+                        colour_set: opts.colour_set,
+                        groups: stem == "collision" || stem == "portals",
+                    },
+                    out,
+                )
+                .map_err(|source| {
+                    FolderError::Export(ExportError::Io {
+                        path: PathBuf::new(),
+                        source,
+                    })
+                })
+            })?;
             warnings.extend(o.warnings.iter().map(|w| format!("{stem}.obj: {w}")));
-            files.push((format!("{stem}.obj"), o.obj.into_bytes()));
-            files.push((format!("{stem}.mtl"), o.mtl.into_bytes()));
+            files.push((name, size));
+            let mtl = format!("{stem}.mtl");
+            let ((), size) = write_file(dir, &mtl, |out| {
+                out.write_all(o.mtl.as_bytes()).map_err(|source| {
+                    FolderError::Export(ExportError::Io {
+                        path: PathBuf::new(),
+                        source,
+                    })
+                })
+            })?;
+            files.push((mtl, size));
         }
-        for (name, png) in crate::encode_textures(scene)? {
-            files.push((name, png));
+        for (name, png) in crate::texture_files(scene, &all, &mut encoded)? {
+            let p = dir.join(&name);
+            fs::write(&p, &png).map_err(io_err("cannot write", &p))?;
+            files.push((name, png.len() as u64));
         }
     }
     for (name, bytes) in &opts.extra_files {
-        if !is_plain_name(name) || files.iter().any(|(n, _)| n == name) {
-            return Err(FolderError::Export(ExportError::DuplicateFileName {
-                file: name.clone(),
-                first: 0,
-                second: 0,
-            }));
-        }
-        files.push((name.clone(), bytes.clone()));
+        let p = dir.join(name);
+        fs::write(&p, bytes).map_err(io_err("cannot write", &p))?;
+        files.push((name.clone(), bytes.len() as u64));
     }
     Ok((files, warnings))
 }
@@ -542,8 +700,17 @@ pub fn write_folder(
         Err(e) => return Err(io_err("cannot look at", outdir)(e)),
     };
 
-    let (files, warnings) = render(scene, opts)?;
-    for (name, _) in &files {
+    if (opts.obj || opts.gltf) && opts.colour_set > 0 {
+        let sets = max_colour_sets(scene);
+        if opts.colour_set >= sets {
+            return Err(FolderError::NoSuchColourSet {
+                asked: opts.colour_set,
+                sets,
+            });
+        }
+    }
+    let names = planned_names(scene, opts)?;
+    for name in &names {
         let target = outdir.join(name);
         if opts.protect.iter().any(|p| same_file(&target, p)) {
             return Err(FolderError::WouldOverwriteInput(target));
@@ -553,29 +720,27 @@ pub fn write_folder(
         }
     }
 
-    let manifest = serde_json::json!({
-        "tool": "levelgeom",
-        "version": env!("CARGO_PKG_VERSION"),
-        "input": opts.input,
-        "files": files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-    });
-    let manifest = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
-
     let tmp = temp_folder(outdir)?;
-    let staged = (|| -> Result<(), FolderError> {
-        for (name, bytes) in files
-            .iter()
-            .chain(std::iter::once(&(MANIFEST.to_string(), manifest)))
-        {
-            let p = tmp.join(name);
-            fs::write(&p, bytes).map_err(io_err("cannot write", &p))?;
-        }
-        Ok(())
+    let staged = (|| -> Result<_, FolderError> {
+        let (files, warnings) = render(scene, opts, &tmp)?;
+        let manifest = serde_json::json!({
+            "tool": "levelgeom",
+            "version": env!("CARGO_PKG_VERSION"),
+            "input": opts.input,
+            "files": files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        });
+        let manifest = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
+        let p = tmp.join(MANIFEST);
+        fs::write(&p, manifest).map_err(io_err("cannot write", &p))?;
+        Ok((files, warnings))
     })();
-    if let Err(e) = staged {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
+    let (files, warnings) = match staged {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
 
     let moved = if outdir.exists() {
         // Replace the previous export's files, keep everything else.
@@ -588,7 +753,7 @@ pub fn write_folder(
             }
             for (name, _) in files
                 .iter()
-                .chain(std::iter::once(&(MANIFEST.to_string(), Vec::new())))
+                .chain(std::iter::once(&(MANIFEST.to_string(), 0)))
             {
                 let to = outdir.join(name);
                 fs::rename(tmp.join(name), &to).map_err(io_err("cannot move into place", &to))?;
@@ -604,7 +769,7 @@ pub fn write_folder(
     Ok(Written {
         files: files
             .iter()
-            .map(|(n, b)| (outdir.join(n), b.len() as u64))
+            .map(|(n, size)| (outdir.join(n), *size))
             .collect(),
         warnings,
     })

@@ -4,8 +4,8 @@
 //!
 //! | module | output | entry point |
 //! |---|---|---|
-//! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::to_gltf`] |
-//! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`] |
+//! | [`gltf`] | glTF 2.0 binary (`.glb`), or `.gltf` + `.bin` | [`gltf::to_glb`], [`gltf::write_glb`] (streamed into a writer), [`gltf::to_gltf`] |
+//! | [`obj`] | Wavefront OBJ + MTL text | [`obj::to_obj`], [`obj::write_obj`] (streamed, formatted in parallel) |
 //! | [`png`] | PNG images of decoded textures | [`png::encode_rgba8`], [`write_textures`] |
 //! | [`folder`] | all of them into an output folder, all or nothing | [`folder::write_folder`] |
 //!
@@ -110,9 +110,11 @@ pub fn texture_file_name(texture: &Texture) -> String {
 /// Encode every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as PNG, or
 /// only those listed in `subset` (scene texture indices; indices out of range and textures
 /// without pixels are skipped): `(`[`texture_file_name`]`, PNG bytes)` in texture order.
+/// The pages are encoded in parallel (rayon); the result is the same as one by one.
 ///
 /// # Errors
-/// A texture that cannot be encoded, or two textures with the same file name.
+/// A texture that cannot be encoded (the first in texture order), or two textures with the
+/// same file name.
 pub fn encode_textures_subset(
     scene: &Scene,
     subset: Option<&[usize]>,
@@ -127,17 +129,42 @@ pub fn encode_textures_subset(
     };
     chosen.sort_unstable();
     chosen.dedup();
+    let mut encoded = encode_each(scene, &chosen);
+    texture_files(scene, &chosen, &mut encoded)
+}
+
+/// PNG bytes of each texture in `chosen` that has decoded pixels (`None` for the others),
+/// encoded in parallel, in the order of `chosen`.
+pub(crate) fn encode_each(
+    scene: &Scene,
+    chosen: &[usize],
+) -> Vec<Option<Result<Vec<u8>, ExportError>>> {
+    use rayon::prelude::*;
+    chosen
+        .par_iter()
+        .map(|&i| match &scene.textures.get(i)?.source {
+            TextureSource::Rgba8 {
+                width,
+                height,
+                pixels,
+            } => Some(png::encode_rgba8(*width, *height, pixels)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The texture files of [`encode_textures_subset`] from the encodings of [`encode_each`]
+/// (taken out of `encoded`): names checked for clashes, the first failed encoding (in texture
+/// order) an error naming its texture.
+pub(crate) fn texture_files(
+    scene: &Scene,
+    chosen: &[usize],
+    encoded: &mut [Option<Result<Vec<u8>, ExportError>>],
+) -> Result<Vec<(String, Vec<u8>)>, ExportError> {
     let mut names: Vec<(String, usize)> = Vec::new();
-    let mut jobs = Vec::new();
-    for i in chosen {
-        let t = &scene.textures[i];
-        if let TextureSource::Rgba8 {
-            width,
-            height,
-            pixels,
-        } = &t.source
-        {
-            let file = texture_file_name(t);
+    for (&i, e) in chosen.iter().zip(encoded.iter()) {
+        if e.is_some() {
+            let file = texture_file_name(&scene.textures[i]);
             if let Some((_, first)) = names.iter().find(|(n, _)| *n == file) {
                 return Err(ExportError::DuplicateFileName {
                     file,
@@ -145,13 +172,16 @@ pub fn encode_textures_subset(
                     second: i,
                 });
             }
-            names.push((file.clone(), i));
-            jobs.push((i, file, *width, *height, pixels));
+            names.push((file, i));
         }
     }
-    let mut out = Vec::with_capacity(jobs.len());
-    for (i, file, width, height, pixels) in jobs {
-        let bytes = png::encode_rgba8(width, height, pixels).map_err(|e| match e {
+    let mut out = Vec::with_capacity(names.len());
+    let results = chosen
+        .iter()
+        .zip(encoded.iter_mut())
+        .filter_map(|(&i, e)| e.take().map(|r| (i, r)));
+    for ((file, _), (i, r)) in names.into_iter().zip(results) {
+        let bytes = r.map_err(|e| match e {
             ExportError::Texture { message, .. } => ExportError::Texture {
                 name: scene.textures[i].name.clone(),
                 message,
@@ -203,7 +233,51 @@ pub fn write_textures(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_encoded_in_parallel_decode_to_their_pixels() {
+        let mut scene = Scene::default();
+        for k in 0..9u32 {
+            let (w, h) = (16 + k, 8 + 2 * k);
+            let pixels: Vec<u8> = (0..w * h * 4)
+                .map(|i| (i * 7 + k * 31) as u8 ^ (i / 5) as u8)
+                .collect();
+            scene.textures.push(Texture {
+                name: format!("page_{k:02}"),
+                source: TextureSource::Rgba8 {
+                    width: w,
+                    height: h,
+                    pixels,
+                },
+            });
+        }
+        let files = encode_textures(&scene).unwrap();
+        assert_eq!(files.len(), 9);
+        for ((name, bytes), t) in files.iter().zip(&scene.textures) {
+            let TextureSource::Rgba8 {
+                width,
+                height,
+                pixels,
+            } = &t.source
+            else {
+                unreachable!()
+            };
+            assert_eq!(*name, texture_file_name(t));
+            // the same bytes as one at a time, and they decode (png crate) to the pixels
+            assert_eq!(*bytes, png::encode_rgba8(*width, *height, pixels).unwrap());
+            let mut dec = ::png::Decoder::new(std::io::Cursor::new(bytes))
+                .read_info()
+                .unwrap();
+            let mut buf = vec![0; dec.output_buffer_size().unwrap()];
+            let info = dec.next_frame(&mut buf).unwrap();
+            assert_eq!((info.width, info.height), (*width, *height));
+            assert_eq!(&buf[..info.buffer_size()], pixels.as_slice());
+        }
+    }
+
     #[test]
     fn export_error_is_send_and_sync() {
         fn check<T: Send + Sync + std::error::Error + 'static>() {}

@@ -34,10 +34,11 @@
 //! to many readers; X-Ray shader names contain it) replaced by `_`.
 
 use std::fmt::Write as _;
+use std::io::Write;
 
 use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, IDENTITY};
 
-use crate::clean::{bake, clean_primitive, CleanPrimitive, Repairs};
+use crate::clean::{clean_primitive, CleanPrimitive, Repairs, Transform};
 
 /// Material name used for primitives without a material.
 pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
@@ -104,6 +105,190 @@ fn obj_name(name: &str, fallback: impl FnOnce() -> String) -> String {
 
 /// Export the chosen subtrees of `scene` as OBJ + MTL text (see the module docs).
 pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
+    let mut bytes = Vec::new();
+    // writing into a Vec cannot fail
+    let mut out = write_obj(scene, opts, &mut bytes).unwrap_or_default();
+    out.obj = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    out
+}
+
+/// Text gathered before the formatted pieces are handed to the writer in order: enough work
+/// for every core, bounded memory.
+const BATCH: usize = 8 << 20;
+
+/// What one piece of the OBJ text is made of: a line of its own, or one primitive's `v`, `vt`,
+/// `vn`, `usemtl` and `f` lines.
+enum Piece<'a> {
+    Line(String),
+    Prim {
+        c: &'a CleanPrimitive<'a>,
+        t: Box<Transform>,
+        /// Vertices, UVs and normals before it in the file.
+        base: [usize; 3],
+        material: String,
+    },
+}
+
+impl Piece<'_> {
+    /// Rough size of its text, for batching.
+    fn estimate(&self) -> usize {
+        match self {
+            Piece::Line(l) => l.len(),
+            Piece::Prim { c, .. } => c.positions.len() * 100 + c.indices.len() * 24,
+        }
+    }
+
+    /// Its text; non-finite transformed positions (replaced by 0) counted in `rep`.
+    fn format(&self, colour_set: usize, rep: &mut Repairs) -> Vec<u8> {
+        let (c, t, base, material) = match self {
+            Piece::Line(l) => return l.as_bytes().to_vec(),
+            Piece::Prim {
+                c,
+                t,
+                base,
+                material,
+            } => (*c, t, *base, material),
+        };
+        let mut out = Vec::with_capacity(self.estimate());
+        // world space; winding reversed for mirroring matrices
+        let colours = c.colors.get(colour_set);
+        for (k, &p) in c.positions.iter().enumerate() {
+            let [x, y, z] = t.position(p, rep);
+            out.extend_from_slice(b"v ");
+            push_f32(&mut out, x);
+            out.push(b' ');
+            push_f32(&mut out, y);
+            out.push(b' ');
+            push_f32(&mut out, z);
+            if let Some(col) = colours.and_then(|set| set.get(k)) {
+                for &v in &col[..3] {
+                    out.push(b' ');
+                    push_f32(&mut out, v);
+                }
+            }
+            out.push(b'\n');
+        }
+        let uv = c.uvs.first();
+        if let Some(set) = uv {
+            for t in set.iter() {
+                out.extend_from_slice(b"vt ");
+                push_f32(&mut out, t[0]);
+                out.push(b' ');
+                push_f32(&mut out, (1.0 - t[1] as f64) as f32);
+                out.push(b'\n');
+            }
+        }
+        if let Some(normals) = &c.normals {
+            for &u in normals.iter() {
+                let [x, y, z] = t.normal(u);
+                out.extend_from_slice(b"vn ");
+                push_f32(&mut out, x);
+                out.push(b' ');
+                push_f32(&mut out, y);
+                out.push(b' ');
+                push_f32(&mut out, z);
+                out.push(b'\n');
+            }
+        }
+        out.extend_from_slice(b"usemtl ");
+        out.extend_from_slice(material.as_bytes());
+        out.push(b'\n');
+        let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
+        let mut ints = itoa::Buffer::new();
+        let mut int = |out: &mut Vec<u8>, v: usize| put(out, ints.format(v).as_bytes());
+        for tri in c.indices.chunks_exact(3) {
+            out.push(b'f');
+            let tri = if t.mirrored {
+                [tri[0], tri[2], tri[1]]
+            } else {
+                [tri[0], tri[1], tri[2]]
+            };
+            for i in tri {
+                let i = i as usize + 1;
+                out.push(b' ');
+                int(&mut out, base[0] + i);
+                match (has_uv, has_n) {
+                    (true, true) => {
+                        out.push(b'/');
+                        int(&mut out, base[1] + i);
+                        out.push(b'/');
+                        int(&mut out, base[2] + i);
+                    }
+                    (true, false) => {
+                        out.push(b'/');
+                        int(&mut out, base[1] + i);
+                    }
+                    (false, true) => {
+                        out.extend_from_slice(b"//");
+                        int(&mut out, base[2] + i);
+                    }
+                    (false, false) => {}
+                }
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// Texts formatted and not yet written, with the non-finite values they replaced.
+type Formatted = Vec<(Vec<u8>, usize)>;
+
+/// Format a batch of pieces in parallel while the texts of the previous batch (`ready`) are
+/// written in order, so that writing overlaps formatting; the batch's texts become `ready`.
+fn flush_batch(
+    batch: &mut Vec<Piece<'_>>,
+    colour_set: usize,
+    rep: &mut Repairs,
+    out: &mut (dyn Write + Send),
+    ready: &mut Formatted,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let prev = std::mem::take(ready);
+    let (written, texts) = rayon::join(
+        || write_formatted(&prev, out),
+        || -> Formatted {
+            batch
+                .par_iter()
+                .map(|p| {
+                    let mut r = Repairs::default();
+                    let text = p.format(colour_set, &mut r);
+                    (text, r.non_finite)
+                })
+                .collect()
+        },
+    );
+    rep.non_finite += written?;
+    *ready = texts;
+    batch.clear();
+    Ok(())
+}
+
+/// Write formatted texts in order; returns the non-finite values they replaced.
+fn write_formatted(texts: &Formatted, out: &mut (dyn Write + Send)) -> std::io::Result<usize> {
+    let mut non_finite = 0;
+    for (text, n) in texts {
+        non_finite += n;
+        out.write_all(text)?;
+    }
+    Ok(non_finite)
+}
+
+/// Write the OBJ text of [`to_obj`] into `out` (give it a buffered writer); the returned
+/// [`ObjOutput`] has the MTL, the textures and the warnings, and an empty `obj`.
+///
+/// The numbers are formatted without `core::fmt` (see [`push_f32`]), the primitives in
+/// parallel (rayon) in batches of a few megabytes, each batch written in order: the bytes are
+/// the same whatever the number of threads.
+///
+/// # Errors
+/// Only what writing to `out` gives.
+pub fn write_obj(
+    scene: &Scene,
+    opts: &ObjOptions,
+    out: &mut (dyn Write + Send),
+) -> std::io::Result<ObjOutput> {
     let mut rep = Repairs::default();
     let n = scene.nodes.len();
 
@@ -152,15 +337,11 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
         }
     }
 
-    let mut obj = String::new();
-    obj.push_str("# levelgeom OBJ\n");
-    let _ = writeln!(obj, "mtllib {}", opts.mtl_file);
-    let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
-    let mut used_materials = vec![false; scene.materials.len()];
-    let mut used_default = false;
-    let keyword = if opts.groups { "g" } else { "o" };
+    // Each mesh is checked once, however many nodes instance it (in the order nodes need
+    // them, so the warnings come in the order of the file).
     let mut cache: Vec<Option<Vec<Option<CleanPrimitive>>>> = vec![None; scene.meshes.len()];
-    for (x, m) in order {
+    let mut nodes: Vec<(usize, [f32; 16], usize)> = Vec::new();
+    for &(x, m) in &order {
         let node = &scene.nodes[x];
         let Some(mi) = node.mesh else { continue };
         let Some(mesh) = scene.meshes.get(mi) else {
@@ -179,85 +360,71 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
         } else {
             m
         };
-        let m64 = m.map(|v| v as f64);
-        let _ = writeln!(
-            obj,
-            "{keyword} {}",
+        if cache[mi].is_none() {
+            cache[mi] = Some(
+                mesh.primitives
+                    .iter()
+                    .enumerate()
+                    .map(|(pi, p)| {
+                        let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
+                        clean_primitive(p, scene.materials.len(), &label, &mut rep)
+                    })
+                    .collect(),
+            );
+        }
+        nodes.push((x, m, mi));
+    }
+
+    out.write_all(b"# levelgeom OBJ\n")?;
+    out.write_all(format!("mtllib {}\n", opts.mtl_file).as_bytes())?;
+    let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
+    let mut used_materials = vec![false; scene.materials.len()];
+    let mut used_default = false;
+    let keyword = if opts.groups { "g" } else { "o" };
+    let mut batch: Vec<Piece> = Vec::new();
+    let mut ready: Formatted = Vec::new();
+    let mut pending = 0usize;
+    for (x, m, mi) in nodes {
+        let node = &scene.nodes[x];
+        batch.push(Piece::Line(format!(
+            "{keyword} {}\n",
             obj_name(&node.name, || format!("node_{x}"))
-        );
-        // Each mesh is checked once, however many nodes instance it.
-        let cleaned = cache[mi].get_or_insert_with(|| {
-            mesh.primitives
-                .iter()
-                .enumerate()
-                .map(|(pi, p)| {
-                    let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
-                    clean_primitive(p, scene.materials.len(), &label, &mut rep)
-                })
-                .collect()
-        });
-        for c in cleaned.iter().flatten() {
-            // world space; winding already reversed for mirroring matrices
-            let c = bake(c, &m64, &mut rep);
-            let colours = c.colors.get(opts.colour_set);
-            for (k, w) in c.positions.iter().enumerate() {
-                let [wx, wy, wz] = *w;
-                match colours.and_then(|set| set.get(k)) {
-                    Some(col) => {
-                        let _ = writeln!(obj, "v {wx} {wy} {wz} {} {} {}", col[0], col[1], col[2]);
-                    }
-                    None => {
-                        let _ = writeln!(obj, "v {wx} {wy} {wz}");
-                    }
-                }
-            }
-            let uv = c.uvs.first();
-            if let Some(set) = uv {
-                for t in set {
-                    let v = (1.0 - t[1] as f64) as f32;
-                    let _ = writeln!(obj, "vt {} {}", t[0], v);
-                }
-            }
-            if let Some(normals) = &c.normals {
-                for u in normals {
-                    let _ = writeln!(obj, "vn {} {} {}", u[0], u[1], u[2]);
-                }
-            }
-            match c.material {
+        )));
+        let t = Transform::new(&m.map(|v| v as f64));
+        for c in cache[mi].iter().flatten().flatten() {
+            let material = match c.material {
                 Some(mat) => {
                     used_materials[mat] = true;
-                    let name = obj_name(&scene.materials[mat].name, || format!("material_{mat}"));
-                    let _ = writeln!(obj, "usemtl {name}");
+                    obj_name(&scene.materials[mat].name, || format!("material_{mat}"))
                 }
                 None => {
                     used_default = true;
-                    let _ = writeln!(obj, "usemtl {DEFAULT_MATERIAL}");
+                    DEFAULT_MATERIAL.to_string()
                 }
-            }
-            let has_uv = uv.is_some();
-            let has_n = c.normals.is_some();
-            for t in c.indices.chunks_exact(3) {
-                obj.push('f');
-                for &i in t {
-                    let i = i as usize + 1;
-                    let _ = match (has_uv, has_n) {
-                        (true, true) => write!(obj, " {}/{}/{}", nv + i, nvt + i, nvn + i),
-                        (true, false) => write!(obj, " {}/{}", nv + i, nvt + i),
-                        (false, true) => write!(obj, " {}//{}", nv + i, nvn + i),
-                        (false, false) => write!(obj, " {}", nv + i),
-                    };
-                }
-                obj.push('\n');
-            }
+            };
+            let piece = Piece::Prim {
+                c,
+                t: Box::new(t),
+                base: [nv, nvt, nvn],
+                material,
+            };
+            pending += piece.estimate();
+            batch.push(piece);
             nv += c.positions.len();
-            if has_uv {
+            if !c.uvs.is_empty() {
                 nvt += c.positions.len();
             }
-            if has_n {
+            if c.normals.is_some() {
                 nvn += c.positions.len();
+            }
+            if pending >= BATCH {
+                flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
+                pending = 0;
             }
         }
     }
+    flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
+    rep.non_finite += write_formatted(&ready, out)?;
 
     // MTL for the materials used.
     let mut mtl = String::from("# levelgeom MTL\n");
@@ -304,10 +471,260 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
     }
     textures.sort_unstable();
     textures.dedup();
-    ObjOutput {
-        obj,
+    Ok(ObjOutput {
+        obj: String::new(),
         mtl,
         textures,
         warnings: rep.finish(),
+    })
+}
+
+/// The number of significant digits of the exact decimal value of `v` when it has a fraction
+/// and at most 20 of them (`None` otherwise): only such values can lie exactly halfway between
+/// two shortest decimals (the exact expansion of `m·2^-k`, `m` odd, is `m·5^k` digits ending
+/// in 5, which needs `5^k < 10^10` to be one digit longer than a 9-digit shortest form).
+fn exact_digits(v: f32) -> Option<usize> {
+    let bits = v.to_bits();
+    let exp = ((bits >> 23) & 0xFF) as i32;
+    let frac = bits & 0x7F_FFFF;
+    let (mut m, mut q) = if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | 0x80_0000, exp - 150)
+    };
+    if m == 0 {
+        return None;
+    }
+    let tz = m.trailing_zeros();
+    m >>= tz;
+    q += tz as i32;
+    if !(-14..0).contains(&q) {
+        return None;
+    }
+    let n = u64::from(m) * 5u64.pow((-q) as u32);
+    Some(n.ilog10() as usize + 1)
+}
+
+/// Append a few bytes one at a time: for the handful of bytes of a number this is faster than a
+/// call to `memcpy`, which `extend_from_slice` makes for a length not known at compile time.
+#[inline]
+fn put(out: &mut Vec<u8>, s: &[u8]) {
+    out.reserve(s.len());
+    for &b in s {
+        out.push(b);
+    }
+}
+
+/// Append `v` as Rust's `{}` prints an `f32` — the shortest decimal that reads back as the
+/// same `f32`, never in exponent notation (`0.0000001`, `-0`, `100000000000000000000`) — but
+/// without `core::fmt`: the shortest digits come from `ryu` and are laid out here. Non-finite
+/// values (which the writer never prints: they are repaired first) go through `{}`.
+pub fn push_f32(out: &mut Vec<u8>, v: f32) {
+    if !v.is_finite() {
+        out.extend_from_slice(v.to_string().as_bytes());
+        return;
+    }
+    let mut buf = ryu::Buffer::new();
+    let s = buf.format_finite(v).as_bytes();
+    if !s.contains(&b'e') && exact_digits(v).is_none() {
+        // the common case: ryu's plain decimal is `{}`'s but for the `.0` of whole numbers
+        put(out, s.strip_suffix(b".0").unwrap_or(s));
+        return;
+    }
+    let (neg, s) = match s.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, s),
+    };
+    // mantissa digits (without the point) and the position of the point within them
+    let (mant, exp) = match s.iter().position(|&c| c == b'e') {
+        Some(i) => {
+            let e = &s[i + 1..];
+            let (minus, e) = match e.split_first() {
+                Some((b'-', rest)) => (true, rest),
+                _ => (false, e),
+            };
+            let mag = e
+                .iter()
+                .fold(0i32, |a, &d| a * 10 + i32::from(d.wrapping_sub(b'0')));
+            (&s[..i], if minus { -mag } else { mag })
+        }
+        None => (s, 0),
+    };
+    let mut digits = [0u8; 24];
+    let mut nd = 0usize;
+    let mut point = mant.len() as i32;
+    for (k, &c) in mant.iter().enumerate() {
+        if c == b'.' {
+            point = k as i32;
+        } else if nd < digits.len() {
+            digits[nd] = c;
+            nd += 1;
+        }
+    }
+    point += exp;
+    // strip leading zeros (moving the point) and trailing zeros
+    let mut start = 0;
+    while start < nd && digits[start] == b'0' {
+        start += 1;
+        point -= 1;
+    }
+    while nd > start && digits[nd - 1] == b'0' {
+        nd -= 1;
+    }
+    let d = &digits[start..nd];
+    if exact_digits(v).is_some_and(|s| s == d.len() + 1) {
+        // the value lies exactly halfway between two shortest candidates: ryu takes the even
+        // one, Rust's `{}` the larger magnitude
+        out.extend_from_slice(v.to_string().as_bytes());
+        return;
+    }
+    if neg {
+        out.push(b'-');
+    }
+    if d.is_empty() {
+        out.push(b'0');
+    } else if point <= 0 {
+        out.extend_from_slice(b"0.");
+        out.resize(out.len() + (-point) as usize, b'0');
+        out.extend_from_slice(d);
+    } else if point as usize >= d.len() {
+        out.extend_from_slice(d);
+        out.resize(out.len() + point as usize - d.len(), b'0');
+    } else {
+        out.extend_from_slice(&d[..point as usize]);
+        out.push(b'.');
+        out.extend_from_slice(&d[point as usize..]);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use levelgeom_scene::{Mesh, Node, Primitive};
+
+    fn fmt(v: f32) -> String {
+        let mut out = Vec::new();
+        push_f32(&mut out, v);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn numbers_print_as_rust_display_does() {
+        // Rust's `{}` is the independent reference: same text for edge cases and for a million
+        // pseudo-random bit patterns over the whole f32 range
+        for v in [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            0.1,
+            1e-7,
+            1.5e-7,
+            1e-45,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::MIN,
+            16_777_216.0,
+            1e16,
+            1e20,
+            123_456.79,
+            0.000_123_4,
+        ] {
+            assert_eq!(fmt(v), format!("{v}"), "{v:e}");
+        }
+        let mut x = 0x9E37_79B9_u32;
+        let mut tested = 0;
+        for _ in 0..1_000_000 {
+            // xorshift32
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let v = f32::from_bits(x);
+            if v.is_finite() {
+                assert_eq!(fmt(v), format!("{v}"), "bits {x:#010x}");
+                tested += 1;
+            }
+        }
+        assert!(tested > 990_000);
+        // every number parses back to the same f32
+        assert_eq!(fmt(0.1).parse::<f32>().unwrap(), 0.1);
+    }
+
+    /// A grid of `side × side` vertices with normals, UVs and colours, placed twice (once
+    /// mirrored) so that windings and transforms are exercised.
+    fn grid_scene(side: usize) -> Scene {
+        let mut p = Primitive {
+            uvs: vec![Vec::new()],
+            colors: vec![Vec::new()],
+            ..Primitive::default()
+        };
+        for z in 0..side {
+            for x in 0..side {
+                let (fx, fz) = (x as f32 / 7.0, z as f32 / 3.0);
+                p.positions.push([fx, (fx * fz).sin(), -fz]);
+                p.normals.push([0.1 * fx.cos(), 1.0, 0.2]);
+                p.uvs[0].push([fx * 0.37, fz * 0.11]);
+                p.colors[0].push([0.25, fx.fract(), 1.0, 1.0]);
+            }
+        }
+        for z in 0..side - 1 {
+            for x in 0..side - 1 {
+                let a = (z * side + x) as u32;
+                let s = side as u32;
+                p.indices.extend([a, a + s, a + 1, a + 1, a + s, a + s + 1]);
+            }
+        }
+        let mut scene = Scene::default();
+        let mesh = scene.add_mesh(Mesh {
+            name: "grid".into(),
+            primitives: vec![p],
+        });
+        let mut mirror = IDENTITY;
+        mirror[0] = -1.0;
+        mirror[12] = 3.5;
+        for (name, matrix) in [("a", IDENTITY), ("b", mirror)] {
+            let n = scene.add_node(Node {
+                name: name.into(),
+                mesh: Some(mesh),
+                matrix,
+                ..Node::default()
+            });
+            scene.roots.push(n);
+        }
+        scene
+    }
+
+    #[test]
+    fn output_is_the_same_for_one_and_several_threads() {
+        // 2 × 160,000 vertices: about 30 MB of text, several batches
+        let scene = grid_scene(400);
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| to_obj(&scene, &ObjOptions::default()))
+        };
+        let one = run(1);
+        let three = run(3);
+        assert!(one.obj.len() > 3 * BATCH, "{} bytes", one.obj.len());
+        assert_eq!(one, three);
+        // the second node's faces count on from the first node's vertices, reversed winding
+        let n = 400 * 400;
+        let s = 400;
+        let b = n + 1; // first vertex of node b, 1-based
+        let tri = format!("f {b}/{b}/{b} {0}/{0}/{0} {1}/{1}/{1}\n", b + 1, b + s);
+        assert!(one.obj.contains(&tri), "{tri}");
+        // a vertex line as `{}` prints it, the mirrored x = 3.5 − x
+        let x = (3.5 - f64::from(1.0f32 / 7.0)) as f32;
+        let v = format!("v {x} 0 0"); // -0 + 0·x = +0 in the transform
+        let at = one.obj.find("\no b\n").unwrap();
+        assert!(
+            one.obj[at..].contains(&format!("\n{v} 0.25 ")),
+            "{v} in {}",
+            &one.obj[at..at + 200]
+        );
     }
 }

@@ -234,6 +234,136 @@ fn geom_info(g: &Geom) -> GeomInfo {
     }
 }
 
+/// The chunks of a `level.geom` as [`geom_summary`] reads them: only what [`GeomInfo`] shows.
+enum Walked {
+    Header(crate::geom::Header),
+    VertexBuffers(Vec<VertexBufferInfo>),
+    IndexBuffers(Vec<IndexBufferInfo>),
+    Swis(Vec<SwiInfo>),
+    Other,
+}
+
+fn layout(decl: &crate::decl::Declaration) -> Vec<LayoutInfo> {
+    decl.elements
+        .iter()
+        .map(|e| LayoutInfo {
+            offset: e.offset,
+            ty: e.ty,
+            type_name: DeclType::from_code(e.ty).map_or("?", DeclType::name),
+            usage: e.usage,
+            usage_name: Usage::from_code(e.usage).map_or("?", Usage::name),
+            usage_index: e.usage_index,
+        })
+        .collect()
+}
+
+/// The [`GeomInfo`] of a `level.geom` / `level.geomx` without decoding or copying its buffers:
+/// the chunks are walked, declarations and counts read, vertex and index data only checked
+/// against the bytes that hold them and skipped. The checks are [`Geom::read`]'s (counts
+/// against the remaining bytes, zero strides, chunk ends, both buffer chunks present), so the
+/// same files are refused.
+pub fn geom_summary(bytes: &[u8], limits: levelgeom_binary::Limits) -> Result<GeomInfo, ReadError> {
+    use crate::chunk::{self, Context};
+    use crate::geom;
+    let mut r = levelgeom_binary::Reader::with_limits(bytes, limits);
+    let chunks = chunk::read_all(&mut r, Context::Geom, |h, b| {
+        Ok(match h.id() {
+            geom::HEADER => Walked::Header(geom::Header::read(b)?),
+            geom::VB => {
+                let n = b.u32_count(12)?;
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    b.push("vb", Some(i));
+                    let decl = crate::decl::Declaration::read(b)?;
+                    let stride = decl.stride();
+                    let at = b.pos();
+                    let count = b.u32()?;
+                    let len = b.count(count, stride).map_err(|mut e| {
+                        e.offset = at as u64;
+                        e
+                    })?;
+                    b.skip(len * stride)?;
+                    if stride == 0 && count > 0 {
+                        return Err(b.invalid_at(at, "vertices declared with a zero-byte stride"));
+                    }
+                    out.push(VertexBufferInfo {
+                        vertices: count,
+                        stride,
+                        layout: layout(&decl),
+                    });
+                    b.pop();
+                }
+                b.finish()?;
+                Walked::VertexBuffers(out)
+            }
+            geom::IB => {
+                let n = b.u32_count(4)?;
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    b.push("ib", Some(i));
+                    let k = b.u32_count(2)?;
+                    b.skip(k * 2)?;
+                    out.push(IndexBufferInfo { indices: k });
+                    b.pop();
+                }
+                b.finish()?;
+                Walked::IndexBuffers(out)
+            }
+            geom::SWIS => Walked::Swis(
+                geom::read_swis(b)?
+                    .iter()
+                    .map(|s| SwiInfo {
+                        windows: s.windows.len(),
+                    })
+                    .collect(),
+            ),
+            _ => {
+                b.take_rest();
+                Walked::Other
+            }
+        })
+    })?;
+    let mut info = GeomInfo {
+        version: None,
+        quality: None,
+        vertex_buffers: Vec::new(),
+        index_buffers: Vec::new(),
+        swis: Vec::new(),
+    };
+    let (mut header, mut vb, mut ib, mut sw) = (false, false, false, false);
+    // the first chunk of each kind counts, as Geom's accessors take the first
+    for c in chunks {
+        match c.value {
+            Walked::Header(h) if !header => {
+                header = true;
+                info.version = Some(h.version);
+                info.quality = Some(h.quality);
+            }
+            Walked::VertexBuffers(v) if !vb => {
+                vb = true;
+                info.vertex_buffers = v;
+            }
+            Walked::IndexBuffers(v) if !ib => {
+                ib = true;
+                info.index_buffers = v;
+            }
+            Walked::Swis(v) if !sw => {
+                sw = true;
+                info.swis = v;
+            }
+            _ => {}
+        }
+    }
+    if !vb || !ib {
+        return Err(ReadError::invalid(
+            0,
+            Default::default(),
+            "not a level.geom: vertex buffer chunk 9 or index buffer chunk 10 is missing",
+        ));
+    }
+    Ok(info)
+}
+
 fn level_info(l: &Level) -> LevelInfo {
     let h = l.header();
     let shaders = l.shaders().unwrap_or(&[]);
@@ -305,6 +435,22 @@ impl Info {
             ))
         })?;
         Info::new(file, bytes, &opened, &warnings)
+    }
+
+    /// The summary of a `level.geom` / `level.geomx` read by [`geom_summary`] (no buffer
+    /// decoded or copied): the same value as [`Info::new`] of the parsed file.
+    pub fn read_geom(
+        file: &str,
+        bytes: &[u8],
+        limits: levelgeom_binary::Limits,
+    ) -> Result<Info, ReadError> {
+        Ok(Info {
+            file: file.to_string(),
+            size: bytes.len() as u64,
+            body: Body::Geom(geom_summary(bytes, limits)?),
+            chunks: crate::chunks(bytes)?,
+            warnings: Vec::new(),
+        })
     }
 
     /// Summarise a file already opened from `bytes`.
@@ -437,5 +583,51 @@ impl fmt::Display for Info {
             writeln!(f, "  {}", count(self.warnings.len(), "warning", "warnings"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use levelgeom_binary::Limits;
+
+    fn full(bytes: &[u8]) -> Result<Info, ReadError> {
+        let (g, w) = Geom::read(bytes)?;
+        Info::new("g", bytes, &Opened::Geom(g), &w)
+    }
+
+    #[test]
+    fn walked_geom_summary_equals_the_parsed_one() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/xray-v14-micro");
+        let mut files = vec![
+            std::fs::read(format!("{dir}/level.geom")).unwrap(),
+            std::fs::read(format!("{dir}/level.geomx")).unwrap(),
+            crate::bench_level::large(40).unwrap().geom,
+        ];
+        for compress in [false, true] {
+            let opts = crate::generate::Options {
+                compress,
+                ..Default::default()
+            };
+            files.push(crate::generate::level_bytes(opts).1);
+        }
+        for bytes in &files {
+            assert_eq!(
+                Info::read_geom("g", bytes, Limits::DEFAULT).unwrap(),
+                full(bytes).unwrap()
+            );
+            // damaged copies are refused alike: the same offset and message
+            let step = (bytes.len() / 97).max(1);
+            for cut in (0..bytes.len()).step_by(step) {
+                let a = Info::read_geom("g", &bytes[..cut], Limits::DEFAULT);
+                let b = full(&bytes[..cut]);
+                match (a, b) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b),
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "cut {cut}"),
+                    (a, b) => panic!("cut {cut}: {a:?} vs {b:?}"),
+                }
+            }
+        }
     }
 }

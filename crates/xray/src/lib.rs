@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bench_level;
 pub mod cform;
 pub mod check;
 pub mod chunk;

@@ -19,12 +19,12 @@ pub struct Args {
 
 /// Run `info`.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let level = match (&args.file, args.demo) {
-        (_, true) => levelgeom_core::demo(),
-        (Some(f), false) => levelgeom_core::open(f)?,
+    // a file is read no further than its summary needs (no buffer decoded)
+    let info = match (&args.file, args.demo) {
+        (_, true) => levelgeom_core::demo().info()?,
+        (Some(f), false) => levelgeom_core::Info::open(f)?,
         (None, false) => anyhow::bail!("info needs a FILE (or --demo)"),
     };
-    let info = level.info()?;
     if args.json {
         writeln!(out, "{}", info.to_json())?;
     } else {

@@ -30,8 +30,12 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
     protect.extend(level.companions());
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
-    levelgeom_binary::write_new(&args.output, &rebuilt, &protect, args.force)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    // written in pieces, each compared with the input as it goes out (one pass, no second
+    // read of the rebuilt bytes)
+    let differs = levelgeom_binary::write_new_with(&args.output, &protect, args.force, |w| {
+        level.write_compared(&rebuilt, w)
+    })
+    .with_context(|| format!("cannot write {}", args.output.display()))?;
     if !args.verify {
         writeln!(
             out,
@@ -42,7 +46,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let input = level.bytes();
-    match levelgeom_core::first_difference(input, &rebuilt) {
+    match differs {
         None => {
             writeln!(
                 out,

@@ -23,25 +23,23 @@ pub(crate) const CHUNK_JSON: u32 = 0x4E4F_534A;
 /// Chunk type of the BIN chunk.
 pub(crate) const CHUNK_BIN: u32 = 0x004E_4942;
 
-/// Assemble a GLB from the JSON text and the (already 4-aligned or not) binary buffer.
-pub(crate) fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> {
-    let too_large = || ExportError::TooLarge {
-        what: "GLB file".to_string(),
+/// Write the GLB header, the padded JSON chunk and, when `bin_len` > 0, the BIN chunk's
+/// header; the caller then writes the `bin_len` bytes of the buffer (already padded to a
+/// multiple of 4).
+pub(crate) fn write_header(
+    out: &mut dyn std::io::Write,
+    json: &[u8],
+    bin_len: usize,
+) -> std::io::Result<()> {
+    let too_large = || {
+        std::io::Error::other(ExportError::TooLarge {
+            what: "GLB file".to_string(),
+        })
     };
-    let pad = |n: usize| (4 - n % 4) % 4;
-    let json_len = json
-        .len()
-        .checked_add(pad(json.len()))
-        .ok_or_else(too_large)?;
-    let bin_len = bin
-        .len()
-        .checked_add(pad(bin.len()))
-        .ok_or_else(too_large)?;
-    let mut total = 12usize
-        .checked_add(8)
-        .and_then(|t| t.checked_add(json_len))
-        .ok_or_else(too_large)?;
-    if !bin.is_empty() {
+    let pad = (4 - json.len() % 4) % 4;
+    let json_len = json.len() + pad;
+    let mut total = 12usize + 8 + json_len;
+    if bin_len > 0 {
         total = total
             .checked_add(8)
             .and_then(|t| t.checked_add(bin_len))
@@ -50,20 +48,31 @@ pub(crate) fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> 
     let total32 = u32::try_from(total).map_err(|_| too_large())?;
     let json32 = u32::try_from(json_len).map_err(|_| too_large())?;
     let bin32 = u32::try_from(bin_len).map_err(|_| too_large())?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&MAGIC.to_le_bytes());
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&json32.to_le_bytes());
-    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    if !bin.is_empty() {
-        out.extend_from_slice(&bin32.to_le_bytes());
-        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
-        out.extend_from_slice(bin);
-        out.resize(out.len() + pad(bin.len()), 0);
+    let mut head = Vec::with_capacity(28 + json_len);
+    head.extend_from_slice(&MAGIC.to_le_bytes());
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&total32.to_le_bytes());
+    head.extend_from_slice(&json32.to_le_bytes());
+    head.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+    head.extend_from_slice(json);
+    head.resize(head.len() + pad, b' ');
+    if bin_len > 0 {
+        head.extend_from_slice(&bin32.to_le_bytes());
+        head.extend_from_slice(&CHUNK_BIN.to_le_bytes());
     }
+    out.write_all(&head)
+}
+
+/// Assemble a GLB in memory from the JSON text and the binary buffer (padded with zeros here).
+#[cfg(test)]
+fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> {
+    let mut out = Vec::new();
+    let bin_len = bin.len() + (4 - bin.len() % 4) % 4;
+    write_header(&mut out, json, bin_len).map_err(|_| ExportError::TooLarge {
+        what: "GLB file".to_string(),
+    })?;
+    out.extend_from_slice(bin);
+    out.resize(out.len() + bin_len - bin.len(), 0);
     Ok(out)
 }
 

@@ -241,7 +241,7 @@ pub(crate) struct AccessorJ {
     pub max: Option<Vec<f64>>,
 }
 
-#[derive(Debug, DeriveSerialize)]
+#[derive(Clone, Debug, DeriveSerialize)]
 pub(crate) struct BufferViewJ {
     pub buffer: usize,
     #[serde(rename = "byteOffset")]

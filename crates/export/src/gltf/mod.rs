@@ -39,6 +39,8 @@
 mod glb;
 mod json;
 
+use std::borrow::Cow;
+
 use levelgeom_scene::{AlphaMode, Light, LightKind, Scene, TextureSource, IDENTITY};
 
 use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Repairs};
@@ -104,11 +106,47 @@ pub fn to_glb(scene: &Scene, opts: &GltfOptions) -> Result<Vec<u8>, ExportError>
 /// # Errors
 /// As [`to_glb`].
 pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, ExportError> {
-    let b = build(scene, opts, None)?;
-    Ok(Glb {
-        bytes: glb::assemble(&b.json, &b.bin)?,
-        warnings: b.warnings,
-    })
+    let mut bytes = Vec::new();
+    let warnings = write_glb(scene, opts, &[], &mut bytes)?;
+    Ok(Glb { bytes, warnings })
+}
+
+/// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
+/// buffer is computed first, then the JSON chunk is written, then the BIN chunk accessor by
+/// accessor, converted to little-endian bytes through a small reused buffer — no copy of the
+/// whole file or of any attribute is made (attributes that need repairs excepted, see the
+/// crate's `clean` module). Give `out` a buffered writer.
+///
+/// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
+/// as [`crate::png::encode_rgba8`] gives them for that texture's pixels), so that a texture
+/// written both into the GLB and as a file is encoded once; textures not in it (or `None`) are
+/// encoded here. Returns the warnings.
+///
+/// # Errors
+/// As [`to_glb`]; [`ExportError::Io`] (with an empty path) when writing to `out` fails.
+pub fn write_glb(
+    scene: &Scene,
+    opts: &GltfOptions,
+    encoded: &[Option<&[u8]>],
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<String>, ExportError> {
+    let plan = build(scene, opts, None, encoded)?;
+    let json_len = plan.json.len() + 3;
+    let total = json_len as u64 + plan.bin_len as u64 + 28;
+    if total > u64::from(u32::MAX) {
+        return Err(ExportError::TooLarge {
+            what: "GLB file".to_string(),
+        });
+    }
+    let io = |source| ExportError::Io {
+        path: std::path::PathBuf::new(),
+        source,
+    };
+    glb::write_header(out, &plan.json, plan.bin_len).map_err(io)?;
+    if plan.bin_len > 0 {
+        plan.write_bin(out).map_err(io)?;
+    }
+    Ok(plan.warnings)
 }
 
 /// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
@@ -118,67 +156,84 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 /// # Errors
 /// As [`to_glb`] (the same 4 GiB limit applies to the buffer).
 pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
-    let b = build(scene, opts, Some(bin_uri))?;
+    let plan = build(scene, opts, Some(bin_uri), &[])?;
+    let mut bin = Vec::with_capacity(plan.bin_len);
+    plan.write_bin(&mut bin).map_err(|source| ExportError::Io {
+        path: std::path::PathBuf::new(),
+        source,
+    })?;
     Ok(GltfFiles {
-        json: String::from_utf8_lossy(&b.json).into_owned(),
-        bin: b.bin,
-        warnings: b.warnings,
+        json: String::from_utf8_lossy(&plan.json).into_owned(),
+        bin,
+        warnings: plan.warnings,
     })
 }
 
-/// The growing binary buffer with its views and accessors.
+/// Which attribute of a primitive a bufferView holds.
+#[derive(Clone, Copy, Debug)]
+enum Attr {
+    Position,
+    Normal,
+    Tangent,
+    Uv(usize),
+    Color(usize),
+    Scalar(usize),
+    Vector(usize),
+}
+
+/// What one bufferView holds, to be written when the BIN chunk is streamed.
+#[derive(Clone, Copy, Debug)]
+enum ViewData {
+    /// PNG bytes of image `i` (index into [`Plan::images`]).
+    Image(usize),
+    /// An attribute of written primitive `prim`.
+    Attr { prim: usize, attr: Attr },
+    /// The indices of written primitive `prim`, as u16 or u32.
+    Indices { prim: usize, short: bool },
+}
+
+/// The layout of the binary buffer: views and accessors with their offsets, and what each
+/// view holds; nothing is copied until [`Plan::write_bin`].
 #[derive(Default)]
-struct Buffer {
-    bin: Vec<u8>,
+struct Layout {
+    /// Buffer length so far (unpadded end of the last view).
+    len: usize,
     views: Vec<BufferViewJ>,
+    data: Vec<ViewData>,
     accessors: Vec<AccessorJ>,
 }
 
-impl Buffer {
-    /// Append `bytes` as a new bufferView starting at a multiple of 4; returns its index.
-    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        let pad = (4 - self.bin.len() % 4) % 4;
-        self.bin.resize(self.bin.len() + pad, 0);
+impl Layout {
+    /// A new bufferView of `byte_length` bytes starting at a multiple of 4; returns its index.
+    fn view(&mut self, byte_length: usize, target: Option<u32>, data: ViewData) -> usize {
+        let pad = (4 - self.len % 4) % 4;
+        self.len += pad;
         self.views.push(BufferViewJ {
             buffer: 0,
-            byte_offset: self.bin.len(),
-            byte_length: bytes.len(),
+            byte_offset: self.len,
+            byte_length,
             target,
         });
-        self.bin.extend_from_slice(bytes);
+        self.data.push(data);
+        self.len += byte_length;
         self.views.len() - 1
     }
 
-    /// A float accessor over `count` elements of `comps` components taken from `flat`.
+    /// A float accessor over `count` elements of `comps` components.
     fn floats(
         &mut self,
-        flat: &[f32],
+        count: usize,
         comps: usize,
         kind: &'static str,
-        with_bounds: bool,
+        data: ViewData,
+        bounds: Option<(Vec<f64>, Vec<f64>)>,
     ) -> usize {
-        let mut bytes = Vec::with_capacity(flat.len() * 4);
-        for v in flat {
-            bytes.extend_from_slice(&v.to_le_bytes());
-        }
-        let (min, max) = if with_bounds {
-            let mut lo = vec![f64::INFINITY; comps];
-            let mut hi = vec![f64::NEG_INFINITY; comps];
-            for e in flat.chunks_exact(comps) {
-                for (k, &v) in e.iter().enumerate() {
-                    lo[k] = lo[k].min(v as f64);
-                    hi[k] = hi[k].max(v as f64);
-                }
-            }
-            (Some(lo), Some(hi))
-        } else {
-            (None, None)
-        };
-        let view = self.view(&bytes, Some(ARRAY_BUFFER));
+        let view = self.view(count * comps * 4, Some(ARRAY_BUFFER), data);
+        let (min, max) = bounds.unzip();
         self.accessors.push(AccessorJ {
             buffer_view: view,
             component_type: FLOAT,
-            count: flat.len() / comps,
+            count,
             kind,
             min,
             max,
@@ -187,31 +242,139 @@ impl Buffer {
     }
 
     /// The index accessor: u16 for fewer than 65536 vertices, else u32.
-    fn indices(&mut self, indices: &[u32], vertex_count: usize) -> usize {
-        let (bytes, component_type) = if vertex_count < 65536 {
-            let mut b = Vec::with_capacity(indices.len() * 2);
-            for &i in indices {
-                // every index < vertex_count < 65536 (checked by clean_primitive)
-                b.extend_from_slice(&(i as u16).to_le_bytes());
-            }
-            (b, UNSIGNED_SHORT)
+    fn indices(&mut self, prim: usize, count: usize, vertex_count: usize) -> usize {
+        let short = vertex_count < 65536;
+        let (size, component_type) = if short {
+            (2, UNSIGNED_SHORT)
         } else {
-            let mut b = Vec::with_capacity(indices.len() * 4);
-            for &i in indices {
-                b.extend_from_slice(&i.to_le_bytes());
-            }
-            (b, UNSIGNED_INT)
+            (4, UNSIGNED_INT)
         };
-        let view = self.view(&bytes, Some(ELEMENT_ARRAY_BUFFER));
+        let view = self.view(
+            count * size,
+            Some(ELEMENT_ARRAY_BUFFER),
+            ViewData::Indices { prim, short },
+        );
         self.accessors.push(AccessorJ {
             buffer_view: view,
             component_type,
-            count: indices.len(),
+            count,
             kind: "SCALAR",
             min: None,
             max: None,
         });
         self.accessors.len() - 1
+    }
+}
+
+/// Bytes collected before each write to the output: large enough that the writer is called
+/// rarely, small enough to stay in cache.
+const CHUNK: usize = 64 * 1024;
+
+/// Little-endian bytes of a stream of values, written through a reused buffer.
+struct Sink<'w> {
+    out: &'w mut dyn std::io::Write,
+    buf: Vec<u8>,
+}
+
+impl Sink<'_> {
+    #[inline]
+    fn f32s<const N: usize>(
+        &mut self,
+        values: impl Iterator<Item = [f32; N]>,
+    ) -> std::io::Result<()> {
+        for v in values {
+            for x in v {
+                self.buf.extend_from_slice(&x.to_le_bytes());
+            }
+            if self.buf.len() >= CHUNK {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
+    /// machine the memory itself, written without a copy.
+    fn floats<T: bytemuck::Pod>(&mut self, values: &[T]) -> std::io::Result<()> {
+        if cfg!(target_endian = "little") {
+            self.bytes(bytemuck::cast_slice(values))
+        } else {
+            let floats: &[f32] = bytemuck::cast_slice(values);
+            self.f32s(floats.iter().map(|&v| [v]))
+        }
+    }
+
+    fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.flush()?;
+        self.out.write_all(b)
+    }
+
+    fn zeros(&mut self, n: usize) {
+        self.buf.resize(self.buf.len() + n, 0);
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl Plan<'_> {
+    /// Stream the binary buffer (views in order, zero padding between them and at the end to
+    /// a multiple of 4): `bin_len` bytes.
+    fn write_bin(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut sink = Sink {
+            out,
+            buf: Vec::with_capacity(CHUNK + 64),
+        };
+        let mut at = 0usize;
+        for (view, data) in self.layout.views.iter().zip(&self.layout.data) {
+            sink.zeros(view.byte_offset - at);
+            let p = |i: usize| &self.prims[i];
+            match *data {
+                ViewData::Image(i) => sink.bytes(&self.images[i])?,
+                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
+                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
+                }
+                ViewData::Indices { prim, short } => {
+                    for c in p(prim).indices.chunks(CHUNK / 4) {
+                        if short {
+                            // every index < vertex count < 65536 (checked by clean_primitive)
+                            for &i in c {
+                                sink.buf.extend_from_slice(&(i as u16).to_le_bytes());
+                            }
+                        } else {
+                            for &i in c {
+                                sink.buf.extend_from_slice(&i.to_le_bytes());
+                            }
+                        }
+                        sink.flush()?;
+                    }
+                }
+                ViewData::Attr { prim, attr } => {
+                    let c = p(prim);
+                    match attr {
+                        Attr::Position => sink.floats(&c.positions)?,
+                        Attr::Normal => sink.floats(c.normals.as_deref().unwrap_or_default())?,
+                        Attr::Tangent => sink.floats(c.tangents.as_deref().unwrap_or_default())?,
+                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
+                        Attr::Color(k) => sink.f32s(
+                            c.colors[k]
+                                .iter()
+                                .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
+                        )?,
+                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
+                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
+                    }
+                }
+            }
+            at = view.byte_offset + view.byte_length;
+        }
+        sink.zeros(self.bin_len - at);
+        sink.flush()
     }
 }
 
@@ -289,18 +452,32 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
     })
 }
 
-/// The JSON text, the buffer and the warnings of one export.
-struct Built {
+/// One export planned: the JSON text, the layout of the buffer and what it is made of.
+struct Plan<'a> {
     json: Vec<u8>,
-    bin: Vec<u8>,
+    /// The padded buffer length (`buffers[0].byteLength`; 0 when there is no buffer).
+    bin_len: usize,
+    layout: Layout,
+    /// The primitives written, in buffer order.
+    prims: Vec<CleanPrimitive<'a>>,
+    /// Embedded PNGs, in image order.
+    images: Vec<std::borrow::Cow<'a, [u8]>>,
     warnings: Vec<String>,
 }
 
 /// Build the JSON document and the buffer. `files`: `Some(bin_uri)` for `.gltf` + `.bin`
 /// (decoded textures referenced as PNG files), `None` for GLB (everything embedded).
-fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built, ExportError> {
+/// `encoded`: PNG bytes of textures already encoded, by scene texture index (see
+/// [`write_glb`]).
+fn build<'a>(
+    scene: &'a Scene,
+    opts: &GltfOptions,
+    files: Option<&str>,
+    encoded: &[Option<&'a [u8]>],
+) -> Result<Plan<'a>, ExportError> {
     let mut rep = Repairs::default();
-    let mut buf = Buffer::default();
+    let mut buf = Layout::default();
+    let mut pngs: Vec<std::borrow::Cow<'a, [u8]>> = Vec::new();
 
     // Textures and images, in scene order; `tex_map[i]` = glTF texture of scene texture i.
     let mut images = Vec::new();
@@ -326,12 +503,22 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                     mime_type: None,
                     buffer_view: None,
                 }),
-                (None, Ok(())) => match crate::png::encode_rgba8(*width, *height, pixels) {
+                (None, Ok(())) => match encoded.get(i).copied().flatten().map_or_else(
+                    || crate::png::encode_rgba8(*width, *height, pixels).map(Cow::Owned),
+                    |b| Ok(Cow::Borrowed(b)),
+                ) {
                     Ok(png) => Some(ImageJ {
                         name: t.name.clone(),
                         uri: None,
                         mime_type: Some("image/png"),
-                        buffer_view: Some(buf.view(&png, None)),
+                        buffer_view: Some({
+                            pngs.push(png);
+                            buf.view(
+                                pngs[pngs.len() - 1].len(),
+                                None,
+                                ViewData::Image(pngs.len() - 1),
+                            )
+                        }),
                     }),
                     Err(e) => {
                         rep.warn(format!("texture {i} {:?}: {e}; left out", t.name));
@@ -427,7 +614,7 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
 
     // Every mesh cleaned once; `mesh_map[i]` = glTF mesh of scene mesh i (None when nothing
     // drawable). Meshes are written after the nodes, which may ask for baked copies.
-    let mut cleaned: Vec<Vec<CleanPrimitive>> = Vec::with_capacity(scene.meshes.len());
+    let mut cleaned: Vec<Vec<CleanPrimitive<'a>>> = Vec::with_capacity(scene.meshes.len());
     let mut mesh_map: Vec<Option<usize>> = Vec::with_capacity(scene.meshes.len());
     let mut mesh_count = 0usize;
     for (mi, mesh) in scene.meshes.iter().enumerate() {
@@ -442,7 +629,7 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
                 rep.warn(format!(
                     "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
                 ));
-                c.uvs.push(vec![[0.0; 2]; c.positions.len()]);
+                c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
             }
             prims.push(c);
         }
@@ -567,8 +754,19 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
         });
     }
 
-    // Meshes: the scene's own, then the baked copies.
+    // Meshes: the scene's own, then the baked copies (baking only counts repairs, so doing it
+    // first keeps the order of the messages).
+    let baked_prims: Vec<Vec<CleanPrimitive<'a>>> = baked
+        .iter()
+        .map(|(mi, eff)| {
+            cleaned[*mi]
+                .iter()
+                .map(|c| bake(c, eff, &mut rep))
+                .collect()
+        })
+        .collect();
     let mut meshes = Vec::with_capacity(mesh_count + baked.len());
+    let mut next = 0usize;
     for (mi, prims) in cleaned.iter().enumerate() {
         if prims.is_empty() {
             continue;
@@ -579,7 +777,8 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             .enumerate()
             .map(|(pi, c)| {
                 let label = format!("mesh {mi} {name:?} primitive {pi}");
-                primitive(&mut buf, c, &label, &mut rep)
+                next += 1;
+                primitive(&mut buf, next - 1, c, &label, &mut rep)
             })
             .collect();
         meshes.push(MeshJ {
@@ -587,15 +786,15 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
             primitives,
         });
     }
-    for (mi, eff) in &baked {
+    for ((mi, _), prims) in baked.iter().zip(&baked_prims) {
         let name = &scene.meshes[*mi].name;
-        let primitives = cleaned[*mi]
+        let primitives = prims
             .iter()
             .enumerate()
-            .map(|(pi, c)| {
+            .map(|(pi, b)| {
                 let label = format!("mesh {mi} {name:?} (baked) primitive {pi}");
-                let b = bake(c, eff, &mut rep);
-                primitive(&mut buf, &b, &label, &mut rep)
+                next += 1;
+                primitive(&mut buf, next - 1, b, &label, &mut rep)
             })
             .collect();
         meshes.push(MeshJ {
@@ -604,13 +803,12 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
         });
     }
 
-    let pad = (4 - buf.bin.len() % 4) % 4;
-    buf.bin.resize(buf.bin.len() + pad, 0);
-    let buffers = if buf.bin.is_empty() {
+    let bin_len = buf.len + (4 - buf.len % 4) % 4;
+    let buffers = if bin_len == 0 {
         Vec::new()
     } else {
         vec![BufferJ {
-            byte_length: buf.bin.len(),
+            byte_length: bin_len,
             uri: files.map(str::to_string),
         }]
     };
@@ -643,56 +841,95 @@ fn build(scene: &Scene, opts: &GltfOptions, files: Option<&str>) -> Result<Built
         textures,
         images,
         samplers,
-        accessors: buf.accessors,
-        buffer_views: buf.views,
+        accessors: std::mem::take(&mut buf.accessors),
+        buffer_views: buf.views.clone(),
         buffers,
     };
     // Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
     let json = serde_json::to_vec(&root).map_err(|e| ExportError::TooLarge {
         what: format!("glTF JSON ({e})"),
     })?;
-    Ok(Built {
+    let prims = cleaned
+        .into_iter()
+        .flatten()
+        .chain(baked_prims.into_iter().flatten())
+        .collect();
+    Ok(Plan {
         json,
-        bin: buf.bin,
+        bin_len,
+        layout: buf,
+        prims,
+        images: pngs,
         warnings: rep.finish(),
     })
 }
 
-/// Write one cleaned primitive's accessors.
-fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repairs) -> PrimitiveJ {
-    let mut attrs: Vec<(String, usize)> = Vec::new();
-    let flat3 = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<f32>>();
-    attrs.push((
-        "POSITION".into(),
-        buf.floats(&flat3(&c.positions), 3, "VEC3", true),
-    ));
-    if let Some(n) = &c.normals {
-        attrs.push(("NORMAL".into(), buf.floats(&flat3(n), 3, "VEC3", false)));
+/// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
+fn primitive(
+    buf: &mut Layout,
+    prim: usize,
+    c: &CleanPrimitive,
+    label: &str,
+    rep: &mut Repairs,
+) -> PrimitiveJ {
+    let n = c.positions.len();
+    let attr = |attr| ViewData::Attr { prim, attr };
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in c.positions.iter() {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k] as f64);
+            hi[k] = hi[k].max(p[k] as f64);
+        }
     }
-    if let Some(t) = &c.tangents {
-        let flat: Vec<f32> = t.iter().flatten().copied().collect();
-        attrs.push(("TANGENT".into(), buf.floats(&flat, 4, "VEC4", false)));
+    let mut attrs: Vec<(String, usize)> = vec![(
+        "POSITION".into(),
+        buf.floats(
+            n,
+            3,
+            "VEC3",
+            attr(Attr::Position),
+            Some((lo.to_vec(), hi.to_vec())),
+        ),
+    )];
+    if c.normals.is_some() {
+        attrs.push((
+            "NORMAL".into(),
+            buf.floats(n, 3, "VEC3", attr(Attr::Normal), None),
+        ));
+    }
+    if c.tangents.is_some() {
+        attrs.push((
+            "TANGENT".into(),
+            buf.floats(n, 4, "VEC4", attr(Attr::Tangent), None),
+        ));
     }
     for (k, set) in c.uvs.iter().enumerate() {
-        let flat: Vec<f32> = set.iter().flatten().copied().collect();
-        attrs.push((format!("TEXCOORD_{k}"), buf.floats(&flat, 2, "VEC2", false)));
+        attrs.push((
+            format!("TEXCOORD_{k}"),
+            buf.floats(set.len(), 2, "VEC2", attr(Attr::Uv(k)), None),
+        ));
     }
     for (k, set) in c.colors.iter().enumerate() {
-        let flat: Vec<f32> = set
-            .iter()
-            .flat_map(|&v| levelgeom_scene::colour::rgba_to_linear(v))
-            .collect();
-        attrs.push((format!("COLOR_{k}"), buf.floats(&flat, 4, "VEC4", false)));
+        attrs.push((
+            format!("COLOR_{k}"),
+            buf.floats(set.len(), 4, "VEC4", attr(Attr::Color(k)), None),
+        ));
     }
     // custom attributes: a leading `_` (glTF's rule for application-specific semantics)
-    let scalars = c.scalars.iter().map(|(n, v)| (n, v.clone(), 1, "SCALAR"));
+    let scalars = c
+        .scalars
+        .iter()
+        .enumerate()
+        .map(|(k, (n, v))| (*n, v.len(), 1, "SCALAR", Attr::Scalar(k)));
     let vectors = c
         .vectors
         .iter()
-        .map(|(n, v)| (n, v.iter().flatten().copied().collect(), 4, "VEC4"));
-    for (name, flat, width, ty) in scalars.chain(vectors) {
+        .enumerate()
+        .map(|(k, (n, v))| (*n, v.len(), 4, "VEC4", Attr::Vector(k)));
+    for (name, count, width, ty, which) in scalars.chain(vectors) {
         let semantic = if name.starts_with('_') {
-            name.clone()
+            name.to_string()
         } else {
             format!("_{name}")
         };
@@ -702,10 +939,9 @@ fn primitive(buf: &mut Buffer, c: &CleanPrimitive, label: &str, rep: &mut Repair
             ));
             continue;
         }
-        let flat: Vec<f32> = flat;
-        attrs.push((semantic, buf.floats(&flat, width, ty, false)));
+        attrs.push((semantic, buf.floats(count, width, ty, attr(which), None)));
     }
-    let indices = buf.indices(&c.indices, c.positions.len());
+    let indices = buf.indices(prim, c.indices.len(), n);
     PrimitiveJ {
         attributes: Ordered(attrs),
         indices,

@@ -1,0 +1,518 @@
+//! Whole-process benchmarks of the `levelgeom` binary at full scale, each against the copy
+//! floor of the same bytes: `cargo bench -p levelgeom --bench process [-- FILTER] [-- --json]`.
+//!
+//! For every case the release binary runs as a child process (stdout/stderr to files), timed
+//! from spawn to exit; `wait4` gives its peak resident memory (`ru_maxrss`) and CPU time (user +
+//! system). In the same run, paired with every timed run, the **floor** is measured in this
+//! process: read every input file of the case into memory and write as many bytes as the case
+//! wrote (from the bytes just read) into a new file, with `fsync` when the command makes its
+//! output durable (`rebuild` writes through `write_atomic`, which syncs; exports do not). For
+//! `info`, whose output is a few kilobytes, the floor is a copy of its input file (read it,
+//! write it), as the target is stated. The ratio is the median over the runs of
+//! `case time / floor time` of each pair; memory is compared with input + output bytes.
+//!
+//! Cases: X-Ray levels of 2,000 and 8,000 visuals ([`levelgeom_xray::bench_level::large`]) →
+//! glTF, → OBJ, → both (the default), `rebuild --verify` of `level.geom`, `info` of
+//! `level.geom` and of the level, `check` of the level; the generator's full-size WAD → GLB +
+//! OBJ + PNG pages (the default export; target in CPU time), with `--collision --objects`, and
+//! `check`.
+//!
+//! Options (after `--`): words not starting with `-` filter the cases by substring (`xray-2000`,
+//! `obj`, `wad`); `--json` prints one JSON document instead of the table. Environment:
+//! `LEVELGEOM_BENCH_RUNS` (timed runs per case, default 5, after one warm-up run),
+//! `LEVELGEOM_BIN` (another binary to measure, e.g. an older build, for before/after tables),
+//! `LEVELGEOM_BENCH_DIR` (where inputs and outputs go; default the temporary folder — on a
+//! tmpfs such as `/dev/shm` the floor is a memory copy and disk writeback stays out of it).
+//!
+//! Not a test: nothing here passes or fails on time.
+#![allow(unsafe_code)] // wait4 (the libraries forbid unsafe; this bench is a tool)
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where a case's output goes, for counting its bytes.
+#[derive(Clone, Debug)]
+enum Output {
+    /// An export folder (removed before each run).
+    Dir(PathBuf),
+    /// One file (removed before each run).
+    File(PathBuf),
+    /// Standard output only.
+    Stdout,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    name: String,
+    args: Vec<OsString>,
+    inputs: Vec<PathBuf>,
+    output: Output,
+    /// The command syncs its output to disk, so the floor does too.
+    fsync: bool,
+    /// The floor writes the input's size (a copy of the file) instead of the output's.
+    copy_floor: bool,
+}
+
+/// One measured child run.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    wall: Duration,
+    cpu: Duration,
+    max_rss: u64,
+    out_bytes: u64,
+    floor: Duration,
+}
+
+fn tv(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+/// Run `bin args`, returning wall time, CPU time and peak RSS of the child (bytes).
+fn run_child(bin: &Path, args: &[OsString], log: &Path) -> (Duration, Duration, u64) {
+    let out = fs::File::create(log.with_extension("stdout")).expect("log file");
+    let err = fs::File::create(log.with_extension("stderr")).expect("log file");
+    let start = Instant::now();
+    let child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .expect("spawns the levelgeom binary");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value of a plain C struct; wait4 writes into the two
+    // pointers, which outlive the call. The child is reaped here (std's handle is not waited).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall = start.elapsed();
+    drop(child);
+    assert_eq!(r, pid, "wait4 failed");
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    if !ok {
+        let e = fs::read_to_string(log.with_extension("stderr")).unwrap_or_default();
+        panic!("{} {:?} failed (status {status}): {e}", bin.display(), args);
+    }
+    let cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
+    // Linux reports ru_maxrss in kilobytes
+    (wall, cpu, ru.ru_maxrss as u64 * 1024)
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn clear(output: &Output) {
+    match output {
+        Output::Dir(d) => {
+            let _ = fs::remove_dir_all(d);
+        }
+        Output::File(f) => {
+            let _ = fs::remove_file(f);
+        }
+        Output::Stdout => {}
+    }
+}
+
+/// The floor, run as a child process of this bench (`--floor OUT BYTES SYNC INPUT...`): read
+/// the inputs, write `BYTES` bytes to `OUT` (synced when `SYNC` is 1). Returns its exit code.
+fn floor_main(args: &[String]) -> i32 {
+    let [out, bytes, sync, inputs @ ..] = args else {
+        return 2;
+    };
+    let out_bytes: usize = bytes.parse().unwrap_or(0);
+    let read: Vec<Vec<u8>> = inputs
+        .iter()
+        .map(|p| fs::read(p).expect("reads input"))
+        .collect();
+    let src: &[u8] = read
+        .iter()
+        .max_by_key(|b| b.len())
+        .map_or(&[0u8; 1][..], |b| b.as_slice());
+    let mut f = fs::File::create(out).expect("floor file");
+    let mut left = out_bytes;
+    while left > 0 {
+        let n = left.min(src.len());
+        f.write_all(&src[..n]).expect("writes");
+        left -= n;
+    }
+    if sync == "1" {
+        f.sync_all().expect("syncs");
+    }
+    drop(f);
+    std::hint::black_box(read);
+    0
+}
+
+/// Time the floor of `inputs` + `out_bytes` as a whole process (like the case itself).
+fn floor(inputs: &[PathBuf], out_bytes: u64, fsync: bool, scratch: &Path, log: &Path) -> Duration {
+    let _ = fs::remove_file(scratch);
+    let me = std::env::current_exe().expect("own path");
+    let mut args = os(&[
+        &"--floor",
+        &scratch,
+        &out_bytes.to_string(),
+        &if fsync { "1" } else { "0" },
+    ]);
+    args.extend(inputs.iter().map(|p| p.as_os_str().to_os_string()));
+    let (wall, _, _) = run_child(&me, &args, log);
+    let _ = fs::remove_file(scratch);
+    wall
+}
+
+fn measure(bin: &Path, case: &Case, runs: usize, tmp: &Path) -> Vec<Run> {
+    let log = tmp.join("child");
+    let scratch = tmp.join("floor.bin");
+    let in_bytes: u64 = case
+        .inputs
+        .iter()
+        .map(|p| fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
+    let mut out = Vec::new();
+    for k in 0..=runs {
+        clear(&case.output);
+        let (wall, cpu, max_rss) = run_child(bin, &case.args, &log);
+        let out_bytes = match &case.output {
+            Output::Dir(d) => dir_bytes(d),
+            Output::File(f) => fs::metadata(f).map_or(0, |m| m.len()),
+            Output::Stdout => fs::metadata(log.with_extension("stdout")).map_or(0, |m| m.len()),
+        };
+        let floor_out = if case.copy_floor { in_bytes } else { out_bytes };
+        let fl = floor(
+            &case.inputs,
+            floor_out,
+            case.fsync,
+            &scratch,
+            &tmp.join("floor"),
+        );
+        if k > 0 {
+            // run 0 warms the page cache and the allocator's first touches
+            out.push(Run {
+                wall,
+                cpu,
+                max_rss,
+                out_bytes,
+                floor: fl,
+            });
+        }
+    }
+    clear(&case.output);
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// What the table and the JSON show for one case.
+#[derive(serde::Serialize)]
+struct Summary {
+    case: String,
+    runs: usize,
+    input_bytes: u64,
+    output_bytes: u64,
+    wall_ms: f64,
+    cpu_ms: f64,
+    floor_ms: f64,
+    ratio: f64,
+    peak_rss_bytes: u64,
+    rss_ratio: f64,
+    wall_ms_min: f64,
+    wall_ms_max: f64,
+}
+
+fn summarise(case: &Case, runs: &[Run]) -> Summary {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let in_bytes: u64 = case
+        .inputs
+        .iter()
+        .map(|p| fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
+    let out_bytes = runs.last().map_or(0, |r| r.out_bytes);
+    let rss = median(runs.iter().map(|r| r.max_rss as f64).collect()) as u64;
+    let io = if case.copy_floor {
+        in_bytes
+    } else {
+        in_bytes + out_bytes
+    };
+    Summary {
+        case: case.name.clone(),
+        runs: runs.len(),
+        input_bytes: in_bytes,
+        output_bytes: out_bytes,
+        wall_ms: median(runs.iter().map(|r| ms(r.wall)).collect()),
+        cpu_ms: median(runs.iter().map(|r| ms(r.cpu)).collect()),
+        floor_ms: median(runs.iter().map(|r| ms(r.floor)).collect()),
+        ratio: median(
+            runs.iter()
+                .map(|r| r.wall.as_secs_f64() / r.floor.as_secs_f64().max(1e-9))
+                .collect(),
+        ),
+        peak_rss_bytes: rss,
+        rss_ratio: rss as f64 / io.max(1) as f64,
+        wall_ms_min: runs
+            .iter()
+            .map(|r| ms(r.wall))
+            .fold(f64::INFINITY, f64::min),
+        wall_ms_max: runs.iter().map(|r| ms(r.wall)).fold(0.0, f64::max),
+    }
+}
+
+fn os(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
+    args.iter().map(|a| a.as_ref().to_os_string()).collect()
+}
+
+fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
+    let tag = format!("xray-{visuals}");
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f));
+    let dir = tmp.join(&tag);
+    let level = dir.join("level");
+    let geom = dir.join("level.geom");
+    let out = tmp.join(format!("{tag}-out"));
+    let both = vec![level.clone(), geom.clone()];
+    let export = |fmt: &str| Case {
+        name: format!("{tag} → {fmt}"),
+        args: os(&[&"export", &dir, &out, &"--format", &fmt]),
+        inputs: both.clone(),
+        output: Output::Dir(out.clone()),
+        fsync: false,
+        copy_floor: false,
+    };
+    let rebuilt = tmp.join(format!("{tag}-rebuilt.geom"));
+    let cases = vec![
+        export("gltf"),
+        export("obj"),
+        Case {
+            name: format!("{tag} → all (GLB + OBJ)"),
+            ..export("all")
+        },
+        Case {
+            name: format!("{tag} rebuild --verify level.geom"),
+            args: os(&[&"rebuild", &geom, &rebuilt, &"--verify"]),
+            inputs: vec![geom.clone()],
+            output: Output::File(rebuilt.clone()),
+            fsync: true,
+            copy_floor: false,
+        },
+        Case {
+            name: format!("{tag} info level.geom"),
+            args: os(&[&"info", &geom]),
+            inputs: vec![geom.clone()],
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
+        },
+        Case {
+            name: format!("{tag} check level"),
+            args: os(&[&"check", &dir]),
+            inputs: both.clone(),
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
+        },
+        Case {
+            name: format!("{tag} info level"),
+            args: os(&[&"info", &level]),
+            inputs: both.clone(),
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
+        },
+    ];
+    let cases: Vec<Case> = cases.into_iter().filter(|c| wanted(&c.name)).collect();
+    if !cases.is_empty() {
+        fs::create_dir_all(&dir).expect("folder");
+        // generated by a child process, so that this process stays small: on Linux a child's
+        // peak RSS starts from its parent's peak (it is carried over at exec)
+        generate(&os(&[&"--generate-xray", &dir, &visuals.to_string()]), tmp);
+    }
+    cases
+}
+
+fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f));
+    let names = [
+        "wad full-size → GLB + OBJ + PNG",
+        "wad full-size → all, --collision --objects",
+        "wad full-size check",
+    ];
+    let wad = tmp.join("full.wad");
+    let out = tmp.join("wad-out");
+    let cases = vec![
+        Case {
+            name: names[0].into(),
+            args: os(&[&"export", &wad, &out]),
+            inputs: vec![wad.clone()],
+            output: Output::Dir(out.clone()),
+            fsync: false,
+            copy_floor: false,
+        },
+        Case {
+            name: names[2].into(),
+            args: os(&[&"check", &wad]),
+            inputs: vec![wad.clone()],
+            output: Output::Stdout,
+            fsync: false,
+            copy_floor: true,
+        },
+        Case {
+            name: names[1].into(),
+            args: os(&[&"export", &wad, &out, &"--collision", &"--objects"]),
+            inputs: vec![wad.clone()],
+            output: Output::Dir(out.clone()),
+            fsync: false,
+            copy_floor: false,
+        },
+    ];
+    let cases: Vec<Case> = cases.into_iter().filter(|c| wanted(&c.name)).collect();
+    if !cases.is_empty() {
+        generate(&os(&[&"--generate-wad", &wad]), tmp);
+    }
+    cases
+}
+
+/// Run this bench as a child with `args` (a `--generate-*` mode).
+fn generate(args: &[OsString], tmp: &Path) {
+    let me = std::env::current_exe().expect("own path");
+    let log = tmp.join("generate");
+    run_child(&me, args, &log);
+    eprint!(
+        "{}",
+        fs::read_to_string(log.with_extension("stdout")).unwrap_or_default()
+    );
+}
+
+/// `--generate-xray DIR VISUALS` / `--generate-wad FILE`: write the inputs (child mode).
+fn generate_main(mode: &str, args: &[String]) -> i32 {
+    match (mode, args) {
+        ("--generate-xray", [dir, visuals]) => {
+            let visuals: usize = visuals.parse().unwrap_or(2000);
+            let l = levelgeom_xray::bench_level::large(visuals).expect("generates");
+            let dir = Path::new(dir);
+            fs::write(dir.join("level"), &l.level).expect("writes level");
+            fs::write(dir.join("level.geom"), &l.geom).expect("writes level.geom");
+            println!(
+                "xray-{visuals}: {} vertices, {} triangles, level {:.1} MB, level.geom {:.1} MB",
+                l.vertices,
+                l.triangles,
+                l.level.len() as f64 / 1e6,
+                l.geom.len() as f64 / 1e6
+            );
+            0
+        }
+        ("--generate-wad", [file]) => {
+            let bytes = levelgeom_wad::generate::full_size_level()
+                .and_then(|l| l.to_bytes())
+                .expect("generates");
+            fs::write(file, &bytes).expect("writes");
+            println!("wad: full-size level {:.2} MB", bytes.len() as f64 / 1e6);
+            0
+        }
+        _ => 2,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--floor") => std::process::exit(floor_main(&args[1..])),
+        Some(m @ ("--generate-xray" | "--generate-wad")) => {
+            std::process::exit(generate_main(m, &args[1..]))
+        }
+        _ => {}
+    }
+    // `cargo test --benches` / `cargo bench -- --list` pass flags; only run for a real bench.
+    if args.iter().any(|a| a == "--list") {
+        return;
+    }
+    let json = args.iter().any(|a| a == "--json");
+    let filter: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .cloned()
+        .collect();
+    let runs = std::env::var("LEVELGEOM_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5usize)
+        .max(1);
+    let bin = std::env::var_os("LEVELGEOM_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_levelgeom")));
+    let base = std::env::var_os("LEVELGEOM_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let tmp = base.join(format!("levelgeom-process-bench-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).expect("temp folder");
+
+    let mut cases = xray_cases(&tmp, 2000, &filter);
+    cases.extend(xray_cases(&tmp, 8000, &filter));
+    cases.extend(wad_cases(&tmp, &filter));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if !json {
+        println!(
+            "\nlevelgeom whole-process benchmarks: {} ({cores} cores), {runs} runs per case, medians",
+            bin.display()
+        );
+        println!(
+            "{:<44} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7}",
+            "case", "in+out MB", "ms", "floor ms", "× floor", "CPU ms", "peak MB", "× i+o"
+        );
+    }
+    let mut all = Vec::new();
+    for case in &cases {
+        let r = measure(&bin, case, runs, &tmp);
+        let s = summarise(case, &r);
+        if !json {
+            let io = if case.copy_floor {
+                s.input_bytes
+            } else {
+                s.input_bytes + s.output_bytes
+            };
+            println!(
+                "{:<44} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>9.1} {:>9.1} {:>7.2}",
+                s.case,
+                io as f64 / 1e6,
+                s.wall_ms,
+                s.floor_ms,
+                s.ratio,
+                s.cpu_ms,
+                s.peak_rss_bytes as f64 / 1e6,
+                s.rss_ratio
+            );
+        }
+        all.push(s);
+    }
+    if json {
+        let doc = serde_json::json!({
+            "binary": bin.display().to_string(),
+            "cores": cores,
+            "runs": runs,
+            "cases": all,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    let _ = fs::remove_dir_all(&tmp);
+}
