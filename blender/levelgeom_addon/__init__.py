@@ -286,6 +286,23 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
         ],
         default="FOLLOW",
     )
+    build: EnumProperty(
+        name="Build",
+        description="The XRLC build to write (--to-version)",
+        items=[
+            ("SAME", "Same as the base", "Write the base level's build"),
+            ("13", "XRLC 13", "level.geom with FLOAT2 base UVs (lossless from 14)"),
+            ("14", "XRLC 14", "level.geom with SHORT2 base UVs + fractions (SoC release, CS, "
+             "CoP; from 13 this quantises UVs and needs Allow loss)"),
+        ],
+        default="SAME",
+    )
+    allow_loss: BoolProperty(
+        name="Allow loss",
+        description="Convert the build even when the target cannot hold everything "
+        "(--allow-loss; what is lost is in the report)",
+        default=False,
+    )
     delete_missing: BoolProperty(
         name="Delete missing",
         description="Remove every visual the level collection does not hold, even when it looks "
@@ -340,6 +357,10 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
                     context, collision, os.path.join(tmp, "collision.glb"))]
             if self.delete_missing:
                 args.append("--delete-missing")
+            if self.build != "SAME":
+                args += ["--to-version", self.build]
+                if self.allow_loss:
+                    args.append("--allow-loss")
             args += ["--json", "--force"]
             result = runner.run_json(exe, args)
         finally:

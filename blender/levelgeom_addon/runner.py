@@ -132,9 +132,10 @@ def xray_summary_lines(result):
     if mode and mode != "none":
         parts.append(f"collision {mode} {c.get('faces_before', '?')} -> {c.get('faces_after', '?')}"
                      f" triangles" + (f", {c['ambiguous']} ambiguous" if c.get("ambiguous") else ""))
-    conv = result.get("conversion") or s.get("conversion")
-    if isinstance(conv, dict) and conv.get("from") != conv.get("to"):
-        parts.append(f"xrLC {conv.get('from')} -> {conv.get('to')}")
+    conv = s.get("conversion")
+    if isinstance(conv, dict):
+        parts.append(f"converted XRLC {conv.get('from')} -> {conv.get('to')}"
+                     + (f" (lost: {len(conv.get('lost') or [])})" if conv.get("lost") else ""))
     warnings = result.get("warnings") or []
     if warnings:
         parts.append(f"{len(warnings)} warning(s)")
@@ -145,6 +146,9 @@ def xray_summary_lines(result):
                          f"{a.get('node')!r}: {a.get('from')}")
     for sh in (s.get("shaders_added") or [])[:10]:
         lines.append(f"shader entry added: {sh}")
+    if isinstance(conv, dict):
+        for x in (conv.get("lost") or [])[:10]:
+            lines.append(f"lost (Allow loss): {x}")
     for d in defaulted[:10]:
         if isinstance(d, dict):
             lines.append(f"visual {d.get('visual')} ({d.get('node')!r}): defaulted "

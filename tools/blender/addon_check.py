@@ -928,6 +928,32 @@ def xray_round_trip(work):
     record(s.get("kept") == s.get("visuals_before", 0) - 1,
            "xray round trip: every other visual kept byte for byte",
            f"kept {s.get('kept')} of {s.get('visuals_before')}")
+    # Build XRLC 13 (--to-version 13, lossless from 14): the same edit written as build 13
+    out13 = Path(work) / "xray_edited_v13"
+    shutil.rmtree(out13, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(out13), build="13")
+        result13 = json.loads(scene.get("levelgeom_last_result", "{}"))
+    except RuntimeError as e:
+        result13 = {}
+        print(f"  export failed: {e}")
+    conv = (result13.get("summary") or {}).get("conversion") or {}
+    versions = [struct.unpack_from("<H", (out13 / f).read_bytes(), 8)[0] if (out13 / f).is_file() else None
+                for f in ("level", "level.geom", "level.geomx")]
+    record(conv.get("to") == 13 and not conv.get("lost") and versions == [13, 13, 13],
+           "xray round trip: Build XRLC 13 writes headers of version 13, nothing lost",
+           f"headers {versions}, conversion {conv.get('from')} -> {conv.get('to')}, lost {conv.get('lost')}")
+    record("converted XRLC 14 -> 13" in scene.get("levelgeom_last_summary", ""),
+           "xray round trip: the UI summary names the conversion")
+    c = lg("check", out13, check=False)
+    record(c.returncode == 0, "xray round trip: levelgeom check of the XRLC 13 level",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    after13 = Path(work) / "xray_rt_after13"
+    lg("export", out13, after13, "--format", "gltf", "--force")
+    g13 = Glb(after13 / "level.glb")
+    d = max_difference(visual_world_vertices(before, moved_index), visual_world_vertices(g13, moved_index),
+                       offset_gl)
+    record(d <= 1e-4, f"xray round trip: XRLC 13: visual {moved_index} at old + offset", f"worst {d:.2e}")
     # Collision: Collision collection: import with the collision, export it back unedited: the
     # cform is replaced from the collection, with the fixture's triangle count
     reset()

@@ -261,7 +261,8 @@ pub fn convert(
             c.notes.push(format!(
                 "level.geomx base UVs (XRLC 13 keeps one per fast-path vertex, XRLC 14 none) \
                  taken from the visual's level.geom vertex at the same position, as ⌊uv·1024⌋; \
-                 {none} vertices without one (0), {seams} at seams (several UVs: the first)"
+                 {none} vertices had none (given 0, 0), {seams} are at seams (several UVs: \
+                 the first taken)"
             ));
         } else {
             let mut dropped = 0usize;
