@@ -358,14 +358,11 @@ fn fastpath_uvs(
         let x = xdecoded[fi].get_or_insert_with(|| xvb.decode());
         let xs = f.vb_offset as usize;
         let xe = (xs + f.vb_count as usize).min(x.count);
-        for k in xs..xe {
-            if out[fi][k].is_some() {
-                continue;
+        let slots = out[fi].iter_mut().zip(&x.positions).take(xe).skip(xs);
+        for (slot, p) in slots {
+            if slot.is_none() {
+                *slot = by_pos.get(&p.map(f32::to_bits)).copied();
             }
-            let Some(p) = x.positions.get(k) else {
-                continue;
-            };
-            out[fi][k] = by_pos.get(&p.map(f32::to_bits)).copied();
         }
     }
     out
