@@ -57,7 +57,11 @@ fn import(level: &Path, mesh: &Path, out: &Path, extra: &[&str]) -> (i32, Value,
     ];
     args.extend(extra.iter().map(os));
     let (code, text, err) = run(&args);
-    (code, serde_json::from_str(&text).unwrap_or(Value::Null), err)
+    (
+        code,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+        err,
+    )
 }
 
 /// The XRLC version in a file's header chunk (chunk 1 first, 4 bytes).
@@ -121,14 +125,12 @@ fn fixture_to_13_and_back_to_14() {
         "{err}"
     );
     assert!(!back.exists(), "nothing written when refused");
-    let (code, v, err) = import(
-        &v13,
-        &glb13,
-        &back,
-        &["--to-version", "14", "--allow-loss"],
-    );
+    let (code, v, err) = import(&v13, &glb13, &back, &["--to-version", "14", "--allow-loss"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(v["summary"]["conversion"]["lost"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        v["summary"]["conversion"]["lost"].as_array().unwrap().len(),
+        1
+    );
     for f in FILES {
         assert!(
             std::fs::read(fx.join(f)).unwrap() == std::fs::read(back.join(f)).unwrap(),
