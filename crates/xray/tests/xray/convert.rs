@@ -330,17 +330,20 @@ fn v13_to_14_quantises_uvs_and_is_refused_without_allow_loss() {
 
 #[test]
 fn generated_13_to_14_to_13_keeps_geometry() {
-    let f = generated(13, false);
-    let out = convert(&f, 14, true).unwrap();
-    let r14 = reread(&out);
-    assert_check_clean(&r14);
-    let s14 = static_strides(&r14.geom);
-    assert!(s14.iter().all(|&s| s == 32), "{s14:?}");
-    let step = 1.0 / (255.5 * 1024.0) + 1e-7;
-    compare_geometry(&export(&f), &export(&r14), step);
-    let back = reread(&convert(&r14, 13, false).unwrap());
-    assert!(versions(&back).iter().all(|&v| v == 13));
-    compare_geometry(&export(&r14), &export(&back), 0.0);
+    for compress in [false, true] {
+        let f = generated(13, compress);
+        let out = convert(&f, 14, true).unwrap();
+        let r14 = reread(&out);
+        assert!(versions(&r14).iter().all(|&v| v == 14));
+        assert_check_clean(&r14);
+        let s14 = static_strides(&r14.geom);
+        assert!(s14.iter().all(|&s| s == 32), "{s14:?}");
+        let step = 1.0 / (255.5 * 1024.0) + 1e-7;
+        compare_geometry(&export(&f), &export(&r14), step);
+        let back = reread(&convert(&r14, 13, false).unwrap());
+        assert!(versions(&back).iter().all(|&v| v == 13));
+        compare_geometry(&export(&r14), &export(&back), 0.0);
+    }
 }
 
 #[test]
