@@ -1,9 +1,9 @@
-"""levelgeom for Blender: import Argonaut WADs and X-Ray levels, export edited WADs.
+"""levelgeom for Blender: import Argonaut WADs and X-Ray levels, export edited WADs and levels.
 
 The add-on runs the `levelgeom` command-line tool (see the project's README): import
 runs `levelgeom export` into a temporary folder and loads the GLBs with Blender's glTF importer;
 export writes the level (and collision) collections as GLB and runs `levelgeom import` onto the
-WAD the scene came from.
+WAD, or the X-Ray level folder, the scene came from.
 """
 
 bl_info = {
@@ -11,12 +11,14 @@ bl_info = {
     "author": "levelgeom",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
-    "location": "File > Import > Argonaut level WAD / X-Ray level; File > Export > Argonaut level WAD",
+    "location": "File > Import > Argonaut level WAD / X-Ray level; "
+    "File > Export > Argonaut level WAD / X-Ray level",
     "description": "Import The Emperor's New Groove WADs and S.T.A.L.K.E.R. levels through the "
-    "levelgeom binary, and put edited meshes back into a WAD",
+    "levelgeom binary, and put edited meshes back into a WAD or a compiled X-Ray level",
     "category": "Import-Export",
 }
 
+import json
 import os
 import shutil
 import tempfile
@@ -84,6 +86,11 @@ def _import_level(op, context, path, export_args, kind):
     scene = context.scene
     scene["levelgeom_base"] = path
     scene["levelgeom_kind"] = kind
+    if kind == "xray":
+        # the level folder (level, level.geom, …) that File > Export > X-Ray level writes back onto
+        scene["levelgeom_xray_base"] = path if os.path.isdir(path) else os.path.dirname(path)
+    elif "levelgeom_xray_base" in scene:
+        del scene["levelgeom_xray_base"]
     parts = [f"{counts[r]} {r} mesh(es)" for r in scene_io.COLLECTION_NAMES if counts[r]]
     name = os.path.basename(path.rstrip(os.sep))
     if name == "level" or os.path.isdir(path):  # an X-Ray level: its folder says which
@@ -136,6 +143,12 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
         description="Also import the portal polygons between sectors (hidden collection)",
         default=False,
     )
+    collision: BoolProperty(
+        name="Collision",
+        description="Also import level.cform (hidden collection `levelgeom collision`), to edit "
+        "and write back with File > Export > X-Ray level, Collision: Collision collection",
+        default=False,
+    )
 
     def execute(self, context):
         def body():
@@ -149,6 +162,8 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
                 args.append("--lods")
             if self.portals:
                 args.append("--portals")
+            if self.collision:
+                args.append("--collision")
             return _import_level(self, context, path, args, "xray")
 
         return _run_guarded(self, context, body)
@@ -206,7 +221,9 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
                 "or give the Base WAD option"
             )
         if scene.get("levelgeom_kind", "wad") != "wad" and not self.base:
-            raise LevelgeomError("this scene is an X-Ray level; levelgeom imports into WADs only")
+            raise LevelgeomError(
+                "this scene is an X-Ray level: write it back with File > Export > X-Ray level"
+            )
         level = scene_io.role_collection(scene, "level")
         if level is None or scene_io.mesh_count(level) == 0:
             raise LevelgeomError(f"no meshes in the collection {scene_io.COLLECTION_NAMES['level']!r}")
@@ -235,6 +252,132 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
+class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
+    """Write the level (and, when asked, collision) collection back into the X-Ray level this
+    scene was imported from, as a new level folder"""
+
+    bl_idname = "export_scene.levelgeom_xray"
+    bl_label = "Export X-Ray level"
+    bl_options = {"REGISTER"}
+
+    filepath: StringProperty(
+        name="Output folder",
+        description="The folder for the new level, level.geom, level.geomx, level.cform "
+        "(never the base level's own folder)",
+        subtype="DIR_PATH",
+        default="",
+    )
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+    filter_folder: BoolProperty(default=True, options={"HIDDEN"})
+    base: StringProperty(
+        name="Base level",
+        description="The X-Ray level folder whose data is kept; empty: the one this scene was "
+        "imported from",
+        subtype="DIR_PATH",
+        default="",
+    )
+    collision_source: EnumProperty(
+        name="Collision",
+        items=[
+            ("FOLLOW", "Follow the visuals", "Keep level.cform; the triangles of moved and "
+             "deleted visuals move and go with them"),
+            ("COLLECTION", "Collision collection", "Replace level.cform from the collision "
+             "collection (import the level with Collision on; objects named matN_secS)"),
+        ],
+        default="FOLLOW",
+    )
+    build: EnumProperty(
+        name="Build",
+        description="The XRLC build to write (--to-version)",
+        items=[
+            ("SAME", "Same as the base", "Write the base level's build"),
+            ("13", "XRLC 13", "level.geom with FLOAT2 base UVs (lossless from 14)"),
+            ("14", "XRLC 14", "level.geom with SHORT2 base UVs + fractions (SoC release, CS, "
+             "CoP; from 13 this quantises UVs and needs Allow loss)"),
+        ],
+        default="SAME",
+    )
+    allow_loss: BoolProperty(
+        name="Allow loss",
+        description="Convert the build even when the target cannot hold everything "
+        "(--allow-loss; what is lost is in the report)",
+        default=False,
+    )
+    delete_missing: BoolProperty(
+        name="Delete missing",
+        description="Remove every visual the level collection does not hold, even when it looks "
+        "like a partial import (e.g. no LOD billboards)",
+        default=False,
+    )
+
+    def invoke(self, context, event):
+        base = context.scene.get("levelgeom_xray_base", "")
+        if base and not self.filepath:
+            self.filepath = os.path.join(os.path.dirname(base.rstrip(os.sep)),
+                                         os.path.basename(base.rstrip(os.sep)) + "_edited") + os.sep
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        return _run_guarded(self, context, lambda: self._export(context))
+
+    def _export(self, context):
+        scene = context.scene
+        base = bpy.path.abspath(self.base) if self.base else scene.get("levelgeom_xray_base", "")
+        if not base:
+            raise LevelgeomError(
+                "no base X-Ray level: import the level with File > Import > X-Ray level first, "
+                "or give the Base level option"
+            )
+        base = os.path.abspath(base)
+        out = bpy.path.abspath(self.filepath or self.directory)
+        if not out:
+            raise LevelgeomError("no output folder given")
+        out = os.path.abspath(out).rstrip(os.sep) or os.sep
+        level = scene_io.role_collection(scene, "level")
+        if level is None or scene_io.mesh_count(level) == 0:
+            raise LevelgeomError(f"no meshes in the collection {scene_io.COLLECTION_NAMES['level']!r}")
+        collision = None
+        if self.collision_source == "COLLECTION":
+            collision = scene_io.role_collection(scene, "collision")
+            if collision is None or scene_io.mesh_count(collision) == 0:
+                raise LevelgeomError(
+                    f"Collision: Collision collection, but the collection "
+                    f"{scene_io.COLLECTION_NAMES['collision']!r} has no meshes (import the level "
+                    "with Collision on)"
+                )
+        exe = binary(context)
+        tmp = tempfile.mkdtemp(prefix="levelgeom-")
+        try:
+            # export_extras: the node extras (`visual`, …) that map objects back to visuals
+            level_glb = scene_io.export_collection_glb(context, level, os.path.join(tmp, "level.glb"))
+            args = ["import", base, level_glb, out]
+            if collision is not None:
+                args += ["--collision", scene_io.export_collection_glb(
+                    context, collision, os.path.join(tmp, "collision.glb"))]
+            if self.delete_missing:
+                args.append("--delete-missing")
+            if self.build != "SAME":
+                args += ["--to-version", self.build]
+                if self.allow_loss:
+                    args.append("--allow-loss")
+            args += ["--json", "--force"]
+            result = runner.run_json(exe, args)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        warnings = result.get("warnings") or []
+        for w in warnings[:5]:
+            self.report({"WARNING"}, f"levelgeom: {w}")
+        lines = runner.xray_summary_lines(result)
+        for line in lines[1:]:
+            self.report({"INFO"}, "levelgeom: " + line)
+        self.report({"INFO"}, lines[0])
+        scene["levelgeom_last_import"] = str(result.get("output", out))
+        scene["levelgeom_last_summary"] = "\n".join(lines)
+        scene["levelgeom_last_result"] = json.dumps(result)
+        return {"FINISHED"}
+
+
 def menu_import_wad(self, context):
     self.layout.operator(IMPORT_SCENE_OT_levelgeom_wad.bl_idname, text="Argonaut level WAD (.wad)")
 
@@ -247,11 +390,16 @@ def menu_export_wad(self, context):
     self.layout.operator(EXPORT_SCENE_OT_levelgeom_wad.bl_idname, text="Argonaut level WAD (.wad)")
 
 
+def menu_export_xray(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_levelgeom_xray.bl_idname, text="X-Ray level (level)")
+
+
 CLASSES = (
     LEVELGEOM_AddonPreferences,
     IMPORT_SCENE_OT_levelgeom_wad,
     IMPORT_SCENE_OT_levelgeom_xray,
     EXPORT_SCENE_OT_levelgeom_wad,
+    EXPORT_SCENE_OT_levelgeom_xray,
 )
 
 
@@ -261,9 +409,11 @@ def register():
     bpy.types.TOPBAR_MT_file_import.append(menu_import_wad)
     bpy.types.TOPBAR_MT_file_import.append(menu_import_xray)
     bpy.types.TOPBAR_MT_file_export.append(menu_export_wad)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export_xray)
 
 
 def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export_xray)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export_wad)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import_xray)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import_wad)

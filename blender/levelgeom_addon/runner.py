@@ -96,3 +96,61 @@ def summary_text(result, collision_label=None):
     if warnings:
         parts.append(f"{len(warnings)} warning(s)")
     return "levelgeom: " + ", ".join(parts)
+
+
+def _indices(v, most=10):
+    v = list(v or [])
+    if not v:
+        return ""
+    shown = ", ".join(str(x) for x in v[:most]) + (", …" if len(v) > most else "")
+    return f" ({shown})"
+
+
+def xray_summary_lines(result):
+    """The UI lines for `levelgeom import LEVEL_DIR … --json`'s object: first one line with the
+    visuals kept/moved/edited/added/removed and the collision, then one line per added visual,
+    shader entry added and visual whose vertex data was defaulted (at most 10 of each)."""
+    out = os.path.basename(str(result.get("output", "?")).rstrip("/\\")) or "?"
+    s = result.get("summary") or {}
+    if not isinstance(s, dict):
+        s = {}
+    added = s.get("added") or []
+    parts = [
+        f"visuals {s.get('visuals_before', '?')} -> {s.get('visuals_after', '?')}",
+        f"kept {s.get('kept', 0)}"
+        + (f" ({s['kept_absent']} not in the file)" if s.get("kept_absent") else ""),
+        f"moved {len(s.get('moved') or [])}{_indices(s.get('moved'))}",
+        f"edited {len(s.get('edited') or [])}{_indices(s.get('edited'))}",
+        f"added {len(added)}",
+        f"removed {len(s.get('removed') or [])}{_indices(s.get('removed'))}",
+    ]
+    defaulted = s.get("defaulted") or []
+    if defaulted:
+        parts.append(f"defaulted vertex data in {len(defaulted)} visual(s)")
+    c = s.get("collision") or {}
+    mode = c.get("mode")
+    if mode and mode != "none":
+        parts.append(f"collision {mode} {c.get('faces_before', '?')} -> {c.get('faces_after', '?')}"
+                     f" triangles" + (f", {c['ambiguous']} ambiguous" if c.get("ambiguous") else ""))
+    conv = s.get("conversion")
+    if isinstance(conv, dict):
+        parts.append(f"converted XRLC {conv.get('from')} -> {conv.get('to')}"
+                     + (f" (lost: {len(conv.get('lost') or [])})" if conv.get("lost") else ""))
+    warnings = result.get("warnings") or []
+    if warnings:
+        parts.append(f"{len(warnings)} warning(s)")
+    lines = [f"levelgeom: wrote {out}: " + ", ".join(parts)]
+    for a in added[:10]:
+        if isinstance(a, dict):
+            lines.append(f"added visual {a.get('visual')} ({a.get('model_type')}) from "
+                         f"{a.get('node')!r}: {a.get('from')}")
+    for sh in (s.get("shaders_added") or [])[:10]:
+        lines.append(f"shader entry added: {sh}")
+    if isinstance(conv, dict):
+        for x in (conv.get("lost") or [])[:10]:
+            lines.append(f"lost (Allow loss): {x}")
+    for d in defaulted[:10]:
+        if isinstance(d, dict):
+            lines.append(f"visual {d.get('visual')} ({d.get('node')!r}): defaulted "
+                         + ", ".join(str(x) for x in d.get("attributes") or []))
+    return lines

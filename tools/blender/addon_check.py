@@ -15,7 +15,10 @@ level's colour bytes: linear with the new export layout), custom properties carr
 (tile, model, rot), collision/swap collections are hidden in viewport and render, no empty at the
 origin without children. Then the round trip: import the demo WAD with the add-on, raise the
 tile with the highest vertex by 1.0, export through the add-on, `levelgeom check` the new WAD and
-`levelgeom probe` its centre. Asserts marked [new layout] run only when the export wrote
+`levelgeom probe` its centre. The X-Ray round trip (xray_round_trip): import the real fixture
+through the add-on, move one normal visual by XRAY_OFFSET, export through the add-on, `levelgeom
+check` it, and compare `levelgeom export` of it with the fixture's (moved visual at old + offset,
+an untouched one unchanged). Asserts marked [new layout] run only when the export wrote
 collision.glb (collision split out of level.glb, colours linear). Exits 1 on any failure.
 """
 import json
@@ -804,6 +807,195 @@ def round_trip(work, demo_wad):
                f"probe: {after}, expected {top + 1.0:.4f}")
 
 
+# ---------------------------------------------------------------------------------------------
+# X-Ray round trip: File > Import > X-Ray level, move one visual, File > Export > X-Ray level
+
+XRAY_OFFSET = (1.25, -0.5, 2.0)  # Blender axes; glTF/export space (x, z, -y)
+
+
+def node_world(g, i):
+    """The world matrix of GLB node i (numpy 4x4; glTF column-major `matrix` or TRS)."""
+    chain = []
+    while True:
+        chain.append(i)
+        if i not in g.parent:
+            break
+        i = g.parent[i]
+    m = numpy.identity(4)
+    for k in reversed(chain):
+        n = g.nodes[k]
+        if "matrix" in n:
+            local = numpy.array(n["matrix"], dtype=float).reshape(4, 4).T
+        else:
+            t = numpy.identity(4)
+            t[:3, 3] = n.get("translation", [0, 0, 0])
+            x, y, z, w = n.get("rotation", [0, 0, 0, 1])
+            r = numpy.identity(4)
+            r[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+            sc = numpy.diag(list(n.get("scale", [1, 1, 1])) + [1])
+            local = t @ r @ sc
+        m = m @ local
+    return m
+
+
+def visual_world_vertices(g, visual):
+    """World-space POSITION of every primitive of the mesh node whose extra `visual` is `visual`
+    (in accessor order), or None when no such node."""
+    for i, n in enumerate(g.nodes):
+        if "mesh" in n and str(n.get("extras", {}).get("visual")) == str(visual):
+            m = node_world(g, i)
+            out = []
+            for prim in g.doc["meshes"][n["mesh"]]["primitives"]:
+                for p in g.accessor(prim["attributes"]["POSITION"]):
+                    out.append(tuple((m @ numpy.array([p[0], p[1], p[2], 1.0]))[:3]))
+            return out
+    return None
+
+
+def max_difference(a, b, offset=(0.0, 0.0, 0.0)):
+    if a is None or b is None or len(a) != len(b) or not a:
+        return float("inf")
+    return max(abs(q[k] - (p[k] + offset[k])) for p, q in zip(a, b) for k in range(3))
+
+
+def xray_round_trip(work):
+    """The add-on's X-Ray export: import the real fixture through the add-on, move one normal
+    visual by XRAY_OFFSET, export through the add-on; `levelgeom check` passes on the result and
+    `levelgeom export` of it puts the moved visual's world vertices at old + offset (1e-4) and an
+    untouched visual's where they were (1e-4; it is kept byte for byte, so they are exact)."""
+    print("== X-Ray round trip through the add-on: fixture, move one visual, export, check", flush=True)
+    from mathutils import Matrix
+
+    fixture = ROOT / "crates/xray/tests/data/xray-v14-micro"
+    reset()
+    bpy.ops.import_scene.levelgeom_xray(filepath=str(fixture / "level"))
+    scene = bpy.context.scene
+    record(scene.get("levelgeom_xray_base") == str(fixture.resolve()),
+           "xray round trip: scene['levelgeom_xray_base'] is the fixture's folder",
+           str(scene.get("levelgeom_xray_base")))
+    by_visual = {}
+    for ob in scene.objects:
+        if ob.type == "MESH" and ob.get("model_type") == "normal" and not ob.children:
+            by_visual[int(ob.get("visual"))] = ob
+    if not record(len(by_visual) >= 2, "xray round trip: two normal visual objects with the `visual` property",
+                  str(sorted(by_visual))):
+        return
+    moved_index, kept_index = max(by_visual), min(by_visual)
+    ob = by_visual[moved_index]
+    ob.matrix_world = Matrix.Translation(XRAY_OFFSET) @ ob.matrix_world
+    bpy.context.view_layer.update()
+    out = Path(work) / "xray_edited"
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        r = bpy.ops.export_scene.levelgeom_xray(filepath=str(out))
+        ok = r == {"FINISHED"} and (out / "level").is_file() and (out / "level.geom").is_file()
+    except RuntimeError as e:
+        ok = False
+        print(f"  export failed: {e}")
+    if not record(ok, "xray round trip: add-on export wrote level, level.geom",
+                  str(sorted(p.name for p in out.iterdir())) if out.is_dir() else "no folder"):
+        return
+    summary = scene.get("levelgeom_last_summary", "")
+    print("  " + summary.replace("\n", "\n  "))
+    result = json.loads(scene.get("levelgeom_last_result", "{}"))
+    s = result.get("summary", {})
+    record(s.get("moved") == [moved_index] and not s.get("removed") and not s.get("added")
+           and not s.get("edited"),
+           f"xray round trip: summary says visual {moved_index} moved, nothing else changed",
+           f"moved {s.get('moved')}, edited {s.get('edited')}, removed {s.get('removed')}, "
+           f"added {len(s.get('added') or [])}, kept {s.get('kept')}")
+    record(f"moved 1 ({moved_index})" in summary, "xray round trip: the UI summary line names the move",
+           summary.splitlines()[0] if summary else "")
+    c = lg("check", out, check=False)
+    record(c.returncode == 0, "xray round trip: levelgeom check of the written level",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    before_dir, after_dir = Path(work) / "xray_rt_before", Path(work) / "xray_rt_after"
+    lg("export", fixture, before_dir, "--format", "gltf", "--force")
+    lg("export", out, after_dir, "--format", "gltf", "--force")
+    before, after = Glb(before_dir / "level.glb"), Glb(after_dir / "level.glb")
+    offset_gl = (XRAY_OFFSET[0], XRAY_OFFSET[2], -XRAY_OFFSET[1])  # Blender (x, y, z) = glTF (x, -z, y)
+    old, new = visual_world_vertices(before, moved_index), visual_world_vertices(after, moved_index)
+    d = max_difference(old, new, offset_gl)
+    record(d <= 1e-4, f"xray round trip: visual {moved_index}'s world vertices are at old + {offset_gl}",
+           f"{len(new or [])} vertices, worst {d:.2e}")
+    old, new = visual_world_vertices(before, kept_index), visual_world_vertices(after, kept_index)
+    d = max_difference(old, new)
+    record(d <= 1e-4, f"xray round trip: untouched visual {kept_index}'s world vertices unchanged",
+           f"{len(new or [])} vertices, worst {d:.2e}")
+    # the untouched visual went back byte for byte: its OGF chunk in `level` is the same
+    record(s.get("kept") == s.get("visuals_before", 0) - 1,
+           "xray round trip: every other visual kept byte for byte",
+           f"kept {s.get('kept')} of {s.get('visuals_before')}")
+    # Build XRLC 13 (--to-version 13, lossless from 14): the same edit written as build 13
+    out13 = Path(work) / "xray_edited_v13"
+    shutil.rmtree(out13, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(out13), build="13")
+        result13 = json.loads(scene.get("levelgeom_last_result", "{}"))
+    except RuntimeError as e:
+        result13 = {}
+        print(f"  export failed: {e}")
+    conv = (result13.get("summary") or {}).get("conversion") or {}
+    versions = [struct.unpack_from("<H", (out13 / f).read_bytes(), 8)[0] if (out13 / f).is_file() else None
+                for f in ("level", "level.geom", "level.geomx")]
+    record(conv.get("to") == 13 and not conv.get("lost") and versions == [13, 13, 13],
+           "xray round trip: Build XRLC 13 writes headers of version 13, nothing lost",
+           f"headers {versions}, conversion {conv.get('from')} -> {conv.get('to')}, lost {conv.get('lost')}")
+    record("converted XRLC 14 -> 13" in scene.get("levelgeom_last_summary", ""),
+           "xray round trip: the UI summary names the conversion")
+    c = lg("check", out13, check=False)
+    record(c.returncode == 0, "xray round trip: levelgeom check of the XRLC 13 level",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    after13 = Path(work) / "xray_rt_after13"
+    lg("export", out13, after13, "--format", "gltf", "--force")
+    g13 = Glb(after13 / "level.glb")
+    d = max_difference(visual_world_vertices(before, moved_index), visual_world_vertices(g13, moved_index),
+                       offset_gl)
+    record(d <= 1e-4, f"xray round trip: XRLC 13: visual {moved_index} at old + offset", f"worst {d:.2e}")
+    # Collision: Collision collection: import with the collision, export it back unedited: the
+    # cform is replaced from the collection, with the fixture's triangle count
+    reset()
+    bpy.ops.import_scene.levelgeom_xray(filepath=str(fixture / "level"), collision=True)
+    mod = sys.modules[ADDON + ".scene_io"]
+    coll = mod.role_collection(bpy.context.scene, "collision")
+    record(coll is not None and mod.mesh_count(coll) > 0,
+           "xray round trip: import with Collision fills the collision collection",
+           f"{mod.mesh_count(coll)} meshes" if coll else "none")
+    out2 = Path(work) / "xray_collision"
+    shutil.rmtree(out2, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(out2), collision_source="COLLECTION")
+        result = json.loads(bpy.context.scene.get("levelgeom_last_result", "{}"))
+    except RuntimeError as e:
+        result = {}
+        print(f"  export failed: {e}")
+    cs = (result.get("summary") or {}).get("collision") or {}
+    record(cs.get("mode") == "replaced" and cs.get("faces_after") == cs.get("faces_before") == 44,
+           "xray round trip: Collision collection replaces level.cform, the fixture's 44 triangles",
+           str(cs))
+    c = lg("check", out2, check=False)
+    record(c.returncode == 0, "xray round trip: levelgeom check of the level with the replaced cform",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    # a binary error (the base is no level) arrives as a report
+    bpy.context.scene["levelgeom_xray_base"] = str(Path(work))
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(Path(work) / "xray_bad"))
+        record(False, "xray export onto a folder that is no level reported", "no error")
+    except RuntimeError as e:
+        record("levelgeom: error:" in str(e) and "Traceback" not in str(e),
+               "xray export onto a folder that is no level reported", str(e).strip().splitlines()[0][:200])
+    # a WAD scene cannot be written as an X-Ray level by accident
+    reset()
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(Path(work) / "xray_none"))
+        record(False, "xray export without an imported level reported", "no error")
+    except RuntimeError as e:
+        record("no base X-Ray level" in str(e) and "Traceback" not in str(e),
+               "xray export without an imported level reported", str(e).strip().splitlines()[0][:200])
+
+
 def error_reports(work):
     print("== add-on error reports", flush=True)
     prefs = bpy.context.preferences.addons[ADDON].preferences
@@ -1058,6 +1250,11 @@ def main():
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         record(False, "round trip ran without an exception", f"{type(e).__name__}: {e}")
+    try:
+        xray_round_trip(work)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, "xray round trip ran without an exception", f"{type(e).__name__}: {e}")
     try:
         error_reports(work)
     except Exception as e:  # noqa: BLE001

@@ -338,6 +338,11 @@ pub struct XrayImportOptions {
     /// Remove every visual with geometry that the mesh file does not hold, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
+    /// Write this XRLC build (13 or 14) instead of the base level's.
+    pub to_version: Option<u16>,
+    /// Convert to `to_version` even when that build cannot hold everything (13 → 14 quantises
+    /// base UVs); without it such a conversion is refused, naming what would be lost.
+    pub allow_loss: bool,
 }
 
 /// What [`LevelFile::import_xray`] made.
@@ -379,7 +384,8 @@ impl LevelFile {
     /// # Errors
     /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
     /// mesh file maps no node to a visual (exported without custom properties); another build
-    /// than 13/14; values that do not fit.
+    /// than 13/14; a `to_version` other than 13/14, or a lossy conversion without
+    /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let Content::XrayLevel(files) = &self.content else {
             return Err(Error::Unsupported {
@@ -434,6 +440,8 @@ impl LevelFile {
             collision.as_ref(),
             &levelgeom_xray::import::ImportOptions {
                 delete_missing: opts.delete_missing,
+                to_version: opts.to_version,
+                allow_loss: opts.allow_loss,
             },
         )
         .map_err(|e| Error::Unsupported {

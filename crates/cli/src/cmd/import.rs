@@ -2,8 +2,8 @@
 //! [--default-tex N] [--json] [--force]`
 //!
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
-//! [--json] [--force]` for an X-Ray level: OUT_DIR gets `level`, `level.geom`, `level.geomx`,
-//! `level.cform`, all or nothing.
+//! [--to-version 13|14 [--allow-loss]] [--json] [--force]` for an X-Ray level: OUT_DIR gets
+//! `level`, `level.geom`, `level.geomx`, `level.cform`, all or nothing.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -51,6 +51,14 @@ pub struct Args {
     /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
     #[arg(long)]
     pub delete_missing: bool,
+    /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
+    /// base UVs: refused without --allow-loss).
+    #[arg(long, value_name = "N")]
+    pub to_version: Option<u16>,
+    /// X-Ray: convert with --to-version even when the target build cannot hold everything
+    /// (what is lost is listed in the summary).
+    #[arg(long)]
+    pub allow_loss: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -66,9 +74,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     if base.format() == Format::XrayLevel {
         return run_xray(&args, &base, out);
     }
-    if args.delete_missing {
+    if args.delete_missing || args.to_version.is_some() || args.allow_loss {
         return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--delete-missing (an X-Ray option)",
+            option: "--delete-missing, --to-version and --allow-loss (X-Ray options)",
             file: base.display_name(),
             format: base.format().description(),
         }
@@ -139,6 +147,8 @@ fn run_xray(
         &XrayImportOptions {
             collision: args.collision.clone(),
             delete_missing: args.delete_missing,
+            to_version: args.to_version,
+            allow_loss: args.allow_loss,
         },
     )?;
     report::warnings(&r.warnings);

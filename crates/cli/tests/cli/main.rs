@@ -7,5 +7,6 @@ mod extract_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;
+mod xray_convert_cli;
 mod xray_import_cli;
 mod xray_objects_cli;

@@ -36,6 +36,7 @@
 
 pub mod buffers;
 pub mod collision;
+pub mod convert;
 pub mod encode;
 pub mod hierarchy;
 pub mod mapping;
@@ -54,6 +55,7 @@ use crate::level::Level;
 use crate::ogf::{model_type, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::scene::{tree_matrix, SceneError, SceneOptions};
 
+pub use convert::Conversion;
 use hierarchy::Bounds;
 use mapping::NodeGeo;
 pub use summary::{Added, CollisionSummary, Defaulted, Summary};
@@ -78,6 +80,11 @@ pub struct ImportOptions {
     /// Remove every visual with geometry that has no node in the file, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
+    /// Write this XRLC build instead of the base's (13 ⇄ 14, see [`convert`]).
+    pub to_version: Option<u16>,
+    /// Convert even when the target build cannot hold everything (what is lost is listed in
+    /// [`Conversion::lost`]).
+    pub allow_loss: bool,
 }
 
 /// The new files.
@@ -101,6 +108,29 @@ pub enum ImportError {
     /// Only XRLC 13 and 14 are written back.
     #[error("XRLC version {0}: import writes versions 13 and 14")]
     Version(u16),
+    /// `--to-version` names a build the conversion does not write.
+    #[error(
+        "--to-version {to}: levels convert only between XRLC 13 and 14 (the two level.geom \
+         builds whose layouts we read and write); this level is XRLC {from}"
+    )]
+    TargetVersion {
+        /// The base level's build.
+        from: u16,
+        /// The build asked for.
+        to: u16,
+    },
+    /// The conversion would lose data and loss was not allowed.
+    #[error(
+        "converting XRLC {from} to {to} loses data: {lost}; give --allow-loss to convert anyway"
+    )]
+    Loss {
+        /// The base level's build.
+        from: u16,
+        /// The build asked for.
+        to: u16,
+        /// What would be lost.
+        lost: String,
+    },
     /// The base level could not be converted for comparison.
     #[error("the base level: {0}")]
     Scene(#[from] SceneError),
@@ -211,6 +241,9 @@ pub fn import(
     let version = base.level.header().map_or(0, |h| h.version);
     if !matches!(version, 13 | 14) {
         return Err(ImportError::Version(version));
+    }
+    if let Some(to) = opts.to_version {
+        convert::check_target(version, to)?;
     }
     let reference = crate::scene::to_scene(
         base.level,
@@ -527,13 +560,17 @@ pub fn import(
         collision_mesh,
         &mut w.summary,
     )?;
-    Ok(Imported {
+    let mut out = Imported {
         level: w.level,
         geom: w.geom,
         geomx: w.geomx,
         cform,
         summary: w.summary,
-    })
+    };
+    if let Some(to) = opts.to_version {
+        out.summary.conversion = convert::convert(&mut out, version, to, opts.allow_loss)?;
+    }
+    Ok(out)
 }
 
 /// X-Ray-space transform of each moved visual.

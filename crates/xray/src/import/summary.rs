@@ -76,6 +76,9 @@ pub struct Summary {
     pub collision: CollisionSummary,
     /// Everything else worth telling.
     pub warnings: Vec<String>,
+    /// The build conversion (`--to-version`), when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<super::Conversion>,
 }
 
 fn list(v: &[usize]) -> String {
@@ -126,6 +129,19 @@ impl fmt::Display for Summary {
                 d.node,
                 d.attributes.join(", ")
             )?;
+        }
+        if let Some(v) = &self.conversion {
+            writeln!(
+                f,
+                "converted XRLC {} to {}: {} level.geom buffer(s), {} vertices, {} level.geomx buffer(s) re-encoded; largest base-UV error {:.3e}",
+                v.from, v.to, v.vertex_buffers, v.vertices, v.geomx_buffers, v.max_uv_error
+            )?;
+            for l in &v.lost {
+                writeln!(f, "  lost (--allow-loss): {l}")?;
+            }
+            for n in &v.notes {
+                writeln!(f, "  {n}")?;
+            }
         }
         let c = &self.collision;
         match c.mode.as_str() {

@@ -548,6 +548,7 @@ fn a_missing_visual_of_a_partial_export_is_kept() {
         None,
         &ImportOptions {
             delete_missing: true,
+            ..ImportOptions::default()
         },
     )
     .unwrap();

@@ -4,6 +4,7 @@
 mod api;
 mod collision;
 mod compiled;
+mod convert;
 mod corrupt;
 mod fixture;
 mod generated;

@@ -1,0 +1,164 @@
+//! `levelgeom import … --to-version N [--allow-loss]` through the binary: the real v14 fixture
+//! written as XRLC 13 and back. Facts compared with: the files' header bytes (chunk 1 =
+//! `u32 id 1, u32 size 4, u16 version, u16 quality`), the vertex strides the spec gives for
+//! each build, the fixture's own bytes and its OBJ export.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn run(args: &[&OsStr]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
+        .args(args)
+        .output()
+        .expect("runs levelgeom");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
+    s.as_ref()
+}
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
+}
+
+const FILES: [&str; 4] = ["level", "level.geom", "level.geomx", "level.cform"];
+
+fn export(level: &Path, dir: &Path, format: &str) -> PathBuf {
+    let (code, _, err) = run(&[
+        os("export"),
+        level.as_os_str(),
+        dir.as_os_str(),
+        os("--format"),
+        os(format),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    dir.join(if format == "obj" {
+        "level.obj"
+    } else {
+        "level.glb"
+    })
+}
+
+fn import(level: &Path, mesh: &Path, out: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = vec![
+        os("import"),
+        level.as_os_str(),
+        mesh.as_os_str(),
+        out.as_os_str(),
+        os("--json"),
+    ];
+    args.extend(extra.iter().map(os));
+    let (code, text, err) = run(&args);
+    (
+        code,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+        err,
+    )
+}
+
+/// The XRLC version in a file's header chunk (chunk 1 first, 4 bytes).
+fn header_version(path: &Path) -> u16 {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[..8], &[1, 0, 0, 0, 4, 0, 0, 0], "{}", path.display());
+    u16::from_le_bytes([b[8], b[9]])
+}
+
+/// The `v` and `vt` lines of an OBJ export (positions and base UVs as text).
+fn obj_geometry(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("v ") || l.starts_with("vt "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn fixture_to_13_and_back_to_14() {
+    let d = tempfile::tempdir().unwrap();
+    let fx = fixture_dir();
+    let glb = export(&fx, &d.path().join("exp"), "gltf");
+    let v13 = d.path().join("v13");
+    let (code, v, err) = import(&fx, &glb, &v13, &["--to-version", "13"]);
+    assert_eq!(code, 0, "{err}");
+    let c = &v["summary"]["conversion"];
+    assert_eq!((&c["from"], &c["to"]), (&json!(14), &json!(13)), "{v}");
+    assert_eq!(c["lost"], json!([]));
+    assert_eq!(c["max_uv_error"], json!(0.0));
+    for f in ["level", "level.geom", "level.geomx"] {
+        assert_eq!(header_version(&v13.join(f)), 13, "{f}");
+    }
+    // v13 static vertices are 4 bytes longer (FLOAT2 base UV) and level.geomx carries a
+    // SHORT2 UV (16 bytes a vertex instead of 12): both files grow
+    for f in ["level.geom", "level.geomx"] {
+        let (a, b) = (
+            std::fs::metadata(fx.join(f)).unwrap().len(),
+            std::fs::metadata(v13.join(f)).unwrap().len(),
+        );
+        assert!(b > a, "{f}: {a} → {b}");
+    }
+    // our check passes and the geometry exports the same (positions and UVs as text)
+    let (code, text, err) = run(&[os("check"), v13.as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let a = obj_geometry(&export(&fx, &d.path().join("obj14"), "obj"));
+    let b = obj_geometry(&export(&v13, &d.path().join("obj13"), "obj"));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+
+    // back to 14: dropping the v13 level.geomx UVs is a loss, named, refused
+    let glb13 = export(&v13, &d.path().join("exp13"), "gltf");
+    let back = d.path().join("back");
+    let (code, _, err) = import(&v13, &glb13, &back, &["--to-version", "14"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("loses data")
+            && err.contains("level.geomx base UVs")
+            && err.contains("--allow-loss"),
+        "{err}"
+    );
+    assert!(!back.exists(), "nothing written when refused");
+    let (code, v, err) = import(&v13, &glb13, &back, &["--to-version", "14", "--allow-loss"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        v["summary"]["conversion"]["lost"].as_array().unwrap().len(),
+        1
+    );
+    for f in FILES {
+        assert!(
+            std::fs::read(fx.join(f)).unwrap() == std::fs::read(back.join(f)).unwrap(),
+            "{f} differs from the fixture's after 14 → 13 → 14"
+        );
+    }
+}
+
+#[test]
+fn other_builds_and_wads_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let fx = fixture_dir();
+    let glb = export(&fx, &d.path().join("exp"), "gltf");
+    for n in ["12", "15"] {
+        let (code, _, err) = import(&fx, &glb, &d.path().join(n), &["--to-version", n]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(&format!("--to-version {n}")) && err.contains("13 and 14"),
+            "{err}"
+        );
+    }
+    let (code, v, err) = import(&fx, &glb, &d.path().join("same"), &["--to-version", "14"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(v["summary"].get("conversion").is_none(), "{v}");
+    // a WAD has no builds to convert
+    let wad = d.path().join("demo.wad");
+    assert_eq!(run(&[os("demo"), wad.as_os_str()]).0, 0);
+    let (code, _, err) = import(&wad, &glb, &d.path().join("x.wad"), &["--to-version", "13"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("X-Ray options"), "{err}");
+}
