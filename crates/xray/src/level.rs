@@ -495,6 +495,62 @@ fn read_fvf_buffers(r: &mut Reader<'_>) -> Result<Vec<FvfBuffer>, ReadError> {
     Ok(out)
 }
 
+/// [`read_fvf_buffers`] without keeping the data (the same checks).
+fn walk_fvf_buffers(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(8)?;
+    for i in 0..n {
+        r.push("vb", Some(i));
+        let at = r.pos();
+        let fvf = r.u32()?;
+        let stride = crate::fvf::stride(fvf).map_err(|m| r.invalid_at(at, m))?;
+        let cat = r.pos();
+        let count = r.u32()?;
+        if stride == 0 && count > 0 {
+            return Err(r.invalid_at(at, format!("vertex format 0x{fvf:08X} has no elements")));
+        }
+        let len = r.count(count, stride.max(1)).map_err(|mut e| {
+            e.offset = cat as u64;
+            e
+        })?;
+        r.skip(len * stride)?;
+        r.pop();
+    }
+    r.finish()
+}
+
+/// [`geom::read_vbs`] without keeping the data (the same checks).
+fn walk_vbs(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(12)?;
+    for i in 0..n {
+        r.push("vb", Some(i));
+        let stride = crate::decl::Declaration::read(r)?.stride();
+        let at = r.pos();
+        let count = r.u32()?;
+        let len = r.count(count, stride).map_err(|mut e| {
+            e.offset = at as u64;
+            e
+        })?;
+        r.skip(len * stride)?;
+        if stride == 0 && count > 0 {
+            return Err(r.invalid_at(at, "vertices declared with a zero-byte stride"));
+        }
+        r.pop();
+    }
+    r.finish()
+}
+
+/// [`geom::read_ibs`] without keeping the indices (the same checks).
+fn walk_ibs(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(4)?;
+    for i in 0..n {
+        r.push("ib", Some(i));
+        let k = r.u32_count(2)?;
+        r.skip(k * 2)?;
+        r.pop();
+    }
+    r.finish()
+}
+
 fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
     let n = records(r, 18, "glow")?;
     let mut v = Vec::with_capacity(n);
@@ -535,46 +591,41 @@ impl Level {
         Ok((l, Vec::new()))
     }
 
-    /// Read what `levelgeom info` shows without decoding (or decompressing) the buffer and
-    /// collision chunks of XRLC 4–12 (VB, IB, SWIS, cform): those chunks are left out, so the
-    /// result is a summary, not for writing back. 13/14 levels hold no buffers and are read
-    /// whole ([`Self::read_with`]).
+    /// Read what `levelgeom info` shows without decoding the buffers of XRLC 4–12: the vertex,
+    /// index and SWI chunks are walked with the checks of [`Self::read_with`] (counts against
+    /// the bytes, strides, chunk ends; compressed ones are still decompressed, as the full read
+    /// does) but their data is skipped, not copied, and they are left out of the result, as is
+    /// the embedded cform; so the same files are refused, and the result is a summary, not for
+    /// writing back. Visuals (and the vertices and indices XRLC 4/5/8 keep inside them) are read
+    /// as usual. Other versions are read whole ([`Self::read_with`]).
     pub fn read_summary(bytes: &[u8], limits: Limits) -> Result<Level, ReadError> {
         let Some(version) = version_of(bytes).filter(|v| (4..=12).contains(v)) else {
             return Self::read_with(bytes, limits).map(|(l, _)| l);
         };
-        let ctx = Context::OldLevel(version);
         let mut r = Reader::with_limits(bytes, limits);
-        let mut chunks = Vec::new();
-        while r.remaining() >= 8 {
-            let h = r.peek_array::<8>().unwrap_or_default();
-            let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) & !chunk::COMPRESSED;
-            let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
-            let len = size.saturating_add(8);
-            let buffers = matches!(
-                part(version, id),
-                Some(
-                    Part::VertexBuffers
-                        | Part::FvfBuffers
-                        | Part::IndexBuffers
-                        | Part::Swis
-                        | Part::Cform
-                )
-            );
-            if buffers && len <= r.remaining() {
-                r.skip(len)?;
-                continue;
+        let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
+            match part(version, h.id()) {
+                Some(Part::FvfBuffers) => walk_fvf_buffers(b).map(|()| None),
+                Some(Part::VertexBuffers) => walk_vbs(b).map(|()| None),
+                Some(Part::IndexBuffers) => walk_ibs(b).map(|()| None),
+                Some(Part::Swis) => geom::read_swis(b).map(|_| None),
+                Some(Part::Cform) => {
+                    b.take_rest();
+                    Ok(None)
+                }
+                _ => decode(version, h.id(), b).map(Some),
             }
-            // one chunk at a time, at its own offset (a bad size is reported by read_all)
-            let mut one = r.sub(len.min(r.remaining()))?;
-            chunks.extend(chunk::read_all(&mut one, ctx, |h, b| {
-                decode(version, h.id(), b)
-            })?);
-        }
-        if !r.is_empty() {
-            // fewer than 8 stray bytes: read_all names them
-            chunk::read_all(&mut r, ctx, |h, b| decode(version, h.id(), b))?;
-        }
+        })?;
+        let chunks = chunks
+            .into_iter()
+            .filter_map(|f| {
+                f.value.map(|value| Framed {
+                    raw_id: f.raw_id,
+                    stored: f.stored,
+                    value,
+                })
+            })
+            .collect();
         let l = Level { chunks };
         if l.shaders().is_none() || l.visuals_framed().is_none() {
             return Err(ReadError::invalid(
