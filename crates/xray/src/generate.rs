@@ -989,8 +989,8 @@ pub fn old_level(opts: Options) -> Level {
     chunks.push(Framed::plain(id(Part::Portals), portals));
     chunks.push(Framed::plain(id(Part::Lights), old_light_chunk(v)));
     let (glow_shader, glow_texture) = match v {
-        ..=5 => (2, 2),
-        ..=11 => (9, 10),
+        4 | 5 => (2, 2),
+        8..=11 => (9, 10),
         _ => (5, 5),
     };
     let glows = if v >= 12 {
