@@ -360,8 +360,9 @@ impl fmt::Display for Info {
         };
         match (version, quality) {
             (Some(v), Some(q)) => {
+                // the builds of an old XRLC version (13/14 lines stay as they were)
                 let build = match &self.body {
-                    Body::Level(LevelInfo { build: Some(b), .. }) => format!(" ({b})"),
+                    Body::Level(LevelInfo { build: Some(b), .. }) if v <= 12 => format!(" ({b})"),
                     _ => String::new(),
                 };
                 writeln!(f, "  XRLC version {v}{build}, quality {q}")?
