@@ -28,6 +28,12 @@ Collision: blender-xray's collision import (CFORM objects) must give the triangl
 collision.glb: the fixture's 44 from its level.cform, the generated levels' 2 (from the
 `fsL_CFORM` chunk inside `level` for XRLC 4–9, from level.cform beside it from 10 on).
 
+Lights, glows and portals (every build: the generator writes one of each, the fixture has one
+of each; the generated 13/14 levels none, which must stay so): blender-xray's light objects must sit at our KHR light nodes' places with the same
+type (POINT/SPOT/SUN) and colour hue (blender-xray: diffuse ** 2.2, ours: the sRGB curve, both
+scaled to the brightest channel: equal within 0.01); its glow objects at our glow empties; its
+portal meshes must have the vertices of our portals.glb meshes (`--portals`).
+
 Exit status 1 when a comparison fails; a build blender-xray cannot import is reported with its
 error and fails too.
 """
@@ -220,6 +226,53 @@ def compare_level(name, level_dir, work):
            f"{len(pool)} of ours left unmatched, {allowed} tree triangles differ")
 
 
+def hue(c):
+    m = max(c[0], c[1], c[2])
+    return tuple(x / m for x in c[:3]) if m > 0 else (1.0, 1.0, 1.0)
+
+
+def gather_objects(objs, glow_empties):
+    """{name: data} for lights (location, type, hue), glows (location) and portals (sorted
+    world vertices) among `objs`; glows are empties in our GLB, meshes in blender-xray's import."""
+    out = {"light": {}, "glow": {}, "portal": {}}
+    for o in objs:
+        stem = o.name.split(".")[0]
+        if o.type == "LIGHT" and stem.startswith("light_"):
+            out["light"][stem] = (key(o.matrix_world.translation), o.data.type,
+                                  hue(tuple(o.data.color)))
+        elif stem.startswith("glow_") and (o.type == "EMPTY") == glow_empties:
+            out["glow"][stem] = key(o.matrix_world.translation)
+        elif o.type == "MESH" and stem.startswith("portal_"):
+            m = o.matrix_world
+            out["portal"][stem] = sorted(key(m @ v.co) for v in o.data.vertices)
+    return out
+
+
+def compare_objects(name, level_dir, work, expect=True):
+    """`expect`: the level has lights, glows and portals (the generated 13/14 levels have none)."""
+    clear()
+    out = work / f"out_objects_{name}"
+    export(level_dir, out, "--portals")
+    ours = gather_objects(import_glb(out / "level.glb") + import_glb(out / "portals.glb"), True)
+    clear()
+    theirs = gather_objects(import_xray(level_dir), False)
+    for kind in ("light", "glow", "portal"):
+        a, b = ours[kind], theirs[kind]
+        record((len(a) > 0 or not expect) and sorted(a) == sorted(b),
+               f"{name}: {len(b)} {kind}s of blender-xray = our {len(a)}",
+               f"ours {sorted(a)}, blender-xray {sorted(b)}")
+        for k in sorted(set(a) & set(b)):
+            if kind == "light":
+                (pa, ta, ha), (pb, tb, hb) = a[k], b[k]
+                record(pa == pb, f"{name}: {k} at {pb}", f"ours {pa}")
+                record(ta == tb, f"{name}: {k} is {tb}", f"ours {ta}")
+                record(all(abs(x - y) <= 0.01 for x, y in zip(ha, hb)),
+                       f"{name}: {k} colour hue {tuple(round(x, 3) for x in hb)}",
+                       f"ours {tuple(round(x, 3) for x in ha)}")
+            else:
+                record(a[k] == b[k], f"{name}: {k} at {b[k]}", f"ours {a[k]}")
+
+
 def compare_cform(name, level_dir, work, expect):
     clear()
     out = work / f"out_cform_{name}"
@@ -254,12 +307,14 @@ def main():
     for d in levels:
         print(f"== generated XRLC {d.name}", flush=True)
         compare_level(d.name, d, work)
+        compare_objects(d.name, d, work, int(d.name.lstrip("v")) <= 12)
         # XRLC 4–9: the collision inside `level`; 10 on: the level.cform beside it
         if (d / "level.cform").exists() or int(d.name.lstrip("v")) <= 9:
             compare_cform(d.name, d, work, 2)
     fixture = ROOT / "crates" / "xray" / "tests" / "data" / "xray-v14-micro"
     print("== fixture xray-v14-micro", flush=True)
     compare_level("fixture", fixture, work)
+    compare_objects("fixture", fixture, work)
     compare_cform("fixture", fixture, work, 44)
     print(f"xray_check: {len(FAILS)} failed" + (f": {FAILS}" if FAILS else ""), flush=True)
     if FAILS:

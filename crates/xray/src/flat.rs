@@ -25,6 +25,12 @@
 //!   `shader/texture` of the view's table. A 4/5 texture entry `lmap,texture` is turned round
 //!   (texture first); a `prefix:` before a version-4 texture name is cut (as blender-xray does).
 //!
+//! * **Lights, glows, portals**: XRLC 4/5/8 D3D7 lights become 13/14 records
+//!   ([`crate::level::OldLight::to_light`]: the same D3D fields, the controller xray_re gives
+//!   them); XRLC 4–11 glows 18-byte glows whose shader id is the view's `shader/texture` entry of
+//!   their (shader, texture) pair (the pairing visuals use); 4/5 portals (count first) the
+//!   13/14 portal record. The view's chunks carry the 13/14 ids.
+//!
 //! The view is for reading; writing goes through the original [`Level`].
 
 use std::collections::HashMap;
@@ -33,7 +39,7 @@ use crate::chunk::Framed;
 use crate::decl::{DeclType, Declaration, Element, Usage};
 use crate::fvf::{self, UvOrder};
 use crate::geom::{self, Geom, GeomChunk, Header, VertexBuffer};
-use crate::level::{Level, LevelChunk};
+use crate::level::{Glow, Level, LevelChunk, OldLight};
 use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
 
@@ -393,6 +399,31 @@ pub fn flatten(level: &Level) -> Flat {
     if !inline_ib.is_empty() {
         ibs.push(inline_ib);
     }
+    // old glows name a (shader, texture) pair as OGF_TEXTURE_L does
+    let glows: Vec<Glow> = level
+        .old_glows()
+        .iter()
+        .map(|g| {
+            let next = table.len();
+            let shader = *entry_of.entry((g.shader, g.texture)).or_insert_with(|| {
+                let s = shaders
+                    .get(g.shader as usize)
+                    .map(|e| e.text())
+                    .unwrap_or_default();
+                let x = textures
+                    .get(g.texture as usize)
+                    .map(|e| texture_text(version, &e.0))
+                    .unwrap_or_default();
+                table.push(ShaderEntry(format!("{s}/{x}").into_bytes()));
+                next as u16
+            });
+            Glow {
+                position: g.position,
+                radius: g.radius,
+                shader,
+            }
+        })
+        .collect();
     let mut chunks = Vec::new();
     for c in &level.chunks {
         match &c.value {
@@ -403,6 +434,18 @@ pub fn flatten(level: &Level) -> Flat {
             LevelChunk::Visuals(_) => chunks.push(Framed::plain(
                 crate::level::VISUALS,
                 LevelChunk::Visuals(std::mem::take(&mut visuals)),
+            )),
+            LevelChunk::OldLights(ls) => chunks.push(Framed::plain(
+                crate::level::LIGHT_DYNAMIC,
+                LevelChunk::Lights(ls.iter().map(OldLight::to_light).collect()),
+            )),
+            LevelChunk::OldGlows(_) => chunks.push(Framed::plain(
+                crate::level::GLOWS,
+                LevelChunk::Glows(glows.clone()),
+            )),
+            LevelChunk::PortalsV5(p) => chunks.push(Framed::plain(
+                crate::level::PORTALS,
+                LevelChunk::Portals(p.clone()),
             )),
             LevelChunk::Header(_)
             | LevelChunk::Portals(_)

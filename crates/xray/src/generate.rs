@@ -541,6 +541,78 @@ pub fn old_cform(version: u32) -> crate::cform::Cform {
     }
 }
 
+/// The portal of [`old_level`]: sector 0 to sector 0, the quad `x = 0, y 0..3, z −7..6`
+/// (4 vertices used; the two unused slots hold `9, 9, 9`).
+pub const OLD_PORTAL: crate::sectors::Portal = crate::sectors::Portal {
+    sector_front: 0,
+    sector_back: 0,
+    poly: [
+        [0.0, 0.0, -7.0],
+        [0.0, 3.0, -7.0],
+        [0.0, 3.0, 6.0],
+        [0.0, 0.0, 6.0],
+        [9.0, 9.0, 9.0],
+        [9.0, 9.0, 9.0],
+    ],
+    count: 4,
+};
+
+/// Position of [`old_level`]'s glow (X-Ray space).
+pub const OLD_GLOW_POSITION: [f32; 3] = [1.0, 2.0, 3.0];
+/// Radius of [`old_level`]'s glow.
+pub const OLD_GLOW_RADIUS: f32 = 0.75;
+
+/// The light chunk of [`old_level`]: one light at `(2, 3, −4)`, diffuse `(1, 0.5, 0.25, 1)`,
+/// specular `(0.1, 0.2, 0.3, 0.4)`, ambient 0, direction `(0, −1, 0)`, range 10, falloff 1,
+/// attenuation `(1, 0.1, 0.01)`, theta 0.5, phi 1; a spot light in XRLC 8, a point light
+/// elsewhere. XRLC 4/5 tail: frame 7, flags 3, time 0.25, speed 2, keys 0 + 0; XRLC 8 tail:
+/// frame 7, flags 5, name `torch_01` (byte 63 of the name field 0xCC, after the NUL);
+/// XRLC 9–12: controller 2.
+pub fn old_light_chunk(v: u16) -> LevelChunk {
+    use crate::level::{Light, OldLight, OldLightTail};
+    let light_type = if v == 8 { 2 } else { 1 };
+    let mut name = [0u8; 64];
+    name[..8].copy_from_slice(b"torch_01");
+    name[63] = 0xCC;
+    let old = OldLight {
+        light_type,
+        diffuse: [1.0, 0.5, 0.25, 1.0],
+        specular: [0.1, 0.2, 0.3, 0.4],
+        ambient: [0.0; 4],
+        position: [2.0, 3.0, -4.0],
+        direction: [0.0, -1.0, 0.0],
+        range: 10.0,
+        falloff: 1.0,
+        attenuation: [1.0, 0.1, 0.01],
+        theta: 0.5,
+        phi: 1.0,
+        tail: if v == 8 {
+            OldLightTail::Build8 {
+                frame: 7,
+                flags: 5,
+                name,
+            }
+        } else {
+            OldLightTail::Build5 {
+                frame: 7,
+                flags: 3,
+                current_time: 0.25,
+                speed: 2.0,
+                key_start: 0,
+                key_count: 0,
+            }
+        },
+    };
+    if v <= 8 {
+        LevelChunk::OldLights(vec![old])
+    } else {
+        LevelChunk::Lights(vec![Light {
+            controller: 2,
+            ..old.to_light()
+        }])
+    }
+}
+
 /// Generate a `level` of XRLC 4, 5, 8, 9, 10, 11 or 12 (the geometry inside it):
 ///
 /// | visual | type | geometry |
@@ -559,7 +631,10 @@ pub fn old_cform(version: u32) -> crate::cform::Cform {
 /// the vertex-lit quad `FLOAT3, NORMAL, COLOR, FLOAT2`; 12 the late-v12 36-byte layouts with
 /// `FLOAT2` base UVs and the tree `mu_model` layout, VB/IB/SWIS LZHUF-compressed. Materials:
 /// `OGF_TEXTURE_L` into the tables before 12, the header's shader id from 12. XRLC ≤ 9 embed
-/// [`old_cform`]; `compress` also compresses the shader chunk.
+/// [`old_cform`]; `compress` also compresses the shader chunk. Every build has one portal
+/// ([`OLD_PORTAL`], listed by sector 0), one light ([`old_light_chunk`]'s values) and one glow
+/// at [`OLD_GLOW_POSITION`] with [`OLD_GLOW_RADIUS`], shader `effects\glow` and texture
+/// `glow\glow_04` (their own table entries, appended after the visuals' ones).
 pub fn old_level(opts: Options) -> Level {
     use crate::fvf::{self, FvfBuffer, UvOrder};
     use crate::level::Part;
@@ -601,11 +676,19 @@ pub fn old_level(opts: Options) -> Level {
     if v <= 5 {
         chunks.push(Framed::plain(
             id(Part::Textures),
-            LevelChunk::Textures(vec![e("lmap#1,ston\\ston_01"), e("ston\\ston_02")]),
+            LevelChunk::Textures(vec![
+                e("lmap#1,ston\\ston_01"),
+                e("ston\\ston_02"),
+                e("glow\\glow_04"),
+            ]),
         ));
         chunks.push(Framed::plain(
             shaders_id,
-            LevelChunk::Shaders(vec![e("default"), e("def_shaders\\def_vertex")]),
+            LevelChunk::Shaders(vec![
+                e("default"),
+                e("def_shaders\\def_vertex"),
+                e("effects\\glow"),
+            ]),
         ));
     } else if v <= 11 {
         chunks.push(Framed::plain(
@@ -621,6 +704,8 @@ pub fn old_level(opts: Options) -> Level {
                     "trees\\trees_elka",
                     "details\\lod",
                     "level_lods",
+                    "effects\\glow",
+                    "glow\\glow_04",
                 ]
                 .map(e)
                 .to_vec(),
@@ -636,6 +721,7 @@ pub fn old_level(opts: Options) -> Level {
                     "def_shaders\\def_vertex/ston\\ston_02",
                     "flora\\leaf_wave/trees\\trees_elka",
                     "details\\lod/level_lods",
+                    "effects\\glow/glow\\glow_04",
                 ]
                 .map(e)
                 .to_vec(),
@@ -894,22 +980,32 @@ pub fn old_level(opts: Options) -> Level {
             .expect("the generated collision is two triangles");
         chunks.push(Framed::plain(id(Part::Cform), LevelChunk::Raw(cf)));
     }
+    let portal = OLD_PORTAL;
     let portals = if v >= 8 {
-        LevelChunk::Portals(Vec::new())
+        LevelChunk::Portals(vec![portal])
     } else {
-        LevelChunk::Raw(Vec::new())
+        LevelChunk::PortalsV5(vec![portal])
     };
     chunks.push(Framed::plain(id(Part::Portals), portals));
-    let lights = if v >= 9 {
-        LevelChunk::Lights(Vec::new())
-    } else {
-        LevelChunk::Raw(Vec::new())
+    chunks.push(Framed::plain(id(Part::Lights), old_light_chunk(v)));
+    let (glow_shader, glow_texture) = match v {
+        4 | 5 => (2, 2),
+        8..=11 => (9, 10),
+        _ => (5, 5),
     };
-    chunks.push(Framed::plain(id(Part::Lights), lights));
     let glows = if v >= 12 {
-        LevelChunk::Glows(Vec::new())
+        LevelChunk::Glows(vec![crate::level::Glow {
+            position: OLD_GLOW_POSITION,
+            radius: OLD_GLOW_RADIUS,
+            shader: glow_shader as u16,
+        }])
     } else {
-        LevelChunk::Raw(Vec::new())
+        LevelChunk::OldGlows(vec![crate::level::OldGlow {
+            position: OLD_GLOW_POSITION,
+            radius: OLD_GLOW_RADIUS,
+            texture: glow_texture,
+            shader: glow_shader,
+        }])
     };
     chunks.push(Framed::plain(id(Part::Glows), glows));
     chunks.push(Framed::plain(
@@ -918,7 +1014,7 @@ pub fn old_level(opts: Options) -> Level {
             0,
             Sector {
                 chunks: vec![
-                    Framed::plain(1, SectorChunk::Portals(Vec::new())),
+                    Framed::plain(1, SectorChunk::Portals(vec![0])),
                     Framed::plain(2, SectorChunk::Root(root)),
                 ],
             },

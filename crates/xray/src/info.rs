@@ -4,7 +4,7 @@
 //! JSON: `{"file", "size", "format", "chunks": [{"path", "id", "offset", "size", "compressed",
 //! "depth", "decoded_size"?}], …}` plus per format `xray-geom` (`version`, `quality`,
 //! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality`, `shaders`,
-//! `visuals`, `portals`, `lights`, `glows`, `sectors`), `xray-cform` (`version`, `vertices`,
+//! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
 //! `faces`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
 
 use std::fmt;
@@ -18,7 +18,6 @@ use crate::decl::{DeclType, Usage};
 use crate::files::Opened;
 use crate::geom::Geom;
 use crate::level::Level;
-use crate::ogf::model_type;
 
 /// The summary of one file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -148,6 +147,8 @@ pub struct VisualInfo {
     /// Child visuals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<u32>>,
+    /// OGF format version from the header (2, 3 or 4; `None` without a header).
+    pub ogf_version: Option<u8>,
 }
 
 /// One sector.
@@ -178,6 +179,8 @@ pub struct LevelInfo {
     pub glows: usize,
     /// Sectors.
     pub sectors: Vec<SectorInfo>,
+    /// Builds of the game known to have written this XRLC version ([`crate::level::build_hint`]).
+    pub build: Option<&'static str>,
 }
 
 /// `level.cform`.
@@ -376,10 +379,13 @@ fn level_info(l: &Level) -> LevelInfo {
             .iter()
             .map(|v| {
                 let hd = v.header();
-                let t = hd.map_or(u8::MAX, |h| h.model_type);
-                let sid = hd.map_or(0, |h| h.shader_id);
+                // OGF 2/3 (XRLC 4–12): the short header's code as stored, named by type_name
+                let short = v.short_header();
+                let t = hd.map_or(short.map_or(u8::MAX, |s| s.1), |h| h.model_type);
+                let sid = hd.map_or(short.map_or(0, |s| s.2), |h| h.shader_id);
                 VisualInfo {
-                    ty: model_type::name(t),
+                    ogf_version: hd.map(|h| h.format_version).or(short.map(|s| s.0)),
+                    ty: v.type_name(),
                     type_id: t,
                     shader_id: sid,
                     shader: shaders
@@ -403,8 +409,8 @@ fn level_info(l: &Level) -> LevelInfo {
             })
             .collect(),
         portals: l.portals().len(),
-        lights: l.lights().len(),
-        glows: l.glows().len(),
+        lights: l.lights().len() + l.old_lights().len(),
+        glows: l.glows().len() + l.old_glows().len(),
         sectors: l
             .sectors()
             .iter()
@@ -413,6 +419,7 @@ fn level_info(l: &Level) -> LevelInfo {
                 portals: s.value.portals().to_vec(),
             })
             .collect(),
+        build: h.and_then(|h| crate::level::build_hint(h.version)),
     }
 }
 
@@ -427,6 +434,13 @@ fn cform_info(c: &Cform) -> CformInfo {
 impl Info {
     /// Read `bytes` (any X-Ray file) and summarise it; `file` is how the caller names it.
     pub fn read(file: &str, bytes: &[u8]) -> Result<Info, ReadError> {
+        // XRLC 4–12 keep their buffers inside `level`: walked, not decoded
+        if crate::kind(bytes) == Some(crate::Kind::Level)
+            && matches!(crate::level::version_of(bytes), Some(4..=12))
+        {
+            let l = Level::read_summary(bytes, levelgeom_binary::Limits::DEFAULT)?;
+            return Info::new(file, bytes, &Opened::Level(l), &[]);
+        }
         let (opened, warnings) = Opened::read(bytes).unwrap_or_else(|| {
             Err(ReadError::invalid(
                 0,
@@ -491,7 +505,14 @@ impl fmt::Display for Info {
             Body::Chunks {} => (None, None),
         };
         match (version, quality) {
-            (Some(v), Some(q)) => writeln!(f, "  XRLC version {v}, quality {q}")?,
+            (Some(v), Some(q)) => {
+                // the builds of an old XRLC version (13/14 lines stay as they were)
+                let build = match &self.body {
+                    Body::Level(LevelInfo { build: Some(b), .. }) if v <= 12 => format!(" ({b})"),
+                    _ => String::new(),
+                };
+                writeln!(f, "  XRLC version {v}{build}, quality {q}")?
+            }
             (Some(v), None) => writeln!(f, "  version {v}")?,
             _ => {}
         }

@@ -28,10 +28,19 @@
 //! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
 //!
 //! The buffers have the layouts of `level.geom`'s chunks ([`crate::geom`]), FVF buffers those
-//! of [`crate::fvf`]; visuals are OGF 3 ([`crate::ogf`]). Records whose old layouts are not
-//! decoded are kept raw: lights before XRLC 9 (176 bytes in 8, 124 in 4/5), glows before 12
-//! (24 bytes), portals of 4/5 (vertex count first), the embedded cform of 4–9, shader
-//! constants and light key frames.
+//! of [`crate::fvf`]; visuals are OGF 3 ([`crate::ogf`]). The old record layouts:
+//!
+//! | part | XRLC | record |
+//! |---|---|---|
+//! | lights | 4, 5 | 124 bytes: D3D7 `D3DLIGHT7` (104 bytes, the same fields and order as D3D9's) + [`OldLightTail::Build5`] |
+//! | lights | 8 | 176 bytes: `D3DLIGHT7` + [`OldLightTail::Build8`] (`u32 frame; u32 flags; char name[64]`) |
+//! | lights | 9–14 | 108 bytes: `u32 controller` + `D3DLIGHT9` ([`Light`]) |
+//! | glows | 4–11 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
+//! | glows | 12–14 | 18 bytes ([`Glow`]) |
+//! | portals | 4, 5 | 80 bytes, the vertex count *before* the six vertices ([`LevelChunk::PortalsV5`]) |
+//!
+//! Old lights store no controller; [`OldLight::to_light`] gives the one xray_re assigns. The
+//! embedded cform of 4–9, shader constants and light key frames are kept raw.
 
 use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
@@ -214,6 +223,122 @@ pub struct Glow {
     pub shader: u16,
 }
 
+/// The tail of an XRLC 4/5/8 light record after its 104-byte `D3DLIGHT7`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OldLightTail {
+    /// XRLC 4, 5 (20 bytes; 124 in all). Field names from blender-xray's importer; xray_re
+    /// reads the same 20 bytes as `unk[5]`, so the names are one reader's.
+    Build5 {
+        /// Frame stamp.
+        frame: u32,
+        /// Flags.
+        flags: u32,
+        /// Animation time.
+        current_time: f32,
+        /// Animation speed.
+        speed: f32,
+        /// First key in `fsL_LIGHT_KEY_FRAMES`.
+        key_start: u16,
+        /// Number of keys.
+        key_count: u16,
+    },
+    /// XRLC 8 (72 bytes; 176 in all): the engine's `xrLIGHT` of that time.
+    Build8 {
+        /// `dwFrame`.
+        frame: u32,
+        /// Bit 0 affects static, 1 affects dynamic, 2 procedural.
+        flags: u32,
+        /// `string64 name` as stored (NUL-terminated text, bytes after the NUL kept).
+        name: [u8; 64],
+    },
+}
+
+/// A dynamic light of XRLC 4, 5 or 8: the D3D7 light (laid out as D3D9's `Flight`) and its
+/// version's tail.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OldLight {
+    /// `D3DLIGHTTYPE` (1 point, 2 spot, 3 directional).
+    pub light_type: u32,
+    /// Diffuse RGBA.
+    pub diffuse: [f32; 4],
+    /// Specular RGBA.
+    pub specular: [f32; 4],
+    /// Ambient RGBA.
+    pub ambient: [f32; 4],
+    /// Position.
+    pub position: [f32; 3],
+    /// Direction.
+    pub direction: [f32; 3],
+    /// Range.
+    pub range: f32,
+    /// Spot falloff.
+    pub falloff: f32,
+    /// Attenuation 0, 1, 2.
+    pub attenuation: [f32; 3],
+    /// Spot inner angle.
+    pub theta: f32,
+    /// Spot outer angle.
+    pub phi: f32,
+    /// What follows the D3D light.
+    pub tail: OldLightTail,
+}
+
+/// The controller an XRLC 4/5/8 light gets as a 13/14 record: 1 (sun) for a directional light,
+/// 2 (static) otherwise. xray_re does this for point and directional lights (and rejects spots,
+/// which blender-xray reads; they get 2 here).
+pub fn old_light_controller(light_type: u32) -> u32 {
+    if light_type == crate::lights::D3D_DIRECTIONAL {
+        1
+    } else {
+        2
+    }
+}
+
+impl OldLight {
+    /// The 13/14 record of this light (controller from [`old_light_controller`]).
+    pub fn to_light(&self) -> Light {
+        Light {
+            controller: old_light_controller(self.light_type),
+            light_type: self.light_type,
+            diffuse: self.diffuse,
+            specular: self.specular,
+            ambient: self.ambient,
+            position: self.position,
+            direction: self.direction,
+            range: self.range,
+            falloff: self.falloff,
+            attenuation: self.attenuation,
+            theta: self.theta,
+            phi: self.phi,
+        }
+    }
+
+    /// The XRLC 8 name up to its first NUL (`None` for 4/5 records).
+    pub fn name(&self) -> Option<String> {
+        match &self.tail {
+            OldLightTail::Build8 { name, .. } => {
+                let n = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+                Some(String::from_utf8_lossy(&name[..n]).into_owned())
+            }
+            OldLightTail::Build5 { .. } => None,
+        }
+    }
+}
+
+/// A glow of XRLC 4–11: a texture and a shader by index (into the texture and shader tables
+/// in 4/5, both into the one table in 8–11), as in `OGF_TEXTURE_L`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OldGlow {
+    /// Position.
+    pub position: [f32; 3],
+    /// Radius.
+    pub radius: f32,
+    /// Texture index (`u32` as stored).
+    pub texture: u32,
+    /// Shader index (`u32` as stored).
+    pub shader: u32,
+}
+
 /// A top-level chunk of `level`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LevelChunk {
@@ -241,6 +366,12 @@ pub enum LevelChunk {
     IndexBuffers(Vec<Vec<u16>>),
     /// XRLC 12: sliding-window items.
     Swis(Vec<SwiItem>),
+    /// XRLC 4, 5: portals with the vertex count first ([`crate::sectors::read_portals_v5`]).
+    PortalsV5(Vec<Portal>),
+    /// XRLC 4, 5, 8: lights with D3D7 records ([`OldLight`]).
+    OldLights(Vec<OldLight>),
+    /// XRLC 4–11: 24-byte glows ([`OldGlow`]).
+    OldGlows(Vec<OldGlow>),
     /// Unknown, or a part whose old layout is kept verbatim.
     Raw(Vec<u8>),
 }
@@ -286,6 +417,72 @@ fn read_lights(r: &mut Reader<'_>) -> Result<Vec<Light>, ReadError> {
     Ok(v)
 }
 
+/// The 104-byte D3D light (D3D7 and D3D9 alike) into an [`OldLight`] with `tail`.
+fn read_d3d_light(
+    r: &mut Reader<'_>,
+    tail: impl FnOnce(&mut Reader<'_>) -> Result<OldLightTail, ReadError>,
+) -> Result<OldLight, ReadError> {
+    Ok(OldLight {
+        light_type: r.u32()?,
+        diffuse: r.f32s()?,
+        specular: r.f32s()?,
+        ambient: r.f32s()?,
+        position: r.f32s()?,
+        direction: r.f32s()?,
+        range: r.f32()?,
+        falloff: r.f32()?,
+        attenuation: r.f32s()?,
+        theta: r.f32()?,
+        phi: r.f32()?,
+        tail: tail(r)?,
+    })
+}
+
+fn read_old_lights(r: &mut Reader<'_>, version: u16) -> Result<Vec<OldLight>, ReadError> {
+    let size = if version == 8 { 176 } else { 124 };
+    let n = records(r, size, "light")?;
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("light", Some(i));
+        v.push(read_d3d_light(r, |r| {
+            Ok(if version == 8 {
+                OldLightTail::Build8 {
+                    frame: r.u32()?,
+                    flags: r.u32()?,
+                    name: r.array()?,
+                }
+            } else {
+                OldLightTail::Build5 {
+                    frame: r.u32()?,
+                    flags: r.u32()?,
+                    current_time: r.f32()?,
+                    speed: r.f32()?,
+                    key_start: r.u16()?,
+                    key_count: r.u16()?,
+                }
+            })
+        })?);
+        r.pop();
+    }
+    Ok(v)
+}
+
+fn read_old_glows(r: &mut Reader<'_>) -> Result<Vec<OldGlow>, ReadError> {
+    let n = records(r, 24, "glow")?;
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        r.push("glow", Some(i));
+        v.push(OldGlow {
+            position: r.f32s()?,
+            radius: r.f32()?,
+            texture: r.u32()?,
+            shader: r.u32()?,
+        });
+        r.pop();
+    }
+    Ok(v)
+}
+
 fn read_fvf_buffers(r: &mut Reader<'_>) -> Result<Vec<FvfBuffer>, ReadError> {
     let n = r.u32_count(8)?;
     let mut out = Vec::with_capacity(n);
@@ -296,6 +493,62 @@ fn read_fvf_buffers(r: &mut Reader<'_>) -> Result<Vec<FvfBuffer>, ReadError> {
     }
     r.finish()?;
     Ok(out)
+}
+
+/// [`read_fvf_buffers`] without keeping the data (the same checks).
+fn walk_fvf_buffers(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(8)?;
+    for i in 0..n {
+        r.push("vb", Some(i));
+        let at = r.pos();
+        let fvf = r.u32()?;
+        let stride = crate::fvf::stride(fvf).map_err(|m| r.invalid_at(at, m))?;
+        let cat = r.pos();
+        let count = r.u32()?;
+        if stride == 0 && count > 0 {
+            return Err(r.invalid_at(at, format!("vertex format 0x{fvf:08X} has no elements")));
+        }
+        let len = r.count(count, stride.max(1)).map_err(|mut e| {
+            e.offset = cat as u64;
+            e
+        })?;
+        r.skip(len * stride)?;
+        r.pop();
+    }
+    r.finish()
+}
+
+/// [`geom::read_vbs`] without keeping the data (the same checks).
+fn walk_vbs(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(12)?;
+    for i in 0..n {
+        r.push("vb", Some(i));
+        let stride = crate::decl::Declaration::read(r)?.stride();
+        let at = r.pos();
+        let count = r.u32()?;
+        let len = r.count(count, stride).map_err(|mut e| {
+            e.offset = at as u64;
+            e
+        })?;
+        r.skip(len * stride)?;
+        if stride == 0 && count > 0 {
+            return Err(r.invalid_at(at, "vertices declared with a zero-byte stride"));
+        }
+        r.pop();
+    }
+    r.finish()
+}
+
+/// [`geom::read_ibs`] without keeping the indices (the same checks).
+fn walk_ibs(r: &mut Reader<'_>) -> Result<(), ReadError> {
+    let n = r.u32_count(4)?;
+    for i in 0..n {
+        r.push("ib", Some(i));
+        let k = r.u32_count(2)?;
+        r.skip(k * 2)?;
+        r.pop();
+    }
+    r.finish()
 }
 
 fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
@@ -326,29 +579,7 @@ impl Level {
             .filter(|v| known_version(*v))
             .unwrap_or(14);
         let ctx = context_of(bytes);
-        let chunks = chunk::read_all(&mut r, ctx, |h, b| {
-            Ok(match part(version, h.id()) {
-                Some(Part::Header) => LevelChunk::Header(Header::read(b)?),
-                Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
-                Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
-                Some(Part::Visuals) => {
-                    LevelChunk::Visuals(chunk::read_all(b, Context::Visuals, |_, v| {
-                        Visual::read_in(v, version)
-                    })?)
-                }
-                Some(Part::Portals) if version >= 8 => {
-                    LevelChunk::Portals(sectors::read_portals(b)?)
-                }
-                Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
-                Some(Part::Glows) if version >= 12 => LevelChunk::Glows(read_glows(b)?),
-                Some(Part::Sectors) => LevelChunk::Sectors(sectors::read_sectors(b)?),
-                Some(Part::VertexBuffers) => LevelChunk::VertexBuffers(geom::read_vbs(b)?),
-                Some(Part::FvfBuffers) => LevelChunk::FvfBuffers(read_fvf_buffers(b)?),
-                Some(Part::IndexBuffers) => LevelChunk::IndexBuffers(geom::read_ibs(b)?),
-                Some(Part::Swis) => LevelChunk::Swis(geom::read_swis(b)?),
-                _ => LevelChunk::Raw(b.take_rest().to_vec()),
-            })
-        })?;
+        let chunks = chunk::read_all(&mut r, ctx, |h, b| decode(version, h.id(), b))?;
         let l = Level { chunks };
         if l.shaders().is_none() || l.visuals_framed().is_none() {
             return Err(ReadError::invalid(
@@ -358,6 +589,52 @@ impl Level {
             ));
         }
         Ok((l, Vec::new()))
+    }
+
+    /// Read what `levelgeom info` shows without decoding the buffers of XRLC 4–12: the vertex,
+    /// index and SWI chunks are walked with the checks of [`Self::read_with`] (counts against
+    /// the bytes, strides, chunk ends; compressed ones are still decompressed, as the full read
+    /// does) but their data is skipped, not copied, and they are left out of the result, as is
+    /// the embedded cform; so the same files are refused, and the result is a summary, not for
+    /// writing back. Visuals (and the vertices and indices XRLC 4/5/8 keep inside them) are read
+    /// as usual. Other versions are read whole ([`Self::read_with`]).
+    pub fn read_summary(bytes: &[u8], limits: Limits) -> Result<Level, ReadError> {
+        let Some(version) = version_of(bytes).filter(|v| (4..=12).contains(v)) else {
+            return Self::read_with(bytes, limits).map(|(l, _)| l);
+        };
+        let mut r = Reader::with_limits(bytes, limits);
+        let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
+            match part(version, h.id()) {
+                Some(Part::FvfBuffers) => walk_fvf_buffers(b).map(|()| None),
+                Some(Part::VertexBuffers) => walk_vbs(b).map(|()| None),
+                Some(Part::IndexBuffers) => walk_ibs(b).map(|()| None),
+                Some(Part::Swis) => geom::read_swis(b).map(|_| None),
+                Some(Part::Cform) => {
+                    b.take_rest();
+                    Ok(None)
+                }
+                _ => decode(version, h.id(), b).map(Some),
+            }
+        })?;
+        let chunks = chunks
+            .into_iter()
+            .filter_map(|f| {
+                f.value.map(|value| Framed {
+                    raw_id: f.raw_id,
+                    stored: f.stored,
+                    value,
+                })
+            })
+            .collect();
+        let l = Level { chunks };
+        if l.shaders().is_none() || l.visuals_framed().is_none() {
+            return Err(ReadError::invalid(
+                0,
+                Default::default(),
+                "not a level: shader chunk 2 or visuals chunk 3 is missing",
+            ));
+        }
+        Ok(l)
     }
 
     /// The XRLC version from the header (`None` without one).
@@ -460,12 +737,12 @@ impl Level {
             .collect()
     }
 
-    /// Portals.
+    /// Portals (of either layout).
     pub fn portals(&self) -> &[Portal] {
         self.chunks
             .iter()
             .find_map(|c| match &c.value {
-                LevelChunk::Portals(p) => Some(p.as_slice()),
+                LevelChunk::Portals(p) | LevelChunk::PortalsV5(p) => Some(p.as_slice()),
                 _ => None,
             })
             .unwrap_or(&[])
@@ -477,6 +754,28 @@ impl Level {
             .iter()
             .find_map(|c| match &c.value {
                 LevelChunk::Lights(p) => Some(p.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// XRLC 4, 5, 8 lights (D3D7 records; [`Self::lights`] lists the 9–14 ones).
+    pub fn old_lights(&self) -> &[OldLight] {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.value {
+                LevelChunk::OldLights(p) => Some(p.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// XRLC 4–11 glows ([`Self::glows`] lists the 12–14 ones).
+    pub fn old_glows(&self) -> &[OldGlow] {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.value {
+                LevelChunk::OldGlows(p) => Some(p.as_slice()),
                 _ => None,
             })
             .unwrap_or(&[])
@@ -528,6 +827,32 @@ impl Level {
     }
 }
 
+/// Decode top-level chunk `id` of a level of XRLC `version`.
+fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
+    Ok(match part(version, id) {
+        Some(Part::Header) => LevelChunk::Header(Header::read(b)?),
+        Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
+        Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
+        Some(Part::Visuals) => {
+            LevelChunk::Visuals(chunk::read_all(b, Context::Visuals, |_, v| {
+                Visual::read_in(v, version)
+            })?)
+        }
+        Some(Part::Portals) if version >= 8 => LevelChunk::Portals(sectors::read_portals(b)?),
+        Some(Part::Portals) => LevelChunk::PortalsV5(sectors::read_portals_v5(b)?),
+        Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
+        Some(Part::Lights) => LevelChunk::OldLights(read_old_lights(b, version)?),
+        Some(Part::Glows) if version >= 12 => LevelChunk::Glows(read_glows(b)?),
+        Some(Part::Glows) => LevelChunk::OldGlows(read_old_glows(b)?),
+        Some(Part::Sectors) => LevelChunk::Sectors(sectors::read_sectors(b)?),
+        Some(Part::VertexBuffers) => LevelChunk::VertexBuffers(geom::read_vbs(b)?),
+        Some(Part::FvfBuffers) => LevelChunk::FvfBuffers(read_fvf_buffers(b)?),
+        Some(Part::IndexBuffers) => LevelChunk::IndexBuffers(geom::read_ibs(b)?),
+        Some(Part::Swis) => LevelChunk::Swis(geom::read_swis(b)?),
+        _ => LevelChunk::Raw(b.take_rest().to_vec()),
+    })
+}
+
 fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
     match c {
         LevelChunk::Header(h) => h.write(w),
@@ -562,6 +887,52 @@ fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
             }
         }
         LevelChunk::Sectors(s) => sectors::write_sectors(s, w)?,
+        LevelChunk::PortalsV5(p) => sectors::write_portals_v5(p, w),
+        LevelChunk::OldLights(ls) => {
+            for l in ls {
+                w.u32(l.light_type);
+                w.f32s(&l.diffuse);
+                w.f32s(&l.specular);
+                w.f32s(&l.ambient);
+                w.f32s(&l.position);
+                w.f32s(&l.direction);
+                w.f32(l.range);
+                w.f32(l.falloff);
+                w.f32s(&l.attenuation);
+                w.f32(l.theta);
+                w.f32(l.phi);
+                match &l.tail {
+                    OldLightTail::Build5 {
+                        frame,
+                        flags,
+                        current_time,
+                        speed,
+                        key_start,
+                        key_count,
+                    } => {
+                        w.u32(*frame);
+                        w.u32(*flags);
+                        w.f32(*current_time);
+                        w.f32(*speed);
+                        w.u16(*key_start);
+                        w.u16(*key_count);
+                    }
+                    OldLightTail::Build8 { frame, flags, name } => {
+                        w.u32(*frame);
+                        w.u32(*flags);
+                        w.bytes(name);
+                    }
+                }
+            }
+        }
+        LevelChunk::OldGlows(gs) => {
+            for g in gs {
+                w.f32s(&g.position);
+                w.f32(g.radius);
+                w.u32(g.texture);
+                w.u32(g.shader);
+            }
+        }
         LevelChunk::Textures(s) => shaders::write(s, w)?,
         LevelChunk::VertexBuffers(v) => geom::write_vbs(w, v)?,
         LevelChunk::FvfBuffers(v) => {

@@ -56,6 +56,47 @@ pub fn read_portals(r: &mut Reader<'_>) -> Result<Vec<Portal>, ReadError> {
     Ok(v)
 }
 
+/// Read the XRLC 4/5 portal array: 80-byte records `u16 sector_front; u16 sector_back; u32
+/// count; f32 poly[6][3]` (the count before the vertices; blender-xray's importer and xray_re's
+/// `fsl_portal_v5` agree).
+pub fn read_portals_v5(r: &mut Reader<'_>) -> Result<Vec<Portal>, ReadError> {
+    if r.remaining() % 80 != 0 {
+        return Err(r.invalid(format!(
+            "portal chunk of {} bytes is not a multiple of 80",
+            r.remaining()
+        )));
+    }
+    let mut v = Vec::with_capacity(r.remaining() / 80);
+    while !r.is_empty() {
+        let sector_front = r.u16()?;
+        let sector_back = r.u16()?;
+        let count = r.u32()?;
+        let mut poly = [[0f32; 3]; 6];
+        for p in &mut poly {
+            *p = r.f32s::<3>()?;
+        }
+        v.push(Portal {
+            sector_front,
+            sector_back,
+            poly,
+            count,
+        });
+    }
+    Ok(v)
+}
+
+/// Write the XRLC 4/5 portal array (see [`read_portals_v5`]).
+pub fn write_portals_v5(v: &[Portal], w: &mut Writer) {
+    for p in v {
+        w.u16(p.sector_front);
+        w.u16(p.sector_back);
+        w.u32(p.count);
+        for q in &p.poly {
+            w.f32s(q);
+        }
+    }
+}
+
 /// Write the portal array.
 pub fn write_portals(v: &[Portal], w: &mut Writer) {
     for p in v {

@@ -13,6 +13,7 @@ mod independent;
 mod objects;
 mod old;
 mod old_bytes;
+mod old_objects;
 mod pivots;
 mod rules;
 mod scene;
