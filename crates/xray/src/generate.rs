@@ -569,23 +569,25 @@ pub const OLD_GLOW_RADIUS: f32 = 0.75;
 /// frame 7, flags 5, name `torch_01` (byte 63 of the name field 0xCC, after the NUL);
 /// XRLC 9–12: controller 2.
 pub fn old_light_chunk(v: u16) -> LevelChunk {
-    use crate::level::{Light, OldLight, OldLightTail};
+    use crate::level::{D3dLight, Light, OldLight, OldLightTail};
     let light_type = if v == 8 { 2 } else { 1 };
     let mut name = [0u8; 64];
     name[..8].copy_from_slice(b"torch_01");
     name[63] = 0xCC;
     let old = OldLight {
-        light_type,
-        diffuse: [1.0, 0.5, 0.25, 1.0],
-        specular: [0.1, 0.2, 0.3, 0.4],
-        ambient: [0.0; 4],
-        position: [2.0, 3.0, -4.0],
-        direction: [0.0, -1.0, 0.0],
-        range: 10.0,
-        falloff: 1.0,
-        attenuation: [1.0, 0.1, 0.01],
-        theta: 0.5,
-        phi: 1.0,
+        d3d: D3dLight {
+            light_type,
+            diffuse: [1.0, 0.5, 0.25, 1.0],
+            specular: [0.1, 0.2, 0.3, 0.4],
+            ambient: [0.0; 4],
+            position: [2.0, 3.0, -4.0],
+            direction: [0.0, -1.0, 0.0],
+            range: 10.0,
+            falloff: 1.0,
+            attenuation: [1.0, 0.1, 0.01],
+            theta: 0.5,
+            phi: 1.0,
+        },
         tail: if v == 8 {
             OldLightTail::Build8 {
                 frame: 7,

@@ -183,11 +183,10 @@ pub fn context_of(bytes: &[u8]) -> Context {
     }
 }
 
-/// A dynamic light: the controller id and the D3D9 `Flight` (108 bytes in all).
+/// The 104-byte D3D light record, the same fields in the same order in D3D7's `D3DLIGHT7`
+/// (XRLC 4, 5, 8) and D3D9's `Flight` (XRLC 9–14).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Light {
-    /// Controller (light group) id.
-    pub controller: u32,
+pub struct D3dLight {
     /// `D3DLIGHTTYPE` (1 point, 2 spot, 3 directional).
     pub light_type: u32,
     /// Diffuse RGBA.
@@ -210,6 +209,49 @@ pub struct Light {
     pub theta: f32,
     /// Spot outer angle.
     pub phi: f32,
+}
+
+impl D3dLight {
+    /// Read the 104 bytes.
+    pub fn read(r: &mut Reader<'_>) -> Result<D3dLight, ReadError> {
+        Ok(D3dLight {
+            light_type: r.u32()?,
+            diffuse: r.f32s()?,
+            specular: r.f32s()?,
+            ambient: r.f32s()?,
+            position: r.f32s()?,
+            direction: r.f32s()?,
+            range: r.f32()?,
+            falloff: r.f32()?,
+            attenuation: r.f32s()?,
+            theta: r.f32()?,
+            phi: r.f32()?,
+        })
+    }
+
+    /// Write the 104 bytes.
+    pub fn write(&self, w: &mut Writer) {
+        w.u32(self.light_type);
+        w.f32s(&self.diffuse);
+        w.f32s(&self.specular);
+        w.f32s(&self.ambient);
+        w.f32s(&self.position);
+        w.f32s(&self.direction);
+        w.f32(self.range);
+        w.f32(self.falloff);
+        w.f32s(&self.attenuation);
+        w.f32(self.theta);
+        w.f32(self.phi);
+    }
+}
+
+/// A dynamic light: the controller id and the D3D9 `Flight` (108 bytes in all).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light {
+    /// Controller (light group) id.
+    pub controller: u32,
+    /// The D3D light.
+    pub d3d: D3dLight,
 }
 
 /// A glow sprite.
@@ -257,28 +299,8 @@ pub enum OldLightTail {
 /// version's tail.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OldLight {
-    /// `D3DLIGHTTYPE` (1 point, 2 spot, 3 directional).
-    pub light_type: u32,
-    /// Diffuse RGBA.
-    pub diffuse: [f32; 4],
-    /// Specular RGBA.
-    pub specular: [f32; 4],
-    /// Ambient RGBA.
-    pub ambient: [f32; 4],
-    /// Position.
-    pub position: [f32; 3],
-    /// Direction.
-    pub direction: [f32; 3],
-    /// Range.
-    pub range: f32,
-    /// Spot falloff.
-    pub falloff: f32,
-    /// Attenuation 0, 1, 2.
-    pub attenuation: [f32; 3],
-    /// Spot inner angle.
-    pub theta: f32,
-    /// Spot outer angle.
-    pub phi: f32,
+    /// The D3D7 light.
+    pub d3d: D3dLight,
     /// What follows the D3D light.
     pub tail: OldLightTail,
 }
@@ -298,18 +320,8 @@ impl OldLight {
     /// The 13/14 record of this light (controller from [`old_light_controller`]).
     pub fn to_light(&self) -> Light {
         Light {
-            controller: old_light_controller(self.light_type),
-            light_type: self.light_type,
-            diffuse: self.diffuse,
-            specular: self.specular,
-            ambient: self.ambient,
-            position: self.position,
-            direction: self.direction,
-            range: self.range,
-            falloff: self.falloff,
-            attenuation: self.attenuation,
-            theta: self.theta,
-            phi: self.phi,
+            controller: old_light_controller(self.d3d.light_type),
+            d3d: self.d3d,
         }
     }
 
@@ -400,42 +412,11 @@ fn read_lights(r: &mut Reader<'_>) -> Result<Vec<Light>, ReadError> {
         r.push("light", Some(i));
         v.push(Light {
             controller: r.u32()?,
-            light_type: r.u32()?,
-            diffuse: r.f32s()?,
-            specular: r.f32s()?,
-            ambient: r.f32s()?,
-            position: r.f32s()?,
-            direction: r.f32s()?,
-            range: r.f32()?,
-            falloff: r.f32()?,
-            attenuation: r.f32s()?,
-            theta: r.f32()?,
-            phi: r.f32()?,
+            d3d: D3dLight::read(r)?,
         });
         r.pop();
     }
     Ok(v)
-}
-
-/// The 104-byte D3D light (D3D7 and D3D9 alike) into an [`OldLight`] with `tail`.
-fn read_d3d_light(
-    r: &mut Reader<'_>,
-    tail: impl FnOnce(&mut Reader<'_>) -> Result<OldLightTail, ReadError>,
-) -> Result<OldLight, ReadError> {
-    Ok(OldLight {
-        light_type: r.u32()?,
-        diffuse: r.f32s()?,
-        specular: r.f32s()?,
-        ambient: r.f32s()?,
-        position: r.f32s()?,
-        direction: r.f32s()?,
-        range: r.f32()?,
-        falloff: r.f32()?,
-        attenuation: r.f32s()?,
-        theta: r.f32()?,
-        phi: r.f32()?,
-        tail: tail(r)?,
-    })
 }
 
 fn read_old_lights(r: &mut Reader<'_>, version: u16) -> Result<Vec<OldLight>, ReadError> {
@@ -444,24 +425,24 @@ fn read_old_lights(r: &mut Reader<'_>, version: u16) -> Result<Vec<OldLight>, Re
     let mut v = Vec::with_capacity(n);
     for i in 0..n {
         r.push("light", Some(i));
-        v.push(read_d3d_light(r, |r| {
-            Ok(if version == 8 {
-                OldLightTail::Build8 {
-                    frame: r.u32()?,
-                    flags: r.u32()?,
-                    name: r.array()?,
-                }
-            } else {
-                OldLightTail::Build5 {
-                    frame: r.u32()?,
-                    flags: r.u32()?,
-                    current_time: r.f32()?,
-                    speed: r.f32()?,
-                    key_start: r.u16()?,
-                    key_count: r.u16()?,
-                }
-            })
-        })?);
+        let d3d = D3dLight::read(r)?;
+        let tail = if version == 8 {
+            OldLightTail::Build8 {
+                frame: r.u32()?,
+                flags: r.u32()?,
+                name: r.array()?,
+            }
+        } else {
+            OldLightTail::Build5 {
+                frame: r.u32()?,
+                flags: r.u32()?,
+                current_time: r.f32()?,
+                speed: r.f32()?,
+                key_start: r.u16()?,
+                key_count: r.u16()?,
+            }
+        };
+        v.push(OldLight { d3d, tail });
         r.pop();
     }
     Ok(v)
@@ -866,17 +847,7 @@ fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
         LevelChunk::Lights(ls) => {
             for l in ls {
                 w.u32(l.controller);
-                w.u32(l.light_type);
-                w.f32s(&l.diffuse);
-                w.f32s(&l.specular);
-                w.f32s(&l.ambient);
-                w.f32s(&l.position);
-                w.f32s(&l.direction);
-                w.f32(l.range);
-                w.f32(l.falloff);
-                w.f32s(&l.attenuation);
-                w.f32(l.theta);
-                w.f32(l.phi);
+                l.d3d.write(w);
             }
         }
         LevelChunk::Glows(gs) => {
@@ -890,17 +861,7 @@ fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
         LevelChunk::PortalsV5(p) => sectors::write_portals_v5(p, w),
         LevelChunk::OldLights(ls) => {
             for l in ls {
-                w.u32(l.light_type);
-                w.f32s(&l.diffuse);
-                w.f32s(&l.specular);
-                w.f32s(&l.ambient);
-                w.f32s(&l.position);
-                w.f32s(&l.direction);
-                w.f32(l.range);
-                w.f32(l.falloff);
-                w.f32s(&l.attenuation);
-                w.f32(l.theta);
-                w.f32(l.phi);
+                l.d3d.write(w);
                 match &l.tail {
                     OldLightTail::Build5 {
                         frame,

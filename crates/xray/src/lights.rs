@@ -112,21 +112,21 @@ fn translation(p: [f32; 3]) -> DVec3 {
 /// The glTF light of one record (see the module docs), and a warning when its type or cone
 /// could not be kept.
 pub fn light(index: usize, r: &LightRecord) -> (Light, Option<String>) {
-    let (color, b) = colour_and_brightness(r.diffuse);
-    let range = (r.range.is_finite() && r.range > 0.0).then_some(r.range);
+    let (color, b) = colour_and_brightness(r.d3d.diffuse);
+    let range = (r.d3d.range.is_finite() && r.d3d.range > 0.0).then_some(r.d3d.range);
     let point_intensity = match range {
         Some(range) => b * (range / 2.0) * (range / 2.0),
         None => b,
     };
     let mut warning = None;
-    let (kind, intensity) = match r.light_type {
+    let (kind, intensity) = match r.d3d.light_type {
         D3D_DIRECTIONAL => (LightKind::Directional, b),
         D3D_SPOT => {
             // (checked before `min`, which would turn a NaN into the other operand)
-            let outer = r.phi / 2.0;
+            let outer = r.d3d.phi / 2.0;
             if outer.is_finite() && outer > 0.0 {
                 let outer = outer.min(std::f32::consts::FRAC_PI_2);
-                let inner = r.theta / 2.0;
+                let inner = r.d3d.theta / 2.0;
                 let inner = if inner.is_finite() {
                     inner.max(0.0)
                 } else {
@@ -144,7 +144,7 @@ pub fn light(index: usize, r: &LightRecord) -> (Light, Option<String>) {
             } else {
                 warning = Some(format!(
                     "light {index}: spot cone phi {} is not a usable angle; written as a point light",
-                    r.phi
+                    r.d3d.phi
                 ));
                 (LightKind::Point, point_intensity)
             }
@@ -159,17 +159,17 @@ pub fn light(index: usize, r: &LightRecord) -> (Light, Option<String>) {
     };
     let extras = vec![
         ("controller".to_string(), r.controller.to_string()),
-        ("d3d_type".to_string(), r.light_type.to_string()),
-        ("diffuse".to_string(), floats(&r.diffuse)),
-        ("specular".to_string(), floats(&r.specular)),
-        ("ambient".to_string(), floats(&r.ambient)),
-        ("position".to_string(), floats(&r.position)),
-        ("direction".to_string(), floats(&r.direction)),
-        ("range".to_string(), floats(&[r.range])),
-        ("falloff".to_string(), floats(&[r.falloff])),
-        ("attenuation".to_string(), floats(&r.attenuation)),
-        ("theta".to_string(), floats(&[r.theta])),
-        ("phi".to_string(), floats(&[r.phi])),
+        ("d3d_type".to_string(), r.d3d.light_type.to_string()),
+        ("diffuse".to_string(), floats(&r.d3d.diffuse)),
+        ("specular".to_string(), floats(&r.d3d.specular)),
+        ("ambient".to_string(), floats(&r.d3d.ambient)),
+        ("position".to_string(), floats(&r.d3d.position)),
+        ("direction".to_string(), floats(&r.d3d.direction)),
+        ("range".to_string(), floats(&[r.d3d.range])),
+        ("falloff".to_string(), floats(&[r.d3d.falloff])),
+        ("attenuation".to_string(), floats(&r.d3d.attenuation)),
+        ("theta".to_string(), floats(&[r.d3d.theta])),
+        ("phi".to_string(), floats(&[r.d3d.phi])),
     ];
     (
         Light {
@@ -201,9 +201,9 @@ pub fn add_lights(scene: &mut Scene, records: &[LightRecord]) -> Option<usize> {
         let rot = if matches!(l.kind, LightKind::Point) {
             DQuat::IDENTITY
         } else {
-            rotation_towards(r.direction)
+            rotation_towards(r.d3d.direction)
         };
-        let m = DMat4::from_rotation_translation(rot, translation(r.position));
+        let m = DMat4::from_rotation_translation(rot, translation(r.d3d.position));
         let name = l.name.clone();
         scene.lights.push(l);
         children.push(scene.add_node(Node {

@@ -160,22 +160,24 @@ fn portals_are_their_own_hidden_files() {
 #[test]
 fn lights_validate_as_khr_lights_punctual() {
     use levelgeom_xray::chunk::Framed;
-    use levelgeom_xray::level::{self, LevelChunk, Light};
+    use levelgeom_xray::level::{self, D3dLight, LevelChunk, Light};
     let d = tempfile::tempdir().unwrap();
     let (mut l, g) = levelgeom_xray::generate::level(Default::default());
     let rec = |t: u32, theta: f32, phi: f32| Light {
         controller: 0,
-        light_type: t,
-        diffuse: [1.0, 0.5, 0.25, 1.0],
-        specular: [0.0; 4],
-        ambient: [0.0; 4],
-        position: [1.0, 3.0, 2.0],
-        direction: [0.3, -0.9, 0.1],
-        range: 6.0,
-        falloff: 1.0,
-        attenuation: [1.0, 0.0, 0.0],
-        theta,
-        phi,
+        d3d: D3dLight {
+            light_type: t,
+            diffuse: [1.0, 0.5, 0.25, 1.0],
+            specular: [0.0; 4],
+            ambient: [0.0; 4],
+            position: [1.0, 3.0, 2.0],
+            direction: [0.3, -0.9, 0.1],
+            range: 6.0,
+            falloff: 1.0,
+            attenuation: [1.0, 0.0, 0.0],
+            theta,
+            phi,
+        },
     };
     let lights = vec![rec(1, 0.0, 0.0), rec(2, 0.4, 1.2), rec(3, 0.0, 0.0)];
     l.chunks.insert(

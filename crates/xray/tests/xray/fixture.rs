@@ -264,9 +264,12 @@ fn portal_light_and_glow_fields_match_a_hand_decode() {
     // unused polygon slots hold garbage denormals, kept bit for bit
     assert_eq!(p.poly[4][0].to_bits(), 0x0056_03C3);
     let li = &l.lights()[0];
-    assert_eq!((li.controller, li.light_type), (1, 3)); // D3DLIGHT_DIRECTIONAL
-    assert_eq!(li.diffuse, [1.0; 4]);
-    assert_eq!(bits(&li.direction), [0x3F57_1ECF, 0xBED8_616C, 0x3EAD_D421]);
+    assert_eq!((li.controller, li.d3d.light_type), (1, 3)); // D3DLIGHT_DIRECTIONAL
+    assert_eq!(li.d3d.diffuse, [1.0; 4]);
+    assert_eq!(
+        bits(&li.d3d.direction),
+        [0x3F57_1ECF, 0xBED8_616C, 0x3EAD_D421]
+    );
     let g = &l.glows()[0];
     assert_eq!(bits(&g.position), [0x402F_FD28, 0x3E7A_8E80, 0xC048_CD3D]);
     assert_eq!((g.radius, g.shader), (0.5, 1));

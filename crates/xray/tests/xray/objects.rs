@@ -6,7 +6,7 @@ use levelgeom_scene::colour::srgb_to_linear;
 use levelgeom_scene::{LightKind, Scene};
 use levelgeom_xray::chunk::Framed;
 use levelgeom_xray::generate::{self, Options};
-use levelgeom_xray::level::{self, LevelChunk, Light};
+use levelgeom_xray::level::{self, D3dLight, LevelChunk, Light};
 use levelgeom_xray::{to_scene, Geom, Level, LevelFiles, Only, SceneOptions};
 
 fn read(name: &str) -> Vec<u8> {
@@ -121,17 +121,19 @@ fn generated_with_lights() -> (Level, Geom) {
     let (mut l, g) = generate::level(Options::default());
     let rec = |t: u32, diffuse: [f32; 4], range: f32, theta: f32, phi: f32| Light {
         controller: 2,
-        light_type: t,
-        diffuse,
-        specular: [0.0; 4],
-        ambient: [0.0; 4],
-        position: [1.0, 2.0, 3.0],
-        direction: [0.0, -1.0, 0.0],
-        range,
-        falloff: 1.0,
-        attenuation: [1.0, 0.0, 0.0],
-        theta,
-        phi,
+        d3d: D3dLight {
+            light_type: t,
+            diffuse,
+            specular: [0.0; 4],
+            ambient: [0.0; 4],
+            position: [1.0, 2.0, 3.0],
+            direction: [0.0, -1.0, 0.0],
+            range,
+            falloff: 1.0,
+            attenuation: [1.0, 0.0, 0.0],
+            theta,
+            phi,
+        },
     };
     let lights = vec![
         rec(1, [2.0, 1.0, 0.5, 1.0], 10.0, 0.0, 0.0),

@@ -133,11 +133,11 @@ fn old_records_have_the_builds_layouts_and_rebuild_byte_for_byte() {
             let [x] = l.old_lights() else {
                 panic!("{o:?}: {:?}", l.old_lights())
             };
-            assert_eq!(x.light_type, if v == 8 { 2 } else { 1 });
-            assert_eq!(x.diffuse, [1.0, 0.5, 0.25, 1.0]);
-            assert_eq!(x.position, [2.0, 3.0, -4.0]);
-            assert_eq!((x.range, x.theta, x.phi), (10.0, 0.5, 1.0));
-            assert_eq!(x.attenuation, [1.0, 0.1, 0.01]);
+            assert_eq!(x.d3d.light_type, if v == 8 { 2 } else { 1 });
+            assert_eq!(x.d3d.diffuse, [1.0, 0.5, 0.25, 1.0]);
+            assert_eq!(x.d3d.position, [2.0, 3.0, -4.0]);
+            assert_eq!((x.d3d.range, x.d3d.theta, x.d3d.phi), (10.0, 0.5, 1.0));
+            assert_eq!(x.d3d.attenuation, [1.0, 0.1, 0.01]);
             match x.tail {
                 OldLightTail::Build8 { frame, flags, name } => {
                     assert_eq!((v, frame, flags, name[63]), (8, 7, 5, 0xCC));
@@ -161,7 +161,7 @@ fn old_records_have_the_builds_layouts_and_rebuild_byte_for_byte() {
         } else {
             assert_eq!(l.lights().len(), 1);
             assert_eq!(l.lights()[0].controller, 2);
-            assert_eq!(l.lights()[0].position, [2.0, 3.0, -4.0]);
+            assert_eq!(l.lights()[0].d3d.position, [2.0, 3.0, -4.0]);
         }
         if v <= 11 {
             let [g] = l.old_glows() else { panic!("{o:?}") };
@@ -175,8 +175,8 @@ fn old_records_have_the_builds_layouts_and_rebuild_byte_for_byte() {
         let mut m = l.clone();
         for c in &mut m.chunks {
             match &mut c.value {
-                levelgeom_xray::level::LevelChunk::OldLights(x) => x[0].position[0] = 8.0,
-                levelgeom_xray::level::LevelChunk::Lights(x) => x[0].position[0] = 8.0,
+                levelgeom_xray::level::LevelChunk::OldLights(x) => x[0].d3d.position[0] = 8.0,
+                levelgeom_xray::level::LevelChunk::Lights(x) => x[0].d3d.position[0] = 8.0,
                 _ => {}
             }
         }
