@@ -222,11 +222,12 @@ pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
     for i in 0..n {
         r.push("ib", Some(i));
         let k = r.u32_count(2)?;
-        let mut v = Vec::with_capacity(k);
-        for _ in 0..k {
-            v.push(r.u16()?);
-        }
-        out.push(v);
+        let raw = r.bytes(k * 2)?;
+        out.push(
+            raw.chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect(),
+        );
         r.pop();
     }
     r.finish()?;
@@ -279,7 +280,8 @@ impl Geom {
     /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
     /// field is an error naming it (`fsL_IB/ib[2]/index count`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
-        let mut w = Writer::new();
+        // sized once: chunks are written in place, so the file is one allocation
+        let mut w = Writer::with_capacity(self.size_hint());
         for c in &self.chunks {
             chunk::write_framed(&mut w, Context::Geom, c, |v, w| match v {
                 GeomChunk::Header(h) => {
@@ -296,6 +298,36 @@ impl Geom {
             })?;
         }
         Ok(w.into_inner())
+    }
+
+    /// About the size of [`Self::to_bytes`] (exact for uncompressed chunks; compressed ones
+    /// count their stored bytes).
+    fn size_hint(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| {
+                8 + match &c.value {
+                    _ if c.stored.is_some() => c.stored.as_ref().map_or(0, Vec::len),
+                    GeomChunk::Header(_) => 4,
+                    GeomChunk::VertexBuffers(vbs) => {
+                        4 + vbs
+                            .iter()
+                            .map(|vb| 8 * vb.decl.elements.len() + 12 + vb.data.len())
+                            .sum::<usize>()
+                    }
+                    GeomChunk::IndexBuffers(ibs) => {
+                        4 + ibs.iter().map(|ib| 4 + 2 * ib.len()).sum::<usize>()
+                    }
+                    GeomChunk::Swis(items) => {
+                        4 + items
+                            .iter()
+                            .map(|it| 20 + 8 * it.windows.len())
+                            .sum::<usize>()
+                    }
+                    GeomChunk::Raw(b) => b.len(),
+                }
+            })
+            .sum()
     }
 
     /// The header, if present.
