@@ -146,7 +146,7 @@ fn xray() {
         if let GeomChunk::VertexBuffers(vbs) = &mut c.value {
             for vb in vbs.iter_mut() {
                 let reps = 150_000 / vb.count.max(1) as usize;
-                vb.data = vb.data.repeat(reps);
+                vb.data = vb.data.repeat(reps).into();
                 vb.count *= reps as u32;
                 vertices += vb.count as usize;
             }

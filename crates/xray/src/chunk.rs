@@ -349,6 +349,17 @@ pub fn write_framed<T>(
     body: impl FnOnce(&T, &mut Writer) -> Result<(), WriteError>,
 ) -> Result<(), WriteError> {
     let seg = || name(ctx, c.id()).segment();
+    if c.raw_id & COMPRESSED == 0 {
+        // in place: header with a size patched after the payload, no payload copy
+        w.u32(c.raw_id);
+        let at = w.len();
+        w.u32(0);
+        body(&c.value, w).map_err(|e| e.within(&seg()))?;
+        let size: u32 =
+            fit(w.len() - at - 4, || "chunk size".into()).map_err(|e| e.within(&seg()))?;
+        w.patch_u32(at, size);
+        return Ok(());
+    }
     let mut inner = Writer::new();
     body(&c.value, &mut inner).map_err(|e| e.within(&seg()))?;
     write(w, c.raw_id, c.stored.as_deref(), inner.as_slice()).map_err(|e| e.within(&seg()))

@@ -265,7 +265,8 @@ fn sibling(level_path: &Path, name: &str, limits: Limits) -> Result<Option<GeomF
     if !path.is_file() {
         return Ok(None);
     }
-    let bytes = read_bytes(&path)?;
+    // shared with the parsed geom: its vertex bytes stay in this buffer, not copied
+    let bytes = std::sync::Arc::new(read_bytes(&path)?);
     match crate::kind(&bytes) {
         Some(Kind::Geom) => {}
         Some(k) => {
@@ -276,10 +277,11 @@ fn sibling(level_path: &Path, name: &str, limits: Limits) -> Result<Option<GeomF
         }
         None => return Err(FilesError::NotXray { path }),
     }
-    let (geom, warnings) = Geom::read_with(&bytes, limits).map_err(|source| FilesError::Read {
-        path: path.clone(),
-        source,
-    })?;
+    let (geom, warnings) =
+        Geom::read_shared(&bytes, limits).map_err(|source| FilesError::Read {
+            path: path.clone(),
+            source,
+        })?;
     Ok(Some(GeomFile {
         path,
         geom,

@@ -169,7 +169,7 @@ pub fn flatten(level: &Level) -> Flat {
                 decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
                     .unwrap_or_else(|_| Declaration::new(Vec::new())),
                 count: b.count,
-                data: b.data.clone(),
+                data: b.data.clone().into(),
             })
             .collect(),
         (None, None) => Vec::new(),
@@ -247,7 +247,7 @@ pub fn flatten(level: &Level) -> Flat {
                         decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
                             .unwrap_or_else(|_| Declaration::new(Vec::new())),
                         count: b.count,
-                        data: b.data.clone(),
+                        data: b.data.clone().into(),
                     });
                     vrange = Some([vbs.len() as u32 - 1, 0, b.count]);
                 }

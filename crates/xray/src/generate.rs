@@ -782,7 +782,7 @@ pub fn old_level(opts: Options) -> Level {
         let vb0 = VertexBuffer {
             decl: shared,
             count: (lmap.count + tree.count) as u32,
-            data,
+            data: data.into(),
         };
         let litdecl = Declaration::new(vec![
             Element::new(0, Float3, Usage::Position, 0),

@@ -14,11 +14,14 @@
 //! Other chunks are kept raw. Vertices stay as raw bytes (byte-exact by construction); decode
 //! them with [`VertexBuffer::decode`].
 
+use std::sync::Arc;
+
 use levelgeom_binary::{fit, Limits, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
 use crate::decl::Declaration;
 use crate::vertex::{self, Vertices};
+use crate::vertex_data::VertexData;
 
 /// Chunk id of the header.
 pub const HEADER: u32 = 1;
@@ -63,8 +66,9 @@ pub struct VertexBuffer {
     pub decl: Declaration,
     /// Number of vertices.
     pub count: u32,
-    /// `count × stride` raw bytes.
-    pub data: Vec<u8>,
+    /// `count × stride` raw bytes (a shared range of the file when read with
+    /// [`Geom::read_shared`]).
+    pub data: VertexData,
 }
 
 impl VertexBuffer {
@@ -78,7 +82,7 @@ impl VertexBuffer {
                 format!("{} vertices × {} bytes overflow", v.count, decl.stride()),
             ));
         }
-        let data = vertex::encode(&decl, v);
+        let data = vertex::encode(&decl, v).into();
         Ok(VertexBuffer { decl, count, data })
     }
 
@@ -192,6 +196,21 @@ pub struct Geom {
 
 /// Read a `u32` count, then that many D3D9 vertex buffers (the payload of `fsL_VB`).
 pub fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
+    read_vbs_in(r, None)
+}
+
+/// Where `part` starts inside `file`, when it is a part of it.
+fn offset_in(file: &[u8], part: &[u8]) -> Option<usize> {
+    let (base, at) = (file.as_ptr() as usize, part.as_ptr() as usize);
+    (at >= base && at + part.len() <= base + file.len()).then(|| at - base)
+}
+
+/// [`read_vbs`]; vertex bytes that lie in `file` (the reader reads it, not a decompressed
+/// chunk) are shared with it instead of copied.
+fn read_vbs_in(
+    r: &mut Reader<'_>,
+    file: Option<&Arc<Vec<u8>>>,
+) -> Result<Vec<VertexBuffer>, ReadError> {
     let n = r.u32_count(12)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -204,7 +223,10 @@ pub fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
             e.offset = at as u64;
             e
         })?;
-        let data = r.bytes(len * stride)?.to_vec();
+        let raw = r.bytes(len * stride)?;
+        let data = file
+            .and_then(|f| VertexData::shared(f, offset_in(f, raw).map(|at| at..at + raw.len())?))
+            .unwrap_or_else(|| raw.to_vec().into());
         if stride == 0 && count > 0 {
             return Err(r.invalid_at(at, "vertices declared with a zero-byte stride"));
         }
@@ -222,11 +244,12 @@ pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
     for i in 0..n {
         r.push("ib", Some(i));
         let k = r.u32_count(2)?;
-        let mut v = Vec::with_capacity(k);
-        for _ in 0..k {
-            v.push(r.u16()?);
-        }
-        out.push(v);
+        let raw = r.bytes(k * 2)?;
+        out.push(
+            raw.chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect(),
+        );
         r.pop();
     }
     r.finish()?;
@@ -255,11 +278,28 @@ impl Geom {
 
     /// [`Self::read`] with explicit allocation limits for compressed chunks.
     pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Geom, Vec<Warning>), ReadError> {
+        Self::read_in(bytes, None, limits)
+    }
+
+    /// [`Self::read_with`] of a whole file held in an `Arc`: the vertex bytes stay in it
+    /// (shared ranges, [`VertexData`]) instead of being copied; same values, same errors.
+    pub fn read_shared(
+        file: &Arc<Vec<u8>>,
+        limits: Limits,
+    ) -> Result<(Geom, Vec<Warning>), ReadError> {
+        Self::read_in(file, Some(file), limits)
+    }
+
+    fn read_in(
+        bytes: &[u8],
+        file: Option<&Arc<Vec<u8>>>,
+        limits: Limits,
+    ) -> Result<(Geom, Vec<Warning>), ReadError> {
         let mut r = Reader::with_limits(bytes, limits);
         let chunks = chunk::read_all(&mut r, Context::Geom, |h, b| {
             Ok(match h.id() {
                 HEADER => GeomChunk::Header(Header::read(b)?),
-                VB => GeomChunk::VertexBuffers(read_vbs(b)?),
+                VB => GeomChunk::VertexBuffers(read_vbs_in(b, file)?),
                 IB => GeomChunk::IndexBuffers(read_ibs(b)?),
                 SWIS => GeomChunk::Swis(read_swis(b)?),
                 _ => GeomChunk::Raw(b.take_rest().to_vec()),
@@ -279,7 +319,8 @@ impl Geom {
     /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
     /// field is an error naming it (`fsL_IB/ib[2]/index count`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
-        let mut w = Writer::new();
+        // sized once: chunks are written in place, so the file is one allocation
+        let mut w = Writer::with_capacity(self.size_hint());
         for c in &self.chunks {
             chunk::write_framed(&mut w, Context::Geom, c, |v, w| match v {
                 GeomChunk::Header(h) => {
@@ -296,6 +337,36 @@ impl Geom {
             })?;
         }
         Ok(w.into_inner())
+    }
+
+    /// About the size of [`Self::to_bytes`] (exact for uncompressed chunks; compressed ones
+    /// count their stored bytes).
+    fn size_hint(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| {
+                8 + match &c.value {
+                    _ if c.stored.is_some() => c.stored.as_ref().map_or(0, Vec::len),
+                    GeomChunk::Header(_) => 4,
+                    GeomChunk::VertexBuffers(vbs) => {
+                        4 + vbs
+                            .iter()
+                            .map(|vb| 8 * vb.decl.elements.len() + 12 + vb.data.len())
+                            .sum::<usize>()
+                    }
+                    GeomChunk::IndexBuffers(ibs) => {
+                        4 + ibs.iter().map(|ib| 4 + 2 * ib.len()).sum::<usize>()
+                    }
+                    GeomChunk::Swis(items) => {
+                        4 + items
+                            .iter()
+                            .map(|it| 20 + 8 * it.windows.len())
+                            .sum::<usize>()
+                    }
+                    GeomChunk::Raw(b) => b.len(),
+                }
+            })
+            .sum()
     }
 
     /// The header, if present.

@@ -47,6 +47,7 @@ pub mod sectors;
 pub mod shaders;
 pub mod textures;
 pub mod vertex;
+pub mod vertex_data;
 
 pub use cform::Cform;
 pub use chunk::ChunkEntry;

@@ -29,15 +29,16 @@
 //!   winding reversed, so faces stay front faces in glTF's right-handed frame. UVs are not
 //!   flipped (D3D and glTF share the top-left origin).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
 
 use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
 
-use crate::geom::{Geom, SlideWindow};
+use crate::geom::{Geom, SlideWindow, VertexBuffer};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
-use crate::vertex::Vertices;
-use crate::{lights, names, pivot, portals};
+use crate::{lights, names, pivot, portals, vertex};
 
 /// Choices for [`to_scene`].
 #[derive(Clone, Debug)]
@@ -124,13 +125,17 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     glam::Vec3::from_array(a).dot(glam::Vec3::from_array(b))
 }
 
-/// Build one primitive from a buffer range; `None` with a reason when the range is bad.
+/// Build one primitive from a buffer range; `None` with a reason when the range is bad. Only the
+/// visual's own vertices are decoded (vertices decode independently of each other, so the values
+/// are those of decoding the whole buffer).
 fn primitive(
-    verts: &Vertices,
+    vb: &VertexBuffer,
     ib: &[u16],
     g: &GContainer,
     window: Option<SlideWindow>,
 ) -> Result<Primitive, String> {
+    let stride = vb.stride();
+    let total = vb.data.len().checked_div(stride).unwrap_or(0);
     let vb0 = g.vb_offset as usize;
     let (idx_start, idx_len, nverts) = match window {
         Some(w) => (
@@ -144,11 +149,10 @@ fn primitive(
             g.vb_count as usize,
         ),
     };
-    if vb0.saturating_add(nverts) > verts.count {
+    if vb0.saturating_add(nverts) > total {
         return Err(format!(
-            "vertices {vb0}..{} outside the buffer's {}",
-            vb0 + nverts,
-            verts.count
+            "vertices {vb0}..{} outside the buffer's {total}",
+            vb0 + nverts
         ));
     }
     let idx = ib
@@ -162,22 +166,22 @@ fn primitive(
     if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
         return Err(format!("index {bad} not below the {nverts} vertices used"));
     }
-    let range = vb0..vb0 + nverts;
-    let sl = |v: &[[f32; 3]]| v.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
+    let verts = vertex::decode(&vb.decl, &vb.data[vb0 * stride..(vb0 + nverts) * stride]);
+    let full = |len: usize| len == nverts;
     let mut p = Primitive {
-        positions: sl(&verts.positions).into_iter().map(mirror).collect(),
+        positions: verts.positions.into_iter().map(mirror).collect(),
         ..Primitive::default()
     };
     if p.positions.len() != nverts {
         return Err("the vertex buffer has no FLOAT3 position".into());
     }
-    let normals: Vec<[f32; 3]> = sl(&verts.normals)
+    let normals: Vec<[f32; 3]> = verts
+        .normals
         .into_iter()
         .map(|n| mirror(normalize(n, [0.0, 1.0, 0.0])))
         .collect();
-    let tangents = sl(&verts.tangents);
-    let binormals = sl(&verts.binormals);
-    if tangents.len() == nverts && binormals.len() == nverts && normals.len() == nverts {
+    let (tangents, binormals) = (&verts.tangents, &verts.binormals);
+    if full(tangents.len()) && full(binormals.len()) && full(normals.len()) {
         p.tangents = (0..nverts)
             .map(|i| {
                 let n = normals[i];
@@ -198,50 +202,90 @@ fn primitive(
             })
             .collect();
     }
-    if normals.len() == nverts {
+    if full(normals.len()) {
         p.normals = normals;
     }
-    let uv = verts
-        .uv
-        .get(range.clone())
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    if uv.len() == nverts {
-        p.uvs.push(uv);
-        let lm = verts
-            .lightmap
-            .get(range.clone())
-            .map(<[_]>::to_vec)
-            .unwrap_or_default();
-        if lm.len() == nverts {
-            p.uvs.push(lm);
+    if full(verts.uv.len()) {
+        p.uvs.push(verts.uv);
+        if full(verts.lightmap.len()) {
+            p.uvs.push(verts.lightmap);
         }
     }
-    let colors = verts.colors.get(range.clone()).unwrap_or_default();
-    if colors.len() == nverts {
-        p.colors
-            .push(colors.iter().map(|c| [c[0], c[1], c[2], 1.0]).collect());
+    if full(verts.colors.len()) {
+        p.colors.push(
+            verts
+                .colors
+                .iter()
+                .map(|c| [c[0], c[1], c[2], 1.0])
+                .collect(),
+        );
     }
-    let scalar = |v: &[f32]| {
-        v.get(range.clone())
-            .map(<[_]>::to_vec)
-            .filter(|s| s.len() == nverts)
-    };
-    if let Some(h) = scalar(&verts.hemi) {
-        p.scalars.push(("_HEMI".into(), h));
+    if full(verts.hemi.len()) {
+        p.scalars.push(("_HEMI".into(), verts.hemi));
     }
-    if let Some(s) = scalar(&verts.sun) {
-        p.scalars.push(("_SUN".into(), s));
+    if full(verts.sun.len()) {
+        p.scalars.push(("_SUN".into(), verts.sun));
     }
-    let wind: Vec<f32> = verts.wind.iter().map(|w| w[0]).collect();
-    if let Some(w) = scalar(&wind) {
-        p.scalars.push(("_WIND".into(), w));
+    if full(verts.wind.len()) {
+        p.scalars
+            .push(("_WIND".into(), verts.wind.iter().map(|w| w[0]).collect()));
     }
     p.indices = idx
         .chunks_exact(3)
         .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])])
         .collect();
     Ok(p)
+}
+
+/// What a visual draws: its range, its window (offset, triangles, vertices) and its shader.
+type Drawn = (GContainer, Option<(u32, u16, u16)>, u16);
+
+fn drawn(g: GContainer, window: Option<SlideWindow>, sid: u16) -> Drawn {
+    (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid)
+}
+
+/// [`primitive`] of the buffers a GCONTAINER names, or why they do not exist.
+fn build_primitive(
+    vbs: &[VertexBuffer],
+    ibs: &[Vec<u16>],
+    g: &GContainer,
+    window: Option<SlideWindow>,
+) -> Result<Primitive, String> {
+    match (vbs.get(g.vb_index as usize), ibs.get(g.ib_index as usize)) {
+        (Some(vb), Some(ib)) => primitive(vb, ib, g, window),
+        _ => Err(format!(
+            "buffer {} / {} does not exist",
+            g.vb_index, g.ib_index
+        )),
+    }
+}
+
+/// The window a visual of model type `t` is drawn with (full detail, `sw[0]`, for progressive
+/// visuals; `None`: the whole range), and a warning when a progressive visual has none.
+///
+/// xrLC puts MT_PROGRESSIVE windows inline (OGF_SWIDATA) and MT_TREE_PM ones in level.geom
+/// (OGF_SWICONTAINER), but a TREE_PM variant with inline SWIDATA exists (xray_re parse_lev), so
+/// either source is honoured for both.
+fn full_window(v: &Visual, t: u8, geom: &Geom) -> (Option<SlideWindow>, Option<&'static str>) {
+    let progressive = matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM);
+    let mut items = v.swidata().into_iter().chain(
+        v.swi_container()
+            .and_then(|si| geom.swis().get(si as usize)),
+    );
+    match items.next() {
+        Some(s) if progressive => match s.windows.first() {
+            Some(w) => (Some(*w), None),
+            None => (
+                None,
+                Some("progressive visual without windows; exported whole"),
+            ),
+        },
+        None if progressive => (
+            None,
+            Some("progressive visual without sliding windows; exported whole"),
+        ),
+        _ => (None, None),
+    }
 }
 
 fn lod_primitive(v: &Visual) -> Option<Primitive> {
@@ -342,7 +386,6 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
     let vbs = geom.vertex_buffers().ok_or(SceneError::NoBuffers)?;
     let ibs = geom.index_buffers().ok_or(SceneError::NoBuffers)?;
-    let decoded: Vec<Vertices> = vbs.iter().map(|vb| vb.decode()).collect();
     let shaders = level.shaders().unwrap_or(&[]);
     let visuals = level.visuals();
     let sectors = level.visual_sectors();
@@ -396,8 +439,26 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         Some(scene.materials.len() - 1)
     };
 
+    // the primitives of every distinct range, decoded in parallel (each from its own slice of
+    // its buffer) and collected in visual order, so the scene is the single-threaded one
+    let mut todo: Vec<(Drawn, GContainer, Option<SlideWindow>)> = Vec::new();
+    let mut seen: HashSet<Drawn> = HashSet::new();
+    for v in &visuals {
+        let t = v.model_type().unwrap_or(u8::MAX);
+        if let (Some(g), true) = (v.gcontainer(), only.is_none_or(|o| o.keeps(t))) {
+            let (window, _) = full_window(v, t, geom);
+            let key = drawn(g, window, v.header().map_or(0, |h| h.shader_id));
+            if seen.insert(key) {
+                todo.push((key, g, window));
+            }
+        }
+    }
+    let mut built: HashMap<Drawn, Result<Primitive, String>> = todo
+        .into_par_iter()
+        .map(|(key, g, window)| (key, build_primitive(vbs, ibs, &g, window)))
+        .collect();
+
     // one node per visual
-    type Drawn = (GContainer, Option<(u32, u16, u16)>, u16);
     let mut shared: HashMap<Drawn, usize> = HashMap::new();
     let mut node_of = Vec::with_capacity(visuals.len());
     let mut point = Vec::with_capacity(visuals.len());
@@ -428,49 +489,19 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             header_centre(v)
         });
         if let (Some(g), true) = (v.gcontainer(), build) {
-            // Progressive visuals draw one window of their index range; sw[0] is full
-            // detail. xrLC puts MT_PROGRESSIVE windows inline (OGF_SWIDATA) and MT_TREE_PM
-            // ones in level.geom (OGF_SWICONTAINER), but a TREE_PM variant with inline
-            // SWIDATA exists (xray_re parse_lev), so either source is honoured for both.
-            let progressive = matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM);
-            let mut items = v.swidata().into_iter().chain(
-                v.swi_container()
-                    .and_then(|si| geom.swis().get(si as usize)),
-            );
-            let window = match items.next() {
-                Some(s) if progressive => match s.windows.first() {
-                    Some(w) => Some(*w),
-                    None => {
-                        scene.warnings.push(format!(
-                            "visual {i}: progressive visual without windows; exported whole"
-                        ));
-                        None
-                    }
-                },
-                None if progressive => {
-                    scene.warnings.push(format!(
-                        "visual {i}: progressive visual without sliding windows; exported whole"
-                    ));
-                    None
-                }
-                _ => None,
-            };
+            let (window, warning) = full_window(v, t, geom);
+            if let Some(why) = warning {
+                scene.warnings.push(format!("visual {i}: {why}"));
+            }
             // visuals share a mesh when they draw the same range with the same material
             // (tree instances; the pivot is the same, being the range's own centre)
-            let key = (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid);
+            let key = drawn(g, window, sid);
             let mesh = match shared.get(&key).copied() {
                 Some(m) => Some(m),
                 None => {
-                    let built = match (
-                        decoded.get(g.vb_index as usize),
-                        ibs.get(g.ib_index as usize),
-                    ) {
-                        (Some(vs), Some(ib)) => primitive(vs, ib, &g, window),
-                        _ => Err(format!(
-                            "buffer {} / {} does not exist",
-                            g.vb_index, g.ib_index
-                        )),
-                    };
+                    let built = built
+                        .remove(&key)
+                        .unwrap_or_else(|| build_primitive(vbs, ibs, &g, window));
                     match built {
                         Ok(mut prim) => {
                             prim.material = material(&mut scene, sid);

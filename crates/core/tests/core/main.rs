@@ -11,6 +11,7 @@ mod independent;
 mod mutation;
 mod textures;
 mod xray_import;
+mod xray_large;
 mod xray_objects;
 
 use std::path::PathBuf;

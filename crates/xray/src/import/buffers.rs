@@ -88,7 +88,7 @@ pub(crate) fn append_vertices(
             vbs.push(VertexBuffer {
                 decl: decl.clone(),
                 count: 0,
-                data: Vec::new(),
+                data: Vec::new().into(),
             });
             vbs.len() - 1
         }

@@ -295,3 +295,28 @@ fn every_fixture_visual_is_in_exactly_one_sector() {
         assert_eq!(s.len(), 1, "visual {v}: sectors {s:?}");
     }
 }
+
+#[test]
+fn shared_read_keeps_the_vertex_bytes_in_the_file_and_rebuilds_them() {
+    use std::sync::Arc;
+    for f in ["level.geom", "level.geomx"] {
+        let bytes = read(f);
+        let file = Arc::new(bytes.clone());
+        let (shared, _) = Geom::read_shared(&file, Default::default()).unwrap();
+        let (copied, _) = Geom::read(&bytes).unwrap();
+        assert_eq!(shared, copied, "{f}");
+        let vbs = shared.vertex_buffers().unwrap();
+        assert!(!vbs.is_empty());
+        for vb in vbs {
+            assert!(vb.data.is_shared(), "{f}");
+            // the bytes are the file's own, found at their place in it
+            let at = vb.data.as_ptr() as usize - file.as_ptr() as usize;
+            assert_eq!(&bytes[at..at + vb.data.len()], &*vb.data);
+        }
+        assert!(shared.to_bytes().unwrap() == bytes, "{f} rebuilds");
+        // a truncated file fails the same way both ways
+        let cut = &bytes[..bytes.len() - 3];
+        let e1 = Geom::read_shared(&Arc::new(cut.to_vec()), Default::default()).unwrap_err();
+        assert_eq!(e1, Geom::read(cut).unwrap_err(), "{f}");
+    }
+}
