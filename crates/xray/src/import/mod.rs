@@ -40,6 +40,7 @@ pub mod convert;
 pub mod encode;
 pub mod hierarchy;
 pub mod mapping;
+pub mod old;
 pub mod shading;
 pub mod summary;
 pub mod transform;
@@ -105,9 +106,17 @@ pub struct Imported {
 /// Why an import was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    /// Only XRLC 13 and 14 are written back.
-    #[error("XRLC version {0}: import writes versions 13 and 14")]
+    /// A build import does not write.
+    #[error("XRLC version {0}: import writes versions 4, 5, 8–14")]
     Version(u16),
+    /// The edit cannot be written in the old build's layout ([`old`]).
+    #[error("XRLC {version}: {message}")]
+    OldBuild {
+        /// The level's build.
+        version: u16,
+        /// What cannot be written.
+        message: String,
+    },
     /// `--to-version` names a build the conversion does not write.
     #[error(
         "--to-version {to}: levels convert only between XRLC 13 and 14 (the two level.geom \
@@ -239,12 +248,27 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
+    if base.level.is_old() && crate::level::known_version(version) {
+        return old::import(base, edited, collision_mesh, opts);
+    }
     if !matches!(version, 13 | 14) {
         return Err(ImportError::Version(version));
     }
     if let Some(to) = opts.to_version {
         convert::check_target(version, to)?;
     }
+    import_view(base, edited, collision_mesh, opts, version)
+}
+
+/// [`import`] into a level of the 13/14 layout (for an old build, its [`crate::flat`] view),
+/// `version` its build.
+fn import_view(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    version: u16,
+) -> Result<Imported, ImportError> {
     let reference = crate::scene::to_scene(
         base.level,
         base.geom,
