@@ -2,7 +2,8 @@
 //! `level.geomx` and `level.cform`, everything not edited kept byte for byte.
 //!
 //! [`import`] takes the base level's typed files and the edited scene (as the mesh readers give
-//! it) and returns the new files and a [`Summary`]. XRLC versions 13 and 14.
+//! it) and returns the new files and a [`Summary`]. XRLC versions 13 and 14 here; 4, 5 and
+//! 8–12 through their 13/14-shaped view, written back in their own build ([`old`]).
 //!
 //! # Which node is which visual
 //! [`mapping`]: the node extra `visual`, else the `visual_NNNN` name prefix. A file in which no
@@ -248,16 +249,20 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
-    if base.level.is_old() && crate::level::known_version(version) {
-        return old::import(base, edited, collision_mesh, opts);
-    }
-    if !matches!(version, 13 | 14) {
-        return Err(ImportError::Version(version));
-    }
-    if let Some(to) = opts.to_version {
-        convert::check_target(version, to)?;
-    }
-    import_view(base, edited, collision_mesh, opts, version)
+    let mut out = if base.level.is_old() && crate::level::known_version(version) {
+        old::import(base, edited, collision_mesh, opts)?
+    } else {
+        if !matches!(version, 13 | 14) {
+            return Err(ImportError::Version(version));
+        }
+        if let Some(to) = opts.to_version {
+            convert::check_target(version, to)?;
+        }
+        import_view(base, edited, collision_mesh, opts, version)?
+    };
+    out.summary.build_in = version;
+    out.summary.build_out = opts.to_version.unwrap_or(version);
+    Ok(out)
 }
 
 /// [`import`] into a level of the 13/14 layout (for an old build, its [`crate::flat`] view),
