@@ -264,3 +264,36 @@ fn another_build_is_refused_for_old_levels() {
     .unwrap_err();
     assert!(e.to_string().contains("--to-version 14"), "{e}");
 }
+
+#[test]
+fn a_new_texture_is_added_to_the_old_tables() {
+    for (name, lb) in levels() {
+        let l = Level::read(&lb).unwrap().0;
+        let mut s = export(&l);
+        add_box(&mut s, [0.0, 4.0, 0.0], "ston/ston_new");
+        let out = run(&l, &s);
+        assert_eq!(out.summary.added.len(), 1, "{name}");
+        assert_eq!(out.summary.shaders_added.len(), 1, "{name}");
+        let nl = Level::read(&out.level.to_bytes().unwrap()).unwrap().0;
+        // the name is in the level's own table (the texture table in XRLC 4/5)
+        let table = nl.textures().or(nl.shaders()).unwrap();
+        assert!(
+            table.iter().any(|e| e.text().contains("ston\\ston_new")),
+            "{name}: {:?}",
+            table.iter().map(|e| e.text()).collect::<Vec<_>>()
+        );
+        // the view of the written level gives the new visual an entry naming that texture
+        let f = flat::flatten(&nl);
+        assert_eq!(
+            check::level(&f.level, Some(&f.geom), None),
+            vec![],
+            "{name}"
+        );
+        let v = f.level.visuals().len() - 1;
+        let sid = f.level.visuals()[v].header().unwrap().shader_id;
+        let entry = f.level.shaders().unwrap()[usize::from(sid)].text();
+        assert!(entry.ends_with("/ston\\ston_new"), "{name}: {entry}");
+        // the old visuals keep their materials
+        assert_eq!(&nl.visuals()[0], &l.visuals()[0], "{name}");
+    }
+}
