@@ -166,9 +166,34 @@ fn moved_deleted_copied_and_added_visuals_come_back_in_the_old_layout() {
         // its range is rewritten in place: only those bytes differ)
         let (ob, nb) = (buffer_bytes(&l), buffer_bytes(&nl));
         assert_eq!(ob.len(), nb.len(), "{name}: no new buffer");
-        for (o, n) in ob.iter().zip(&nb) {
+        let r0 = l.visuals()[0]
+            .find_chunk(|c| match c {
+                OgfChunk::VContainer(r) => Some(*r),
+                _ => None,
+            })
+            .unwrap();
+        let counts: Vec<usize> = match (l.vertex_buffers(), l.fvf_buffers()) {
+            (Some(v), _) => v.iter().map(|b| b.count as usize).collect(),
+            (None, Some(f)) => f.iter().map(|b| b.count as usize).collect(),
+            _ => Vec::new(),
+        };
+        for (k, (o, n)) in ob.iter().zip(&nb).enumerate() {
             assert!(n.len() >= o.len(), "{name}: buffers only grow");
+            let stride = o.len() / counts[k];
+            for (x, (a, b)) in o.iter().zip(n).enumerate() {
+                let vertex = (x / stride) as u32;
+                let in_moved = k as u32 == r0[0] && (r0[1]..r0[1] + r0[2]).contains(&vertex);
+                assert!(in_moved || a == b, "{name}: buffer {k} byte {x} changed");
+            }
         }
+        // and visual 0's range did change (it moved in place)
+        let s0 = ob[r0[0] as usize].len() / counts[r0[0] as usize];
+        let range = r0[1] as usize * s0..(r0[1] + r0[2]) as usize * s0;
+        assert_ne!(
+            ob[r0[0] as usize][range.clone()],
+            nb[r0[0] as usize][range],
+            "{name}"
+        );
         // the re-export: visual 0 moved, visual 1 gone, the others renumbered down by one
         let re = export(&nl);
         let nv = l.visuals().len();
