@@ -384,7 +384,8 @@ impl LevelFile {
     /// # Errors
     /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
     /// mesh file maps no node to a visual (exported without custom properties); another build
-    /// than 13/14; a `to_version` other than 13/14, or a lossy conversion without
+    /// than 4, 5, 8–14 (4–12 are written back in their own build: no `level.geom`); a
+    /// `to_version` other than 13/14 (or any other build for 4–12), or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let Content::XrayLevel(files) = &self.content else {
@@ -396,10 +397,18 @@ impl LevelFile {
                 ),
             });
         };
-        let geom = files.geom.as_ref().ok_or_else(|| Error::Unsupported {
-            file: self.display_name(),
-            message: "no level.geom beside it (the visuals' geometry lives there)".into(),
-        })?;
+        // XRLC 4–12 keep their geometry inside `level`
+        let no_geom = levelgeom_xray::Geom { chunks: Vec::new() };
+        let geom = match &files.geom {
+            Some(g) => &g.geom,
+            None if files.level.is_old() => &no_geom,
+            None => {
+                return Err(Error::Unsupported {
+                    file: self.display_name(),
+                    message: "no level.geom beside it (the visuals' geometry lives there)".into(),
+                })
+            }
+        };
         let imported = read(mesh)?;
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
@@ -430,7 +439,7 @@ impl LevelFile {
         };
         let base = levelgeom_xray::import::Base {
             level: &files.level,
-            geom: &geom.geom,
+            geom,
             geomx: files.geomx.as_ref().map(|g| &g.geom),
             cform: files.cform.as_ref().map(|c| &c.cform),
         };
@@ -454,13 +463,13 @@ impl LevelFile {
                 source,
             })
         };
-        let mut files_out = vec![
-            ("level".to_string(), write("level", out.level.to_bytes())?),
-            (
+        let mut files_out = vec![("level".to_string(), write("level", out.level.to_bytes())?)];
+        if !out.geom.chunks.is_empty() {
+            files_out.push((
                 "level.geom".to_string(),
                 write("level.geom", out.geom.to_bytes())?,
-            ),
-        ];
+            ));
+        }
         if let Some(g) = &out.geomx {
             files_out.push(("level.geomx".into(), write("level.geomx", g.to_bytes())?));
         }

@@ -3,7 +3,8 @@
 //!
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
 //! [--to-version 13|14 [--allow-loss]] [--json] [--force]` for an X-Ray level: OUT_DIR gets
-//! `level`, `level.geom`, `level.geomx`, `level.cform`, all or nothing.
+//! `level`, `level.geom`, `level.geomx`, `level.cform`, all or nothing (XRLC 4–12: `level`, and
+//! `level.cform` from 10, written back in the level's own build).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,7 +53,8 @@ pub struct Args {
     #[arg(long)]
     pub delete_missing: bool,
     /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
-    /// base UVs: refused without --allow-loss).
+    /// base UVs: refused without --allow-loss; XRLC 4–12 levels are written in their own build
+    /// only).
     #[arg(long, value_name = "N")]
     pub to_version: Option<u16>,
     /// X-Ray: convert with --to-version even when the target build cannot hold everything

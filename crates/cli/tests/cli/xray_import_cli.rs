@@ -505,3 +505,72 @@ fn collision_follows_a_moved_visual_and_can_be_replaced() {
     }
     assert!(new.bbox_min[1] >= base.bbox_min[1] + 10.0 - 1e-4);
 }
+
+/// XRLC 4–12 through the binary: the output folder holds `level` only (the geometry is inside
+/// it), unchanged bytes when nothing was edited, the moved visual at its offset in the next
+/// export; `--to-version` to another build is refused by name.
+#[test]
+fn an_old_build_is_written_back_in_its_own_build() {
+    for version in [5u16, 9, 12] {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("base");
+        std::fs::create_dir(&base).unwrap();
+        let (lb, _) = levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options {
+            version,
+            compress: false,
+        });
+        std::fs::write(base.join("level"), &lb).unwrap();
+        let ex = tmp.path().join("ex");
+        std::fs::create_dir(&ex).unwrap();
+        let glb = export(&base, &ex);
+        let same = tmp.path().join("same");
+        let (code, v, err) = import(&base, &glb, &same, &[]);
+        assert_eq!(code, 0, "v{version}: {err}");
+        assert_eq!(v["summary"]["build_in"], json!(version));
+        assert_eq!(v["summary"]["build_out"], json!(version));
+        assert_eq!(std::fs::read(same.join("level")).unwrap(), lb, "v{version}");
+        assert!(
+            !same.join("level.geom").exists(),
+            "v{version}: no level.geom"
+        );
+        // move visual 0 by a hand-chosen offset
+        let moved = tmp.path().join("moved.glb");
+        edit_glb(&glb, &moved, |j, _| {
+            let n = node_index(j, "visual_0000_");
+            translate(&mut j["nodes"][n], [0.0, 2.0, 0.0]);
+        });
+        let out = tmp.path().join("out");
+        let (code, v, err) = import(&base, &moved, &out, &[]);
+        assert_eq!(code, 0, "v{version}: {err}");
+        assert_eq!(v["summary"]["moved"], json!([0]), "v{version}");
+        let (code, text, err) = run(&[os("check"), out.join("level").as_os_str()]);
+        assert_eq!(code, 0, "v{version}: {text} {err}");
+        let nb = std::fs::read(out.join("level")).unwrap();
+        assert_ne!(nb, lb);
+        let l = levelgeom_xray::Level::read(&nb).unwrap().0;
+        assert_eq!(l.version(), Some(version));
+        let b0 = levelgeom_xray::Level::read(&lb).unwrap().0;
+        let g = levelgeom_xray::Geom { chunks: Vec::new() };
+        let s0 = levelgeom_xray::to_scene(&b0, &g, &Default::default()).unwrap();
+        let s1 = levelgeom_xray::to_scene(&l, &g, &Default::default()).unwrap();
+        let corners = |s: &levelgeom_scene::Scene| -> Vec<[f32; 3]> {
+            let n = s
+                .nodes
+                .iter()
+                .position(|n| n.name.starts_with("visual_0000_"))
+                .unwrap();
+            let w = s.world_matrices();
+            let p = &s.meshes[s.nodes[n].mesh.unwrap()].primitives[0];
+            p.positions
+                .iter()
+                .map(|&q| levelgeom_scene::transform_point(&w[n], q))
+                .collect()
+        };
+        for (a, b) in corners(&s0).iter().zip(corners(&s1)) {
+            assert!((b[1] - a[1] - 2.0).abs() < 1e-4 && (b[0] - a[0]).abs() < 1e-4);
+        }
+        let (code, _, err) = import(&base, &glb, &tmp.path().join("x"), &["--to-version", "14"]);
+        assert_ne!(code, 0);
+        assert!(err.contains("--to-version 14"), "{err}");
+    }
+}

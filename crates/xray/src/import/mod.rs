@@ -2,7 +2,8 @@
 //! `level.geomx` and `level.cform`, everything not edited kept byte for byte.
 //!
 //! [`import`] takes the base level's typed files and the edited scene (as the mesh readers give
-//! it) and returns the new files and a [`Summary`]. XRLC versions 13 and 14.
+//! it) and returns the new files and a [`Summary`]. XRLC versions 13 and 14 here; 4, 5 and
+//! 8–12 through their 13/14-shaped view, written back in their own build ([`old`]).
 //!
 //! # Which node is which visual
 //! [`mapping`]: the node extra `visual`, else the `visual_NNNN` name prefix. A file in which no
@@ -40,6 +41,7 @@ pub mod convert;
 pub mod encode;
 pub mod hierarchy;
 pub mod mapping;
+pub mod old;
 pub mod shading;
 pub mod summary;
 pub mod transform;
@@ -105,9 +107,17 @@ pub struct Imported {
 /// Why an import was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    /// Only XRLC 13 and 14 are written back.
-    #[error("XRLC version {0}: import writes versions 13 and 14")]
+    /// A build import does not write.
+    #[error("XRLC version {0}: import writes versions 4, 5, 8–14")]
     Version(u16),
+    /// The edit cannot be written in the old build's layout ([`old`]).
+    #[error("XRLC {version}: {message}")]
+    OldBuild {
+        /// The level's build.
+        version: u16,
+        /// What cannot be written.
+        message: String,
+    },
     /// `--to-version` names a build the conversion does not write.
     #[error(
         "--to-version {to}: levels convert only between XRLC 13 and 14 (the two level.geom \
@@ -239,12 +249,31 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
-    if !matches!(version, 13 | 14) {
-        return Err(ImportError::Version(version));
-    }
-    if let Some(to) = opts.to_version {
-        convert::check_target(version, to)?;
-    }
+    let mut out = if base.level.is_old() && crate::level::known_version(version) {
+        old::import(base, edited, collision_mesh, opts)?
+    } else {
+        if !matches!(version, 13 | 14) {
+            return Err(ImportError::Version(version));
+        }
+        if let Some(to) = opts.to_version {
+            convert::check_target(version, to)?;
+        }
+        import_view(base, edited, collision_mesh, opts, version)?
+    };
+    out.summary.build_in = version;
+    out.summary.build_out = opts.to_version.unwrap_or(version);
+    Ok(out)
+}
+
+/// [`import`] into a level of the 13/14 layout (for an old build, its [`crate::flat`] view),
+/// `version` its build.
+fn import_view(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    version: u16,
+) -> Result<Imported, ImportError> {
     let reference = crate::scene::to_scene(
         base.level,
         base.geom,

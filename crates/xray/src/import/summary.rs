@@ -51,6 +51,10 @@ pub struct CollisionSummary {
 /// What [`super::import`] did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
+    /// The base level's XRLC build.
+    pub build_in: u16,
+    /// The build written (the base's, or `--to-version`).
+    pub build_out: u16,
     /// Visuals in the base level.
     pub visuals_before: usize,
     /// Visuals in the new level.
@@ -92,6 +96,19 @@ fn list(v: &[usize]) -> String {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.build_in == self.build_out {
+            writeln!(
+                f,
+                "build: XRLC {} (written in the same build)",
+                self.build_in
+            )?;
+        } else {
+            writeln!(
+                f,
+                "build: XRLC {} in, XRLC {} out",
+                self.build_in, self.build_out
+            )?;
+        }
         writeln!(
             f,
             "visuals: {} before, {} after",

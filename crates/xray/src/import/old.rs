@@ -1,0 +1,655 @@
+//! Import into a level of XRLC 4–12 (geometry inside `level`, OGF 2/3 visuals), same build in
+//! and same build out.
+//!
+//! The edit is worked out on the 13/14-shaped view of the level ([`crate::flat::flatten`]) by
+//! the 13/14 import, and the result is written back into the old layout ("unflatten"):
+//!
+//! * **Buffers**: the view's vertex buffers hold the old buffers' bytes (FVF or D3D9; the
+//!   SHORT4-split copy of a ≤ 11 buffer the same bytes again), so vertices changed in place go
+//!   back byte for byte into their buffer; vertices the import appended (moved copies, new
+//!   meshes) are appended to the old buffer they were appended beside (a split copy's to the
+//!   buffer it splits), so every existing offset stays. A visual's own `OGF_VERTICES` /
+//!   `OGF_INDICES` are written from its range. New indices go into the level's last index
+//!   buffer (XRLC 9–12) or the visual's own `OGF_INDICES` (4–8).
+//! * **Visuals**: a visual the import left as it was keeps its chunks (and bytes); otherwise
+//!   only what changed is set in its own chunks — `OGF_BBOX` / `OGF_BSPHERE`, `OGF_VCONTAINER`
+//!   / `OGF_ICONTAINER`, the tree matrix, LOD quads, children (old ids and layouts kept). A
+//!   copy starts from the visual it copies; a new mesh from the level's first normal visual.
+//!   An OGF 3 progressive visual whose triangles changed loses its vertex splits (written as
+//!   a normal visual, with the import's warning).
+//! * **Materials**: before XRLC 12 a visual names a (shader, texture) pair by `OGF_TEXTURE_L`;
+//!   the view's `shader/texture` entries map back to their pair, and a new entry adds its
+//!   shader and texture names to the level's table(s) as xrLC would. From 12 the header's
+//!   shader id and the view's table are the level's.
+//! * **Collision**: an embedded cform (XRLC 4–9) is written back into its chunk.
+//!
+//! `--to-version` is refused for these builds ([`ImportError::TargetVersion`]).
+
+use std::collections::HashMap;
+
+use super::{import_view, Base, ImportError, ImportOptions, Imported};
+use crate::chunk::Framed;
+use crate::decl::Declaration;
+use crate::flat::{flatten, Flat};
+use crate::fvf::{self, FvfBuffer, UvOrder};
+use crate::geom::{Geom, VertexBuffer};
+use crate::level::{Level, LevelChunk, Part};
+use crate::ogf::{model_type, model_type_v3, GContainer, OgfChunk, Visual};
+use crate::shaders::ShaderEntry;
+use levelgeom_scene::Scene;
+
+/// Import the edited scene into an old level (see the module docs).
+///
+/// # Errors
+/// As [`super::import`]; [`ImportError::OldBuild`] when the result cannot be written in the
+/// level's build.
+pub(super) fn import(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let version = base.level.version().unwrap_or(0);
+    if let Some(to) = opts.to_version.filter(|&t| t != version) {
+        return Err(ImportError::TargetVersion { from: version, to });
+    }
+    let flat = flatten(base.level);
+    let view = Base {
+        level: &flat.level,
+        geom: &flat.geom,
+        geomx: None,
+        cform: base.cform,
+    };
+    let inner = ImportOptions {
+        to_version: None,
+        ..opts.clone()
+    };
+    let mut out = import_view(view, edited, collision_mesh, &inner, version)?;
+    let mut level = unflatten(base.level, &flat, &out)?;
+    // an embedded cform goes back into its chunk
+    let embedded = level
+        .chunks
+        .iter()
+        .position(|c| crate::level::part(version, c.id()) == Some(Part::Cform));
+    if let (Some(k), Some(c)) = (embedded, out.cform.as_ref()) {
+        if Some(c) != base.cform {
+            level.chunks[k].value = LevelChunk::Raw(c.to_bytes()?);
+        }
+        out.cform = None;
+    }
+    out.level = level;
+    out.geom = Geom { chunks: Vec::new() };
+    out.geomx = None;
+    Ok(out)
+}
+
+/// Where a vertex buffer of the view comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Origin {
+    /// The level's buffer of that index.
+    Level(usize),
+    /// A visual's own `OGF_VERTICES` with this FVF code.
+    Inline(u32),
+}
+
+/// Where a vertex range of the result goes.
+enum Place {
+    /// `OGF_VCONTAINER` into the level's buffer.
+    Level([u32; 3]),
+    /// An own `OGF_VERTICES`.
+    Inline(FvfBuffer),
+}
+
+fn err(version: u16, message: String) -> ImportError {
+    ImportError::OldBuild { version, message }
+}
+
+/// The view's chunks of `flat` vertex buffer `k`: the original level buffer or inline FVF.
+fn origins(level: &Level, flat: &Flat) -> Vec<Option<Origin>> {
+    let nbase = level
+        .vertex_buffers()
+        .map(<[_]>::len)
+        .or(level.fvf_buffers().map(<[_]>::len))
+        .unwrap_or(0);
+    let nf = flat.geom.vertex_buffers().map_or(0, <[_]>::len);
+    let mut out: Vec<Option<Origin>> = (0..nf)
+        .map(|k| (k < nbase).then_some(Origin::Level(k)))
+        .collect();
+    let fvis = flat.level.visuals();
+    for (i, v) in level.visuals().iter().enumerate() {
+        let Some(fg) = fvis.get(i).and_then(|f| f.gcontainer()) else {
+            continue;
+        };
+        let k = fg.vb_index as usize;
+        if k < nbase || k >= nf {
+            continue;
+        }
+        let own = v.find_chunk(|c| match c {
+            OgfChunk::Vertices(b) => Some(b.fvf),
+            _ => None,
+        });
+        let vc = v.find_chunk(|c| match c {
+            OgfChunk::VContainer(r) => Some(r[0] as usize),
+            _ => None,
+        });
+        out[k] = match (own, vc) {
+            (Some(f), _) => Some(Origin::Inline(f)),
+            (None, Some(s)) => Some(Origin::Level(s)),
+            _ => out[k],
+        };
+    }
+    out
+}
+
+/// The model type of format 4 in an OGF `format` header.
+fn type_in(format: u8, t4: u8) -> u8 {
+    if format != 3 {
+        return t4;
+    }
+    match t4 {
+        model_type::HIERARCHY => model_type_v3::HIERARCHY,
+        model_type::PROGRESSIVE => model_type_v3::PROGRESSIVE,
+        model_type::LOD => model_type_v3::LOD,
+        model_type::TREE_ST | model_type::TREE_PM => model_type_v3::TREE,
+        _ => model_type_v3::NORMAL,
+    }
+}
+
+/// Write the result of the view's import back into the old level's layout.
+fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportError> {
+    let version = base.version().unwrap_or(0);
+    let fvbs = flat.geom.vertex_buffers().unwrap_or(&[]);
+    let ivbs = out.geom.vertex_buffers().unwrap_or(&[]);
+    let origin = origins(base, flat);
+
+    // --- vertex buffers: old data, overlaid with in-place changes, then the appended tails
+    let d3d = base.vertex_buffers().is_some();
+    let mut bufs: Vec<(Option<u32>, Declaration, u32, Vec<u8>)> = match base.vertex_buffers() {
+        Some(v) => v
+            .iter()
+            .map(|b| (None, b.decl.clone(), b.count, b.data.clone()))
+            .collect(),
+        None => base
+            .fvf_buffers()
+            .unwrap_or(&[])
+            .iter()
+            .map(|b| {
+                let d = fvf::declaration(b.fvf, UvOrder::for_version(version))
+                    .unwrap_or_else(|_| Declaration::new(Vec::new()));
+                (Some(b.fvf), d, b.count, b.data.clone())
+            })
+            .collect(),
+    };
+    let nold = bufs.len();
+    let original: Vec<Vec<u8>> = bufs.iter().map(|b| b.3.clone()).collect();
+    // view buffer k → (level buffer, first vertex of its tail there)
+    let mut tail_at: HashMap<usize, (usize, u32)> = HashMap::new();
+    for (k, ib) in ivbs.iter().enumerate() {
+        let o = origin.get(k).copied().flatten();
+        let s =
+            match o {
+                Some(Origin::Level(s)) => s,
+                Some(Origin::Inline(_)) => continue,
+                None => {
+                    // a buffer the import started: beside an old buffer of the same layout, else new
+                    let same = (0..nold).find(|&s| {
+                        origin.iter().enumerate().any(|(j, x)| {
+                            *x == Some(Origin::Level(s))
+                                && fvbs.get(j).is_some_and(|f| f.decl == ib.decl)
+                        })
+                    });
+                    match same {
+                        Some(s) => s,
+                        None if d3d => {
+                            bufs.push((None, ib.decl.clone(), 0, Vec::new()));
+                            bufs.len() - 1
+                        }
+                        None => return Err(err(
+                            version,
+                            "new vertices need a vertex layout that no FVF buffer of the level has"
+                                .into(),
+                        )),
+                    }
+                }
+            };
+        let stride = ib.stride();
+        let orig_count = fvbs.get(k).map_or(0, |f| f.count) as usize;
+        let n = (orig_count * stride).min(ib.data.len());
+        if s < nold {
+            let dst = &mut bufs[s].3;
+            for (x, (&new, &old)) in ib.data[..n].iter().zip(&original[s][..n]).enumerate() {
+                if new != old {
+                    dst[x] = new;
+                }
+            }
+        }
+        let b = &mut bufs[s];
+        let first = b.2;
+        if ib.data.len() > n {
+            b.3.extend_from_slice(&ib.data[n..]);
+            b.2 += ((ib.data.len() - n) / stride.max(1)) as u32;
+        }
+        tail_at.insert(k, (s, first));
+    }
+    let place = |g: &GContainer| -> Result<Place, ImportError> {
+        let k = g.vb_index as usize;
+        let orig_count = fvbs.get(k).map_or(0, |f| f.count);
+        match origin.get(k).copied().flatten() {
+            Some(Origin::Inline(code)) => {
+                let b = &ivbs[k];
+                let s = b.stride();
+                let from = g.vb_offset as usize * s;
+                let data = b
+                    .data
+                    .get(from..from + g.vb_count as usize * s)
+                    .ok_or_else(|| err(version, "a vertex range past its buffer".into()))?
+                    .to_vec();
+                Ok(Place::Inline(FvfBuffer {
+                    fvf: code,
+                    count: g.vb_count,
+                    data,
+                }))
+            }
+            _ => {
+                let &(s, first) = tail_at
+                    .get(&k)
+                    .ok_or_else(|| err(version, format!("vertex buffer {k} has no place")))?;
+                let off = if g.vb_offset < orig_count && k < fvbs.len() {
+                    g.vb_offset
+                } else {
+                    first + g.vb_offset - if k < fvbs.len() { orig_count } else { 0 }
+                };
+                Ok(Place::Level([s as u32, off, g.vb_count]))
+            }
+        }
+    };
+
+    // --- index buffers
+    let nib = base.index_buffers().map_or(0, <[_]>::len);
+    let mut ibs: Vec<Vec<u16>> = out
+        .geom
+        .index_buffers()
+        .unwrap_or(&[])
+        .iter()
+        .take(nib)
+        .cloned()
+        .collect();
+    let iibs = out.geom.index_buffers().unwrap_or(&[]);
+
+    // --- materials
+    let fvis = flat.level.visuals();
+    let bvis = base.visuals();
+    let mut pair_of: HashMap<u16, (u32, u32)> = HashMap::new();
+    for (b, f) in bvis.iter().zip(&fvis) {
+        if let (Some(p), Some(h)) = (
+            b.find_chunk(|c| match c {
+                OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
+                _ => None,
+            }),
+            f.header(),
+        ) {
+            pair_of.entry(h.shader_id).or_insert(p);
+        }
+    }
+    let mut shaders: Vec<ShaderEntry> = base.shaders().unwrap_or(&[]).to_vec();
+    let mut textures: Option<Vec<ShaderEntry>> = base.textures().map(<[_]>::to_vec);
+    let itable = out.level.shaders().unwrap_or(&[]);
+    let ftable_len = flat.level.shaders().map_or(0, <[_]>::len);
+    if version >= 12 {
+        shaders = itable.to_vec();
+    }
+    let mut pair_for = |sid: u16| -> Result<(u32, u32), ImportError> {
+        if let Some(p) = pair_of.get(&sid) {
+            return Ok(*p);
+        }
+        let text = itable
+            .get(usize::from(sid))
+            .map(ShaderEntry::text)
+            .unwrap_or_default();
+        if usize::from(sid) < ftable_len {
+            return Err(err(
+                version,
+                format!("shader entry {text:?} is used by no visual; no (shader, texture) pair"),
+            ));
+        }
+        let (sh, tex) = text.split_once('/').unwrap_or((text.as_str(), ""));
+        let find_or_push = |t: &mut Vec<ShaderEntry>, s: &str| -> u32 {
+            match t.iter().position(|e| e.text() == s) {
+                Some(i) => i as u32,
+                None => {
+                    t.push(ShaderEntry(s.as_bytes().to_vec()));
+                    t.len() as u32 - 1
+                }
+            }
+        };
+        let sh_i = find_or_push(&mut shaders, sh);
+        let tex_i = match textures.as_mut() {
+            Some(t) => {
+                // 4/5 store `lmap,texture`
+                let stored = match tex.split_once(',') {
+                    Some((a, b)) if !b.contains(',') => format!("{b},{a}"),
+                    _ => tex.to_string(),
+                };
+                find_or_push(t, &stored)
+            }
+            None => find_or_push(&mut shaders, tex),
+        };
+        pair_of.insert(sid, (tex_i, sh_i));
+        Ok((tex_i, sh_i))
+    };
+
+    // --- visuals
+    let nv = bvis.len();
+    let removed = &out.summary.removed;
+    let survivors: Vec<usize> = (0..nv).filter(|v| !removed.contains(v)).collect();
+    let template_new = (0..nv).find(|&i| {
+        fvis[i].header().map(|h| h.model_type) == Some(model_type::NORMAL)
+            && fvis[i].gcontainer().is_some()
+    });
+    let ivis = out.level.visuals();
+    let base_framed = base.visuals_framed().unwrap_or(&[]);
+    let mut visuals: Vec<Framed<Visual>> = Vec::with_capacity(ivis.len());
+    for (j, iv) in ivis.iter().enumerate() {
+        let from = match survivors.get(j) {
+            Some(&o) => Some(o),
+            None => out
+                .summary
+                .added
+                .iter()
+                .find(|a| a.visual == j)
+                .and_then(|a| a.from.strip_prefix("copy of visual "))
+                .and_then(|s| s.parse::<usize>().ok()),
+        };
+        let is_copy = survivors.get(j).is_none();
+        let t = from.or(template_new).ok_or_else(|| {
+            err(
+                version,
+                "a new visual, but the level has no normal visual to model it on".into(),
+            )
+        })?;
+        let fv = fvis[t];
+        if !is_copy && **iv == *fv {
+            let mut f = base_framed[t].clone();
+            f.raw_id = (f.raw_id & crate::chunk::COMPRESSED) | j as u32;
+            visuals.push(f);
+            continue;
+        }
+        let mut v = bvis[t].clone();
+        if from.is_none() {
+            // a new mesh: no chunk of the template's other kinds
+            v.chunks.retain(|c| {
+                !matches!(
+                    c.value,
+                    OgfChunk::Children(_)
+                        | OgfChunk::ChildrenNarrow(_)
+                        | OgfChunk::TreeDef(_)
+                        | OgfChunk::TreeDefOld(_)
+                        | OgfChunk::LodDef(_)
+                        | OgfChunk::LodDefOld(_)
+                ) && (c.id() != 9 || !matches!(c.value, OgfChunk::Raw(_)))
+            });
+        }
+        let format = v.short_header().map_or(4, |s| s.0);
+        let ih = iv.header();
+        let fh = fv.header();
+        // geometry
+        let (ig, fg) = (iv.gcontainer(), fv.gcontainer());
+        let mut indices_changed = false;
+        if let (Some(ig), Some(fg)) = (ig, fg) {
+            let vchanged = (ig.vb_index, ig.vb_offset, ig.vb_count)
+                != (fg.vb_index, fg.vb_offset, fg.vb_count);
+            let inline = matches!(
+                origin.get(ig.vb_index as usize).copied().flatten(),
+                Some(Origin::Inline(_))
+            );
+            if vchanged || inline {
+                match place(&ig)? {
+                    Place::Level(r) => set_or_push(
+                        &mut v,
+                        vcontainer_id(format),
+                        |c| match c {
+                            OgfChunk::VContainer(x) => {
+                                *x = r;
+                                true
+                            }
+                            _ => false,
+                        },
+                        OgfChunk::VContainer(r),
+                    ),
+                    Place::Inline(b) => set_or_push(
+                        &mut v,
+                        7,
+                        |c| match c {
+                            OgfChunk::Vertices(x) => {
+                                *x = b.clone();
+                                true
+                            }
+                            _ => false,
+                        },
+                        OgfChunk::Vertices(b.clone()),
+                    ),
+                }
+                drop_other_vertex_chunk(&mut v, inline);
+            }
+            let same_range = (ig.ib_index, ig.ib_offset, ig.ib_count)
+                == (fg.ib_index, fg.ib_offset, fg.ib_count);
+            if !same_range || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig) {
+                indices_changed = true;
+                let k = ig.ib_index as usize;
+                let idx: Vec<u16> = iibs
+                    .get(k)
+                    .and_then(|b| {
+                        b.get(ig.ib_offset as usize..(ig.ib_offset + ig.ib_count) as usize)
+                    })
+                    .ok_or_else(|| err(version, "an index range past its buffer".into()))?
+                    .to_vec();
+                if k < nib {
+                    let r = [ig.ib_index, ig.ib_offset, ig.ib_count];
+                    set_icontainer(&mut v, r);
+                } else if nib > 0 {
+                    let last = ibs.len() - 1;
+                    let first = ibs[last].len() as u32;
+                    ibs[last].extend_from_slice(&idx);
+                    set_icontainer(&mut v, [last as u32, first, ig.ib_count]);
+                } else {
+                    set_or_push(
+                        &mut v,
+                        8,
+                        |c| match c {
+                            OgfChunk::Indices(x) => {
+                                *x = idx.clone();
+                                true
+                            }
+                            _ => false,
+                        },
+                        OgfChunk::Indices(idx.clone()),
+                    );
+                }
+            }
+        }
+        // header: type, material, bounds
+        if let (Some(ih), Some(fh)) = (ih, fh) {
+            let vipm = v
+                .chunks
+                .iter()
+                .position(|c| c.id() == 9 && format == 3 && matches!(c.value, OgfChunk::Raw(_)));
+            let mut t_new = None;
+            if indices_changed && vipm.is_some() {
+                v.chunks.remove(vipm.unwrap_or_default());
+                t_new = Some(model_type_v3::NORMAL);
+            } else if ih.model_type != fh.model_type {
+                t_new = Some(type_in(format, ih.model_type));
+            }
+            let sid_new = (ih.shader_id != fh.shader_id).then_some(ih.shader_id);
+            let pair = match sid_new {
+                Some(s) if version < 12 => Some(pair_for(s)?),
+                _ => None,
+            };
+            for c in &mut v.chunks {
+                match &mut c.value {
+                    OgfChunk::ShortHeader {
+                        model_type,
+                        shader_id,
+                        ..
+                    } => {
+                        if let Some(t) = t_new {
+                            *model_type = t;
+                        }
+                        if let (Some(s), true) = (sid_new, version >= 12) {
+                            *shader_id = s;
+                        }
+                    }
+                    OgfChunk::Header(h) => {
+                        if let Some(t) = t_new {
+                            h.model_type = t;
+                        }
+                        if let Some(s) = sid_new {
+                            h.shader_id = s;
+                        }
+                        h.bbox_min = ih.bbox_min;
+                        h.bbox_max = ih.bbox_max;
+                        h.sphere_center = ih.sphere_center;
+                        h.sphere_radius = ih.sphere_radius;
+                    }
+                    OgfChunk::TextureL { texture, shader } => {
+                        if let Some((t, s)) = pair {
+                            *texture = t;
+                            *shader = s;
+                        }
+                    }
+                    OgfChunk::Bbox { min, max } => {
+                        *min = ih.bbox_min;
+                        *max = ih.bbox_max;
+                    }
+                    OgfChunk::BSphere { center, radius } => {
+                        *center = ih.sphere_center;
+                        *radius = ih.sphere_radius;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // tree matrix, LOD quads, children
+        let (itd, ftd) = (iv.treedef(), fv.treedef());
+        let iq = iv.lod_quads().map(<[_]>::to_vec);
+        let fq = fv.lod_quads().map(<[_]>::to_vec);
+        let kids = iv.children().to_vec();
+        for c in &mut v.chunks {
+            match &mut c.value {
+                OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) => {
+                    if let Some(n) = itd.filter(|n| Some(*n) != ftd) {
+                        *t = n;
+                    }
+                }
+                OgfChunk::LodDef(q) | OgfChunk::LodDefOld(q) => {
+                    if let Some(n) = iq.as_ref().filter(|n| Some(*n) != fq.as_ref()) {
+                        q.clone_from(n);
+                    }
+                }
+                OgfChunk::Children(k) | OgfChunk::ChildrenNarrow(k) => k.clone_from(&kids),
+                _ => {}
+            }
+        }
+        if iv.swidata().is_none() {
+            v.chunks
+                .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
+        }
+        let raw = base_framed[t].raw_id & crate::chunk::COMPRESSED;
+        visuals.push(Framed {
+            raw_id: raw | j as u32,
+            stored: None,
+            value: v,
+        });
+    }
+
+    // --- the level's chunks
+    let mut level = base.clone();
+    let sectors = out.level.sectors().to_vec();
+    for c in &mut level.chunks {
+        match &mut c.value {
+            LevelChunk::Visuals(v) => *v = std::mem::take(&mut visuals),
+            LevelChunk::VertexBuffers(v) => {
+                *v = bufs
+                    .iter()
+                    .map(|(_, d, n, data)| VertexBuffer {
+                        decl: d.clone(),
+                        count: *n,
+                        data: data.clone(),
+                    })
+                    .collect();
+            }
+            LevelChunk::FvfBuffers(v) => {
+                *v = bufs
+                    .iter()
+                    .map(|(f, _, n, data)| FvfBuffer {
+                        fvf: f.unwrap_or(0),
+                        count: *n,
+                        data: data.clone(),
+                    })
+                    .collect();
+            }
+            LevelChunk::IndexBuffers(v) => v.clone_from(&ibs),
+            LevelChunk::Swis(s) => *s = out.geom.swis().to_vec(),
+            LevelChunk::Sectors(s) => s.clone_from(&sectors),
+            LevelChunk::Shaders(s) => s.clone_from(&shaders),
+            LevelChunk::Textures(t) => {
+                if let Some(n) = &textures {
+                    t.clone_from(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(level)
+}
+
+/// Whether the indices `g` names are the same in both buffer lists.
+fn range_same(a: &[Vec<u16>], b: &[Vec<u16>], g: &GContainer) -> bool {
+    fn get<'a>(x: &'a [Vec<u16>], g: &GContainer) -> Option<&'a [u16]> {
+        x.get(g.ib_index as usize)?
+            .get(g.ib_offset as usize..(g.ib_offset as usize).checked_add(g.ib_count as usize)?)
+    }
+    get(a, g).is_some() && get(a, g) == get(b, g)
+}
+
+fn vcontainer_id(format: u8) -> u32 {
+    if format == 2 {
+        11
+    } else {
+        10
+    }
+}
+
+/// Set the first chunk `set` accepts, else push `new` with id `id`.
+fn set_or_push(v: &mut Visual, id: u32, mut set: impl FnMut(&mut OgfChunk) -> bool, new: OgfChunk) {
+    if !v.chunks.iter_mut().any(|c| set(&mut c.value)) {
+        v.chunks.push(Framed::plain(id, new));
+    }
+}
+
+/// After a visual's vertices moved between its own `OGF_VERTICES` and a level buffer, drop the
+/// other kind.
+fn drop_other_vertex_chunk(v: &mut Visual, inline: bool) {
+    v.chunks.retain(|c| match c.value {
+        OgfChunk::VContainer(_) => !inline,
+        OgfChunk::Vertices(_) => inline,
+        _ => true,
+    });
+}
+
+fn set_icontainer(v: &mut Visual, r: [u32; 3]) {
+    v.chunks
+        .retain(|c| !matches!(c.value, OgfChunk::Indices(_)));
+    set_or_push(
+        v,
+        19,
+        |c| match c {
+            OgfChunk::IContainer(x) => {
+                *x = r;
+                true
+            }
+            _ => false,
+        },
+        OgfChunk::IContainer(r),
+    );
+}
