@@ -167,7 +167,7 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
     let mut bufs: Vec<(Option<u32>, Declaration, u32, Vec<u8>)> = match base.vertex_buffers() {
         Some(v) => v
             .iter()
-            .map(|b| (None, b.decl.clone(), b.count, b.data.clone()))
+            .map(|b| (None, b.decl.clone(), b.count, b.data.to_vec()))
             .collect(),
         None => base
             .fvf_buffers()
@@ -574,7 +574,7 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
                     .map(|(_, d, n, data)| VertexBuffer {
                         decl: d.clone(),
                         count: *n,
-                        data: data.clone(),
+                        data: data.clone().into(),
                     })
                     .collect();
             }

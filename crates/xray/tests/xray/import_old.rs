@@ -106,7 +106,7 @@ fn parent_of(s: &Scene, n: usize) -> usize {
 /// The vertex bytes of every old buffer (FVF or D3D9) of a level.
 fn buffer_bytes(l: &Level) -> Vec<Vec<u8>> {
     match (l.vertex_buffers(), l.fvf_buffers()) {
-        (Some(v), _) => v.iter().map(|b| b.data.clone()).collect(),
+        (Some(v), _) => v.iter().map(|b| b.data.to_vec()).collect(),
         (None, Some(f)) => f.iter().map(|b| b.data.clone()).collect(),
         _ => Vec::new(),
     }
