@@ -102,8 +102,9 @@ fn visual_vertices(i: usize, order: &[(usize, usize)], tree: bool) -> Vertices {
         let (fx, fz) = (x as f32 / (SIDE - 1) as f32, z as f32 / (SIDE - 1) as f32);
         let h = ((fx * 6.3 + i as f32).sin() * (fz * 4.1).cos()) * 0.75;
         let p = if tree {
-            // a cone of leaves in model space; TREEDEF2 places it
-            let r = 2.0 * (1.0 - fz);
+            // a cone of leaves in model space, cut below its apex (a point would make the
+            // top row's triangles zero-area, which `check` reports); TREEDEF2 places it
+            let r = 2.0 * (1.0 - 0.9 * fz);
             let a = fx * std::f32::consts::TAU;
             [r * a.cos(), fz * 8.0, r * a.sin()]
         } else {
