@@ -32,7 +32,9 @@
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
 //! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
-//! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]).
+//! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]): moved and
+//! removed visuals' triangles with them, copies get their original's triangles, new meshes
+//! their own (game material from the `game_material` extra, else the nearest triangle's).
 
 pub mod buffers;
 pub mod collision;
@@ -58,7 +60,7 @@ use crate::scene::{tree_matrix, SceneError, SceneOptions};
 pub use convert::Conversion;
 use hierarchy::Bounds;
 use mapping::NodeGeo;
-pub use summary::{Added, CollisionSummary, Defaulted, Summary};
+pub use summary::{Added, CollisionSummary, Defaulted, FacesAdded, Summary};
 use transform::Change;
 
 /// The base level's files.
@@ -226,6 +228,8 @@ struct Work<'a> {
     dirty: Vec<bool>,
     /// Visuals whose bounds are recomputed from their children.
     recompute: Vec<bool>,
+    /// Collision wanted for the visuals added.
+    new_faces: Vec<collision::NewFaces>,
 }
 
 /// Import the edited scene `edited` into the base level (see the module docs).
@@ -448,6 +452,7 @@ pub fn import(
         summary,
         dirty: vec![false; nv],
         recompute: vec![false; nv],
+        new_faces: Vec::new(),
     };
     let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
     for v in 0..nv {
@@ -475,10 +480,10 @@ pub fn import(
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
-    for (v, node, change) in dups {
-        w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name)?;
-    }
     let sectors = base.level.visual_sectors();
+    for (v, node, change) in dups {
+        w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name, &sectors)?;
+    }
     for node in new_nodes {
         w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
     }
@@ -515,6 +520,10 @@ pub fn import(
             .copied()
             .flatten()
             .map_or(d.visual, |n| n as usize);
+    }
+    for a in &mut w.new_faces {
+        let v = a.visual_mut();
+        *v = map.get(*v).copied().flatten().map_or(*v, |n| n as usize);
     }
     if let Some(vs) = hierarchy::visuals_mut(&mut w.level) {
         hierarchy::propagate_bounds(vs, &dirty, &recompute);
@@ -558,6 +567,7 @@ pub fn import(
         &remove,
         &solid,
         collision_mesh,
+        &w.new_faces,
         &mut w.summary,
     )?;
     let mut out = Imported {
@@ -1095,6 +1105,7 @@ impl Work<'_> {
         change: &Change,
         parent: Option<usize>,
         name: &str,
+        sectors: &[Vec<u16>],
     ) -> Result<(), ImportError> {
         let vis = self.base.level.visuals()[v].clone();
         let t = vis.model_type();
@@ -1186,6 +1197,13 @@ impl Work<'_> {
             from: format!("copy of visual {v}"),
             model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
         });
+        self.new_faces.push(collision::NewFaces::Copy {
+            visual: i,
+            node: name.to_string(),
+            from: v,
+            m: tx,
+            sector: sectors.get(parent).and_then(|s| s.first()).copied(),
+        });
         Ok(())
     }
 
@@ -1203,6 +1221,11 @@ impl Work<'_> {
             return Ok(());
         };
         let world = mapping::dmat(&worlds[node]);
+        let game_material =
+            collision::extra_material(edited, node).map_err(|message| ImportError::Node {
+                node: n.name.clone(),
+                message,
+            })?;
         for (pi, p) in mesh.primitives.iter().enumerate() {
             let (all, all_tris, notes) = encode::new_vertices(p, &world);
             if all_tris.is_empty() {
@@ -1260,6 +1283,14 @@ impl Work<'_> {
                     node: label.clone(),
                     from: "new mesh".into(),
                     model_type: "normal".into(),
+                });
+                let d = |k: u32| DVec3::from_array(verts.positions[k as usize].map(f64::from));
+                self.new_faces.push(collision::NewFaces::Mesh {
+                    visual: i,
+                    node: label.clone(),
+                    tris: tris.iter().map(|t| t.map(d)).collect(),
+                    material: game_material,
+                    sector: sectors.get(parent).and_then(|s| s.first()).copied(),
                 });
                 let defaulted = shading::relevant(&decl, &notes);
                 if !defaulted.is_empty() {

@@ -9,6 +9,7 @@ mod corrupt;
 mod fixture;
 mod generated;
 mod import_edit;
+mod import_faces;
 mod independent;
 mod objects;
 mod old;
