@@ -26,8 +26,13 @@
 //! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
 //! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
 //!
-//! Tree, LOD and hierarchy visuals whose geometry was edited (not just moved) are kept with a
-//! warning: a tree's geometry is shared by every instance. Sector roots are never removed; a
+//! A tree instance whose geometry was edited (same vertices and triangles, other positions)
+//! gets its positions taken back into its model space through the inverse `TREEDEF2` matrix
+//! and re-encoded as its own copy of the vertex range (a new GCONTAINER on the same indices;
+//! the other instances keep theirs), unless every instance on those vertices was edited to
+//! the same model-space positions: then the shared range is rewritten once, in place. Trees
+//! with another topology, LOD billboards and hierarchy visuals whose geometry was edited (not
+//! just moved) are kept with a warning. Sector roots are never removed; a
 //! LOD visual whose trees are all removed is removed with them.
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
@@ -583,6 +588,62 @@ pub fn import(
     Ok(out)
 }
 
+/// Per vertex of `e`: true when the user did not move it (position and normal as in `r`).
+fn unmoved(r: Option<&NodeGeo>, e: &NodeGeo) -> Vec<bool> {
+    let Some(r) = r else {
+        return Vec::new();
+    };
+    (0..e.points.len())
+        .map(|i| {
+            let same_n = match (&r.normals, &e.normals) {
+                (Some(a), Some(b)) => a
+                    .get(i)
+                    .zip(b.get(i))
+                    .is_some_and(|(x, y)| x.distance(*y) <= 1e-4),
+                _ => true,
+            };
+            r.points
+                .get(i)
+                .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
+                && same_n
+        })
+        .collect()
+}
+
+/// The edited node's geometry, its model-space positions and normals.
+type TreeLocal = (NodeGeo, Vec<[f32; 3]>, Option<Vec<[f32; 3]>>);
+
+/// A tree instance's edited geometry in its model space: the X-Ray world positions of node
+/// `node` taken back through the inverse of the `TREEDEF2` matrix, normals through its
+/// transpose (normalised); `None` when the matrix cannot be inverted.
+fn tree_local(
+    td: &crate::ogf::TreeDef,
+    edited: &Scene,
+    node: usize,
+    worlds: &[[f32; 16]],
+) -> Option<TreeLocal> {
+    let e = mapping::node_geo(edited, node, worlds)?;
+    // row-major D3D rows are glam columns: world = M · local
+    let m = DMat4::from_cols_array(&td.xform.map(f64::from));
+    if m.determinant().abs() < 1e-12 {
+        return None;
+    }
+    let inv = m.inverse();
+    let mirror = |p: DVec3| DVec3::new(p.x, p.y, -p.z);
+    let positions = e
+        .points
+        .iter()
+        .map(|p| f3(inv.transform_point3(mirror(*p))))
+        .collect();
+    let lin = glam::DMat3::from_mat4(m).transpose();
+    let normals = e.normals.as_ref().map(|ns| {
+        ns.iter()
+            .map(|n| f3((lin * mirror(*n)).normalize_or_zero()))
+            .collect()
+    });
+    Some((e, positions, normals))
+}
+
 /// X-Ray-space transform of each moved visual.
 fn state_moves(state: &[State]) -> Vec<Option<DMat4>> {
     state
@@ -852,6 +913,9 @@ impl Work<'_> {
     ) -> Result<bool, ImportError> {
         let base_visuals = self.base.level.visuals();
         let vis = base_visuals[v].clone();
+        if is_tree(vis.model_type()) {
+            return self.edit_tree(v, reference, edited, node, worlds, state, has_dups);
+        }
         if kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -874,21 +938,7 @@ impl Work<'_> {
             .map(|t| [t[0], t[2], t[1]])
             .collect();
         // vertices the user did not move keep their bytes
-        let keep: Vec<bool> = match reference {
-            Some(r) => (0..e.points.len())
-                .map(|i| {
-                    let same_n = match (&r.normals, &e.normals) {
-                        (Some(a), Some(b)) => a[i].distance(b[i]) <= 1e-4,
-                        _ => true,
-                    };
-                    r.points
-                        .get(i)
-                        .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
-                        && same_n
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let keep = unmoved(reference, &e);
         let n = positions.len().min(g.vb_count as usize) as u32;
         let Some((decl, mut verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, n)
         else {
@@ -919,6 +969,110 @@ impl Work<'_> {
             self.put_fastpath(v, f);
         }
         if let Some(b) = Bounds::of_points(&verts.positions) {
+            self.set_bounds(v, b);
+        }
+        Ok(true)
+    }
+
+    /// New positions (same vertices) for a tree instance: its own copy of the geometry,
+    /// unless every other instance on the same vertices was edited alike (then the shared
+    /// vertices are rewritten once, in place).
+    #[allow(clippy::too_many_arguments)]
+    fn edit_tree(
+        &mut self,
+        v: usize,
+        reference: Option<&NodeGeo>,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        state: &[State],
+        has_dups: bool,
+    ) -> Result<bool, ImportError> {
+        let base_visuals = self.base.level.visuals();
+        let vis = base_visuals[v].clone();
+        let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
+            return Ok(false);
+        };
+        let Some((e, positions, normals)) = tree_local(&td, edited, node, worlds) else {
+            self.summary.warnings.push(format!(
+                "visual {v} (tree): its matrix cannot be inverted; edited geometry kept"
+            ));
+            return Ok(false);
+        };
+        let keep = unmoved(reference, &e);
+        let tris: Vec<[u32; 3]> = e
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[2], t[1]])
+            .collect();
+        let Some((decl, mut verts)) =
+            buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(false);
+        };
+        encode::reposition(&mut verts, &positions, normals.as_deref(), &tris, &keep);
+        // the other instances drawing these vertices: in place only when each was edited to
+        // the same model-space positions
+        let end = |x: &GContainer| u64::from(x.vb_offset) + u64::from(x.vb_count);
+        let alike = !has_dups
+            && base_visuals.iter().enumerate().all(|(u, x)| {
+                let Some(o) = x.gcontainer() else {
+                    return true;
+                };
+                let overlaps = u != v
+                    && o.vb_index == g.vb_index
+                    && u64::from(o.vb_offset) < end(&g)
+                    && u64::from(g.vb_offset) < end(&o);
+                if !overlaps || state.get(u) == Some(&State::Delete) {
+                    return true;
+                }
+                let (State::Edited(nu), Some(tu)) = (&state[u], x.treedef()) else {
+                    return false;
+                };
+                o == g
+                    && tree_local(&tu, edited, *nu, worlds).is_some_and(|(_, p, _)| {
+                        p.len() == positions.len()
+                            && p.iter()
+                                .zip(&positions)
+                                .all(|(a, b)| d3(*a).distance(d3(*b)) <= transform::TOLERANCE)
+                    })
+            });
+        let mut ng = g;
+        if alike {
+            buffers::write_range(&mut self.geom, g.vb_index, g.vb_offset, &verts);
+        } else {
+            let (vb, first) = buffers::append_vertices(&mut self.geom, &decl, &verts)?;
+            ng.vb_index = vb;
+            ng.vb_offset = first;
+            if let Some(vm) = self.visual_mut(v) {
+                hierarchy::set_gcontainer(vm, ng);
+            }
+        }
+        if let Some(fg) = vis.fastpath() {
+            if alike {
+                // the shared fast-path copy: its positions rewritten in place
+                if let Some(gx) = self.geomx.as_mut() {
+                    if let Some((_, mut fv)) =
+                        buffers::read_range(gx, fg.vb_index, fg.vb_offset, fg.vb_count)
+                    {
+                        if fv.count == verts.count {
+                            fv.positions.clone_from(&verts.positions);
+                            buffers::write_range(gx, fg.vb_index, fg.vb_offset, &fv);
+                        } else {
+                            self.summary.warnings.push(format!(
+                                "visual {v} (tree): its level.geomx copy has another vertex \
+                                 count; not updated"
+                            ));
+                        }
+                    }
+                }
+            } else {
+                let f = self.fastpath_for(&ng, vis.swidata().cloned())?;
+                self.put_fastpath(v, f);
+            }
+        }
+        let world: Vec<[f32; 3]> = verts.positions.iter().map(|p| td.transform(*p)).collect();
+        if let Some(b) = Bounds::of_points(&world) {
             self.set_bounds(v, b);
         }
         Ok(true)

@@ -155,7 +155,7 @@ fn bytes(f: &Files) -> [Vec<u8>; 4] {
     ]
 }
 
-fn every_level() -> Vec<(&'static str, Files)> {
+pub fn every_level() -> Vec<(&'static str, Files)> {
     vec![
         ("fixture", fixture()),
         ("v14", generated(14, false)),

@@ -10,6 +10,7 @@ mod fixture;
 mod generated;
 mod import_edit;
 mod import_faces;
+mod import_trees;
 mod independent;
 mod objects;
 mod old;
