@@ -214,14 +214,7 @@ pub(super) fn extra_material(scene: &Scene, node: usize) -> Result<Option<(u32, 
         .ok_or_else(|| {
             format!("extra game_material {text:?} is not a game material id (0..16383)")
         })?;
-    let flag = |k: &str| {
-        n.extras
-            .iter()
-            .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
-    };
-    let flags =
-        u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15;
-    Ok(Some((id, flags)))
+    Ok(Some((id, flag_bits(&n.extras))))
 }
 
 /// The new collision (see the module docs).
@@ -409,24 +402,7 @@ fn add_faces(
                     .unwrap_or(0);
                 for t in tris {
                     let verts = t.map(|p| push_vertex(out, p));
-                    out.tris.push(if out.version == VERSION {
-                        Tri {
-                            verts,
-                            dummy: id | flags | u32::from(sec) << 16,
-                            old: None,
-                        }
-                    } else {
-                        Tri {
-                            verts,
-                            dummy: 0,
-                            old: Some(OldTri {
-                                raw: [0; 3],
-                                raw16: 0,
-                                sector: sec,
-                                material: id,
-                            }),
-                        }
-                    });
+                    out.tris.push(new_tri(out.version, verts, id, flags, sec));
                 }
                 summary
                     .collision
@@ -621,6 +597,39 @@ fn follow(
     out
 }
 
+/// Bits 14 and 15 from the extras `suppress_shadows` / `suppress_wallmarks` (`true` or `1`).
+fn flag_bits(extras: &[(String, String)]) -> u32 {
+    let flag = |k: &str| {
+        extras
+            .iter()
+            .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
+    };
+    u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15
+}
+
+/// A triangle of a cform of `version`: material, flag bits (14, 15; version 4 only) and
+/// sector; version 2/3 triangles get their unknown fields zero.
+fn new_tri(version: u32, verts: [u32; 3], material: u32, flags: u32, sector: u16) -> Tri {
+    if version == VERSION {
+        Tri {
+            verts,
+            dummy: material | flags | u32::from(sector) << 16,
+            old: None,
+        }
+    } else {
+        Tri {
+            verts,
+            dummy: 0,
+            old: Some(OldTri {
+                raw: [0; 3],
+                raw16: 0,
+                sector,
+                material,
+            }),
+        }
+    }
+}
+
 /// The header box from the vertices.
 fn set_box(c: &mut Cform) {
     let mut lo = [f32::INFINITY; 3];
@@ -673,13 +682,7 @@ fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
                 node.name
             )));
         }
-        let flag = |k: &str| {
-            node.extras
-                .iter()
-                .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
-        };
-        let flags =
-            u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15;
+        let flags = flag_bits(&node.extras);
         let Some(g) = mapping::node_geo(scene, i, &worlds) else {
             continue;
         };
@@ -695,24 +698,8 @@ fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
                     (c.vertices.len() - 1) as u32
                 });
             }
-            c.tris.push(if version == VERSION {
-                Tri {
-                    verts,
-                    dummy: material | flags | u32::from(sector) << 16,
-                    old: None,
-                }
-            } else {
-                Tri {
-                    verts,
-                    dummy: 0,
-                    old: Some(OldTri {
-                        raw: [0; 3],
-                        raw16: 0,
-                        sector,
-                        material,
-                    }),
-                }
-            });
+            c.tris
+                .push(new_tri(version, verts, material, flags, sector));
         }
     }
     if c.tris.is_empty() {

@@ -58,11 +58,11 @@ pub fn export(f: &Files) -> Scene {
     levelgeom_xray::to_scene(&f.level, &f.geom, &SceneOptions::default()).unwrap()
 }
 
-fn run(f: &Files, s: &Scene) -> Imported {
+pub fn run(f: &Files, s: &Scene) -> Imported {
     import::import(base(f), s, None, &ImportOptions::default()).unwrap()
 }
 
-fn as_files(i: &Imported) -> Files {
+pub fn as_files(i: &Imported) -> Files {
     Files {
         level: i.level.clone(),
         geom: i.geom.clone(),

@@ -5,19 +5,9 @@
 use levelgeom_scene::{Node, Scene};
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::check;
-use levelgeom_xray::import::{self, Base, ImportOptions, Imported};
+use levelgeom_xray::import::{self, Base, ImportOptions};
 
-use crate::import_edit::{add_box, cube, export, fixture, move_node, world_corners, Files};
-
-fn run(f: &Files, s: &Scene) -> Imported {
-    let base = Base {
-        level: &f.level,
-        geom: &f.geom,
-        geomx: f.geomx.as_ref(),
-        cform: f.cform.as_ref(),
-    };
-    import::import(base, s, None, &ImportOptions::default()).unwrap()
-}
+use crate::import_edit::{add_box, cube, export, fixture, move_node, run, world_corners};
 
 fn corners(c: &Cform, k: usize) -> [[f32; 3]; 3] {
     c.tris[k].verts.map(|v| c.vertices[v as usize])

@@ -2,29 +2,9 @@
 //! every instance edited alike rewrites the shared vertices once.
 
 use levelgeom_scene::Scene;
-use levelgeom_xray::import::{self, Base, ImportOptions, Imported};
 use levelgeom_xray::ogf::model_type;
 
-use crate::import_edit::{every_level, export, world_corners, Files};
-
-fn run(f: &Files, s: &Scene) -> Imported {
-    let base = Base {
-        level: &f.level,
-        geom: &f.geom,
-        geomx: f.geomx.as_ref(),
-        cform: f.cform.as_ref(),
-    };
-    import::import(base, s, None, &ImportOptions::default()).unwrap()
-}
-
-fn as_files(i: &Imported) -> Files {
-    Files {
-        level: i.level.clone(),
-        geom: i.geom.clone(),
-        geomx: i.geomx.clone(),
-        cform: i.cform.clone(),
-    }
-}
+use crate::import_edit::{as_files, every_level, export, run, world_corners, Files};
 
 fn node_of(s: &Scene, v: usize) -> usize {
     let prefix = format!("visual_{v:04}_");
