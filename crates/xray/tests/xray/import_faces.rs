@@ -175,6 +175,11 @@ fn a_new_box_with_a_game_material_extra_gets_its_own_collision() {
     let fa = &out.summary.collision.added_faces[0];
     assert_eq!((fa.faces, fa.material), (12, 7));
     assert_eq!(fa.source, "extra game_material");
+    // the JSON summary lists them
+    let j = serde_json::to_value(&out.summary).unwrap();
+    assert_eq!(j["collision"]["added"], 12);
+    assert_eq!(j["collision"]["added_faces"][0]["material"], 7);
+    assert_eq!(j["collision"]["added_faces"][0]["faces"], 12);
     // our collision export of the new level: a node mat7_sec{sector} with the box's
     // triangles at the cube's glTF corners
     let mut sc = Scene::default();
