@@ -200,6 +200,12 @@ def main():
         f"blender-xray reads {new_cform} collision triangles, the summary says {coll.get('faces_after')} "
         f"(fixture {base_cform})",
     )
+    added = coll.get("added", 0)
+    check(
+        added >= 12 and new_cform == base_cform - coll.get("removed", 0) + added,
+        f"collision: the cube's 12 triangles (and the tree copy's) added: {added} added, "
+        f"{coll.get('removed')} removed, fixture {base_cform}, blender-xray reads {new_cform}",
+    )
     print("xray_import_check: " + ("PASS" if not FAILURES else f"FAIL ({len(FAILURES)})"))
     sys.exit(1 if FAILURES else 0)
 

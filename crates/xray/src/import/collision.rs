@@ -10,6 +10,17 @@
 //!   One that belongs to several visuals treated differently is **ambiguous**: kept in place
 //!   and counted. Every other triangle keeps its bytes; the header box is recomputed from
 //!   the vertices when anything moved. Vertices only removed triangles used stay, unused.
+//! * **Adding**: a copied visual (a duplicated node) gets a copy of its original's triangles
+//!   (those belonging to it by the rule above, in the base level), transformed by the copy's
+//!   move, with their material, flags and sector word kept (the sector set to the copy's
+//!   sector when it has one); a mirroring copy reverses their winding. A new mesh gets one
+//!   triangle per triangle of its visual(s) (the visual's winding, X-Ray space), its game
+//!   material by this rule: the node extra `game_material` (decimal id, as the collision
+//!   export's `material` extra; `suppress_shadows`/`suppress_wallmarks` node extras set the
+//!   flag bits), else the glTF material's extra `game_material`, else the material of the
+//!   base cform triangle nearest to the mesh's centre (reported in the summary), else 0; its
+//!   sector the one its visual was placed in (else the nearest triangle's). The added
+//!   vertices are appended (equal corners welded per visual); the header box is recomputed.
 //! * **Replacing** (`--collision`): the triangles of the nodes named `mat{id}_sec{sector}` (as
 //!   the collision export names them; Blender's `.001` ignored), mirrored back into X-Ray
 //!   space with their winding reversed, equal corners welded; the extras `suppress_shadows`
@@ -135,6 +146,77 @@ impl Grid {
     }
 }
 
+/// Collision wanted for a visual the import added.
+#[derive(Clone, Debug)]
+pub(super) enum NewFaces {
+    /// A copy of base visual `from`, placed by `m` (X-Ray space).
+    Copy {
+        /// The new visual (index before removals are applied; renumbered by the caller).
+        visual: usize,
+        /// Its node.
+        node: String,
+        /// The original.
+        from: usize,
+        /// The copy's transform from the original's base position.
+        m: DMat4,
+        /// The sector the copy was placed in.
+        sector: Option<u16>,
+    },
+    /// A new mesh.
+    Mesh {
+        /// The new visual.
+        visual: usize,
+        /// Its node.
+        node: String,
+        /// Its triangles, X-Ray space and winding.
+        tris: Vec<[DVec3; 3]>,
+        /// The game material the user set (extras), with its flag bits (14, 15).
+        material: Option<(u32, u32)>,
+        /// The sector it was placed in.
+        sector: Option<u16>,
+    },
+}
+
+impl NewFaces {
+    /// The new visual's index.
+    pub(super) fn visual_mut(&mut self) -> &mut usize {
+        match self {
+            NewFaces::Copy { visual, .. } | NewFaces::Mesh { visual, .. } => visual,
+        }
+    }
+}
+
+/// The game material (and flag bits) a new mesh's extras set: the node's `game_material`
+/// (with `suppress_shadows` / `suppress_wallmarks`), else its material's; `Err` for a value
+/// that is not a 14-bit id.
+pub(super) fn extra_material(scene: &Scene, node: usize) -> Result<Option<(u32, u32)>, String> {
+    let n = &scene.nodes[node];
+    let from_material = n
+        .mesh
+        .and_then(|m| scene.meshes.get(m))
+        .and_then(|m| m.primitives.iter().find_map(|p| p.material))
+        .and_then(|m| scene.materials.get(m))
+        .map(|m| m.extras.as_slice())
+        .unwrap_or_default();
+    let get = |ex: &[(String, String)]| {
+        ex.iter()
+            .find(|(k, _)| k == "game_material")
+            .map(|(_, v)| v.clone())
+    };
+    let Some(text) = get(&n.extras).or_else(|| get(from_material)) else {
+        return Ok(None);
+    };
+    let id: u32 = text
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&m| m <= 0x3FFF)
+        .ok_or_else(|| {
+            format!("extra game_material {text:?} is not a game material id (0..16383)")
+        })?;
+    Ok(Some((id, flag_bits(&n.extras))))
+}
+
 /// The new collision (see the module docs).
 pub(super) fn collision(
     base: &Base<'_>,
@@ -142,6 +224,7 @@ pub(super) fn collision(
     remove: &[bool],
     geo: &[Option<NodeGeo>],
     mesh: Option<&Scene>,
+    added: &[NewFaces],
     summary: &mut Summary,
 ) -> Result<Option<Cform>, ImportError> {
     if let Some(scene) = mesh {
@@ -155,6 +238,196 @@ pub(super) fn collision(
         summary.collision.mode = "none".into();
         return Ok(None);
     };
+    let mut out = follow(cf, moves, remove, geo, summary);
+    if !added.is_empty() {
+        add_faces(cf, &mut out, geo, added, summary);
+        if summary.collision.added > 0 {
+            summary.collision.mode = "followed".into();
+            set_box(&mut out);
+        }
+    }
+    summary.collision.faces_after = out.tris.len();
+    Ok(Some(out))
+}
+
+/// A triangle of `cf` with valid vertex indices: its corners.
+fn corners(cf: &Cform, t: &Tri) -> Option<[DVec3; 3]> {
+    let n = cf.vertices.len();
+    if t.verts.iter().any(|&v| v as usize >= n) {
+        return None;
+    }
+    Some(
+        t.verts
+            .map(|v| DVec3::from_array(cf.vertices[v as usize].map(f64::from))),
+    )
+}
+
+/// The visuals within [`NEAR`] of all three corners.
+fn owners_of(grid: &Grid, c: &[DVec3; 3]) -> Vec<usize> {
+    let mut owners = grid.near(c[0]);
+    for p in &c[1..] {
+        let here = grid.near(*p);
+        owners.retain(|v| here.contains(v));
+    }
+    owners
+}
+
+/// `t` with its sector set to `sector`.
+fn with_sector(mut t: Tri, sector: u16) -> Tri {
+    match &mut t.old {
+        Some(o) => o.sector = sector,
+        None => t.dummy = (t.dummy & 0xFFFF) | u32::from(sector) << 16,
+    }
+    t
+}
+
+/// Triangles for copied and new visuals, appended to `out` (see the module docs).
+fn add_faces(
+    cf: &Cform,
+    out: &mut Cform,
+    geo: &[Option<NodeGeo>],
+    added: &[NewFaces],
+    summary: &mut Summary,
+) {
+    let grid = added
+        .iter()
+        .any(|a| matches!(a, NewFaces::Copy { .. }))
+        .then(|| Grid::new(geo, 2.0));
+    for a in added {
+        let before = out.tris.len();
+        let mut weld: HashMap<[u32; 3], u32> = HashMap::new();
+        let mut push_vertex = |out: &mut Cform, p: DVec3| -> u32 {
+            let p = [p.x as f32, p.y as f32, p.z as f32];
+            *weld.entry(p.map(f32::to_bits)).or_insert_with(|| {
+                out.vertices.push(p);
+                (out.vertices.len() - 1) as u32
+            })
+        };
+        match a {
+            NewFaces::Copy {
+                visual,
+                node,
+                from,
+                m,
+                sector,
+            } => {
+                let (Some(grid), Some(Some(g))) = (&grid, geo.get(*from)) else {
+                    continue;
+                };
+                let pts = g.points.iter().map(|p| mirror(*p));
+                let lo =
+                    pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min) - DVec3::splat(NEAR);
+                let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max) + DVec3::splat(NEAR);
+                let flip = m.determinant() < 0.0;
+                let mut materials: HashMap<u32, usize> = HashMap::new();
+                for t in &cf.tris {
+                    let Some(c) = corners(cf, t) else { continue };
+                    let inside = c.iter().all(|p| p.cmpge(lo).all() && p.cmple(hi).all());
+                    if !inside || !owners_of(grid, &c).contains(from) {
+                        continue;
+                    }
+                    let mut verts = c.map(|p| push_vertex(out, m.transform_point3(p)));
+                    if flip {
+                        verts.swap(1, 2);
+                    }
+                    let mut nt = *t;
+                    nt.verts = verts;
+                    if let Some(s) = sector {
+                        nt = with_sector(nt, *s);
+                    }
+                    *materials.entry(t.material()).or_default() += 1;
+                    out.tris.push(nt);
+                }
+                let faces = out.tris.len() - before;
+                if faces == 0 {
+                    continue;
+                }
+                let material = materials
+                    .iter()
+                    .max_by_key(|(m, n)| (**n, std::cmp::Reverse(**m)))
+                    .map_or(0, |(m, _)| *m);
+                summary
+                    .collision
+                    .added_faces
+                    .push(super::summary::FacesAdded {
+                        visual: *visual,
+                        node: node.clone(),
+                        faces,
+                        material,
+                        source: format!("copy of visual {from}"),
+                    });
+            }
+            NewFaces::Mesh {
+                visual,
+                node,
+                tris,
+                material,
+                sector,
+            } => {
+                if tris.is_empty() {
+                    continue;
+                }
+                let lo = tris
+                    .iter()
+                    .flatten()
+                    .fold(DVec3::splat(f64::INFINITY), |a, b| a.min(*b));
+                let hi = tris
+                    .iter()
+                    .flatten()
+                    .fold(DVec3::splat(f64::NEG_INFINITY), |a, b| a.max(*b));
+                let centre = (lo + hi) * 0.5;
+                // the base triangle nearest to the centre
+                let nearest = cf
+                    .tris
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| {
+                        let [a, b, c] = corners(cf, t)?;
+                        Some((i, closest(centre, a, b, c).distance(centre)))
+                    })
+                    .min_by(|x, y| x.1.total_cmp(&y.1))
+                    .map(|(i, _)| i);
+                let (id, flags, source) = match (material, nearest) {
+                    (Some((id, flags)), _) => (*id, *flags, "extra game_material".to_string()),
+                    (None, Some(i)) => (cf.tris[i].material(), 0, format!("nearest face {i}")),
+                    (None, None) => {
+                        summary.warnings.push(format!(
+                            "node {node:?}: no game_material extra and no collision triangle to                              take one from; its collision has game material 0"
+                        ));
+                        (0, 0, "none (0)".to_string())
+                    }
+                };
+                let sec = sector
+                    .or_else(|| nearest.map(|i| cf.tris[i].sector()))
+                    .unwrap_or(0);
+                for t in tris {
+                    let verts = t.map(|p| push_vertex(out, p));
+                    out.tris.push(new_tri(out.version, verts, id, flags, sec));
+                }
+                summary
+                    .collision
+                    .added_faces
+                    .push(super::summary::FacesAdded {
+                        visual: *visual,
+                        node: node.clone(),
+                        faces: out.tris.len() - before,
+                        material: id,
+                        source,
+                    });
+            }
+        }
+        summary.collision.added += out.tris.len() - before;
+    }
+}
+
+/// Triangles of moved and removed visuals follow them (see the module docs).
+fn follow(
+    cf: &Cform,
+    moves: &[Option<DMat4>],
+    remove: &[bool],
+    geo: &[Option<NodeGeo>],
+    summary: &mut Summary,
+) -> Cform {
     let n = cf.tris.len();
     summary.collision.faces_before = n;
     summary.collision.faces_after = n;
@@ -167,7 +440,7 @@ pub(super) fn collision(
         .collect();
     if !affected.contains(&true) {
         summary.collision.mode = "kept".into();
-        return Ok(Some(cf.clone()));
+        return cf.clone();
     }
     summary.collision.mode = "followed".into();
     let grid = Grid::new(geo, 2.0);
@@ -321,7 +594,40 @@ pub(super) fn collision(
             summary.collision.ambiguous
         ));
     }
-    Ok(Some(out))
+    out
+}
+
+/// Bits 14 and 15 from the extras `suppress_shadows` / `suppress_wallmarks` (`true` or `1`).
+fn flag_bits(extras: &[(String, String)]) -> u32 {
+    let flag = |k: &str| {
+        extras
+            .iter()
+            .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
+    };
+    u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15
+}
+
+/// A triangle of a cform of `version`: material, flag bits (14, 15; version 4 only) and
+/// sector; version 2/3 triangles get their unknown fields zero.
+fn new_tri(version: u32, verts: [u32; 3], material: u32, flags: u32, sector: u16) -> Tri {
+    if version == VERSION {
+        Tri {
+            verts,
+            dummy: material | flags | u32::from(sector) << 16,
+            old: None,
+        }
+    } else {
+        Tri {
+            verts,
+            dummy: 0,
+            old: Some(OldTri {
+                raw: [0; 3],
+                raw16: 0,
+                sector,
+                material,
+            }),
+        }
+    }
 }
 
 /// The header box from the vertices.
@@ -376,13 +682,7 @@ fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
                 node.name
             )));
         }
-        let flag = |k: &str| {
-            node.extras
-                .iter()
-                .any(|(x, v)| x == k && matches!(v.as_str(), "true" | "1"))
-        };
-        let flags =
-            u32::from(flag("suppress_shadows")) << 14 | u32::from(flag("suppress_wallmarks")) << 15;
+        let flags = flag_bits(&node.extras);
         let Some(g) = mapping::node_geo(scene, i, &worlds) else {
             continue;
         };
@@ -398,24 +698,8 @@ fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
                     (c.vertices.len() - 1) as u32
                 });
             }
-            c.tris.push(if version == VERSION {
-                Tri {
-                    verts,
-                    dummy: material | flags | u32::from(sector) << 16,
-                    old: None,
-                }
-            } else {
-                Tri {
-                    verts,
-                    dummy: 0,
-                    old: Some(OldTri {
-                        raw: [0; 3],
-                        raw16: 0,
-                        sector,
-                        material,
-                    }),
-                }
-            });
+            c.tris
+                .push(new_tri(version, verts, material, flags, sector));
         }
     }
     if c.tris.is_empty() {

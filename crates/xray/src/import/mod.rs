@@ -27,13 +27,20 @@
 //! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
 //! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
 //!
-//! Tree, LOD and hierarchy visuals whose geometry was edited (not just moved) are kept with a
-//! warning: a tree's geometry is shared by every instance. Sector roots are never removed; a
+//! A tree instance whose geometry was edited (same vertices and triangles, other positions)
+//! gets its positions taken back into its model space through the inverse `TREEDEF2` matrix
+//! and re-encoded as its own copy of the vertex range (a new GCONTAINER on the same indices;
+//! the other instances keep theirs), unless every instance on those vertices was edited to
+//! the same model-space positions: then the shared range is rewritten once, in place. Trees
+//! with another topology, LOD billboards and hierarchy visuals whose geometry was edited (not
+//! just moved) are kept with a warning. Sector roots are never removed; a
 //! LOD visual whose trees are all removed is removed with them.
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
 //! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
-//! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]).
+//! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]): moved and
+//! removed visuals' triangles with them, copies get their original's triangles, new meshes
+//! their own (game material from the `game_material` extra, else the nearest triangle's).
 
 pub mod buffers;
 pub mod collision;
@@ -60,7 +67,7 @@ use crate::scene::{tree_matrix, SceneError, SceneOptions};
 pub use convert::Conversion;
 use hierarchy::Bounds;
 use mapping::NodeGeo;
-pub use summary::{Added, CollisionSummary, Defaulted, Summary};
+pub use summary::{Added, CollisionSummary, Defaulted, FacesAdded, Summary};
 use transform::Change;
 
 /// The base level's files.
@@ -236,6 +243,8 @@ struct Work<'a> {
     dirty: Vec<bool>,
     /// Visuals whose bounds are recomputed from their children.
     recompute: Vec<bool>,
+    /// Collision wanted for the visuals added.
+    new_faces: Vec<collision::NewFaces>,
 }
 
 /// Import the edited scene `edited` into the base level (see the module docs).
@@ -477,6 +486,7 @@ fn import_view(
         summary,
         dirty: vec![false; nv],
         recompute: vec![false; nv],
+        new_faces: Vec::new(),
     };
     let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
     for v in 0..nv {
@@ -504,10 +514,10 @@ fn import_view(
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
-    for (v, node, change) in dups {
-        w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name)?;
-    }
     let sectors = base.level.visual_sectors();
+    for (v, node, change) in dups {
+        w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name, &sectors)?;
+    }
     for node in new_nodes {
         w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
     }
@@ -544,6 +554,10 @@ fn import_view(
             .copied()
             .flatten()
             .map_or(d.visual, |n| n as usize);
+    }
+    for a in &mut w.new_faces {
+        let v = a.visual_mut();
+        *v = map.get(*v).copied().flatten().map_or(*v, |n| n as usize);
     }
     if let Some(vs) = hierarchy::visuals_mut(&mut w.level) {
         hierarchy::propagate_bounds(vs, &dirty, &recompute);
@@ -587,6 +601,7 @@ fn import_view(
         &remove,
         &solid,
         collision_mesh,
+        &w.new_faces,
         &mut w.summary,
     )?;
     let mut out = Imported {
@@ -600,6 +615,62 @@ fn import_view(
         out.summary.conversion = convert::convert(&mut out, version, to, opts.allow_loss)?;
     }
     Ok(out)
+}
+
+/// Per vertex of `e`: true when the user did not move it (position and normal as in `r`).
+fn unmoved(r: Option<&NodeGeo>, e: &NodeGeo) -> Vec<bool> {
+    let Some(r) = r else {
+        return Vec::new();
+    };
+    (0..e.points.len())
+        .map(|i| {
+            let same_n = match (&r.normals, &e.normals) {
+                (Some(a), Some(b)) => a
+                    .get(i)
+                    .zip(b.get(i))
+                    .is_some_and(|(x, y)| x.distance(*y) <= 1e-4),
+                _ => true,
+            };
+            r.points
+                .get(i)
+                .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
+                && same_n
+        })
+        .collect()
+}
+
+/// The edited node's geometry, its model-space positions and normals.
+type TreeLocal = (NodeGeo, Vec<[f32; 3]>, Option<Vec<[f32; 3]>>);
+
+/// A tree instance's edited geometry in its model space: the X-Ray world positions of node
+/// `node` taken back through the inverse of the `TREEDEF2` matrix, normals through its
+/// transpose (normalised); `None` when the matrix cannot be inverted.
+fn tree_local(
+    td: &crate::ogf::TreeDef,
+    edited: &Scene,
+    node: usize,
+    worlds: &[[f32; 16]],
+) -> Option<TreeLocal> {
+    let e = mapping::node_geo(edited, node, worlds)?;
+    // row-major D3D rows are glam columns: world = M · local
+    let m = DMat4::from_cols_array(&td.xform.map(f64::from));
+    if m.determinant().abs() < 1e-12 {
+        return None;
+    }
+    let inv = m.inverse();
+    let mirror = |p: DVec3| DVec3::new(p.x, p.y, -p.z);
+    let positions = e
+        .points
+        .iter()
+        .map(|p| f3(inv.transform_point3(mirror(*p))))
+        .collect();
+    let lin = glam::DMat3::from_mat4(m).transpose();
+    let normals = e.normals.as_ref().map(|ns| {
+        ns.iter()
+            .map(|n| f3((lin * mirror(*n)).normalize_or_zero()))
+            .collect()
+    });
+    Some((e, positions, normals))
 }
 
 /// X-Ray-space transform of each moved visual.
@@ -871,6 +942,9 @@ impl Work<'_> {
     ) -> Result<bool, ImportError> {
         let base_visuals = self.base.level.visuals();
         let vis = base_visuals[v].clone();
+        if is_tree(vis.model_type()) {
+            return self.edit_tree(v, reference, edited, node, worlds, state, has_dups);
+        }
         if kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -893,21 +967,7 @@ impl Work<'_> {
             .map(|t| [t[0], t[2], t[1]])
             .collect();
         // vertices the user did not move keep their bytes
-        let keep: Vec<bool> = match reference {
-            Some(r) => (0..e.points.len())
-                .map(|i| {
-                    let same_n = match (&r.normals, &e.normals) {
-                        (Some(a), Some(b)) => a[i].distance(b[i]) <= 1e-4,
-                        _ => true,
-                    };
-                    r.points
-                        .get(i)
-                        .is_some_and(|p| p.distance(e.points[i]) <= transform::TOLERANCE)
-                        && same_n
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let keep = unmoved(reference, &e);
         let n = positions.len().min(g.vb_count as usize) as u32;
         let Some((decl, mut verts)) = buffers::read_range(&self.geom, g.vb_index, g.vb_offset, n)
         else {
@@ -938,6 +998,110 @@ impl Work<'_> {
             self.put_fastpath(v, f);
         }
         if let Some(b) = Bounds::of_points(&verts.positions) {
+            self.set_bounds(v, b);
+        }
+        Ok(true)
+    }
+
+    /// New positions (same vertices) for a tree instance: its own copy of the geometry,
+    /// unless every other instance on the same vertices was edited alike (then the shared
+    /// vertices are rewritten once, in place).
+    #[allow(clippy::too_many_arguments)]
+    fn edit_tree(
+        &mut self,
+        v: usize,
+        reference: Option<&NodeGeo>,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        state: &[State],
+        has_dups: bool,
+    ) -> Result<bool, ImportError> {
+        let base_visuals = self.base.level.visuals();
+        let vis = base_visuals[v].clone();
+        let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
+            return Ok(false);
+        };
+        let Some((e, positions, normals)) = tree_local(&td, edited, node, worlds) else {
+            self.summary.warnings.push(format!(
+                "visual {v} (tree): its matrix cannot be inverted; edited geometry kept"
+            ));
+            return Ok(false);
+        };
+        let keep = unmoved(reference, &e);
+        let tris: Vec<[u32; 3]> = e
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[2], t[1]])
+            .collect();
+        let Some((decl, mut verts)) =
+            buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(false);
+        };
+        encode::reposition(&mut verts, &positions, normals.as_deref(), &tris, &keep);
+        // the other instances drawing these vertices: in place only when each was edited to
+        // the same model-space positions
+        let end = |x: &GContainer| u64::from(x.vb_offset) + u64::from(x.vb_count);
+        let alike = !has_dups
+            && base_visuals.iter().enumerate().all(|(u, x)| {
+                let Some(o) = x.gcontainer() else {
+                    return true;
+                };
+                let overlaps = u != v
+                    && o.vb_index == g.vb_index
+                    && u64::from(o.vb_offset) < end(&g)
+                    && u64::from(g.vb_offset) < end(&o);
+                if !overlaps || state.get(u) == Some(&State::Delete) {
+                    return true;
+                }
+                let (State::Edited(nu), Some(tu)) = (&state[u], x.treedef()) else {
+                    return false;
+                };
+                o == g
+                    && tree_local(&tu, edited, *nu, worlds).is_some_and(|(_, p, _)| {
+                        p.len() == positions.len()
+                            && p.iter()
+                                .zip(&positions)
+                                .all(|(a, b)| d3(*a).distance(d3(*b)) <= transform::TOLERANCE)
+                    })
+            });
+        let mut ng = g;
+        if alike {
+            buffers::write_range(&mut self.geom, g.vb_index, g.vb_offset, &verts);
+        } else {
+            let (vb, first) = buffers::append_vertices(&mut self.geom, &decl, &verts)?;
+            ng.vb_index = vb;
+            ng.vb_offset = first;
+            if let Some(vm) = self.visual_mut(v) {
+                hierarchy::set_gcontainer(vm, ng);
+            }
+        }
+        if let Some(fg) = vis.fastpath() {
+            if alike {
+                // the shared fast-path copy: its positions rewritten in place
+                if let Some(gx) = self.geomx.as_mut() {
+                    if let Some((_, mut fv)) =
+                        buffers::read_range(gx, fg.vb_index, fg.vb_offset, fg.vb_count)
+                    {
+                        if fv.count == verts.count {
+                            fv.positions.clone_from(&verts.positions);
+                            buffers::write_range(gx, fg.vb_index, fg.vb_offset, &fv);
+                        } else {
+                            self.summary.warnings.push(format!(
+                                "visual {v} (tree): its level.geomx copy has another vertex \
+                                 count; not updated"
+                            ));
+                        }
+                    }
+                }
+            } else {
+                let f = self.fastpath_for(&ng, vis.swidata().cloned())?;
+                self.put_fastpath(v, f);
+            }
+        }
+        let world: Vec<[f32; 3]> = verts.positions.iter().map(|p| td.transform(*p)).collect();
+        if let Some(b) = Bounds::of_points(&world) {
             self.set_bounds(v, b);
         }
         Ok(true)
@@ -1124,6 +1288,7 @@ impl Work<'_> {
         change: &Change,
         parent: Option<usize>,
         name: &str,
+        sectors: &[Vec<u16>],
     ) -> Result<(), ImportError> {
         let vis = self.base.level.visuals()[v].clone();
         let t = vis.model_type();
@@ -1215,6 +1380,13 @@ impl Work<'_> {
             from: format!("copy of visual {v}"),
             model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
         });
+        self.new_faces.push(collision::NewFaces::Copy {
+            visual: i,
+            node: name.to_string(),
+            from: v,
+            m: tx,
+            sector: sectors.get(parent).and_then(|s| s.first()).copied(),
+        });
         Ok(())
     }
 
@@ -1232,6 +1404,11 @@ impl Work<'_> {
             return Ok(());
         };
         let world = mapping::dmat(&worlds[node]);
+        let game_material =
+            collision::extra_material(edited, node).map_err(|message| ImportError::Node {
+                node: n.name.clone(),
+                message,
+            })?;
         for (pi, p) in mesh.primitives.iter().enumerate() {
             let (all, all_tris, notes) = encode::new_vertices(p, &world);
             if all_tris.is_empty() {
@@ -1289,6 +1466,14 @@ impl Work<'_> {
                     node: label.clone(),
                     from: "new mesh".into(),
                     model_type: "normal".into(),
+                });
+                let d = |k: u32| DVec3::from_array(verts.positions[k as usize].map(f64::from));
+                self.new_faces.push(collision::NewFaces::Mesh {
+                    visual: i,
+                    node: label.clone(),
+                    tris: tris.iter().map(|t| t.map(d)).collect(),
+                    material: game_material,
+                    sector: sectors.get(parent).and_then(|s| s.first()).copied(),
                 });
                 let defaulted = shading::relevant(&decl, &notes);
                 if !defaulted.is_empty() {

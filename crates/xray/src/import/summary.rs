@@ -28,11 +28,29 @@ pub struct Defaulted {
     pub attributes: Vec<String>,
 }
 
+/// Collision triangles the import added for one new visual.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FacesAdded {
+    /// The visual (index in the new level).
+    pub visual: usize,
+    /// The node it came from.
+    pub node: String,
+    /// Triangles added.
+    pub faces: usize,
+    /// The game material id of the triangles (a copy: the most common one of its original's).
+    pub material: u32,
+    /// Where they came from: `copy of visual N` (its original's triangles, transformed), or
+    /// for a new mesh how its game material was chosen: `extra game_material` or
+    /// `nearest face N` (the base cform triangle nearest to the mesh's centre).
+    pub source: String,
+}
+
 /// What happened to `level.cform`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct CollisionSummary {
     /// `none` (the level has no cform), `kept`, `followed` (faces of moved/removed visuals
-    /// moved/removed) or `replaced` (from the collision mesh).
+    /// moved/removed, faces added for copied and new visuals) or `replaced` (from the
+    /// collision mesh).
     pub mode: String,
     /// Triangles before.
     pub faces_before: usize,
@@ -46,6 +64,10 @@ pub struct CollisionSummary {
     pub ambiguous: usize,
     /// The first ambiguous triangles' indices (at most 20).
     pub ambiguous_faces: Vec<usize>,
+    /// Triangles added for copied and new visuals.
+    pub added: usize,
+    /// Those, per visual.
+    pub added_faces: Vec<FacesAdded>,
 }
 
 /// What [`super::import`] did.
@@ -166,14 +188,22 @@ impl fmt::Display for Summary {
             mode => {
                 writeln!(
                     f,
-                    "collision: {mode}, {} triangles before, {} after ({} moved, {} removed, {} ambiguous kept in place{})",
+                    "collision: {mode}, {} triangles before, {} after ({} moved, {} removed, {} added, {} ambiguous kept in place{})",
                     c.faces_before,
                     c.faces_after,
                     c.moved,
                     c.removed,
+                    c.added,
                     c.ambiguous,
                     list(&c.ambiguous_faces)
                 )?;
+                for a in &c.added_faces {
+                    writeln!(
+                        f,
+                        "  visual {} (node {:?}): {} triangle(s) added, game material {} ({})",
+                        a.visual, a.node, a.faces, a.material, a.source
+                    )?;
+                }
             }
         }
         Ok(())

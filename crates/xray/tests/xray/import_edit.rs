@@ -58,11 +58,11 @@ pub fn export(f: &Files) -> Scene {
     levelgeom_xray::to_scene(&f.level, &f.geom, &SceneOptions::default()).unwrap()
 }
 
-fn run(f: &Files, s: &Scene) -> Imported {
+pub fn run(f: &Files, s: &Scene) -> Imported {
     import::import(base(f), s, None, &ImportOptions::default()).unwrap()
 }
 
-fn as_files(i: &Imported) -> Files {
+pub fn as_files(i: &Imported) -> Files {
     Files {
         level: i.level.clone(),
         geom: i.geom.clone(),
@@ -155,7 +155,7 @@ fn bytes(f: &Files) -> [Vec<u8>; 4] {
     ]
 }
 
-fn every_level() -> Vec<(&'static str, Files)> {
+pub fn every_level() -> Vec<(&'static str, Files)> {
     vec![
         ("fixture", fixture()),
         ("v14", generated(14, false)),
