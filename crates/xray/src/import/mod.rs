@@ -1378,6 +1378,7 @@ impl Work<'_> {
             visual: i,
             node: name.to_string(),
             from: format!("copy of visual {v}"),
+            copy_of: Some(v),
             model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
         });
         self.new_faces.push(collision::NewFaces::Copy {
@@ -1465,6 +1466,7 @@ impl Work<'_> {
                     visual: i,
                     node: label.clone(),
                     from: "new mesh".into(),
+                    copy_of: None,
                     model_type: "normal".into(),
                 });
                 let d = |k: u32| DVec3::from_array(verts.positions[k as usize].map(f64::from));

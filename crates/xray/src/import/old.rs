@@ -357,8 +357,7 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
                 .added
                 .iter()
                 .find(|a| a.visual == j)
-                .and_then(|a| a.from.strip_prefix("copy of visual "))
-                .and_then(|s| s.parse::<usize>().ok()),
+                .and_then(|a| a.copy_of),
         };
         let is_copy = survivors.get(j).is_none();
         let t = from.or(template_new).ok_or_else(|| {

@@ -13,6 +13,9 @@ pub struct Added {
     pub node: String,
     /// `new mesh` or `copy of visual N` (N in the base level).
     pub from: String,
+    /// The base level's visual it copies (`None` for a new mesh).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<usize>,
     /// Its model type (`normal`, `tree_st`, …).
     pub model_type: String,
 }

@@ -254,11 +254,13 @@ fn moved_deleted_copied_and_added_visuals_come_back_in_the_old_layout() {
                 assert!((p[k] - centre[k]).abs() <= 1.0 + 1e-4, "{name}: {p:?}");
             }
         }
-        // XRLC ≤ 9: the embedded collision followed visual 0 (its two faces lie on it)
+        // XRLC ≤ 9: the embedded collision followed visual 0 (its two faces lie on it) …
         if version <= 9 {
             assert_eq!(out.summary.collision.moved, 2, "{name}");
             let (a, b) = (embedded(&l).unwrap(), embedded(&nl).unwrap());
-            assert_eq!(a.tris.len(), b.tris.len(), "{name}");
+            // … and the new box got one collision face per triangle (12)
+            assert_eq!(out.summary.collision.added, 12, "{name}");
+            assert_eq!(a.tris.len() + 12, b.tris.len(), "{name}");
             assert_ne!(a, b, "{name}: the embedded cform was written back");
         }
     }
