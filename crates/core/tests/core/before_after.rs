@@ -62,11 +62,9 @@ fn wad_all() -> ExportOptions {
     }
 }
 
-#[test]
-fn exports_are_byte_identical_to_the_pinned_hashes() {
-    let expected = before();
-    let tmp = tempfile::tempdir().unwrap();
-    let runs: Vec<(&str, levelgeom_core::LevelFile, ExportOptions)> = vec![
+/// The WAD exports pinned: the demo with `--collision --objects` and plain, the independent WAD.
+fn wad_runs() -> Vec<(&'static str, levelgeom_core::LevelFile, ExportOptions)> {
+    vec![
         ("demo", levelgeom_core::demo(), wad_all()),
         (
             "demo_plain",
@@ -78,12 +76,19 @@ fn exports_are_byte_identical_to_the_pinned_hashes() {
             levelgeom_core::open(&indep_wad()).unwrap(),
             wad_all(),
         ),
-        (
-            "xray",
-            levelgeom_core::open(&fixture()).unwrap(),
-            ExportOptions::default(),
-        ),
-    ];
+    ]
+}
+
+#[test]
+fn exports_are_byte_identical_to_the_pinned_hashes() {
+    let expected = before();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut runs = wad_runs();
+    runs.push((
+        "xray",
+        levelgeom_core::open(&fixture()).unwrap(),
+        ExportOptions::default(),
+    ));
     let mut compared = 0;
     for (name, level, opts) in runs {
         let dir = tmp.path().join(name);
@@ -163,19 +168,7 @@ fn pages_decode_to_the_pixels_pinned_before() {
         .collect();
     let tmp = tempfile::tempdir().unwrap();
     let mut got = BTreeMap::new();
-    for (name, level, opts) in [
-        ("demo", levelgeom_core::demo(), wad_all()),
-        (
-            "demo_plain",
-            levelgeom_core::demo(),
-            ExportOptions::default(),
-        ),
-        (
-            "indep",
-            levelgeom_core::open(&indep_wad()).unwrap(),
-            wad_all(),
-        ),
-    ] {
+    for (name, level, opts) in wad_runs() {
         let dir = tmp.path().join(name);
         let report = level.export(&dir, &opts).unwrap();
         for (path, _) in &report.files {
