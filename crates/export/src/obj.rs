@@ -195,8 +195,10 @@ impl Piece<'_> {
         out.extend_from_slice(material.as_bytes());
         out.push(b'\n');
         let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
-        let mut ints = itoa::Buffer::new();
-        let mut int = |out: &mut Vec<u8>, v: usize| put(out, ints.format(v).as_bytes());
+        // `v/vt/vn` of a corner are often the same number (every primitive before had UVs and
+        // normals): formatted once then
+        let (same_vt, same_vn) = (base[1] == base[0], base[2] == base[0]);
+        let (mut iv, mut ia) = (itoa::Buffer::new(), itoa::Buffer::new());
         for tri in c.indices.chunks_exact(3) {
             out.push(b'f');
             let tri = if t.mirrored {
@@ -207,23 +209,23 @@ impl Piece<'_> {
             for i in tri {
                 let i = i as usize + 1;
                 out.push(b' ');
-                int(&mut out, base[0] + i);
-                match (has_uv, has_n) {
-                    (true, true) => {
-                        out.push(b'/');
-                        int(&mut out, base[1] + i);
-                        out.push(b'/');
-                        int(&mut out, base[2] + i);
+                let v = iv.format(base[0] + i).as_bytes();
+                out.extend_from_slice(v);
+                if has_uv {
+                    out.push(b'/');
+                    if same_vt {
+                        out.extend_from_slice(v);
+                    } else {
+                        out.extend_from_slice(ia.format(base[1] + i).as_bytes());
                     }
-                    (true, false) => {
-                        out.push(b'/');
-                        int(&mut out, base[1] + i);
+                }
+                if has_n {
+                    out.extend_from_slice(if has_uv { b"/" } else { b"//" });
+                    if same_vn {
+                        out.extend_from_slice(v);
+                    } else {
+                        out.extend_from_slice(ia.format(base[2] + i).as_bytes());
                     }
-                    (false, true) => {
-                        out.extend_from_slice(b"//");
-                        int(&mut out, base[2] + i);
-                    }
-                    (false, false) => {}
                 }
             }
             out.push(b'\n');
@@ -479,10 +481,22 @@ pub fn write_obj(
     })
 }
 
+/// `5^k` for `k < 15`: the exact decimal digits of `m·2^-k` are those of `m·5^k`.
+const POW5: [u64; 15] = {
+    let mut t = [1u64; 15];
+    let mut k = 1;
+    while k < 15 {
+        t[k] = t[k - 1] * 5;
+        k += 1;
+    }
+    t
+};
+
 /// The number of significant digits of the exact decimal value of `v` when it has a fraction
 /// and at most 20 of them (`None` otherwise): only such values can lie exactly halfway between
 /// two shortest decimals (the exact expansion of `m·2^-k`, `m` odd, is `m·5^k` digits ending
 /// in 5, which needs `5^k < 10^10` to be one digit longer than a 9-digit shortest form).
+#[inline]
 fn exact_digits(v: f32) -> Option<usize> {
     let bits = v.to_bits();
     let exp = ((bits >> 23) & 0xFF) as i32;
@@ -501,34 +515,37 @@ fn exact_digits(v: f32) -> Option<usize> {
     if !(-14..0).contains(&q) {
         return None;
     }
-    let n = u64::from(m) * 5u64.pow((-q) as u32);
+    let n = u64::from(m) * POW5[(-q) as usize];
     Some(n.ilog10() as usize + 1)
 }
 
-/// Append a few bytes one at a time: for the handful of bytes of a number this is faster than a
-/// call to `memcpy`, which `extend_from_slice` makes for a length not known at compile time.
+/// True when `v` may lie exactly halfway between two shortest decimals, the one case where the
+/// shortest-digit formatters (which take the even candidate) and Rust's `{}` (the larger)
+/// differ. A value whose exact decimal expansion has at most 7 significant digits is its own
+/// unique shortest form (any other decimal as short is at least `1/10^7` of it away, farther
+/// than half an `f32` step, `2^-24` of it), so it is never such a case.
 #[inline]
-fn put(out: &mut Vec<u8>, s: &[u8]) {
-    out.reserve(s.len());
-    for &b in s {
-        out.push(b);
-    }
+fn maybe_halfway(v: f32) -> bool {
+    exact_digits(v).is_some_and(|n| n > 7)
 }
 
 /// Append `v` as Rust's `{}` prints an `f32` — the shortest decimal that reads back as the
 /// same `f32`, never in exponent notation (`0.0000001`, `-0`, `100000000000000000000`) — but
-/// without `core::fmt`: the shortest digits come from `ryu` and are laid out here. Non-finite
-/// values (which the writer never prints: they are repaired first) go through `{}`.
+/// without `core::fmt`: the shortest digits come from `zmij` (Schubfach, faster than `ryu`
+/// with the same digits) and are laid out here. Non-finite values (which the writer never
+/// prints: they are repaired first) go through `{}`.
 pub fn push_f32(out: &mut Vec<u8>, v: f32) {
     if !v.is_finite() {
         out.extend_from_slice(v.to_string().as_bytes());
         return;
     }
-    let mut buf = ryu::Buffer::new();
+    let mut buf = zmij::Buffer::new();
     let s = buf.format_finite(v).as_bytes();
-    if !s.contains(&b'e') && exact_digits(v).is_none() {
-        // the common case: ryu's plain decimal is `{}`'s but for the `.0` of whole numbers
-        put(out, s.strip_suffix(b".0").unwrap_or(s));
+    // zmij writes plain decimals for decimal exponents -6..=12: no `e` to look for in between
+    let plain = (1e-5..1e12).contains(&v.abs()) || !s.contains(&b'e');
+    if plain && !maybe_halfway(v) {
+        // the common case: the plain decimal is `{}`'s but for the `.0` of whole numbers
+        out.extend_from_slice(s.strip_suffix(b".0").unwrap_or(s));
         return;
     }
     let (neg, s) = match s.split_first() {
@@ -541,6 +558,7 @@ pub fn push_f32(out: &mut Vec<u8>, v: f32) {
             let e = &s[i + 1..];
             let (minus, e) = match e.split_first() {
                 Some((b'-', rest)) => (true, rest),
+                Some((b'+', rest)) => (false, rest),
                 _ => (false, e),
             };
             let mag = e
@@ -573,7 +591,7 @@ pub fn push_f32(out: &mut Vec<u8>, v: f32) {
     }
     let d = &digits[start..nd];
     if exact_digits(v).is_some_and(|s| s == d.len() + 1) {
-        // the value lies exactly halfway between two shortest candidates: ryu takes the even
+        // the value lies exactly halfway between two shortest candidates: the formatter takes the even
         // one, Rust's `{}` the larger magnitude
         out.extend_from_slice(v.to_string().as_bytes());
         return;
@@ -648,6 +666,27 @@ mod tests {
             }
         }
         assert!(tested > 990_000);
+        // the values that can lie halfway between two shortest decimals (few mantissa bits,
+        // a short binary fraction: `m·2^-k`), where the shortest-digit formatters and `{}`
+        // differ, and every power of two with its neighbours (uneven gaps below and above)
+        for k in 1..=14 {
+            for m in (1u32..1 << 15)
+                .step_by(2)
+                .chain(((1 << 24) - 4097..1 << 24).step_by(2))
+            {
+                let v = m as f32 / (1u32 << k) as f32;
+                assert_eq!(fmt(v), format!("{v}"), "{m}/2^{k}");
+                assert_eq!(fmt(-v), format!("{}", -v), "-{m}/2^{k}");
+            }
+        }
+        for e in 0..255u32 {
+            for bits in [e << 23, (e << 23) | 1, (e << 23).wrapping_sub(1)] {
+                let v = f32::from_bits(bits);
+                if v.is_finite() {
+                    assert_eq!(fmt(v), format!("{v}"), "bits {bits:#010x}");
+                }
+            }
+        }
         // every number parses back to the same f32
         assert_eq!(fmt(0.1).parse::<f32>().unwrap(), 0.1);
     }

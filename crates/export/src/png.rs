@@ -2,9 +2,16 @@
 //!
 //! Textures in the scene are RGBA8, row-major from the top-left, which is exactly PNG's
 //! colour type 6 at bit depth 8, so encoding is a straight copy into the `png` crate's encoder
-//! (default compression and adaptive filtering; output is deterministic for equal input).
+//! (zlib level 1, see `DEFLATE_LEVEL`, and adaptive filtering; output is deterministic for
+//! equal input).
 
 use crate::ExportError;
+
+/// The zlib level of the pages' deflate stream. Level 1 (greedy matching) deflates the
+/// full-size WAD's 30 pages about four times faster than the default 6, at twice the size
+/// (159 KB instead of 78 KB in all, against 12.6 MB of export); the `png` crate's `Fast`
+/// (fdeflate) made them 16 times larger.
+const DEFLATE_LEVEL: u8 = 1;
 
 /// Encode `width × height` RGBA8 pixels (`width * height * 4` bytes, top row first) as PNG.
 ///
@@ -18,6 +25,7 @@ pub fn encode_rgba8(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, E
         let mut enc = ::png::Encoder::new(&mut out, width, height);
         enc.set_color(::png::ColorType::Rgba);
         enc.set_depth(::png::BitDepth::Eight);
+        enc.set_deflate_compression(::png::DeflateCompression::Level(DEFLATE_LEVEL));
         let mut writer = enc
             .write_header()
             .map_err(|e| ExportError::Png(e.to_string()))?;

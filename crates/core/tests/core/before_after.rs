@@ -9,7 +9,12 @@
 //! `objects_catalogue.*`, same bytes as the old `objects.*` but for the root/file name) and
 //! issue 13 (the X-Ray fixture's three files: each visual's node at its own centre, `level`
 //! root with `lights` and `glows`, materials named after their texture, new node and material
-//! extras); a change of the output must be deliberate and regenerate them. `info --json` keeps every key and value it had when the CLI still held the engine glue
+//! extras), and for issue 12 (the PNG pages deflated at zlib level 1: every `page_NN.png` and
+//! the GLBs that embed them changed bytes; `tests/data/before/pages.sha256` pins the SHA-256 of
+//! the decoded RGBA pixels of every page file and every GLB-embedded image, taken from the
+//! level-6 exports before the change with an independent decoder (Python's `zlib` + the PNG
+//! unfilter), and [`pages_decode_to_the_pixels_pinned_before`] checks them); a change of the
+//! output must be deliberate and regenerate them. `info --json` keeps every key and value it had when the CLI still held the engine glue
 //! (new keys may be added; the X-Ray chunk list changed on purpose).
 
 use std::collections::BTreeMap;
@@ -57,11 +62,9 @@ fn wad_all() -> ExportOptions {
     }
 }
 
-#[test]
-fn exports_are_byte_identical_to_the_pinned_hashes() {
-    let expected = before();
-    let tmp = tempfile::tempdir().unwrap();
-    let runs: Vec<(&str, levelgeom_core::LevelFile, ExportOptions)> = vec![
+/// The WAD exports pinned: the demo with `--collision --objects` and plain, the independent WAD.
+fn wad_runs() -> Vec<(&'static str, levelgeom_core::LevelFile, ExportOptions)> {
+    vec![
         ("demo", levelgeom_core::demo(), wad_all()),
         (
             "demo_plain",
@@ -73,12 +76,19 @@ fn exports_are_byte_identical_to_the_pinned_hashes() {
             levelgeom_core::open(&indep_wad()).unwrap(),
             wad_all(),
         ),
-        (
-            "xray",
-            levelgeom_core::open(&fixture()).unwrap(),
-            ExportOptions::default(),
-        ),
-    ];
+    ]
+}
+
+#[test]
+fn exports_are_byte_identical_to_the_pinned_hashes() {
+    let expected = before();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut runs = wad_runs();
+    runs.push((
+        "xray",
+        levelgeom_core::open(&fixture()).unwrap(),
+        ExportOptions::default(),
+    ));
     let mut compared = 0;
     for (name, level, opts) in runs {
         let dir = tmp.path().join(name);
@@ -105,6 +115,76 @@ fn exports_are_byte_identical_to_the_pinned_hashes() {
         }
     }
     assert_eq!(compared, expected.len());
+}
+
+/// The images of a GLB: (index, PNG bytes) from its JSON's `images[].bufferView`.
+fn glb_images(glb: &[u8]) -> Vec<(usize, Vec<u8>)> {
+    let u32_at = |o: usize| u32::from_le_bytes(glb[o..o + 4].try_into().unwrap()) as usize;
+    let json_len = u32_at(12);
+    let json: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let bin = 20 + json_len + 8;
+    let views = json["bufferViews"].as_array().cloned().unwrap_or_default();
+    let images = json["images"].as_array().cloned().unwrap_or_default();
+    images
+        .iter()
+        .enumerate()
+        .map(|(i, im)| {
+            let view = &views[im["bufferView"].as_u64().unwrap() as usize];
+            let off = bin + view["byteOffset"].as_u64().unwrap_or(0) as usize;
+            let len = view["byteLength"].as_u64().unwrap() as usize;
+            (i, glb[off..off + len].to_vec())
+        })
+        .collect()
+}
+
+/// `(SHA-256 of the RGBA8 pixels, "WxH")` of a PNG.
+fn png_pixels(png: &[u8]) -> (String, String) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap();
+    let mut px = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut px).unwrap();
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Rgba, png::BitDepth::Eight)
+    );
+    px.truncate(info.buffer_size());
+    (hex(&px), format!("{}x{}", info.width, info.height))
+}
+
+#[test]
+fn pages_decode_to_the_pixels_pinned_before() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before/pages.sha256"),
+    )
+    .unwrap();
+    let want: BTreeMap<String, (String, String)> = text
+        .lines()
+        .map(|l| {
+            let mut it = l.split(' ');
+            let (h, size, key) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            (key.to_string(), (h.to_string(), size.to_string()))
+        })
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut got = BTreeMap::new();
+    for (name, level, opts) in wad_runs() {
+        let dir = tmp.path().join(name);
+        let report = level.export(&dir, &opts).unwrap();
+        for (path, _) in &report.files {
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            let bytes = std::fs::read(dir.join(&file)).unwrap();
+            if file.ends_with(".png") {
+                got.insert(format!("{name}/{file}"), png_pixels(&bytes));
+            } else if file.ends_with(".glb") {
+                for (i, png) in glb_images(&bytes) {
+                    got.insert(format!("{name}/{file}#image{i}"), png_pixels(&png));
+                }
+            }
+        }
+    }
+    assert_eq!(got.len(), 28, "{:?}", got.keys());
+    assert_eq!(got, want);
 }
 
 /// Every key of `old` is in `new` with the same value (objects compared recursively).

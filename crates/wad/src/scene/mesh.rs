@@ -19,6 +19,7 @@
 //! in first-use order, which makes the output deterministic.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use levelgeom_scene::{Mesh, Primitive};
 
@@ -38,9 +39,47 @@ pub struct FaceLook {
 /// Corner key for deduplication: model vertex, UV bit patterns, white flag.
 type CornerKey = (u16, Option<[u32; 2]>, bool);
 
+/// A multiplicative hasher for the small integer keys of [`CornerKey`]: the std SipHash, built
+/// to resist chosen keys, was a sixth of the WAD scene conversion, and these keys come from
+/// the level's own face indices (a crafted level can at worst slow its own export).
+#[derive(Default)]
+struct CornerHasher(u64);
+
+impl Hasher for CornerHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        // spread the high bits of the product into the low ones the table indexes with
+        let h = self.0;
+        (h ^ (h >> 31)).wrapping_mul(0x94_d0_49_bb_13_31_11_eb) ^ (h >> 29)
+    }
+}
+
+/// Corner key → vertex index within a primitive.
+type Corners = HashMap<CornerKey, u32, BuildHasherDefault<CornerHasher>>;
+
 struct PrimBuilder {
     material: Option<usize>,
-    corners: HashMap<CornerKey, u32>,
+    corners: Corners,
     prim: Primitive,
     has_uv: bool,
 }
@@ -90,7 +129,7 @@ pub fn build(
             None => {
                 prims.push(PrimBuilder {
                     material: fl.material,
-                    corners: HashMap::new(),
+                    corners: Corners::default(),
                     prim: Primitive {
                         material: fl.material,
                         colors: vec![Vec::new(); colour_sets.len()],
