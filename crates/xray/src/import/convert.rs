@@ -41,8 +41,14 @@ use crate::vertex::{self, Vertices};
 
 use super::{ImportError, Imported};
 
-/// The builds `--to-version` converts between.
-pub const VERSIONS: [u16; 2] = [13, 14];
+/// The builds `--to-version` converts between: every build import reads and writes.
+pub const VERSIONS: [u16; 9] = [4, 5, 8, 9, 10, 11, 12, 13, 14];
+
+/// Whether `v` is one of the two `level.geom` builds (13, 14); the others keep their geometry
+/// inside `level`.
+pub fn has_geom_file(v: u16) -> bool {
+    matches!(v, 13 | 14)
+}
 
 /// What a conversion did (in [`super::Summary::conversion`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -63,6 +69,18 @@ pub struct Conversion {
     pub lost: Vec<String>,
     /// Everything else worth telling (values derived for the target build).
     pub notes: Vec<String>,
+}
+
+impl Conversion {
+    /// Add what a further step of the same conversion did (counts summed, lists appended).
+    pub fn absorb(&mut self, step: Conversion) {
+        self.vertex_buffers += step.vertex_buffers;
+        self.vertices += step.vertices;
+        self.geomx_buffers += step.geomx_buffers;
+        self.max_uv_error = self.max_uv_error.max(step.max_uv_error);
+        self.lost.extend(step.lost);
+        self.notes.extend(step.notes);
+    }
 }
 
 /// Refuse a `--to-version` that is not one of [`VERSIONS`] before any work is done.
@@ -142,11 +160,17 @@ fn stored_base(x: f32) -> f32 {
     vertex::decode_base(s, f)
 }
 
-/// Convert `out` (an import of a level of build `from`) to build `to` in place.
+/// Convert `out` (an import of a level of build `from`, in that build) to build `to` in place.
+///
+/// The steps: an old build (4–12) is first raised to XRLC 13 ([`super::upgrade`]), a target
+/// older than 13 is reached from XRLC 13 ([`super::downgrade`]), and 13 ⇄ 14 is the
+/// `level.geom` re-encoding of this module; e.g. 9 → 14 is 9 → 13 → 14, 14 → 12 is
+/// 14 → 13 → 12. What every step lost is collected, and the whole conversion refused when
+/// anything was lost and `allow_loss` is false.
 ///
 /// # Errors
-/// [`ImportError::TargetVersion`] for builds other than 13 and 14; [`ImportError::Loss`] when
-/// the conversion would lose data and `allow_loss` is false (nothing is changed then);
+/// [`ImportError::TargetVersion`] for builds not in [`VERSIONS`]; [`ImportError::Loss`] when
+/// the conversion would lose data and `allow_loss` is false (`out` must then be dropped);
 /// [`ImportError::Write`] when a buffer does not fit.
 pub fn convert(
     out: &mut Imported,
@@ -158,6 +182,37 @@ pub fn convert(
     if from == to {
         return Ok(None);
     }
+    let mut c = Conversion {
+        from,
+        to,
+        ..Conversion::default()
+    };
+    let mut at = from;
+    if !has_geom_file(at) {
+        c.absorb(super::upgrade::to_13(out, at)?);
+        at = 13;
+    }
+    if !has_geom_file(to) {
+        if at == 14 {
+            c.absorb(geom_build(out, 14, 13)?);
+        }
+        c.absorb(super::downgrade::from_13(out, to)?);
+    } else if at != to {
+        c.absorb(geom_build(out, at, to)?);
+    }
+    if !c.lost.is_empty() && !allow_loss {
+        return Err(ImportError::Loss {
+            from,
+            to,
+            lost: c.lost.join("; "),
+        });
+    }
+    Ok(Some(c))
+}
+
+/// XRLC 13 ⇄ 14 (`from`, `to` each 13 or 14, different): the module's `level.geom` and
+/// `level.geomx` re-encoding; what is lost is listed, not refused (see [`convert`]).
+fn geom_build(out: &mut Imported, from: u16, to: u16) -> Result<Conversion, ImportError> {
     let mut c = Conversion {
         from,
         to,
@@ -301,13 +356,6 @@ pub fn convert(
         }
         new_geomx_vbs = Some(nx);
     }
-    if !c.lost.is_empty() && !allow_loss {
-        return Err(ImportError::Loss {
-            from,
-            to,
-            lost: c.lost.join("; "),
-        });
-    }
     // --- commit
     if let Some(v) = out.geom.vertex_buffers_mut() {
         *v = new_vbs;
@@ -320,7 +368,7 @@ pub fn convert(
         set_header(&mut gx.chunks, to);
     }
     set_level_header(&mut out.level, to);
-    Ok(Some(c))
+    Ok(c)
 }
 
 /// For each `level.geomx` buffer, per vertex: the base UV of the first `level.geom` vertex of

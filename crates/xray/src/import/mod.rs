@@ -45,6 +45,7 @@
 pub mod buffers;
 pub mod collision;
 pub mod convert;
+pub mod downgrade;
 pub mod encode;
 pub mod hierarchy;
 pub mod mapping;
@@ -52,6 +53,7 @@ pub mod old;
 pub mod shading;
 pub mod summary;
 pub mod transform;
+pub mod upgrade;
 
 use glam::{DMat4, DVec3};
 use levelgeom_binary::WriteError;
@@ -127,8 +129,8 @@ pub enum ImportError {
     },
     /// `--to-version` names a build the conversion does not write.
     #[error(
-        "--to-version {to}: levels convert only between XRLC 13 and 14 (the two level.geom \
-         builds whose layouts we read and write); this level is XRLC {from}"
+        "--to-version {to}: levels convert between XRLC 4, 5 and 8–14 (the builds whose \
+         layouts we read and write); this level is XRLC {from}"
     )]
     TargetVersion {
         /// The base level's build.
@@ -258,30 +260,34 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
-    let mut out = if base.level.is_old() && crate::level::known_version(version) {
-        old::import(base, edited, collision_mesh, opts)?
-    } else {
-        if !matches!(version, 13 | 14) {
-            return Err(ImportError::Version(version));
-        }
-        if let Some(to) = opts.to_version {
-            convert::check_target(version, to)?;
-        }
-        import_view(base, edited, collision_mesh, opts, version)?
+    let old_build = base.level.is_old() && crate::level::known_version(version);
+    if !old_build && !matches!(version, 13 | 14) {
+        return Err(ImportError::Version(version));
+    }
+    let target = opts.to_version.unwrap_or(version);
+    convert::check_target(version, target)?;
+    // the edit is made in the base's own build, then converted as a whole
+    let same = ImportOptions {
+        to_version: None,
+        ..opts.clone()
     };
+    let mut out = if old_build {
+        old::import(base, edited, collision_mesh, &same)?
+    } else {
+        import_view(base, edited, collision_mesh, &same)?
+    };
+    out.summary.conversion = convert::convert(&mut out, version, target, opts.allow_loss)?;
     out.summary.build_in = version;
-    out.summary.build_out = opts.to_version.unwrap_or(version);
+    out.summary.build_out = target;
     Ok(out)
 }
 
-/// [`import`] into a level of the 13/14 layout (for an old build, its [`crate::flat`] view),
-/// `version` its build.
+/// [`import`] into a level of the 13/14 layout (for an old build, its [`crate::flat`] view).
 fn import_view(
     base: Base<'_>,
     edited: &Scene,
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
-    version: u16,
 ) -> Result<Imported, ImportError> {
     let reference = crate::scene::to_scene(
         base.level,
@@ -604,17 +610,13 @@ fn import_view(
         &w.new_faces,
         &mut w.summary,
     )?;
-    let mut out = Imported {
+    Ok(Imported {
         level: w.level,
         geom: w.geom,
         geomx: w.geomx,
         cform,
         summary: w.summary,
-    };
-    if let Some(to) = opts.to_version {
-        out.summary.conversion = convert::convert(&mut out, version, to, opts.allow_loss)?;
-    }
-    Ok(out)
+    })
 }
 
 /// Per vertex of `e`: true when the user did not move it (position and normal as in `r`).

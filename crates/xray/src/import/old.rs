@@ -50,9 +50,6 @@ pub(super) fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.version().unwrap_or(0);
-    if let Some(to) = opts.to_version.filter(|&t| t != version) {
-        return Err(ImportError::TargetVersion { from: version, to });
-    }
     let flat = flatten(base.level);
     let view = Base {
         level: &flat.level,
@@ -64,7 +61,7 @@ pub(super) fn import(
         to_version: None,
         ..opts.clone()
     };
-    let mut out = import_view(view, edited, collision_mesh, &inner, version)?;
+    let mut out = import_view(view, edited, collision_mesh, &inner)?;
     let mut level = unflatten(base.level, &flat, &out)?;
     // an embedded cform goes back into its chunk
     let embedded = level
