@@ -34,11 +34,22 @@ type (POINT/SPOT/SUN) and colour hue (blender-xray: diffuse ** 2.2, ours: the sR
 scaled to the brightest channel: equal within 0.01); its glow objects at our glow empties; its
 portal meshes must have the vertices of our portals.glb meshes (`--portals`).
 
+Edits and conversions written by `levelgeom import`, read back by blender-xray:
+* each generated old build (4–12) edited as a modder would, on the GLB itself (visual 0's node
+  moved by (1.5, 0.25, −2) in glTF space, visual 1's node emptied) and imported in its own build:
+  blender-xray's triangles and UVs must be the edited GLB's (Blender's glTF importer reading it),
+  and the edited GLB must differ from the unedited one (so agreement means the edit is there);
+* each generated old build written as XRLC 14, and the fixture written as each old build
+  (`--to-version N --allow-loss` on the unedited export): blender-xray's import of the result
+  must give our export of the original (triangles, UVs, lights, glows, portals, collision).
+
 Exit status 1 when a comparison fails; a build blender-xray cannot import is reported with its
 error and fails too.
 """
 
+import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -164,11 +175,21 @@ def is_tree(o):
     return o.xray.level.visual_type in ("TREE_ST", "TREE_PM")
 
 
-def compare_level(name, level_dir, work):
-    clear()
+def reference_glb(name, level_dir, work, reference, *extra):
+    """Our side of a comparison: `reference` when it is a .glb (an edited export), else our
+    export of `reference` (default: `level_dir` itself; a conversion's original level)."""
+    if reference is not None and Path(reference).suffix == ".glb":
+        return Path(reference)
     out = work / f"out_{name}"
-    export(level_dir, out)
-    ours_c = corners(import_glb(out / "level.glb"))
+    export(reference or level_dir, out, *extra)
+    return out / "level.glb"
+
+
+def compare_level(name, level_dir, work, reference=None, build=None):
+    """blender-xray's import of `level_dir` against our GLB (see `reference_glb`); `build` the
+    XRLC build of `level_dir` when `name` does not say it (`vNN`)."""
+    clear()
+    ours_c = corners(import_glb(reference_glb(name, level_dir, work, reference)))
     ours = sorted(t for t, _ in ours_c)
     clear()
     try:
@@ -208,7 +229,7 @@ def compare_level(name, level_dir, work):
     # while trees there store (u, v)·2048 + wind under the same declaration (engine: per type)
     tree_bad = [b for b in uv_mismatches(ours_c, corners([o for o in visuals if is_tree(o)]))
                 if b[2]]
-    if name in ("v10", "v11"):
+    if name in ("v10", "v11") or build in (10, 11):
         print(f"    note: {len(tree_bad)} tree triangles' UVs differ: blender-xray's SHORT4 "
               "reading before XRLC 12 (deviation)")
     else:
@@ -224,6 +245,110 @@ def compare_level(name, level_dir, work):
            f"{name}: {len(ours)} triangles in our GLB = blender-xray's "
            f"({exact_trees} tree triangles exact, {allowed} off by blender-xray's tree Euler order)",
            f"{len(pool)} of ours left unmatched, {allowed} tree triangles differ")
+
+
+def read_glb(path):
+    """(JSON, the bytes after the JSON chunk) of a GLB."""
+    b = Path(path).read_bytes()
+    jlen = struct.unpack_from("<I", b, 12)[0]
+    return json.loads(b[20:20 + jlen]), b[20 + jlen:]
+
+
+def write_glb(path, gltf, rest):
+    j = json.dumps(gltf, separators=(",", ":")).encode()
+    j += b" " * (-len(j) % 4)
+    head = struct.pack("<4sII", b"glTF", 2, 20 + len(j) + len(rest))
+    Path(path).write_bytes(head + struct.pack("<II", len(j), 0x4E4F534A) + j + rest)
+
+
+EDIT_OFFSET = (1.5, 0.25, -2.0)  # glTF space: X-Ray (1.5, 0.25, 2.0)
+
+
+def edit_glb(src, dst, move, delete):
+    """An edit as a modder makes it, on the GLB itself: the node of visual `move` translated by
+    EDIT_OFFSET (in its parent's frame; the generated levels' visual nodes hang under unscaled,
+    unrotated parents), the node of visual `delete` emptied (no mesh, no mapping: Blender shows
+    nothing there and the import finds visual `delete` missing)."""
+    gltf, rest = read_glb(src)
+    found = set()
+    for n in gltf["nodes"]:
+        v = str((n.get("extras") or {}).get("visual"))  # our extras are strings
+        if v == str(move):
+            if "matrix" in n:  # column-major: the translation is elements 12..14
+                for k in range(3):
+                    n["matrix"][12 + k] += EDIT_OFFSET[k]
+            else:
+                t = n.get("translation", [0.0, 0.0, 0.0])
+                n["translation"] = [a + b for a, b in zip(t, EDIT_OFFSET)]
+            found.add("move")
+        elif v == str(delete):
+            n.pop("mesh", None)
+            n.pop("extras", None)
+            n["name"] = "deleted"
+            found.add("delete")
+    if found != {"move", "delete"}:
+        raise RuntimeError(f"{src}: no node for visual {move} or {delete}")
+    write_glb(dst, gltf, rest)
+
+
+def levelgeom_import(level_dir, mesh, out, *extra):
+    p = subprocess.run([binary(), "import", str(level_dir), str(mesh), str(out), "--force",
+                        "--json", *extra], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"levelgeom import {level_dir} {' '.join(extra)}: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def check_edited(name, level_dir, work):
+    """An edited old-build level (visual 0 moved, visual 1 deleted), written back in its own
+    build by `levelgeom import`: blender-xray must find the edited GLB's triangles."""
+    exp = work / f"edit_src_{name}"
+    export(level_dir, exp)
+    edited = work / f"edited_{name}.glb"
+    edit_glb(exp / "level.glb", edited, 0, 1)
+    out = work / f"edited_{name}"
+    try:
+        s = levelgeom_import(level_dir, edited, out)["summary"]
+    except RuntimeError as e:
+        record(False, f"{name} edited: levelgeom import", str(e))
+        return
+    record(s.get("moved") == [0] and s.get("removed") == [1],
+           f"{name} edited: the summary has visual 0 moved, visual 1 removed",
+           f"moved {s.get('moved')}, removed {s.get('removed')}")
+    # the edit shows in Blender's own reading of the GLBs (so equality below means blender-xray
+    # found visual 0 moved and visual 1 gone, not an unchanged level)
+    clear()
+    before = triangles(import_glb(exp / "level.glb"))
+    clear()
+    after = triangles(import_glb(edited))
+    record(len(after) < len(before) and not set(after) <= set(before),
+           f"{name} edited: the edited GLB has fewer triangles, some at new places",
+           f"{len(before)} → {len(after)}")
+    compare_level(f"{name}_edited", out, work, reference=edited, build=s.get("build_out"))
+
+
+def check_converted(name, level_dir, work, to, build_in):
+    """`level_dir` written in build `to` (`import` of its own unedited export with
+    `--to-version TO --allow-loss`): blender-xray's import of the result must give our export
+    of the original (triangles, UVs, lights, glows, portals, collision)."""
+    exp = work / f"conv_src_{name}"
+    export(level_dir, exp)
+    out = work / f"conv_{name}_to{to}"
+    try:
+        s = levelgeom_import(level_dir, exp / "level.glb", out, "--to-version", str(to),
+                             "--allow-loss")["summary"]
+    except RuntimeError as e:
+        record(False, f"{name} → XRLC {to}: levelgeom import", str(e))
+        return
+    record(s.get("build_in") == build_in and s.get("build_out") == to,
+           f"{name} → XRLC {to}: the summary says {build_in} → {to}",
+           f"{s.get('build_in')} → {s.get('build_out')}")
+    label = f"{name}_to{to}"
+    compare_level(label, out, work, reference=level_dir, build=to)
+    compare_objects(label, out, work, name != "v13" and name != "v14", reference=level_dir)
+    faces = 44 if name == "fixture" else 2
+    if (out / "level.cform").exists() or to <= 9:
+        compare_cform(label, out, work, faces, reference=level_dir)
 
 
 def hue(c):
@@ -248,11 +373,12 @@ def gather_objects(objs, glow_empties):
     return out
 
 
-def compare_objects(name, level_dir, work, expect=True):
-    """`expect`: the level has lights, glows and portals (the generated 13/14 levels have none)."""
+def compare_objects(name, level_dir, work, expect=True, reference=None):
+    """`expect`: the level has lights, glows and portals (the generated 13/14 levels have none);
+    `reference`: the level our side is exported from (default `level_dir`)."""
     clear()
     out = work / f"out_objects_{name}"
-    export(level_dir, out, "--portals")
+    export(reference or level_dir, out, "--portals")
     ours = gather_objects(import_glb(out / "level.glb") + import_glb(out / "portals.glb"), True)
     clear()
     theirs = gather_objects(import_xray(level_dir), False)
@@ -273,10 +399,10 @@ def compare_objects(name, level_dir, work, expect=True):
                 record(a[k] == b[k], f"{name}: {k} at {b[k]}", f"ours {a[k]}")
 
 
-def compare_cform(name, level_dir, work, expect):
+def compare_cform(name, level_dir, work, expect, reference=None):
     clear()
     out = work / f"out_cform_{name}"
-    export(level_dir, out, "--collision")
+    export(reference or level_dir, out, "--collision")
     ours = triangles(import_glb(out / "collision.glb"))
     clear()
     objs = import_xray(level_dir)
@@ -316,6 +442,21 @@ def main():
     compare_level("fixture", fixture, work)
     compare_objects("fixture", fixture, work)
     compare_cform("fixture", fixture, work, 44)
+    # edits written back in an old build, read by blender-xray (README: Editing … XRLC 4, 5, 8–12)
+    for d in levels:
+        if int(d.name.lstrip("v")) <= 12:
+            print(f"== edited generated XRLC {d.name}", flush=True)
+            check_edited(d.name, d, work)
+    # --to-version (README: Editing a S.T.A.L.K.E.R. level, --to-version): every old build to
+    # 14, and the fixture to every old build
+    for d in levels:
+        v = int(d.name.lstrip("v"))
+        if v <= 12:
+            print(f"== generated XRLC {d.name} converted to 14", flush=True)
+            check_converted(d.name, d, work, 14, v)
+    for to in (12, 11, 10, 9, 8, 5, 4):
+        print(f"== fixture converted to XRLC {to}", flush=True)
+        check_converted("fixture", fixture, work, to, 14)
     print(f"xray_check: {len(FAILS)} failed" + (f": {FAILS}" if FAILS else ""), flush=True)
     if FAILS:
         sys.exit(1)
