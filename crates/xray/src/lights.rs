@@ -188,6 +188,37 @@ pub fn light(index: usize, r: &LightRecord) -> (Light, Option<String>) {
     )
 }
 
+/// The extras of an XRLC 4/5/8 light's tail (what its 13/14 record has no field for): `frame`
+/// and `flags`, then XRLC 8's `name` (up to its NUL), or 4/5's `time`, `speed`, `key_start`,
+/// `key_count`.
+pub fn old_tail_extras(o: &crate::level::OldLight) -> Vec<(String, String)> {
+    use crate::level::OldLightTail;
+    let mut x = Vec::new();
+    match &o.tail {
+        OldLightTail::Build8 { frame, flags, .. } => {
+            x.push(("frame".into(), frame.to_string()));
+            x.push(("flags".into(), flags.to_string()));
+            x.extend(o.name().map(|n| ("name".to_string(), n)));
+        }
+        OldLightTail::Build5 {
+            frame,
+            flags,
+            current_time,
+            speed,
+            key_start,
+            key_count,
+        } => {
+            x.push(("frame".into(), frame.to_string()));
+            x.push(("flags".into(), flags.to_string()));
+            x.push(("time".into(), floats(&[*current_time])));
+            x.push(("speed".into(), floats(&[*speed])));
+            x.push(("key_start".into(), key_start.to_string()));
+            x.push(("key_count".into(), key_count.to_string()));
+        }
+    }
+    x
+}
+
 /// Add every light as a node under a new group node `lights`; returns the group node (not yet
 /// linked anywhere), or `None` when there are no lights.
 pub fn add_lights(scene: &mut Scene, records: &[LightRecord]) -> Option<usize> {

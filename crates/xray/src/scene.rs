@@ -383,6 +383,7 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     // XRLC 4–12 keep their buffers inside `level`: read them through the 13/14-shaped view
     let flat =
         (level.is_old() && geom.vertex_buffers().is_none()).then(|| crate::flat::flatten(level));
+    let old_lights = level.old_lights();
     let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
     let vbs = geom.vertex_buffers().ok_or(SceneError::NoBuffers)?;
     let ibs = geom.index_buffers().ok_or(SceneError::NoBuffers)?;
@@ -606,7 +607,12 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     if only != Some(Only::Collision) {
         let mut children: Vec<usize> = visual_roots.iter().map(|&i| new_index[i]).collect();
         if only.is_none() {
+            let first = scene.lights.len();
             children.extend(lights::add_lights(&mut scene, level.lights()));
+            // XRLC 4/5/8: the fields of the old record the 13/14 one has no place for
+            for (l, o) in scene.lights[first..].iter_mut().zip(old_lights) {
+                l.extras.extend(lights::old_tail_extras(o));
+            }
             children.extend(lights::add_glows(&mut scene, level.glows(), shaders));
         }
         let root = scene.add_node(Node {

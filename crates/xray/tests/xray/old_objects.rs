@@ -224,6 +224,25 @@ fn old_lights_glows_and_portals_reach_the_scene_at_their_gltf_positions() {
         assert_eq!(light.intensity, 25.0); // 1 · (10 / 2)²
         assert_eq!(light.range, Some(10.0));
         assert_eq!(extra(&light.extras, "controller"), Some("2"));
+        // the old record's tail (generate::old_light_chunk): frame 7, flags 5 and the name
+        // "torch_01" in 8; frame 7, flags 3, time 0.25, speed 2, keys 0/0 in 4/5; none from 9
+        let tail: Vec<Option<&str>> = ["frame", "flags", "name", "time", "speed", "key_count"]
+            .iter()
+            .map(|k| extra(&light.extras, k))
+            .collect();
+        let want = match v {
+            8 => vec![Some("7"), Some("5"), Some("torch_01"), None, None, None],
+            4 | 5 => vec![
+                Some("7"),
+                Some("3"),
+                None,
+                Some("0.25"),
+                Some("2"),
+                Some("0"),
+            ],
+            _ => vec![None; 6],
+        };
+        assert_eq!(tail, want, "{o:?}");
         if v == 8 {
             // theta 0.5, phi 1 are full cone angles: glTF 0.25, 0.5
             assert_eq!(
