@@ -237,7 +237,7 @@ fn old_lights_glows_and_portals_reach_the_scene_at_their_gltf_positions() {
                 Some("3"),
                 None,
                 Some("0.25"),
-                Some("2"),
+                Some("2.0"),
                 Some("0"),
             ],
             _ => vec![None; 6],
