@@ -377,6 +377,35 @@ fn fold_reader_warnings(warnings: &[String]) -> Vec<String> {
 }
 
 impl LevelFile {
+    /// The X-Ray files of this level and its `level.geom` (an empty one for XRLC 4–12, whose
+    /// geometry is inside `level`).
+    fn xray_base(
+        &self,
+        what: &str,
+    ) -> Result<(&levelgeom_xray::LevelFiles, &levelgeom_xray::Geom)> {
+        static NO_GEOM: levelgeom_xray::Geom = levelgeom_xray::Geom { chunks: Vec::new() };
+        let Content::XrayLevel(files) = &self.content else {
+            return Err(Error::Unsupported {
+                file: self.display_name(),
+                message: format!(
+                    "{what} is for X-Ray levels (`level` with its files); this is {}",
+                    self.format().description()
+                ),
+            });
+        };
+        let geom = match &files.geom {
+            Some(g) => &g.geom,
+            None if files.level.is_old() => &NO_GEOM,
+            None => {
+                return Err(Error::Unsupported {
+                    file: self.display_name(),
+                    message: "no level.geom beside it (the visuals' geometry lives there)".into(),
+                })
+            }
+        };
+        Ok((files, geom))
+    }
+
     /// Import the edited export `mesh` (glTF, GLB or OBJ, as `export` wrote it) into this X-Ray
     /// level (see [`levelgeom_xray::import`]) and return the new files' bytes (nothing is
     /// written; see [`write_level_folder`]).
@@ -388,27 +417,7 @@ impl LevelFile {
     /// `to_version` other than 13/14 (or any other build for 4–12), or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
-        let Content::XrayLevel(files) = &self.content else {
-            return Err(Error::Unsupported {
-                file: self.display_name(),
-                message: format!(
-                    "import_xray writes X-Ray levels; this is {}",
-                    self.format().description()
-                ),
-            });
-        };
-        // XRLC 4–12 keep their geometry inside `level`
-        let no_geom = levelgeom_xray::Geom { chunks: Vec::new() };
-        let geom = match &files.geom {
-            Some(g) => &g.geom,
-            None if files.level.is_old() => &no_geom,
-            None => {
-                return Err(Error::Unsupported {
-                    file: self.display_name(),
-                    message: "no level.geom beside it (the visuals' geometry lives there)".into(),
-                })
-            }
-        };
+        let (files, geom) = self.xray_base("import_xray")?;
         let imported = read(mesh)?;
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
@@ -437,6 +446,71 @@ impl LevelFile {
                 ),
             ),
         };
+        self.import_xray_scene(
+            files,
+            geom,
+            &imported.scene,
+            collision.as_ref(),
+            collision_from,
+            warnings,
+            &mesh.display().to_string(),
+            opts,
+        )
+    }
+
+    /// Write this level in the XRLC build `to_version` with nothing edited: its own scene
+    /// imported back (every visual kept), then converted (see
+    /// [`levelgeom_xray::import::convert`]); `allow_loss` as for `import --to-version`.
+    ///
+    /// # Errors
+    /// Not an X-Ray level; a build not written; a lossy conversion without `allow_loss`.
+    pub fn convert_xray(&self, to_version: u16, allow_loss: bool) -> Result<XrayImportReport> {
+        let (files, geom) = self.xray_base("convert")?;
+        let scene = levelgeom_xray::to_scene(
+            &files.level,
+            geom,
+            &levelgeom_xray::SceneOptions {
+                lods: true,
+                ..levelgeom_xray::SceneOptions::default()
+            },
+        )
+        .map_err(|e| Error::Unsupported {
+            file: self.display_name(),
+            message: e.to_string(),
+        })?;
+        let collision_from = files.cform.as_ref().map_or_else(
+            || "none (the level has no level.cform)".to_string(),
+            |c| format!("{} (converted)", c.path.display()),
+        );
+        self.import_xray_scene(
+            files,
+            geom,
+            &scene,
+            None,
+            collision_from,
+            Vec::new(),
+            &self.display_name(),
+            &XrayImportOptions {
+                to_version: Some(to_version),
+                allow_loss,
+                ..XrayImportOptions::default()
+            },
+        )
+    }
+
+    /// The X-Ray import of `scene` (named `source` in errors) into `files`.
+    #[allow(clippy::too_many_arguments)]
+    fn import_xray_scene(
+        &self,
+        files: &levelgeom_xray::LevelFiles,
+        geom: &levelgeom_xray::Geom,
+        scene: &levelgeom_scene::Scene,
+        collision: Option<&levelgeom_scene::Scene>,
+        collision_from: String,
+        mut warnings: Vec<String>,
+        source: &str,
+        opts: &XrayImportOptions,
+    ) -> Result<XrayImportReport> {
         let base = levelgeom_xray::import::Base {
             level: &files.level,
             geom,
@@ -445,8 +519,8 @@ impl LevelFile {
         };
         let out = levelgeom_xray::import::import(
             base,
-            &imported.scene,
-            collision.as_ref(),
+            scene,
+            collision,
             &levelgeom_xray::import::ImportOptions {
                 delete_missing: opts.delete_missing,
                 to_version: opts.to_version,
@@ -454,7 +528,7 @@ impl LevelFile {
             },
         )
         .map_err(|e| Error::Unsupported {
-            file: mesh.display().to_string(),
+            file: source.to_string(),
             message: e.to_string(),
         })?;
         let write = |name: &str, r: std::result::Result<Vec<u8>, levelgeom_binary::WriteError>| {

@@ -153,16 +153,44 @@ fn run_xray(
             allow_loss: args.allow_loss,
         },
     )?;
-    report::warnings(&r.warnings);
     let mut protect = vec![base.path().to_path_buf(), args.mesh.clone()];
     protect.extend(base.companions());
     if let Some(c) = &args.collision {
         protect.push(c.clone());
     }
-    let written = levelgeom_core::write_level_folder(&args.output, &r.files, &protect, args.force)?;
-    if args.json {
+    let headline = format!(
+        "imported {} into {}",
+        args.mesh.display(),
+        base.display_name()
+    );
+    write_xray(
+        &args.output,
+        &r,
+        &protect,
+        args.force,
+        args.json,
+        &headline,
+        out,
+    )
+}
+
+/// Write an X-Ray import's (or conversion's) files into `output` (all or nothing, never over
+/// a file of `protect`) and report them: `headline: wrote OUTPUT`, the files, the collision
+/// source and the summary, or all of it as JSON.
+pub(crate) fn write_xray(
+    output: &std::path::Path,
+    r: &levelgeom_core::XrayImportReport,
+    protect: &[PathBuf],
+    force: bool,
+    json: bool,
+    headline: &str,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    report::warnings(&r.warnings);
+    let written = levelgeom_core::write_level_folder(output, &r.files, protect, force)?;
+    if json {
         let v = serde_json::json!({
-            "output": args.output.display().to_string(),
+            "output": output.display().to_string(),
             "files": written
                 .iter()
                 .map(|(p, n)| serde_json::json!({"path": p.display().to_string(), "bytes": n}))
@@ -174,13 +202,7 @@ fn run_xray(
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
     }
-    writeln!(
-        out,
-        "imported {} into {}: wrote {}",
-        args.mesh.display(),
-        base.display_name(),
-        args.output.display()
-    )?;
+    writeln!(out, "{headline}: wrote {}", output.display())?;
     for (p, n) in &written {
         writeln!(out, "  {} ({n} bytes)", p.display())?;
     }

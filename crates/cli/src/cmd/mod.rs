@@ -3,6 +3,7 @@
 use std::io::Write;
 
 pub mod check;
+pub mod convert;
 pub mod demo;
 pub mod export;
 pub mod extract;
@@ -26,8 +27,10 @@ pub enum Command {
     Check(check::Args),
     /// Export a level to glTF (GLB), OBJ/MTL and PNG.
     Export(export::Args),
-    /// Put an edited mesh (OBJ, glTF, GLB in export space) back into a WAD.
+    /// Put an edited mesh (OBJ, glTF, GLB in export space) back into a WAD or an X-Ray level.
     Import(import::Args),
+    /// Write an X-Ray level in another XRLC build (4, 5, 8–14), nothing edited.
+    Convert(convert::Args),
     /// Write a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest.
     Extract(extract::Args),
     /// Put edited strings and sounds back into a WAD (everything else byte for byte).
@@ -52,6 +55,7 @@ pub fn run(cmd: Command, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Check(a) => check::run(a, out),
         Command::Export(a) => export::run(a, out),
         Command::Import(a) => import::run(a, out),
+        Command::Convert(a) => convert::run(a, out),
         Command::Extract(a) => extract::run(a, out),
         Command::Replace(a) => replace::run(a, out),
         Command::Probe(a) => probe::run(a, out),

@@ -117,7 +117,7 @@ fn each_import_refuses_the_other_engine() {
     let e = wad
         .import_xray(&d.path().join("x.glb"), &XrayImportOptions::default())
         .unwrap_err();
-    assert!(e.to_string().contains("writes X-Ray levels"), "{e}");
+    assert!(e.to_string().contains("is for X-Ray levels"), "{e}");
     let x = levelgeom_core::open(&fixture()).unwrap();
     let e = x
         .import(
