@@ -7,7 +7,7 @@
 //!   the change of its string's length (so whatever the lengths count, NUL or not, they keep
 //!   counting it). When every text is unchanged, the chunk is not touched.
 //! * **Sounds** (`ID=IN.wav`, ID the SMPC index as a number or as the extracted file's stem
-//!   `smpc_NNN`): a mono 16-bit PCM WAV. When its samples equal the decoding of the sound's own
+//!   `smpc_NNN`): a PCM WAV, converted to mono 16-bit first when it is not ([`read_wav`]). When its samples equal the decoding of the sound's own
 //!   ADPCM (the WAV `extract` wrote), the sound is not touched; else the samples are encoded
 //!   ([`levelgeom_wad::adpcm::encode`], the last block padded with silence to 28 samples) with
 //!   the old stream's first and last flag bytes (its loop marks), the CVG header keeps its fields
@@ -47,6 +47,8 @@ pub struct ReplaceReport {
     pub sounds_changed: Vec<usize>,
     /// SMPC sounds given whose samples were those of the file already (kept as they were).
     pub sounds_unchanged: Vec<usize>,
+    /// WAV files that were converted to mono 16-bit PCM first ([`read_wav`]), one line each.
+    pub notes: Vec<String>,
 }
 
 /// Parse a `--sound` ID: `3` or `smpc_003`.
@@ -65,8 +67,15 @@ fn bad(file: &Path, message: impl Into<String>) -> Error {
     }
 }
 
-/// Read a mono 16-bit PCM WAV: `(samples, rate)`.
-pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32)> {
+/// Read a PCM WAV as the mono 16-bit samples a WAD sound holds: `(samples, rate, note)`.
+///
+/// Mono 16-bit integer PCM is taken as it is (`note` is `None`). Anything else hound reads is
+/// converted, and `note` says from what: several channels are mixed down to their mean
+/// (rounded to nearest, ties away from zero), 8-bit samples are shifted up (`s · 256`), 24- and
+/// 32-bit ones rounded down to 16 bits (`round(s / 2^(bits−16))`), float samples scaled by
+/// 32768 and rounded; every result clamped to −32768…32767. The sample rate is kept (the CVG
+/// header takes the WAV's).
+pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32, Option<String>)> {
     let mut r = hound::WavReader::open(path).map_err(|e| match e {
         hound::Error::IoError(source) => Error::Io {
             path: path.to_path_buf(),
@@ -75,23 +84,67 @@ pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32)> {
         e => bad(path, format!("not a WAV file this can read: {e}")),
     })?;
     let spec = r.spec();
-    if spec.channels != 1
-        || spec.bits_per_sample != 16
-        || spec.sample_format != hound::SampleFormat::Int
-    {
+    let sample_error = |e: hound::Error| bad(path, format!("sample data: {e}"));
+    let channels = usize::from(spec.channels.max(1));
+    let plain = spec.channels == 1
+        && spec.bits_per_sample == 16
+        && spec.sample_format == hound::SampleFormat::Int;
+    if plain {
+        let samples = r
+            .samples::<i16>()
+            .collect::<std::result::Result<Vec<i16>, _>>()
+            .map_err(sample_error)?;
+        return Ok((samples, spec.sample_rate, None));
+    }
+    // every sample as a value on the 16-bit scale, then the frames mixed down
+    let scaled: Vec<f64> = match spec.sample_format {
+        hound::SampleFormat::Int => {
+            let scale = 2f64.powi(i32::from(spec.bits_per_sample) - 16);
+            r.samples::<i32>()
+                .map(|x| x.map(|v| f64::from(v) / scale))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(sample_error)?
+        }
+        hound::SampleFormat::Float => r
+            .samples::<f32>()
+            .map(|x| x.map(|v| f64::from(v) * 32768.0))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(sample_error)?,
+    };
+    if scaled.len() % channels != 0 {
         return Err(bad(
             path,
             format!(
-                "{} channel(s), {}-bit {:?}: a sound for the WAD must be mono 16-bit PCM",
-                spec.channels, spec.bits_per_sample, spec.sample_format
+                "{} samples are not a whole number of {channels}-channel frames",
+                scaled.len()
             ),
         ));
     }
-    let samples = r
-        .samples::<i16>()
-        .collect::<std::result::Result<Vec<i16>, _>>()
-        .map_err(|e| bad(path, format!("sample data: {e}")))?;
-    Ok((samples, spec.sample_rate))
+    let samples = scaled
+        .chunks_exact(channels)
+        .map(|f| {
+            let mean = f.iter().sum::<f64>() / channels as f64;
+            let v = if mean.is_finite() { mean.round() } else { 0.0 };
+            v.clamp(-32768.0, 32767.0) as i16
+        })
+        .collect();
+    let note = format!(
+        "{}: {} channel(s), {}-bit {} at {} Hz converted to mono 16-bit PCM{}",
+        path.display(),
+        spec.channels,
+        spec.bits_per_sample,
+        match spec.sample_format {
+            hound::SampleFormat::Int => "integer",
+            hound::SampleFormat::Float => "float",
+        },
+        spec.sample_rate,
+        if channels > 1 {
+            " (channels mixed down to their mean)"
+        } else {
+            ""
+        }
+    );
+    Ok((samples, spec.sample_rate, Some(note)))
 }
 
 /// ISO-8859-1 encoding of a text (no NULs, nothing past U+00FF).
@@ -231,7 +284,8 @@ impl LevelFile {
                         message: format!("--sound {id}: SMPC/sounds[{id}] has no CVG header (not a PSX ADPCM sound)"),
                     });
                 };
-                let (samples, rate) = read_wav(wav)?;
+                let (samples, rate, note) = read_wav(wav)?;
+                report.notes.extend(note);
                 if samples == levelgeom_wad::adpcm::decode(&snd.adpcm) {
                     // the same sound: its ADPCM stays (only a new rate is taken)
                     if rate == crate::extract::wav_rate(h.sample_rate) {

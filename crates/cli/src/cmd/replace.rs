@@ -19,7 +19,8 @@ pub struct Args {
     /// A strings.json (as `extract` writes it) with the edited texts.
     #[arg(long)]
     pub strings: Option<PathBuf>,
-    /// ID=IN.wav: put a mono 16-bit WAV in place of SMPC sound ID (a number or `smpc_NNN`).
+    /// ID=IN.wav: put a WAV in place of SMPC sound ID (a number or `smpc_NNN`); other PCM
+    /// layouts than mono 16-bit are converted first (channels mixed down, samples rescaled).
     #[arg(long = "sound", value_name = "ID=IN.wav")]
     pub sounds: Vec<String>,
     /// Replace OUTPUT if it exists.
@@ -63,5 +64,8 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         r.sounds_changed.len(),
         r.sounds_unchanged.len()
     )?;
+    for n in &r.notes {
+        writeln!(out, "  {n}")?;
+    }
     Ok(0)
 }

@@ -86,6 +86,27 @@ fn write_wav(path: &Path, samples: &[i16], rate: u32) {
     std::fs::write(path, b).unwrap();
 }
 
+/// A WAV of any layout written by hand: format tag (1 integer PCM, 3 float), channels, bits
+/// per sample and the interleaved sample bytes.
+fn write_wav_as(path: &Path, tag: u16, channels: u16, bits: u16, rate: u32, data: &[u8]) {
+    let align = channels * bits / 8;
+    let mut b = Vec::new();
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&tag.to_le_bytes());
+    b.extend_from_slice(&channels.to_le_bytes());
+    b.extend_from_slice(&rate.to_le_bytes());
+    b.extend_from_slice(&(rate * u32::from(align)).to_le_bytes());
+    b.extend_from_slice(&align.to_le_bytes());
+    b.extend_from_slice(&bits.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    b.extend_from_slice(data);
+    std::fs::write(path, b).unwrap();
+}
+
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -236,6 +257,86 @@ fn replace_with_the_extracted_files_gives_the_same_bytes() {
 }
 
 #[test]
+fn other_wav_layouts_are_converted_to_the_mono_16_bit_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, bytes) = modder_wad(dir.path());
+    let x = dir.path().join("x");
+    ok(&["extract", s(&wad), s(&x)]);
+    let (samples, rate) = wav(&x.join("smpc_000.wav"));
+    // the same samples as stereo 16-bit (both channels), 24-bit (s · 256) and float
+    // (s / 32768, exact in f32), each mixed/scaled back to exactly the extracted samples: the
+    // sound is the one already there, so the WAD comes back byte for byte
+    let stereo: Vec<u8> = samples
+        .iter()
+        .flat_map(|v| [v.to_le_bytes(), v.to_le_bytes()].concat())
+        .collect();
+    let b24: Vec<u8> = samples
+        .iter()
+        .flat_map(|&v| (i32::from(v) * 256).to_le_bytes()[..3].to_vec())
+        .collect();
+    let float: Vec<u8> = samples
+        .iter()
+        .flat_map(|&v| (f32::from(v) / 32768.0).to_le_bytes())
+        .collect();
+    for (name, tag, ch, bits, data) in [
+        ("stereo", 1u16, 2u16, 16u16, stereo),
+        ("b24", 1, 1, 24, b24),
+        ("float", 3, 1, 32, float),
+    ] {
+        let p = dir.path().join(format!("{name}.wav"));
+        write_wav_as(&p, tag, ch, bits, rate, &data);
+        let back = dir.path().join(format!("{name}.wad"));
+        let o = ok(&[
+            "replace",
+            s(&wad),
+            s(&back),
+            "--sound",
+            &format!("0={}", s(&p)),
+        ]);
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            text.contains("converted to mono 16-bit PCM") && text.contains("1 sound(s) unchanged"),
+            "{name}: {text}"
+        );
+        assert_eq!(std::fs::read(&back).unwrap(), bytes, "{name}");
+    }
+    // stereo (1000, −201) → mean 399.5 → 400 (ties away from zero); 8-bit unsigned 0xC0 → 64
+    // → 16384: a sound of new samples, re-encoded (decoded back within ADPCM's error)
+    let p = dir.path().join("mix.wav");
+    let frames = 2800usize;
+    let data: Vec<u8> = (0..frames)
+        .flat_map(|_| [1000i16.to_le_bytes(), (-201i16).to_le_bytes()].concat())
+        .collect();
+    write_wav_as(&p, 1, 2, 16, 22050, &data);
+    let p8 = dir.path().join("u8.wav");
+    write_wav_as(&p8, 1, 1, 8, 11025, &vec![0xC0u8; frames]);
+    let back = dir.path().join("mix.wad");
+    ok(&[
+        "replace",
+        s(&wad),
+        s(&back),
+        "--sound",
+        &format!("0={}", s(&p)),
+        "--sound",
+        &format!("1={}", s(&p8)),
+    ]);
+    let y = dir.path().join("y");
+    ok(&["extract", s(&back), s(&y)]);
+    for (k, want, r) in [(0, 400i16, 22050u32), (1, 16384, 11025)] {
+        let (got, got_rate) = wav(&y.join(format!("smpc_00{k}.wav")));
+        assert_eq!(got_rate, r, "sound {k}");
+        assert_eq!(got.len(), frames, "sound {k}");
+        // steady state after the first block (ADPCM starts from 0)
+        let worst = got[56..]
+            .iter()
+            .map(|&v| (i32::from(v) - i32::from(want)).abs())
+            .max()
+            .unwrap();
+        assert!(worst <= 16, "sound {k}: off by {worst}");
+    }
+}
+
+#[test]
 fn one_edited_string_and_one_edited_sound_are_exactly_what_changes() {
     let dir = tempfile::tempdir().unwrap();
     let (wad, bytes) = modder_wad(dir.path());
@@ -369,18 +470,26 @@ fn bad_replacements_are_refused_with_a_reason() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!out.exists());
     };
-    // a stereo WAV
-    let stereo = dir.path().join("stereo.wav");
+    // a WAV with an odd number of samples for its two channels
+    let odd = dir.path().join("odd.wav");
     let mut b = std::fs::read(a.join("smpc_000.wav")).unwrap();
     b[22] = 2; // channels, then byte rate and block align to match
     let rate = u32::from_le_bytes(b[24..28].try_into().unwrap());
     b[28..32].copy_from_slice(&(rate * 4).to_le_bytes());
     b[32] = 4;
-    std::fs::write(&stereo, &b).unwrap();
-    let arg = format!("0={}", s(&stereo));
+    let n = u32::from_le_bytes(b[40..44].try_into().unwrap());
+    if n % 4 == 0 {
+        // one sample fewer (a whole frame is 4 bytes)
+        b[40..44].copy_from_slice(&(n - 2).to_le_bytes());
+        b.truncate(b.len() - 2);
+        let riff = u32::from_le_bytes(b[4..8].try_into().unwrap());
+        b[4..8].copy_from_slice(&(riff - 2).to_le_bytes());
+    }
+    std::fs::write(&odd, &b).unwrap();
+    let arg = format!("0={}", s(&odd));
     refused(
         &["replace", s(&wad), s(&out), "--sound", &arg],
-        "mono 16-bit",
+        "invalid data chunk length",
     );
     // a sound that does not exist, an ID that is no number
     let arg = format!("7={}", s(&a.join("smpc_000.wav")));
