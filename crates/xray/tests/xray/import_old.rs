@@ -26,16 +26,16 @@ fn levels() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn empty() -> Geom {
+pub fn empty() -> Geom {
     Geom { chunks: Vec::new() }
 }
 
-fn export(l: &Level) -> Scene {
+pub fn export(l: &Level) -> Scene {
     to_scene(l, &empty(), &SceneOptions::default()).unwrap()
 }
 
 /// The cform embedded in an XRLC ≤ 9 level.
-fn embedded(l: &Level) -> Option<Cform> {
+pub fn embedded(l: &Level) -> Option<Cform> {
     let v = l.version()?;
     l.chunks.iter().find_map(|c| match &c.value {
         LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {

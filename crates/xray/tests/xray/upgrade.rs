@@ -9,11 +9,11 @@
 use levelgeom_scene::Scene;
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::import::{self, Base, ImportError, ImportOptions, Imported};
-use levelgeom_xray::level::{LevelChunk, Part};
 use levelgeom_xray::ogf::{model_type, OgfChunk};
 use levelgeom_xray::{check, generate, to_scene, Geom, Level, SceneOptions};
 
 use super::import_edit::{move_node, node_of, world_corners};
+use super::import_old::{embedded, empty, export};
 
 const OLD: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
 
@@ -30,24 +30,6 @@ fn levels() -> Vec<(String, u16, Level)> {
             })
         })
         .collect()
-}
-
-fn empty() -> Geom {
-    Geom { chunks: Vec::new() }
-}
-
-fn export(l: &Level) -> Scene {
-    to_scene(l, &empty(), &SceneOptions::default()).unwrap()
-}
-
-fn embedded(l: &Level) -> Option<Cform> {
-    let v = l.version()?;
-    l.chunks.iter().find_map(|c| match &c.value {
-        LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {
-            Some(Cform::read(b).unwrap().0)
-        }
-        _ => None,
-    })
 }
 
 fn convert(l: &Level, s: &Scene, to: u16, allow_loss: bool) -> Result<Imported, ImportError> {

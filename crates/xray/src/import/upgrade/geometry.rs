@@ -28,7 +28,7 @@
 
 use std::collections::HashMap;
 
-use crate::decl::{self, DeclType, Declaration, Element, Usage};
+use crate::decl::{self, DeclType, Declaration, Usage};
 use crate::geom::{self, Geom, GeomChunk, Header};
 use crate::import::buffers;
 use crate::import::encode::{self, DEFAULT_HEMI_SUN, DEFAULT_LIGHT};
@@ -38,17 +38,16 @@ use crate::vertex::{self, Vertices};
 use super::super::convert::v13_geomx;
 use super::super::ImportError;
 
-/// The XRLC 13 vertex-lit layout (`r1_decl_vert` with a `FLOAT2` base UV, 36 bytes).
+/// The XRLC 13 vertex-lit layout (`r1_decl_vert` with a `FLOAT2` base UV, 36 bytes; the UV
+/// is its last element, so nothing moves).
 pub fn v13_vert() -> Declaration {
-    use DeclType::*;
-    Declaration::new(vec![
-        Element::new(0, Float3, Usage::Position, 0),
-        Element::new(12, D3dColor, Usage::Normal, 0),
-        Element::new(16, D3dColor, Usage::Tangent, 0),
-        Element::new(20, D3dColor, Usage::Binormal, 0),
-        Element::new(24, D3dColor, Usage::Color, 0),
-        Element::new(28, Float2, Usage::TexCoord, 0),
-    ])
+    let mut d = decl::r1_vert();
+    for e in &mut d.elements {
+        if e.usage == Usage::TexCoord as u8 && e.usage_index == 0 {
+            e.ty = DeclType::Float2 as u8;
+        }
+    }
+    d
 }
 
 /// Counts of one kind of change over the vertices (count, largest error).
@@ -387,42 +386,44 @@ pub(super) fn build(visuals: &[&Visual], view: &Geom, quality: u16) -> Result<Bu
         b.fastpaths.push(fast);
     }
     // --- what was lost, what was derived
-    if t.positions.count > 0 {
-        b.lost.push(format!(
-            "positions of {} vertices changed (largest difference {:.3e})",
-            t.positions.count, t.positions.max
-        ));
-    }
-    if t.normals.count > 0 {
-        b.lost.push(format!(
-            "normals of {} vertices packed from FLOAT3 into D3DCOLOR bytes (largest angle \
-             {:.3}°)",
-            t.normals.count, t.normals.max
-        ));
-    }
-    if t.lightmap.count > 0 {
-        b.lost.push(format!(
-            "lightmap UVs of {} vertices quantised to /32768 (largest error {:.3e})",
-            t.lightmap.count, t.lightmap.max
-        ));
-    }
-    if t.tree_uv.count > 0 {
-        b.lost.push(format!(
-            "tree UVs of {} vertices quantised to the SHORT4 /2048 grid (largest error {:.3e})",
-            t.tree_uv.count, t.tree_uv.max
-        ));
-    }
-    if t.uv.count > 0 {
-        b.lost.push(format!(
-            "base UVs of {} vertices changed (largest error {:.3e})",
-            t.uv.count, t.uv.max
-        ));
-    }
-    if t.colors.count > 0 {
-        b.lost.push(format!(
-            "vertex colours of {} vertices changed (largest error {:.3e})",
-            t.colors.count, t.colors.max
-        ));
+    let changes = [
+        (
+            t.positions,
+            "positions of",
+            "changed (largest difference",
+            "",
+        ),
+        (
+            t.normals,
+            "normals of",
+            "packed from FLOAT3 into D3DCOLOR bytes (largest angle",
+            "°",
+        ),
+        (
+            t.lightmap,
+            "lightmap UVs of",
+            "quantised to /32768 (largest error",
+            "",
+        ),
+        (
+            t.tree_uv,
+            "tree UVs of",
+            "quantised to the SHORT4 /2048 grid (largest error",
+            "",
+        ),
+        (t.uv, "base UVs of", "changed (largest error", ""),
+        (t.colors, "vertex colours of", "changed (largest error", ""),
+    ];
+    for (tally, what, how, unit) in changes {
+        if tally.count > 0 {
+            let max = if unit.is_empty() {
+                format!("{:.3e}", tally.max)
+            } else {
+                format!("{:.3}{unit}", tally.max)
+            };
+            b.lost
+                .push(format!("{what} {} vertices {how} {max})", tally.count));
+        }
     }
     b.max_uv_error = t.uv.max.max(t.tree_uv.max);
     let mut dropped: Vec<_> = t.dropped.into_iter().collect();
