@@ -338,3 +338,49 @@ fn an_edited_old_level_converted_to_14_has_the_moved_visual_at_its_offset() {
         }
     }
 }
+
+#[test]
+fn chunks_the_13_level_cannot_carry_are_named() {
+    use levelgeom_xray::chunk::Framed;
+    use levelgeom_xray::level::LevelChunk;
+    let (lb, _) = generate::level_bytes(generate::Options {
+        version: 9,
+        compress: false,
+    });
+    let mut l = Level::read(&lb).unwrap().0;
+    // XRLC 9's shader constants (chunk 7), a chunk of unknown use (40), and a visual chunk of
+    // unknown use (OGF 3 id 30) in visual 0
+    l.chunks
+        .push(Framed::plain(7, LevelChunk::Raw(vec![1, 2, 3, 4])));
+    l.chunks
+        .push(Framed::plain(40, LevelChunk::Raw(vec![0; 6])));
+    for c in &mut l.chunks {
+        if let LevelChunk::Visuals(vs) = &mut c.value {
+            vs[0]
+                .value
+                .chunks
+                .push(Framed::plain(30, OgfChunk::Raw(vec![9, 9])));
+        }
+    }
+    let l = Level::read(&l.to_bytes().unwrap()).unwrap().0;
+    let out = convert(&l, &export(&l), 13, true).unwrap();
+    let lost = out.summary.conversion.clone().unwrap().lost;
+    for want in [
+        "chunk 7 of `level` (ShaderConstant, 4 bytes)",
+        "chunk 40 of `level` (unknown, 6 bytes)",
+        "1 visual chunks without a format-4 counterpart",
+    ] {
+        assert!(
+            lost.iter().any(|x| x.contains(want)),
+            "{want} not in {lost:?}"
+        );
+    }
+    // and the 13 level has none of them
+    let b = reread(&out);
+    let ids: Vec<u32> = b.level.chunks.iter().map(|c| c.id()).collect();
+    assert_eq!(ids, vec![1, 4, 6, 7, 3, 2, 8]);
+    assert!(b.level.visuals()[0]
+        .chunks
+        .iter()
+        .all(|c| !matches!(c.value, OgfChunk::Raw(_))));
+}

@@ -512,3 +512,85 @@ mod tests {
         assert_eq!(x.uv[0], [0.1, 0.1], "the first vertex's UV");
     }
 }
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use crate::chunk::Framed;
+    use crate::ogf::{OgfChunk, OgfHeader};
+
+    /// A view buffer of `n` lightmapped vertices in the SHORT2 layout of XRLC 14 and three
+    /// normal visuals of `n / 3` vertices each: xrLC's 65,535-vertex limit puts the first two
+    /// (2 × 30,000) in one v13 buffer and the third in a second one.
+    #[test]
+    fn buffers_split_at_65535_vertices() {
+        let per = 30_000usize;
+        let n = 3 * per;
+        let v = Vertices {
+            count: n,
+            positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
+            normals: vec![[0.0, 1.0, 0.0]; n],
+            hemi: vec![1.0; n],
+            tangents: vec![[1.0, 0.0, 0.0]; n],
+            binormals: vec![[0.0, 0.0, 1.0]; n],
+            uv: vec![[0.5, 0.5]; n],
+            lightmap: vec![[0.25, 0.25]; n],
+            ..Vertices::default()
+        };
+        let vb = crate::geom::VertexBuffer::encode(decl::r1_lmap(), &v).unwrap();
+        let mut view = empty_geom(0);
+        view.vertex_buffers_mut().unwrap().push(vb);
+        if let GeomChunk::IndexBuffers(ibs) = &mut view.chunks[2].value {
+            ibs.push(vec![0, 1, 2]);
+        }
+        let visuals: Vec<Visual> = (0..3)
+            .map(|k| Visual {
+                chunks: vec![
+                    Framed::plain(
+                        crate::ogf::HEADER,
+                        OgfChunk::Header(OgfHeader {
+                            format_version: 4,
+                            model_type: model_type::NORMAL,
+                            shader_id: 0,
+                            bbox_min: [0.0; 3],
+                            bbox_max: [0.0; 3],
+                            sphere_center: [0.0; 3],
+                            sphere_radius: 0.0,
+                        }),
+                    ),
+                    Framed::plain(
+                        crate::ogf::GCONTAINER,
+                        OgfChunk::GContainer(GContainer {
+                            vb_index: 0,
+                            vb_offset: (k * per) as u32,
+                            vb_count: per as u32,
+                            ib_index: 0,
+                            ib_offset: 0,
+                            ib_count: 3,
+                        }),
+                    ),
+                ],
+            })
+            .collect();
+        let refs: Vec<&Visual> = visuals.iter().collect();
+        let b = build(&refs, &view, 0).unwrap();
+        let vbs = b.geom.vertex_buffers().unwrap();
+        assert_eq!(
+            vbs.iter().map(|x| x.count).collect::<Vec<_>>(),
+            vec![60_000, 30_000]
+        );
+        assert!(vbs.iter().all(|x| x.decl == decl::v13_lmap()));
+        let g: Vec<(u32, u32)> = b
+            .gcontainers
+            .iter()
+            .map(|g| g.map(|g| (g.vb_index, g.vb_offset)).unwrap())
+            .collect();
+        assert_eq!(g, vec![(0, 0), (0, 30_000), (1, 0)]);
+        // the third visual's first vertex is the view's vertex 60,000
+        let x = vbs[1].decode();
+        assert_eq!(x.positions[0], [60_000.0, 0.0, 0.0]);
+        assert_eq!(x.uv[0], [0.5, 0.5]);
+        // nothing lost: SHORT2 values are exact in FLOAT2, packed normals stay packed
+        assert_eq!(b.lost, Vec::<String>::new());
+    }
+}
