@@ -4,7 +4,7 @@
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
 //! [--to-version 13|14 [--allow-loss]] [--json] [--force]` for an X-Ray level: OUT_DIR gets
 //! `level`, `level.geom`, `level.geomx`, `level.cform`, all or nothing (XRLC 4–12: `level`, and
-//! `level.cform` from 10, written back in the level's own build).
+//! `level.cform` from 10, written back in the level's own build unless --to-version 13|14).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,8 +53,9 @@ pub struct Args {
     #[arg(long)]
     pub delete_missing: bool,
     /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
-    /// base UVs: refused without --allow-loss; XRLC 4–12 levels are written in their own build
-    /// only).
+    /// base UVs: refused without --allow-loss). An XRLC 4, 5, 8–12 level is raised to 13 (a
+    /// real `level` + `level.geom` + `level.geomx` + version-4 `level.cform`), then 14;
+    /// what the 13 layouts cannot hold is named, and refused without --allow-loss.
     #[arg(long, value_name = "N")]
     pub to_version: Option<u16>,
     /// X-Ray: convert with --to-version even when the target build cannot hold everything

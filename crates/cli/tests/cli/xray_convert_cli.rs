@@ -162,3 +162,54 @@ fn other_builds_and_wads_are_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("X-Ray options"), "{err}");
 }
+
+/// An old build (XRLC 9: FVF buffers, OGF 3 visuals, the collision inside `level`) raised to
+/// 14: the four files appear with version-14 headers (`level.cform` version 4 in its first
+/// word), `check` passes, `info` names XRLC 14, the export has visual 0 where the base's has
+/// it; without --allow-loss nothing is written and the error names the lost light fields.
+#[test]
+fn an_old_build_is_raised_to_14() {
+    let d = tempfile::tempdir().unwrap();
+    let base = d.path().join("base");
+    std::fs::create_dir(&base).unwrap();
+    let (lb, _) = levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options {
+        version: 9,
+        compress: false,
+    });
+    std::fs::write(base.join("level"), &lb).unwrap();
+    let glb = export(&base, &d.path().join("exp"), "gltf");
+    let out = d.path().join("v14");
+    let (code, _, err) = import(&base, &glb, &out, &["--to-version", "14"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("loses data") && err.contains("glows") && err.contains("--allow-loss"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written when refused");
+    let (code, v, err) = import(&base, &glb, &out, &["--to-version", "14", "--allow-loss"]);
+    assert_eq!(code, 0, "{err}");
+    let c = &v["summary"]["conversion"];
+    assert_eq!((&c["from"], &c["to"]), (&json!(9), &json!(14)), "{v}");
+    assert_eq!(v["summary"]["build_out"], json!(14));
+    assert!(!c["lost"].as_array().unwrap().is_empty(), "{v}");
+    for f in ["level", "level.geom", "level.geomx"] {
+        assert_eq!(header_version(&out.join(f)), 14, "{f}");
+    }
+    let cf = std::fs::read(out.join("level.cform")).unwrap();
+    assert_eq!(&cf[..4], &[4, 0, 0, 0], "level.cform version 4");
+    let (code, text, err) = run(&[os("check"), out.as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let (code, text, err) = run(&[os("info"), out.join("level").as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("XRLC version 14"), "{text}");
+    // the OBJ exports have the same vertices and UVs (v13/14 UVs of these values are exact)
+    let a = obj_geometry(&export(&base, &d.path().join("obj9"), "obj"));
+    let b = obj_geometry(&export(&out, &d.path().join("obj14"), "obj"));
+    assert!(!a.is_empty());
+    let sorted = |mut x: Vec<String>| {
+        x.sort();
+        x.dedup();
+        x
+    };
+    assert_eq!(sorted(a), sorted(b));
+}

@@ -188,17 +188,20 @@ pub fn convert(
         ..Conversion::default()
     };
     let mut at = from;
-    if !has_geom_file(at) {
+    // the v13 level.geomx UVs of an upgraded level are derived (old builds have no
+    // level.geomx): dropping them again on the way to 14 loses nothing of the base
+    let derived_geomx = !has_geom_file(at);
+    if derived_geomx {
         c.absorb(super::upgrade::to_13(out, at)?);
         at = 13;
     }
     if !has_geom_file(to) {
         if at == 14 {
-            c.absorb(geom_build(out, 14, 13)?);
+            c.absorb(geom_build(out, 14, 13, false)?);
         }
         c.absorb(super::downgrade::from_13(out, to)?);
     } else if at != to {
-        c.absorb(geom_build(out, at, to)?);
+        c.absorb(geom_build(out, at, to, derived_geomx)?);
     }
     if !c.lost.is_empty() && !allow_loss {
         return Err(ImportError::Loss {
@@ -212,7 +215,14 @@ pub fn convert(
 
 /// XRLC 13 ⇄ 14 (`from`, `to` each 13 or 14, different): the module's `level.geom` and
 /// `level.geomx` re-encoding; what is lost is listed, not refused (see [`convert`]).
-fn geom_build(out: &mut Imported, from: u16, to: u16) -> Result<Conversion, ImportError> {
+/// `derived_geomx`: the v13 `level.geomx` UVs were derived by an earlier step (dropping them
+/// is then a note, not a loss).
+fn geom_build(
+    out: &mut Imported,
+    from: u16,
+    to: u16,
+    derived_geomx: bool,
+) -> Result<Conversion, ImportError> {
     let mut c = Conversion {
         from,
         to,
@@ -347,7 +357,12 @@ fn geom_build(out: &mut Imported, from: u16, to: u16) -> Result<Conversion, Impo
                 nx.push(VertexBuffer::encode(crate::decl::x_vert(), &p)?);
                 c.geomx_buffers += 1;
             }
-            if dropped > 0 {
+            if dropped > 0 && derived_geomx {
+                c.notes.push(format!(
+                    "level.geomx base UVs of {dropped} vertices dropped again (XRLC 14's \
+                     level.geomx is position-only; the base had no level.geomx)"
+                ));
+            } else if dropped > 0 {
                 c.lost.push(format!(
                     "level.geomx base UVs of {dropped} vertices (XRLC 14's level.geomx is \
                      position-only)"

@@ -26,16 +26,16 @@ fn levels() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn empty() -> Geom {
+pub fn empty() -> Geom {
     Geom { chunks: Vec::new() }
 }
 
-fn export(l: &Level) -> Scene {
+pub fn export(l: &Level) -> Scene {
     to_scene(l, &empty(), &SceneOptions::default()).unwrap()
 }
 
 /// The cform embedded in an XRLC ≤ 9 level.
-fn embedded(l: &Level) -> Option<Cform> {
+pub fn embedded(l: &Level) -> Option<Cform> {
     let v = l.version()?;
     l.chunks.iter().find_map(|c| match &c.value {
         LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {
@@ -267,30 +267,56 @@ fn moved_deleted_copied_and_added_visuals_come_back_in_the_old_layout() {
 }
 
 #[test]
-fn another_build_is_refused_for_old_levels() {
+fn an_old_level_converts_to_14_with_allow_loss_and_to_no_unknown_build() {
     let (lb, _) = generate::level_bytes(generate::Options {
         version: 8,
         compress: false,
     });
     let l = Level::read(&lb).unwrap().0;
     let g = empty();
-    let e = import::import(
-        Base {
-            level: &l,
-            geom: &g,
-            geomx: None,
-            cform: None,
-        },
-        &export(&l),
-        None,
-        &ImportOptions {
-            to_version: Some(14),
-            ..ImportOptions::default()
-        },
-    )
-    .unwrap_err();
-    // placeholder until old → 13/14 is written (import/upgrade.rs)
-    assert!(e.to_string().contains("--to-version"), "{e}");
+    let cf = embedded(&l);
+    let go = |to: u16, allow_loss: bool| {
+        import::import(
+            Base {
+                level: &l,
+                geom: &g,
+                geomx: None,
+                cform: cf.as_ref(),
+            },
+            &export(&l),
+            None,
+            &ImportOptions {
+                to_version: Some(to),
+                allow_loss,
+                ..ImportOptions::default()
+            },
+        )
+    };
+    // XRLC 7 has no public levels and no layout we write
+    let e = go(7, true).unwrap_err();
+    assert!(
+        matches!(e, import::ImportError::TargetVersion { from: 8, to: 7 }),
+        "{e}"
+    );
+    // XRLC 8's D3D7 light keeps a frame, flags and a name the 108-byte light has no place for
+    let e = go(14, false).unwrap_err().to_string();
+    assert!(e.contains("torch_01") && e.contains("--allow-loss"), "{e}");
+    let out = go(14, true).unwrap();
+    assert_eq!(out.summary.build_out, 14);
+    let nl = Level::read(&out.level.to_bytes().unwrap()).unwrap().0;
+    assert_eq!(nl.version(), Some(14));
+    assert!(!nl.is_old());
+    assert_eq!(
+        Geom::read(&out.geom.to_bytes().unwrap())
+            .unwrap()
+            .0
+            .header()
+            .unwrap()
+            .version,
+        14
+    );
+    // the embedded collision became a level.cform of version 4
+    assert_eq!(out.cform.as_ref().map(|c| c.version), Some(4));
 }
 
 #[test]

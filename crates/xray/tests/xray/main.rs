@@ -21,3 +21,4 @@ mod pivots;
 mod rules;
 mod scene;
 mod textures;
+mod upgrade;
