@@ -15,7 +15,7 @@ use levelgeom_xray::level::{LevelChunk, Part};
 use levelgeom_xray::ogf::OgfChunk;
 use levelgeom_xray::{check, files, flat, to_scene, Geom, Level, SceneOptions};
 
-use super::import_edit::{export, fixture, generated, move_node, node_of, Files};
+use super::import_edit::{add_box, export, fixture, generated, move_node, node_of, Files};
 
 const TARGETS: [u16; 7] = [12, 11, 10, 9, 8, 5, 4];
 
@@ -436,4 +436,173 @@ fn a_moved_visual_is_at_its_offset_in_xrlc_12() {
             ..
         }
     ));
+}
+
+#[test]
+fn an_edited_fixture_converts_to_every_build_as_edited() {
+    // move visual 2, delete 3, copy tree 4 elsewhere, add a box: the same edits the
+    // same-build import tests make
+    let f = fixture();
+    let mut s = export(&f);
+    let m = node_of(&s, 2);
+    move_node(&mut s, m, [1.5, -0.25, 3.0]);
+    let n = node_of(&s, 4);
+    let mut copy = s.nodes[n].clone();
+    copy.name.push_str(".001");
+    let c = s.add_node(copy);
+    let p = s
+        .nodes
+        .iter()
+        .position(|x| x.children.contains(&n))
+        .unwrap();
+    s.nodes[p].children.push(c);
+    move_node(&mut s, c, [4.0, 0.0, -4.0]);
+    let d = node_of(&s, 3);
+    for node in &mut s.nodes {
+        node.children.retain(|&x| x != d);
+    }
+    s.roots.retain(|&r| r != d);
+    add_box(&mut s, [2.0, 1.0, -3.0], "ston/ston_beton04");
+    let same = super::import_edit::run(&f, &s);
+    assert_eq!(same.summary.removed, vec![3]);
+    let edited = export(&super::import_edit::as_files(&same));
+    for to in TARGETS {
+        let what = format!("edited fixture → {to}");
+        let i = convert_scene(&f, &s, to, true).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(i.summary.moved, same.summary.moved, "{what}");
+        assert_eq!(i.summary.added.len(), 2, "{what}");
+        let l = reread(&i, to, &what);
+        assert_eq!(l.visuals().len(), same.level.visuals().len(), "{what}");
+        same_triangles(&edited, &old_export(&l), 1e-4, uv_tol(to), &what);
+    }
+}
+
+#[test]
+fn without_allow_loss_the_error_names_every_loss() {
+    for (name, f) in sources() {
+        for to in TARGETS {
+            let allowed = convert(&f, to, true).unwrap();
+            let lost = &allowed.summary.conversion.as_ref().unwrap().lost;
+            match convert(&f, to, false) {
+                Ok(i) => {
+                    assert!(lost.is_empty(), "{name} → {to}: {lost:?}");
+                    assert_eq!(
+                        i.level.to_bytes().unwrap(),
+                        allowed.level.to_bytes().unwrap()
+                    );
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(!lost.is_empty(), "{name} → {to}: {msg}");
+                    for l in lost {
+                        assert!(
+                            msg.contains(l.as_str()),
+                            "{name} → {to}: {l:?} not in {msg}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The first vertex of the generated level's quad (visual 0) is `(−1, 0, −1)`: base UV
+/// `x/4 + 1/2, z/4 + 1/2 = (0.25, 0.25)` (the generated XRLC 13 level adds 1/3 to u, a value
+/// SHORT2 cannot hold: `0.58333…`), lightmap `x/8 + 1/2 … = (0.375, 0.375)` (the generator's
+/// hand-known formulas).
+#[test]
+fn the_old_vertex_layouts_hold_the_hand_computed_values() {
+    let first = |f: &Files, to: u16| -> (Level, usize) {
+        let i = convert(f, to, true).unwrap();
+        let l = Level::read(&i.level.to_bytes().unwrap()).unwrap().0;
+        let vc = l.visuals()[0]
+            .find_chunk(|c| match c {
+                OgfChunk::VContainer(r) => Some(*r),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(vc[1], 0);
+        (l, vc[0] as usize)
+    };
+    // 10/11: FLOAT3, D3DCOLOR normal, SHORT4 (u·1024, v·1024, lu·32768, lv·32768): 24 bytes
+    let g13 = generated(13, false);
+    for to in [10u16, 11] {
+        let (l, k) = first(&g13, to);
+        let b = &l.vertex_buffers().unwrap()[k];
+        assert_eq!(b.stride(), 24);
+        let d = &b.data[..24];
+        assert_eq!(&d[..12], &[0, 0, 128, 191, 0, 0, 0, 0, 0, 0, 128, 191]);
+        // the normal (0, 1, 0) packed: ⌊(n + 1)·0.5·255⌋ = 127, 255, 127 as B, G, R; hemi
+        // 0.8 → ⌊0.8·255⌋ = 204
+        assert_eq!(&d[12..16], &[127, 255, 127, 204]);
+        let s = |o: usize| i16::from_le_bytes([d[o], d[o + 1]]);
+        assert_eq!([s(16), s(18)], [597, 256], "⌊0.58333·1024⌋, 0.25·1024");
+        assert_eq!([s(20), s(22)], [12288, 12288], "0.375·32768");
+    }
+    // 9, 8: FVF XYZ|NORMAL|TEX2, texture set first; 5, 4: lightmap set first
+    let g14 = generated(14, false);
+    for to in [9u16, 8, 5, 4] {
+        let (l, k) = first(&g14, to);
+        let b = &l.fvf_buffers().unwrap()[k];
+        assert_eq!(b.fvf, 0x002 | 0x010 | 0x200, "{to}");
+        assert_eq!(b.stride(), 40);
+        let fl =
+            |o: usize| f32::from_le_bytes([b.data[o], b.data[o + 1], b.data[o + 2], b.data[o + 3]]);
+        let (tex, lmap) = if to <= 5 { (32, 24) } else { (24, 32) };
+        assert_eq!([fl(tex), fl(tex + 4)], [0.25, 0.25], "{to}");
+        assert_eq!([fl(lmap), fl(lmap + 4)], [0.375, 0.375], "{to}");
+        // the normal (0, 1, 0) as floats: the packed 255 decodes to 1.0
+        assert_eq!(fl(16), 1.0, "{to}");
+    }
+}
+
+/// The top-level chunks of a file as (id without the compression bit, payload).
+fn raw_chunks(b: &[u8]) -> Vec<(u32, &[u8])> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 8 <= b.len() {
+        let id = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        let n = u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as usize;
+        out.push((id & 0x7FFF_FFFF, &b[at + 8..at + 8 + n]));
+        at += 8 + n;
+    }
+    assert_eq!(at, b.len());
+    out
+}
+
+/// Record sizes of the old builds (README table, spec §3): lights 124 (4/5), 176 (8), 108
+/// (9+); glows 24 before 12, 18 from 12; portals 80 bytes with the vertex count at byte 4 in
+/// 4/5 and at byte 76 from 8. The fixture has one light, one glow and one 4-vertex portal.
+#[test]
+fn old_records_have_their_builds_sizes() {
+    let f = fixture();
+    assert_eq!((f.level.lights().len(), f.level.glows().len()), (1, 1));
+    let portal = f.level.portals()[0];
+    for to in TARGETS {
+        let i = convert(&f, to, true).unwrap();
+        let b = i.level.to_bytes().unwrap();
+        let chunks = raw_chunks(&b);
+        let get = |id: u32| chunks.iter().find(|c| c.0 == id).unwrap().1;
+        let (light, glow, portals) = match to {
+            4 | 5 => (8, 10, 7),
+            8 => (7, 9, 6),
+            9 => (8, 9, 6),
+            _ => (6, 7, 4),
+        };
+        let light_size = match to {
+            4 | 5 => 124,
+            8 => 176,
+            _ => 108,
+        };
+        assert_eq!(get(light).len(), light_size, "{to}");
+        assert_eq!(get(glow).len(), if to >= 12 { 18 } else { 24 }, "{to}");
+        let p = get(portals);
+        assert_eq!(p.len(), 80, "{to}");
+        let at = if to <= 5 { 4 } else { 76 };
+        assert_eq!(
+            u32::from_le_bytes(p[at..at + 4].try_into().unwrap()),
+            portal.count,
+            "{to}"
+        );
+    }
 }
