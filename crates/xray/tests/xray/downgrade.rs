@@ -10,12 +10,12 @@
 
 use levelgeom_scene::{transform_point, Scene};
 use levelgeom_xray::cform::Cform;
-use levelgeom_xray::import::{self, Base, ImportError, ImportOptions, Imported};
-use levelgeom_xray::level::{LevelChunk, Part};
+use levelgeom_xray::import::{self, ImportError, ImportOptions, Imported};
 use levelgeom_xray::ogf::OgfChunk;
 use levelgeom_xray::{check, files, flat, to_scene, Geom, Level, SceneOptions};
 
-use super::import_edit::{add_box, export, fixture, generated, move_node, node_of, Files};
+use super::import_edit::{add_box, base, export, fixture, generated, move_node, node_of, Files};
+use super::import_old::embedded;
 
 const TARGETS: [u16; 7] = [12, 11, 10, 9, 8, 5, 4];
 
@@ -28,15 +28,6 @@ fn ids_of(v: u16) -> Vec<u32> {
         10 | 11 => vec![1, 2, 3, 4, 6, 7, 8, 9, 10],
         12 => vec![1, 2, 3, 4, 6, 7, 8, 9, 10, 11],
         _ => unreachable!(),
-    }
-}
-
-fn base(f: &Files) -> Base<'_> {
-    Base {
-        level: &f.level,
-        geom: &f.geom,
-        geomx: f.geomx.as_ref(),
-        cform: f.cform.as_ref(),
     }
 }
 
@@ -59,17 +50,6 @@ fn convert(f: &Files, to: u16, allow_loss: bool) -> Result<Imported, ImportError
 
 fn old_export(l: &Level) -> Scene {
     to_scene(l, &Geom { chunks: Vec::new() }, &SceneOptions::default()).unwrap()
-}
-
-/// The cform an XRLC ≤ 9 level embeds.
-fn embedded(l: &Level) -> Option<Cform> {
-    let v = l.version()?;
-    l.chunks.iter().find_map(|c| match &c.value {
-        LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {
-            Some(Cform::read(b).unwrap().0)
-        }
-        _ => None,
-    })
 }
 
 /// Per visual index: its world-space triangles as (corner positions, corner base UVs).

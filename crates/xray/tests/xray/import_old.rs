@@ -35,7 +35,7 @@ fn export(l: &Level) -> Scene {
 }
 
 /// The cform embedded in an XRLC ≤ 9 level.
-fn embedded(l: &Level) -> Option<Cform> {
+pub fn embedded(l: &Level) -> Option<Cform> {
     let v = l.version()?;
     l.chunks.iter().find_map(|c| match &c.value {
         LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {
