@@ -493,26 +493,29 @@ impl VisualWriter<'_> {
     ) -> Result<Vec<Framed<OgfChunk>>, ImportError> {
         let (_, vid, _) = self.ids();
         let (off, count) = match w {
-            Some(w) => (g.ib_offset + w.offset, u32::from(w.num_tris) * 3),
+            Some(w) => (
+                g.ib_offset.saturating_add(w.offset),
+                u32::from(w.num_tris) * 3,
+            ),
             None => (g.ib_offset, g.ib_count),
         };
+        let idx = self
+            .ibs
+            .get(g.ib_index as usize)
+            .and_then(|b| b.get(off as usize..(off as usize).checked_add(count as usize)?))
+            .ok_or_else(|| {
+                refuse(
+                    self.to,
+                    format!(
+                        "visual {i}: its index range {off}+{count} is outside index buffer {}",
+                        g.ib_index
+                    ),
+                )
+            })?;
         let mut c = vec![oc(vid, OgfChunk::VContainer(vcont))];
         if self.to >= 9 {
             c.push(oc(19, OgfChunk::IContainer([g.ib_index, off, count])));
         } else {
-            let idx = self
-                .ibs
-                .get(g.ib_index as usize)
-                .and_then(|b| b.get(off as usize..(off as usize).checked_add(count as usize)?))
-                .ok_or_else(|| {
-                    refuse(
-                        self.to,
-                        format!(
-                            "visual {i}: its index range is outside index buffer {}",
-                            g.ib_index
-                        ),
-                    )
-                })?;
             c.push(oc(8, OgfChunk::Indices(idx.to_vec())));
         }
         Ok(c)
@@ -597,8 +600,13 @@ impl VisualWriter<'_> {
             data: Vec::new(),
         });
         let first = b.count;
+        b.count = b.count.checked_add(enc.count).ok_or_else(|| {
+            refuse(
+                self.to,
+                "the world-space tree copies exceed 2^32 vertices".into(),
+            )
+        })?;
         b.data.extend_from_slice(&enc.data);
-        b.count += enc.count;
         Ok([index, first, enc.count])
     }
 

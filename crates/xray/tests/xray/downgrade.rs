@@ -11,6 +11,7 @@
 use levelgeom_scene::{transform_point, Scene};
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::import::{self, ImportError, ImportOptions, Imported};
+use levelgeom_xray::level::LevelChunk;
 use levelgeom_xray::ogf::OgfChunk;
 use levelgeom_xray::{check, files, flat, to_scene, Geom, Level, SceneOptions};
 
@@ -583,6 +584,63 @@ fn old_records_have_their_builds_sizes() {
             u32::from_le_bytes(p[at..at + 4].try_into().unwrap()),
             portal.count,
             "{to}"
+        );
+    }
+}
+
+/// A converted level is a level of its build like any other: imported with its own export
+/// (nothing edited) in that build, it gives back the same `level` bytes.
+#[test]
+fn a_converted_level_imports_unedited_to_the_same_bytes() {
+    for (name, f) in sources() {
+        for to in TARGETS {
+            let i = convert(&f, to, true).unwrap();
+            let bytes = i.level.to_bytes().unwrap();
+            let l = Level::read(&bytes).unwrap().0;
+            let g = Geom { chunks: Vec::new() };
+            let cf = embedded(&l).or(i.cform.clone());
+            let again = import::import(
+                levelgeom_xray::import::Base {
+                    level: &l,
+                    geom: &g,
+                    geomx: None,
+                    cform: cf.as_ref(),
+                },
+                &old_export(&l),
+                None,
+                &ImportOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{name} → {to}: {e}"));
+            assert!(again.level.to_bytes().unwrap() == bytes, "{name} → {to}");
+        }
+    }
+}
+
+/// What no old build can hold is refused, naming it: here a visual of model type 4
+/// (`MT_SKELETON_GEOMDEF_PM`, not a level visual type) in a 13 level.
+#[test]
+fn a_visual_type_old_builds_lack_is_refused_by_name() {
+    let mut f = generated(13, false);
+    let s = export(&f);
+    for c in &mut f.level.chunks {
+        if let LevelChunk::Visuals(vs) = &mut c.value {
+            for ch in &mut vs[4].value.chunks {
+                if let OgfChunk::Header(h) = &mut ch.value {
+                    h.model_type = 4;
+                }
+            }
+        }
+    }
+    for to in [12u16, 9, 4] {
+        let e = convert_scene(&f, &s, to, true).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, ImportError::OldBuild { version, .. } if version == to),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("visual 4") && msg.contains("model type 4"),
+            "{msg}"
         );
     }
 }
