@@ -213,3 +213,74 @@ fn an_old_build_is_raised_to_14() {
     };
     assert_eq!(sorted(a), sorted(b));
 }
+
+/// The file names in a folder, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn fixture_to_12_and_10_writes_level_and_cform_only() {
+    let d = tempfile::tempdir().unwrap();
+    let fx = fixture_dir();
+    let glb = export(&fx, &d.path().join("exp"), "gltf");
+    // 12 stores the 13 layouts: nothing is lost, no --allow-loss needed
+    let v12 = d.path().join("v12");
+    let (code, v, err) = import(&fx, &glb, &v12, &["--to-version", "12"]);
+    assert_eq!(code, 0, "{err}");
+    let c = &v["summary"]["conversion"];
+    assert_eq!((&c["from"], &c["to"]), (&json!(14), &json!(12)), "{v}");
+    assert_eq!(c["lost"], json!([]), "{v}");
+    assert_eq!(names(&v12), ["level", "level.cform"]);
+    assert_eq!(header_version(&v12.join("level")), 12);
+    // the collision file is the fixture's (XRLC 10–12 keep level.cform beside level)
+    assert!(
+        std::fs::read(fx.join("level.cform")).unwrap()
+            == std::fs::read(v12.join("level.cform")).unwrap()
+    );
+    let (code, text, err) = run(&[os("check"), v12.as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let (code, text, err) = run(&[os("info"), v12.join("level").as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("XRLC version 12"), "{text}");
+    // the same positions in the OBJ export
+    let a = obj_geometry(&export(&fx, &d.path().join("obj14"), "obj"));
+    let b = obj_geometry(&export(&v12, &d.path().join("obj12"), "obj"));
+    let pos = |x: &[String]| -> Vec<String> {
+        x.iter().filter(|l| l.starts_with("v ")).cloned().collect()
+    };
+    assert!(!a.is_empty());
+    assert_eq!(pos(&a), pos(&b));
+
+    // 10 quantises base UVs and has no tangents: refused, named, then written with the flag
+    let v10 = d.path().join("v10");
+    let (code, _, err) = import(&fx, &glb, &v10, &["--to-version", "10"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("loses data")
+            && err.contains("tangents and binormals")
+            && err.contains("base UVs of")
+            && err.contains("--allow-loss"),
+        "{err}"
+    );
+    assert!(!v10.exists(), "nothing written when refused");
+    let (code, v, err) = import(&fx, &glb, &v10, &["--to-version", "10", "--allow-loss"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!v["summary"]["conversion"]["lost"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(names(&v10), ["level", "level.cform"]);
+    assert_eq!(header_version(&v10.join("level")), 10);
+    let (code, text, err) = run(&[os("check"), v10.as_os_str()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert_eq!(
+        pos(&a),
+        pos(&obj_geometry(&export(&v10, &d.path().join("obj10"), "obj")))
+    );
+}

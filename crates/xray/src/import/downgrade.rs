@@ -1,15 +1,767 @@
 //! `--to-version N` for an old build N (XRLC 4, 5, 8–12) from XRLC 13: the geometry moved
-//! into `level` in build N's layout.
+//! into `level` in build N's layout, written as that build's xrLC did (chunk ids and order of
+//! [`crate::level::part`], the layouts [`crate::flat`] reads back).
 //!
-//! Not written yet: refused with [`ImportError::TargetVersion`].
+//! | | 12 | 10, 11 | 9 | 8 | 5, 4 |
+//! |---|---|---|---|---|---|
+//! | vertices | the 13 buffers' bytes (late-v12 layouts, `FLOAT2` base UV) | `FLOAT3, D3DCOLOR N, SHORT4 (u·1024, v·1024, lu·32768, lv·32768)`; vertex-lit `FLOAT3, N, COLOR, FLOAT2`; trees `FLOAT3, N, SHORT4 (u·2048, v·2048, wind, 0)` | FVF in `fsL_VB_OLD` | FVF | FVF, texture sets lightmap first |
+//! | indices | IB chunk | IB chunk | IB chunk | `OGF_INDICES` per visual | `OGF_INDICES` |
+//! | compression | VB, IB, SWIS LZHUF | – | – | – | – |
+//! | visuals | OGF 3; progressive and tree-PM visuals OGF 4 (their sliding windows in SWIS / `OGF_SWIDATA`) | OGF 3 | OGF 3 | OGF 3 | OGF 2 |
+//! | material | header shader id (13's table) | `OGF_TEXTURE_L` into one table | same | same | into the texture and shader tables |
+//! | lights | 108 bytes | 108 | 108 | 176 (D3D7 + `xrLIGHT`) | 124 |
+//! | glows | 18 bytes | 24 (texture, shader) | 24 | 24 | 24 |
+//! | collision | `level.cform` (v4) | `level.cform` | `fsL_CFORM` v2 | `fsL_CFORM` v2 | `fsL_CFORM` v2 |
+//!
+//! FVF codes: lightmapped `XYZ|NORMAL|TEX2`, vertex-lit `XYZ|DIFFUSE|TEX1`, trees
+//! `XYZ|NORMAL|TEX1`. Progressive visuals before 12 (OGF 3 stores vertex splits, not windows)
+//! are written at full detail (`sw[0]`) as normal visuals, tree-PM ones as plain trees on their
+//! `sw[0]` window. XRLC 4, 5 and 8 have no tree or LOD visuals: a tree instance becomes a normal
+//! visual on a world-space copy of its vertices, a LOD a hierarchy over its trees. Every
+//! difference between what the target reads back and the 13 level is named in
+//! [`Conversion::lost`] with its count (and the largest UV error); values the target needs
+//! and 13 does not have are named in the notes.
+
+mod records;
+mod vertices;
+
+use std::collections::BTreeMap;
+
+use crate::chunk::{Framed, COMPRESSED};
+use crate::fvf::{FvfBuffer, UvOrder};
+use crate::geom::{Geom, Header, SlideWindow};
+use crate::level::{Level, LevelChunk, Part};
+use crate::ogf::{model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual};
 
 use super::{Conversion, ImportError, Imported};
+use records::Tables;
+use vertices::{Buffer, Layout};
 
-/// Rewrite `out` (an XRLC 13 level) in the old build `to`.
+/// What the conversion loses, gathered while writing.
+#[derive(Debug, Default)]
+pub(super) struct Losses {
+    /// Vertex attributes the target layouts do not store: vertices per attribute.
+    dropped: BTreeMap<&'static str, usize>,
+    uv_quantised: usize,
+    max_uv_error: f64,
+    lmap_quantised: usize,
+    max_lmap_error: f64,
+    positions: usize,
+    lost: Vec<String>,
+    notes: Vec<String>,
+}
+
+fn refuse(version: u16, message: String) -> ImportError {
+    ImportError::OldBuild { version, message }
+}
+
+/// The builds written.
+const TARGETS: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
+
+/// The id of `p` in a `level` of build `v`.
+fn id_of(v: u16, p: Part) -> Result<u32, ImportError> {
+    (1..=12)
+        .find(|&i| crate::level::part(v, i) == Some(p))
+        .ok_or_else(|| refuse(v, format!("no chunk id for {p:?}")))
+}
+
+/// Rewrite `out` (an XRLC 13 level) in the old build `to` (see the module docs).
 ///
 /// # Errors
-/// [`ImportError::TargetVersion`] (not written yet).
+/// [`ImportError::TargetVersion`] for a build not in 4, 5, 8–12; [`ImportError::OldBuild`]
+/// naming what the build cannot hold (a vertex layout or visual type it has no form for, an
+/// index range outside its buffer); [`ImportError::Write`] when a count does not fit.
 pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportError> {
-    let _ = out;
-    Err(ImportError::TargetVersion { from: 13, to })
+    if !TARGETS.contains(&to) {
+        return Err(ImportError::TargetVersion { from: 13, to });
+    }
+    let mut loss = Losses::default();
+    let src = &out.level;
+    let quality = src.header().map_or(0, |h| h.quality);
+    let vbs = out.geom.vertex_buffers().unwrap_or(&[]);
+    let ibs = out.geom.index_buffers().unwrap_or(&[]);
+    let swis = out.geom.swis();
+    let visuals = src.visuals();
+    let format: u8 = if to <= 5 { 2 } else { 3 };
+    let trees_as_statics = to <= 8;
+
+    // --- vertex buffers, one for one (trees' left out where trees become statics)
+    let mut bufs: Vec<Buffer> = Vec::new();
+    let mut vb_map: Vec<Option<u32>> = Vec::with_capacity(vbs.len());
+    let mut layouts = Vec::with_capacity(vbs.len());
+    let mut reencoded = (0usize, 0usize);
+    for (k, vb) in vbs.iter().enumerate() {
+        let l = match (vertices::layout_of(&vb.decl), to) {
+            (Some(l), _) => l,
+            (None, 12) => Layout::Lightmapped,
+            (None, _) => {
+                return Err(refuse(
+                    to,
+                    format!(
+                        "level.geom vertex buffer {k} has a layout ({} elements, {} bytes) that \
+                         is neither lightmapped, vertex-lit nor a tree's: no XRLC {to} layout \
+                         holds it",
+                        vb.decl.elements.len(),
+                        vb.stride()
+                    ),
+                ))
+            }
+        };
+        layouts.push(l);
+        if trees_as_statics && l == Layout::Tree {
+            vb_map.push(None);
+            continue;
+        }
+        bufs.push(vertices::encode(k, vb, l, to, &mut loss)?);
+        if to != 12 {
+            reencoded.0 += 1;
+            reencoded.1 += vb.count as usize;
+        }
+        vb_map.push(Some(bufs.len() as u32 - 1));
+    }
+
+    // --- visuals
+    let mut tables = Tables::new(to, src.shaders().unwrap_or(&[]));
+    let mut w = VisualWriter {
+        to,
+        format,
+        vb_map: &vb_map,
+        vbs,
+        ibs,
+        swis,
+        tables: &mut tables,
+        loss: &mut loss,
+        world_trees: None,
+        counts: Counts::default(),
+    };
+    let mut out_visuals = Vec::with_capacity(visuals.len());
+    for (i, v) in src.visuals_framed().unwrap_or(&[]).iter().enumerate() {
+        let nv = w.visual(i, &v.value)?;
+        out_visuals.push(Framed::plain(v.id(), nv));
+    }
+    let counts = std::mem::take(&mut w.counts);
+    if let Some(b) = w.world_trees.take() {
+        bufs.push(Buffer::Fvf(b));
+    }
+    drop(w);
+    counts.report(to, &mut loss);
+
+    // --- the level's chunks, in xrLC's order
+    let mut chunks = vec![Framed::plain(
+        crate::level::HEADER,
+        LevelChunk::Header(Header {
+            version: to,
+            quality,
+        }),
+    )];
+    let lights = src.lights();
+    let (light_chunk, controllers) = records::lights(to, lights);
+    let glow_chunk = records::glows(to, src.glows(), &mut tables);
+    if let Some(t) = &tables.textures {
+        chunks.push(Framed::plain(
+            id_of(to, Part::Textures)?,
+            LevelChunk::Textures(t.clone()),
+        ));
+    }
+    chunks.push(Framed::plain(
+        id_of(to, Part::Shaders)?,
+        LevelChunk::Shaders(tables.shaders.clone()),
+    ));
+    let packed = if to == 12 { COMPRESSED } else { 0 };
+    if to >= 10 {
+        let d3d = bufs
+            .into_iter()
+            .filter_map(|b| match b {
+                Buffer::D3d(b) => Some(b),
+                Buffer::Fvf(_) => None,
+            })
+            .collect();
+        chunks.push(Framed::plain(
+            id_of(to, Part::VertexBuffers)? | packed,
+            LevelChunk::VertexBuffers(d3d),
+        ));
+    } else {
+        let fvf: Vec<FvfBuffer> = bufs
+            .into_iter()
+            .filter_map(|b| match b {
+                Buffer::Fvf(b) => Some(b),
+                Buffer::D3d(_) => None,
+            })
+            .collect();
+        chunks.push(Framed::plain(
+            id_of(to, Part::FvfBuffers)?,
+            LevelChunk::FvfBuffers(fvf),
+        ));
+    }
+    if to >= 9 {
+        chunks.push(Framed::plain(
+            id_of(to, Part::IndexBuffers)? | packed,
+            LevelChunk::IndexBuffers(ibs.to_vec()),
+        ));
+    }
+    if to == 12 {
+        chunks.push(Framed::plain(
+            id_of(to, Part::Swis)? | packed,
+            LevelChunk::Swis(swis.to_vec()),
+        ));
+    } else if !swis.is_empty() {
+        loss.notes.push(format!(
+            "level.geom's {} SWI items are not written (XRLC {to} has no SWIS chunk; their \
+             visuals are drawn at full detail)",
+            swis.len()
+        ));
+    }
+    chunks.push(Framed::plain(
+        id_of(to, Part::Visuals)?,
+        LevelChunk::Visuals(out_visuals),
+    ));
+    let mut cform = out.cform.clone();
+    if to <= 9 {
+        match cform.take() {
+            Some(c) => {
+                let (c2, flagged) = records::cform_v2(&c);
+                if flagged > 0 {
+                    loss.lost.push(format!(
+                        "suppress-shadow/wallmark flags of {flagged} collision triangles (the \
+                         version-2 cform XRLC {to} embeds has no place for them)"
+                    ));
+                }
+                chunks.push(Framed::plain(
+                    id_of(to, Part::Cform)?,
+                    LevelChunk::Raw(c2.to_bytes()?),
+                ));
+                loss.notes.push(format!(
+                    "the collision is embedded in `level` (fsL_CFORM, version 2) as XRLC {to} \
+                     keeps it; no level.cform is written"
+                ));
+            }
+            None => loss.notes.push(format!(
+                "no collision: XRLC {to} keeps it in `level`, and the base has none"
+            )),
+        }
+    }
+    let portals = src.portals().to_vec();
+    chunks.push(Framed::plain(
+        id_of(to, Part::Portals)?,
+        if to >= 8 {
+            LevelChunk::Portals(portals)
+        } else {
+            LevelChunk::PortalsV5(portals)
+        },
+    ));
+    chunks.push(Framed::plain(id_of(to, Part::Lights)?, light_chunk));
+    chunks.push(Framed::plain(id_of(to, Part::Glows)?, glow_chunk));
+    chunks.push(Framed::plain(
+        id_of(to, Part::Sectors)?,
+        LevelChunk::Sectors(src.sectors().to_vec()),
+    ));
+    if controllers > 0 {
+        loss.lost.push(format!(
+            "the controller of {controllers} lights (XRLC {to} stores none; read back as 1 for \
+             directional lights, 2 otherwise)"
+        ));
+    }
+    if to <= 8 && !lights.is_empty() {
+        loss.notes.push(format!(
+            "{} lights get the XRLC {to} record's extra fields derived: frame 0, {}",
+            lights.len(),
+            if to == 8 {
+                "flags 3 (affects static and dynamic), no name"
+            } else {
+                "flags 0, no key frames"
+            }
+        ));
+    }
+    let dropped_chunks: Vec<u32> = src
+        .chunks
+        .iter()
+        .filter(|c| matches!(c.value, LevelChunk::Raw(_)))
+        .map(Framed::id)
+        .collect();
+    if !dropped_chunks.is_empty() {
+        loss.lost.push(format!(
+            "`level` chunks {dropped_chunks:?} of unknown meaning (not carried into XRLC {to})"
+        ));
+    }
+    if !tables.no_slash.is_empty() {
+        loss.lost.push(format!(
+            "shader entries without a `/` ({:?}): an XRLC {to} material is a (shader, texture) \
+             pair, read back as `shader/`",
+            tables.no_slash
+        ));
+    }
+    if to < 12 {
+        loss.notes.push(format!(
+            "materials written as (shader, texture) pairs of {}; texture lists kept as the 13 \
+             entries name them",
+            if to <= 5 {
+                "the texture and shader tables"
+            } else {
+                "the one shader table"
+            }
+        ));
+    }
+    if out.geomx.is_some() {
+        loss.notes.push(format!(
+            "level.geomx (the fast depth-pass copy) is not written: XRLC {to} has none"
+        ));
+    }
+
+    // --- commit
+    out.level = Level { chunks };
+    out.geom = Geom { chunks: Vec::new() };
+    out.geomx = None;
+    out.cform = cform;
+    Ok(loss.into_conversion(to, reencoded))
+}
+
+impl Losses {
+    fn into_conversion(mut self, to: u16, reencoded: (usize, usize)) -> Conversion {
+        let mut lost = Vec::new();
+        if self.positions > 0 {
+            lost.push(format!(
+                "positions of {} vertices (outside what XRLC {to} stores)",
+                self.positions
+            ));
+        }
+        if self.uv_quantised > 0 {
+            lost.push(format!(
+                "base UVs of {} vertices quantised to XRLC {to}'s ⌊uv·1024⌋/1024 (largest UV \
+                 error {:.3e})",
+                self.uv_quantised, self.max_uv_error
+            ));
+        }
+        if self.lmap_quantised > 0 {
+            lost.push(format!(
+                "lightmap UVs of {} vertices changed (largest error {:.3e})",
+                self.lmap_quantised, self.max_lmap_error
+            ));
+        }
+        for (what, n) in &self.dropped {
+            lost.push(format!(
+                "{what} of {n} vertices (XRLC {to}'s vertex layouts store none)"
+            ));
+        }
+        lost.append(&mut self.lost);
+        Conversion {
+            from: 13,
+            to,
+            vertex_buffers: reencoded.0,
+            vertices: reencoded.1,
+            geomx_buffers: 0,
+            max_uv_error: self.max_uv_error,
+            lost,
+            notes: self.notes,
+        }
+    }
+}
+
+/// How many visuals of each kind changed form.
+#[derive(Debug, Default)]
+struct Counts {
+    progressive_full: usize,
+    progressive_kept: usize,
+    tree_pm: usize,
+    trees_static: usize,
+    lods_hierarchy: usize,
+    lod_sun: usize,
+    lod_pad: usize,
+    tree_sun: usize,
+    texture_chunks: usize,
+    fastpath: usize,
+    raw_chunks: usize,
+}
+
+impl Counts {
+    fn report(&self, to: u16, loss: &mut Losses) {
+        let lost = &mut loss.lost;
+        if self.progressive_full > 0 {
+            lost.push(format!(
+                "the sliding windows of {} progressive visuals (XRLC {to}'s OGF 3 has vertex \
+                 splits instead): written at full detail (sw[0]) as normal visuals",
+                self.progressive_full
+            ));
+        }
+        if self.tree_pm > 0 {
+            lost.push(format!(
+                "the sliding windows of {} progressive tree visuals: written as plain trees on \
+                 their full-detail window",
+                self.tree_pm
+            ));
+        }
+        if self.trees_static > 0 {
+            lost.push(format!(
+                "{} tree instances written as normal visuals on world-space copies of their \
+                 vertices (XRLC {to} has no tree visuals: instancing, wind and colour \
+                 scale/bias dropped)",
+                self.trees_static
+            ));
+        }
+        if self.lods_hierarchy > 0 {
+            lost.push(format!(
+                "the billboards of {} LOD visuals (XRLC {to} has no LOD visuals: written as \
+                 hierarchies over their trees)",
+                self.lods_hierarchy
+            ));
+        }
+        if self.lod_sun > 0 {
+            lost.push(format!(
+                "the sun byte of {} LOD billboard vertices (24-byte LOD vertices before XRLC \
+                 11; read back as 255)",
+                self.lod_sun
+            ));
+        }
+        if self.tree_sun > 0 {
+            lost.push(format!(
+                "the sun colour scale/bias of {} trees (tree colours are rgb + hemi before \
+                 XRLC 11; read back as 1 / 0)",
+                self.tree_sun
+            ));
+        }
+        if self.texture_chunks > 0 {
+            lost.push(format!(
+                "OGF_TEXTURE of {} visuals (OGF 2 has no such chunk)",
+                self.texture_chunks
+            ));
+        }
+        if self.raw_chunks > 0 {
+            lost.push(format!(
+                "{} visual chunks of unknown meaning (not carried into OGF {})",
+                self.raw_chunks,
+                if to <= 5 { 2 } else { 3 }
+            ));
+        }
+        let notes = &mut loss.notes;
+        if self.progressive_kept > 0 {
+            notes.push(format!(
+                "{} progressive / progressive-tree visuals kept as OGF 4 visuals with their \
+                 sliding windows (OGF 3 has none; XRLC 12 levels carry SWIS for them)",
+                self.progressive_kept
+            ));
+        }
+        if self.lod_pad > 0 {
+            notes.push(format!(
+                "the padding bytes of {} LOD vertices dropped (uninitialised in xrLC's output)",
+                self.lod_pad
+            ));
+        }
+        if self.fastpath > 0 {
+            notes.push(format!(
+                "OGF_FASTPATH of {} visuals dropped with level.geomx",
+                self.fastpath
+            ));
+        }
+    }
+}
+
+/// Writes the visuals of one level in the target build.
+struct VisualWriter<'a> {
+    to: u16,
+    format: u8,
+    vb_map: &'a [Option<u32>],
+    vbs: &'a [crate::geom::VertexBuffer],
+    ibs: &'a [Vec<u16>],
+    swis: &'a [crate::geom::SwiItem],
+    tables: &'a mut Tables,
+    loss: &'a mut Losses,
+    /// XRLC ≤ 8: the world-space copies of tree instances (one FVF buffer after the others).
+    world_trees: Option<FvfBuffer>,
+    counts: Counts,
+}
+
+fn oc(id: u32, c: OgfChunk) -> Framed<OgfChunk> {
+    Framed::plain(id, c)
+}
+
+impl VisualWriter<'_> {
+    fn ids(&self) -> (u32, u32, u32) {
+        // (BSPHERE, VCONTAINER, CHILDREN_L)
+        if self.format == 2 {
+            (12, 11, 13)
+        } else {
+            (11, 10, 12)
+        }
+    }
+
+    /// The vertex and index chunks of a visual drawing `g` (the window `w` of it, if given).
+    fn geometry(
+        &self,
+        i: usize,
+        g: &GContainer,
+        w: Option<SlideWindow>,
+        vcont: [u32; 3],
+    ) -> Result<Vec<Framed<OgfChunk>>, ImportError> {
+        let (_, vid, _) = self.ids();
+        let (off, count) = match w {
+            Some(w) => (
+                g.ib_offset.saturating_add(w.offset),
+                u32::from(w.num_tris) * 3,
+            ),
+            None => (g.ib_offset, g.ib_count),
+        };
+        let idx = self
+            .ibs
+            .get(g.ib_index as usize)
+            .and_then(|b| b.get(off as usize..(off as usize).checked_add(count as usize)?))
+            .ok_or_else(|| {
+                refuse(
+                    self.to,
+                    format!(
+                        "visual {i}: its index range {off}+{count} is outside index buffer {}",
+                        g.ib_index
+                    ),
+                )
+            })?;
+        let mut c = vec![oc(vid, OgfChunk::VContainer(vcont))];
+        if self.to >= 9 {
+            c.push(oc(19, OgfChunk::IContainer([g.ib_index, off, count])));
+        } else {
+            c.push(oc(8, OgfChunk::Indices(idx.to_vec())));
+        }
+        Ok(c)
+    }
+
+    fn vcontainer(&self, i: usize, g: &GContainer) -> Result<[u32; 3], ImportError> {
+        let b = self
+            .vb_map
+            .get(g.vb_index as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                refuse(
+                    self.to,
+                    format!("visual {i}: vertex buffer {} has no place", g.vb_index),
+                )
+            })?;
+        Ok([b, g.vb_offset, g.vb_count])
+    }
+
+    /// A tree instance's vertices in world space appended to the static copy buffer.
+    fn world_copy(
+        &mut self,
+        i: usize,
+        g: &GContainer,
+        td: &TreeDef,
+    ) -> Result<[u32; 3], ImportError> {
+        let vb = self.vbs.get(g.vb_index as usize).ok_or_else(|| {
+            refuse(
+                self.to,
+                format!("visual {i}: no vertex buffer {}", g.vb_index),
+            )
+        })?;
+        let v = vb.decode();
+        let (s, n) = (g.vb_offset as usize, g.vb_count as usize);
+        if s + n > v.count {
+            return Err(refuse(
+                self.to,
+                format!(
+                    "visual {i}: its vertex range is outside vertex buffer {}",
+                    g.vb_index
+                ),
+            ));
+        }
+        let m = &td.xform;
+        let turn = |p: [f32; 3]| {
+            let q = [
+                p[0] * m[0] + p[1] * m[4] + p[2] * m[8],
+                p[0] * m[1] + p[1] * m[5] + p[2] * m[9],
+                p[0] * m[2] + p[1] * m[6] + p[2] * m[10],
+            ];
+            let l = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
+            if l > 0.0 {
+                q.map(|x| x / l)
+            } else {
+                q
+            }
+        };
+        let slice = |x: &Vec<[f32; 3]>| x.get(s..s + n).map(<[_]>::to_vec).unwrap_or_default();
+        let part = crate::vertex::Vertices {
+            count: n,
+            positions: slice(&v.positions)
+                .into_iter()
+                .map(|p| td.transform(p))
+                .collect(),
+            normals: slice(&v.normals).into_iter().map(turn).collect(),
+            hemi: v.hemi.get(s..s + n).map(<[_]>::to_vec).unwrap_or_default(),
+            uv: v.uv.get(s..s + n).map(<[_]>::to_vec).unwrap_or_default(),
+            wind: v.wind.get(s..s + n).map(<[_]>::to_vec).unwrap_or_default(),
+            tangents: slice(&v.tangents),
+            binormals: slice(&v.binormals),
+            ..Default::default()
+        };
+        let order = UvOrder::for_version(self.to);
+        let code = vertices::fvf_code(Layout::Tree);
+        let enc = FvfBuffer::encode(code, order, &part)?;
+        vertices::measure(&part, &enc.decode(order), self.loss);
+        let index = self.vb_map.iter().flatten().count() as u32;
+        let b = self.world_trees.get_or_insert_with(|| FvfBuffer {
+            fvf: code,
+            count: 0,
+            data: Vec::new(),
+        });
+        let first = b.count;
+        b.count = b.count.checked_add(enc.count).ok_or_else(|| {
+            refuse(
+                self.to,
+                "the world-space tree copies exceed 2^32 vertices".into(),
+            )
+        })?;
+        b.data.extend_from_slice(&enc.data);
+        Ok([index, first, enc.count])
+    }
+
+    fn visual(&mut self, i: usize, v: &Visual) -> Result<Visual, ImportError> {
+        let to = self.to;
+        let Some(h) = v.header() else {
+            return Err(refuse(to, format!("visual {i} has no OGF_HEADER")));
+        };
+        let t = h.model_type;
+        let g = v.gcontainer();
+        // XRLC 12 keeps sliding windows: such visuals stay OGF 4 (no fast path)
+        if to == 12 && matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM) {
+            self.counts.progressive_kept += 1;
+            let mut nv = v.clone();
+            let before = nv.chunks.len();
+            nv.chunks
+                .retain(|c| !matches!(c.value, OgfChunk::FastPath(_)));
+            self.counts.fastpath += before - nv.chunks.len();
+            return Ok(nv);
+        }
+        let (bs, _, kid) = self.ids();
+        let need_g = || {
+            g.ok_or_else(|| {
+                refuse(
+                    to,
+                    format!(
+                        "visual {i}: a {} visual without OGF_GCONTAINER",
+                        model_type::name(t)
+                    ),
+                )
+            })
+        };
+        let mut body: Vec<Framed<OgfChunk>> = Vec::new();
+        let out_type = match t {
+            model_type::NORMAL => {
+                let g = need_g()?;
+                body.extend(self.geometry(i, &g, None, self.vcontainer(i, &g)?)?);
+                model_type_v3::NORMAL
+            }
+            model_type::PROGRESSIVE => {
+                let g = need_g()?;
+                let w = v.swidata().and_then(|s| s.windows.first().copied());
+                body.extend(self.geometry(i, &g, w, self.vcontainer(i, &g)?)?);
+                self.counts.progressive_full += 1;
+                model_type_v3::NORMAL
+            }
+            model_type::TREE_ST | model_type::TREE_PM => {
+                let g = need_g()?;
+                let td = v.treedef().ok_or_else(|| {
+                    refuse(to, format!("visual {i}: a tree without OGF_TREEDEF2"))
+                })?;
+                let w = if t == model_type::TREE_PM {
+                    self.counts.tree_pm += 1;
+                    v.swi_container()
+                        .and_then(|k| self.swis.get(k as usize))
+                        .and_then(|s| s.windows.first().copied())
+                } else {
+                    None
+                };
+                if to <= 8 {
+                    let vc = self.world_copy(i, &g, &td)?;
+                    body.extend(self.geometry(i, &g, w, vc)?);
+                    self.counts.trees_static += 1;
+                    model_type_v3::NORMAL
+                } else {
+                    body.extend(self.geometry(i, &g, w, self.vcontainer(i, &g)?)?);
+                    if to <= 10 {
+                        if td.c_scale[4] != 1.0 || td.c_bias[4] != 0.0 {
+                            self.counts.tree_sun += 1;
+                        }
+                        body.push(oc(22, OgfChunk::TreeDefOld(td)));
+                    } else {
+                        body.push(oc(22, OgfChunk::TreeDef(td)));
+                    }
+                    model_type_v3::TREE
+                }
+            }
+            model_type::LOD => {
+                body.push(oc(kid, OgfChunk::Children(v.children().to_vec())));
+                if to <= 8 {
+                    self.counts.lods_hierarchy += 1;
+                    model_type_v3::HIERARCHY
+                } else {
+                    let q: Vec<[LodVertex; 4]> = v.lod_quads().unwrap_or(&[]).to_vec();
+                    if to <= 10 {
+                        for x in q.iter().flatten() {
+                            self.counts.lod_sun += usize::from(x.sun != 255);
+                            self.counts.lod_pad += usize::from(x.pad != [0; 3]);
+                        }
+                        body.push(oc(21, OgfChunk::LodDefOld(q)));
+                    } else {
+                        body.push(oc(21, OgfChunk::LodDef(q)));
+                    }
+                    model_type_v3::LOD
+                }
+            }
+            model_type::HIERARCHY => {
+                body.push(oc(kid, OgfChunk::Children(v.children().to_vec())));
+                model_type_v3::HIERARCHY
+            }
+            other => {
+                return Err(refuse(
+                    to,
+                    format!(
+                    "visual {i} is of model type {other} ({}), which XRLC {to} levels do not hold",
+                    model_type::name(other)
+                ),
+                ))
+            }
+        };
+        // the chunks the new form has no place for
+        for c in &v.chunks {
+            match &c.value {
+                OgfChunk::FastPath(_) => self.counts.fastpath += 1,
+                OgfChunk::Texture { .. } if self.format == 2 => self.counts.texture_chunks += 1,
+                OgfChunk::Raw(_) => self.counts.raw_chunks += 1,
+                _ => {}
+            }
+        }
+        let keeps_material = out_type != model_type_v3::HIERARCHY;
+        let mut c = vec![oc(
+            crate::ogf::HEADER,
+            OgfChunk::ShortHeader {
+                format_version: self.format,
+                model_type: out_type,
+                shader_id: if to >= 12 { h.shader_id } else { 0 },
+                rest: Vec::new(),
+            },
+        )];
+        if to < 12 && h.shader_id != 0 && keeps_material {
+            let (texture, shader) = self.tables.pair(h.shader_id);
+            c.push(oc(3, OgfChunk::TextureL { texture, shader }));
+        }
+        if self.format == 3 {
+            for x in &v.chunks {
+                if let OgfChunk::Texture { .. } = x.value {
+                    c.push(oc(2, x.value.clone()));
+                }
+            }
+        }
+        c.push(oc(
+            6,
+            OgfChunk::Bbox {
+                min: h.bbox_min,
+                max: h.bbox_max,
+            },
+        ));
+        c.push(oc(
+            bs,
+            OgfChunk::BSphere {
+                center: h.sphere_center,
+                radius: h.sphere_radius,
+            },
+        ));
+        c.extend(body);
+        Ok(Visual { chunks: c })
+    }
 }

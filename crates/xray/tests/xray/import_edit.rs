@@ -45,7 +45,7 @@ pub fn generated(version: u16, compress: bool) -> Files {
     }
 }
 
-fn base(f: &Files) -> Base<'_> {
+pub fn base(f: &Files) -> Base<'_> {
     Base {
         level: &f.level,
         geom: &f.geom,

@@ -6,6 +6,7 @@ mod collision;
 mod compiled;
 mod convert;
 mod corrupt;
+mod downgrade;
 mod fixture;
 mod generated;
 mod import_edit;
