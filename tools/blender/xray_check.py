@@ -39,7 +39,8 @@ Edits and conversions written by `levelgeom import`, read back by blender-xray:
   moved by (1.5, 0.25, −2) in glTF space, visual 1's node emptied) and imported in its own build:
   blender-xray's triangles and UVs must be the edited GLB's (Blender's glTF importer reading it),
   and the edited GLB must differ from the unedited one (so agreement means the edit is there);
-* each generated old build written as XRLC 14, and the fixture written as each old build
+* each generated old build written as XRLC 14, four old builds as other old ones (9 → 12,
+  12 → 5, 5 → 10, 11 → 8), and the fixture written as each old build
   (`--to-version N --allow-loss` on the unedited export): blender-xray's import of the result
   must give our export of the original (triangles, UVs — within 1/1024 for XRLC 10/11, whose
   static base UVs are stored as ⌊uv·1024⌋ —, lights, glows, portals, collision).
@@ -461,6 +462,12 @@ def main():
     for to in (12, 11, 10, 9, 8, 5, 4):
         print(f"== fixture converted to XRLC {to}", flush=True)
         check_converted("fixture", fixture, work, to, 14)
+    # old → old goes through 13 (upgrade, then downgrade)
+    by_name = {d.name: d for d in levels}
+    for a, b in ((9, 12), (12, 5), (5, 10), (11, 8)):
+        if f"v{a}" in by_name:
+            print(f"== generated XRLC v{a} converted to {b}", flush=True)
+            check_converted(f"v{a}", by_name[f"v{a}"], work, b, a)
     print(f"xray_check: {len(FAILS)} failed" + (f": {FAILS}" if FAILS else ""), flush=True)
     if FAILS:
         sys.exit(1)
