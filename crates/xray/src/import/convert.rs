@@ -197,7 +197,12 @@ pub fn convert(
     }
     if !has_geom_file(to) {
         if at == 14 {
-            c.absorb(geom_build(out, 14, 13, false)?);
+            // level.geomx is dropped on the way down: its 14 → 13 re-encoding (and the note
+            // on the UVs it would derive) is not wanted; the downgrade says it is dropped
+            let mut step = geom_build(out, 14, 13, false)?;
+            step.notes.retain(|n| !n.starts_with("level.geomx"));
+            step.geomx_buffers = 0;
+            c.absorb(step);
         }
         c.absorb(super::downgrade::from_13(out, to)?);
     } else if at != to {

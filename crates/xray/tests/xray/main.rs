@@ -18,6 +18,7 @@ mod objects;
 mod old;
 mod old_bytes;
 mod old_objects;
+mod old_to_old;
 mod pivots;
 mod rules;
 mod scene;
