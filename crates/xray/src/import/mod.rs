@@ -495,6 +495,7 @@ fn import_view(
         new_faces: Vec::new(),
     };
     let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
+    let sectors = base.level.visual_sectors();
     for v in 0..nv {
         match state[v].clone() {
             State::Keep => {}
@@ -508,11 +509,13 @@ fn import_view(
                 let r = ref_geo[v].as_ref();
                 if w.edit_visual(v, r, edited, node, &e_worlds, &state, has_dups[v])? {
                     w.summary.edited.push(v);
+                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
                 }
             }
             State::Replaced(node) => {
                 if w.replace_visual(v, edited, node, &e_worlds)? {
                     w.summary.edited.push(v);
+                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
                 }
             }
         }
@@ -520,7 +523,6 @@ fn import_view(
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
-    let sectors = base.level.visual_sectors();
     for (v, node, change) in dups {
         w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name, &sectors)?;
     }
@@ -1266,6 +1268,34 @@ impl Work<'_> {
         let b = Bounds::of_points(&verts.positions)
             .ok_or_else(|| ImportError::Collision("a mesh without vertices".into()))?;
         Ok((g, b))
+    }
+
+    /// The collision wanted for visual `v`, reshaped by node `node`: the node's triangles
+    /// (X-Ray space and winding) in the visual's sector.
+    fn reshape_faces(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        sectors: &[Vec<u16>],
+    ) {
+        let Some(g) = mapping::node_geo(edited, node, worlds) else {
+            return;
+        };
+        let x = |i: u32| collision::mirror(g.points[i as usize]);
+        let tris = g
+            .indices
+            .chunks_exact(3)
+            .map(|t| [x(t[0]), x(t[2]), x(t[1])])
+            .collect();
+        self.new_faces.push(collision::NewFaces::Reshape {
+            visual: v,
+            node: edited.nodes[node].name.clone(),
+            from: v,
+            tris,
+            sector: sectors.get(v).and_then(|s| s.first()).copied(),
+        });
     }
 
     /// Push a new visual as a child of `parent`; its index.

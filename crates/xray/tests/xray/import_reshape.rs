@@ -1,0 +1,165 @@
+//! Reshaped visuals, copies of groups, trees with other triangles, edited LOD billboards:
+//! the parts of an edit that change more than a visual's place.
+//!
+//! Expected values come from the edit the test makes (the base export's positions plus a
+//! hand-chosen offset) and from the base files themselves (which collision triangles move
+//! when a visual moves: those are the visual's own), never from the import's own output.
+
+use levelgeom_scene::Scene;
+use levelgeom_xray::cform::Cform;
+use levelgeom_xray::check;
+use levelgeom_xray::ogf::model_type;
+
+use crate::import_edit::{as_files, export, fixture, move_node, run, world_corners, Files};
+
+fn corners(c: &Cform, k: usize) -> [[f32; 3]; 3] {
+    c.tris[k].verts.map(|v| c.vertices[v as usize])
+}
+
+/// Rotated so the smallest corner is first (winding kept), then sorted.
+fn sorted_tris(mut t: Vec<[[f32; 3]; 3]>) -> Vec<[[f32; 3]; 3]> {
+    for x in &mut t {
+        let k = (0..3)
+            .min_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap())
+            .unwrap();
+        x.rotate_left(k);
+    }
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t
+}
+
+/// The triangles node `n` draws, in X-Ray space and winding (z negated, winding reversed).
+fn xray_tris(s: &Scene, n: usize) -> Vec<[[f32; 3]; 3]> {
+    let c = world_corners(s, n);
+    let x = |p: [f32; 3]| [p[0], p[1], 0.0 - p[2]];
+    c.chunks_exact(3)
+        .map(|t| [x(t[0]), x(t[2]), x(t[1])])
+        .collect()
+}
+
+fn close_tris(a: &[[[f32; 3]; 3]], b: &[[[f32; 3]; 3]], tol: f32) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (0..3).all(|i| (0..3).all(|k| (x[i][k] - y[i][k]).abs() <= tol)))
+}
+
+fn check_clean(f: &Files) {
+    let mut p = check::level(&f.level, Some(&f.geom), f.geomx.as_ref());
+    p.extend(check::geom(&f.geom));
+    if let Some(c) = &f.cform {
+        p.extend(check::cform(c));
+    }
+    assert!(p.is_empty(), "{p:?}");
+}
+
+fn mesh_node(s: &Scene, v: usize) -> Option<usize> {
+    let prefix = format!("visual_{v:04}_");
+    s.nodes
+        .iter()
+        .position(|x| x.name.starts_with(&prefix) && x.mesh.is_some())
+}
+
+/// Base cform triangles that move when visual `v` moves (its own, by the import's move path),
+/// or `None` when moving it moves none.
+fn own_faces(f: &Files, v: usize) -> Option<Vec<usize>> {
+    let base_cf = f.cform.as_ref()?;
+    let mut s = export(f);
+    let n = mesh_node(&s, v)?;
+    move_node(&mut s, n, [0.0, 3.0, 0.0]);
+    let out = run(f, &s);
+    if !out.summary.moved.contains(&v) || out.summary.collision.ambiguous > 0 {
+        return None;
+    }
+    let mc = out.cform.as_ref()?;
+    let own: Vec<usize> = (0..base_cf.tris.len())
+        .filter(|&t| corners(mc, t) != corners(base_cf, t))
+        .collect();
+    (!own.is_empty()).then_some(own)
+}
+
+#[test]
+fn a_reshaped_visual_gets_new_collision_from_its_new_triangles() {
+    let f = fixture();
+    let base_cf = f.cform.as_ref().unwrap();
+    let sectors = f.level.visual_sectors();
+    let mut tried = 0;
+    for (v, sector) in sectors.iter().enumerate() {
+        if f.level.visuals()[v].model_type() != Some(model_type::NORMAL) {
+            continue;
+        }
+        let Some(own) = own_faces(&f, v) else {
+            continue;
+        };
+        // the most common game material word (with its flags) of its own triangles
+        let mut counts: Vec<(u32, usize)> = Vec::new();
+        for &t in &own {
+            let k = base_cf.tris[t].dummy & 0xFFFF;
+            match counts.iter_mut().find(|c| c.0 == k) {
+                Some(c) => c.1 += 1,
+                None => counts.push((k, 1)),
+            }
+        }
+        let top = counts.iter().map(|c| c.1).max().unwrap();
+        if counts.iter().filter(|c| c.1 == top).count() > 1 {
+            continue; // a tie: the nearest rule, tested below
+        }
+        let word = counts.iter().find(|c| c.1 == top).unwrap().0;
+        for reshape in ["drag", "cut"] {
+            let mut s = export(&f);
+            let n = mesh_node(&s, v).unwrap();
+            let m = s.nodes[n].mesh.unwrap();
+            let p = &mut s.meshes[m].primitives[0];
+            if reshape == "drag" {
+                // same vertex list: edited in place
+                p.positions[0][1] += 0.5;
+            } else {
+                // other triangles: re-encoded
+                p.indices.truncate(6);
+            }
+            let expect = sorted_tris(xray_tris(&s, n));
+            let out = run(&f, &s);
+            assert_eq!(out.summary.edited, vec![v], "visual {v} {reshape}");
+            let nf = as_files(&out);
+            check_clean(&nf);
+            let c = nf.cform.as_ref().unwrap();
+            let kept = base_cf.tris.len() - own.len();
+            // every other triangle keeps its bytes and order
+            let others: Vec<_> = (0..base_cf.tris.len())
+                .filter(|t| !own.contains(t))
+                .map(|t| base_cf.tris[t])
+                .collect();
+            assert_eq!(c.tris[..kept], others[..], "visual {v} {reshape}");
+            assert_eq!(c.vertices[..base_cf.vertices.len()], base_cf.vertices[..]);
+            let got = sorted_tris((kept..c.tris.len()).map(|t| corners(c, t)).collect());
+            assert!(close_tris(&got, &expect, 1e-4), "visual {v} {reshape}");
+            for t in &c.tris[kept..] {
+                assert_eq!(t.dummy & 0xFFFF, word, "visual {v} {reshape}");
+                assert_eq!(t.sector(), sector[0], "visual {v} {reshape}");
+            }
+            let cs = &out.summary.collision;
+            assert_eq!(cs.replaced, own.len());
+            assert_eq!(cs.added, expect.len());
+            assert_eq!((cs.removed, cs.moved, cs.ambiguous), (0, 0, 0));
+            assert_eq!(cs.added_faces.len(), 1);
+            assert_eq!(cs.added_faces[0].visual, v);
+            assert_eq!(cs.added_faces[0].material, word & 0x3FFF);
+            assert!(cs.added_faces[0]
+                .source
+                .starts_with(&format!("new shape of visual {v}: ")));
+            let j = serde_json::to_value(&out.summary).unwrap();
+            assert_eq!(j["collision"]["replaced"], own.len());
+            assert!(out.summary.to_string().contains(&format!(
+                "{} replaced by new shapes, {} added",
+                own.len(),
+                expect.len()
+            )));
+        }
+        eprintln!("visual {v}: {} own collision triangles", own.len());
+        tried += 1;
+        if tried == 3 {
+            break;
+        }
+    }
+    assert!(tried > 0, "no fixture visual with its own collision");
+}
