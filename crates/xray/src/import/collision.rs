@@ -21,6 +21,13 @@
 //!   base cform triangle nearest to the mesh's centre (reported in the summary), else 0; its
 //!   sector the one its visual was placed in (else the nearest triangle's). The added
 //!   vertices are appended (equal corners welded per visual); the header box is recomputed.
+//! * **Reshaping**: the triangles belonging to an edited visual (the rule above; shared only
+//!   with removed or other reshaped visuals) are removed with its old shape
+//!   ([`super::summary::CollisionSummary::replaced`]), and its new triangles (X-Ray space and
+//!   winding, zero-area ones left out) added, each a copy of one of its old triangles (the
+//!   most common material and flag word; equally common ones: the old triangle nearest to
+//!   the new shape's centre; version 2/3 unknown fields kept) with the visual's sector. No
+//!   old triangle of its own: no new ones (a warning).
 //! * **Replacing** (`--collision`): the triangles of the nodes named `mat{id}_sec{sector}` (as
 //!   the collision export names them; Blender's `.001` ignored), mirrored back into X-Ray
 //!   space with their winding reversed, equal corners welded; the extras `suppress_shadows`

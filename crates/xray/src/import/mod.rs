@@ -40,7 +40,9 @@
 //! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
 //! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]): moved and
 //! removed visuals' triangles with them, copies get their original's triangles, new meshes
-//! their own (game material from the `game_material` extra, else the nearest triangle's).
+//! their own (game material from the `game_material` extra, else the nearest triangle's),
+//! edited visuals new triangles from their new shape in place of their old ones (with their
+//! old triangles' game material).
 
 pub mod buffers;
 pub mod collision;

@@ -15,7 +15,7 @@ use super::import_edit::{add_box, move_node, node_of, world_corners};
 
 const OLD: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
 
-fn levels() -> Vec<(String, Vec<u8>)> {
+pub fn levels() -> Vec<(String, Vec<u8>)> {
     OLD.iter()
         .flat_map(|&version| {
             [false, true].map(move |compress| {
@@ -30,12 +30,12 @@ fn empty() -> Geom {
     Geom { chunks: Vec::new() }
 }
 
-fn export(l: &Level) -> Scene {
+pub fn export(l: &Level) -> Scene {
     to_scene(l, &empty(), &SceneOptions::default()).unwrap()
 }
 
 /// The cform embedded in an XRLC ≤ 9 level.
-fn embedded(l: &Level) -> Option<Cform> {
+pub fn embedded(l: &Level) -> Option<Cform> {
     let v = l.version()?;
     l.chunks.iter().find_map(|c| match &c.value {
         LevelChunk::Raw(b) if levelgeom_xray::level::part(v, c.id()) == Some(Part::Cform) => {
@@ -45,7 +45,7 @@ fn embedded(l: &Level) -> Option<Cform> {
     })
 }
 
-fn run(l: &Level, s: &Scene) -> Imported {
+pub fn run(l: &Level, s: &Scene) -> Imported {
     let g = empty();
     let cf = embedded(l);
     import::import(

@@ -163,3 +163,125 @@ fn a_reshaped_visual_gets_new_collision_from_its_new_triangles() {
     }
     assert!(tried > 0, "no fixture visual with its own collision");
 }
+
+#[test]
+fn an_old_builds_reshaped_quad_gets_its_collision_rewritten() {
+    use crate::import_old::{embedded, export as export_old, levels, run as run_old};
+    use levelgeom_xray::Level;
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let l = Level::read(&lb).unwrap().0;
+        let Some(base_cf) = embedded(&l) else {
+            continue; // XRLC 10–12: level.cform is a file of its own
+        };
+        // visual 0 is the quad (-1..1, 0, -1..1); raise its corner (1, 0, 1) (glTF (1, 0, -1))
+        let mut s = export_old(&l);
+        let n = mesh_node(&s, 0).unwrap();
+        let w = s.world_matrices()[n];
+        let m = s.nodes[n].mesh.unwrap();
+        let p = &mut s.meshes[m].primitives[0];
+        let k = p
+            .positions
+            .iter()
+            .position(|q| {
+                let g = levelgeom_scene::transform_point(&w, *q);
+                (g[0] - 1.0).abs() < 1e-6 && g[1].abs() < 1e-6 && (g[2] + 1.0).abs() < 1e-6
+            })
+            .unwrap();
+        p.positions[k][1] += 0.5;
+        let out = run_old(&l, &s);
+        assert_eq!(out.summary.edited, vec![0], "{name}");
+        let c = embedded(&out.level).unwrap();
+        assert!(check::cform(&c).is_empty(), "{name}");
+        // the two old triangles go; the new ones are the quad with that corner at y = 0.5,
+        // the base triangles' winding (0 3 2, 0 2 1), material 3
+        let q = [
+            [-1.0, 0.0, -1.0],
+            [1.0, 0.0, -1.0],
+            [1.0, 0.5, 1.0],
+            [-1.0, 0.0, 1.0],
+        ];
+        let expect = sorted_tris(vec![[q[0], q[3], q[2]], [q[0], q[2], q[1]]]);
+        assert_eq!(c.tris.len(), 2, "{name}");
+        let got = sorted_tris((0..2).map(|t| corners(&c, t)).collect());
+        assert!(close_tris(&got, &expect, 1e-6), "{name}: {got:?}");
+        for t in &c.tris {
+            assert_eq!(t.material(), 3, "{name}");
+            // the version-2 fields of the old triangles, kept
+            assert_eq!(
+                t.old.map(|o| (o.raw, o.raw16)),
+                base_cf.tris[0].old.map(|o| (o.raw, o.raw16))
+            );
+        }
+        assert_eq!(out.summary.collision.replaced, 2, "{name}");
+        assert_eq!(out.summary.collision.added, 2, "{name}");
+        tried += 1;
+    }
+    assert!(tried >= 4, "XRLC 4, 5, 8, 9 embed a cform");
+}
+
+#[test]
+fn equally_common_materials_give_the_nearest_old_triangles() {
+    let base = fixture();
+    let mut tried = 0;
+    for v in 0..base.level.visuals().len() {
+        if base.level.visuals()[v].model_type() != Some(model_type::NORMAL) {
+            continue;
+        }
+        let Some(own) = own_faces(&base, v) else {
+            continue;
+        };
+        if own.len() < 2 || own.len() % 2 == 1 {
+            continue;
+        }
+        // cut to its first triangle: the centre of the new shape lies on the old collision
+        // triangle with the same corners (distance 0), the nearest
+        let mut s = export(&base);
+        let n = mesh_node(&s, v).unwrap();
+        let m = s.nodes[n].mesh.unwrap();
+        s.meshes[m].primitives[0].indices.truncate(3);
+        let expect = sorted_tris(xray_tris(&s, n));
+        let cf = base.cform.as_ref().unwrap();
+        let Some(&on) = own
+            .iter()
+            .find(|&&t| close_tris(&sorted_tris(vec![corners(cf, t)]), &expect, 1e-4))
+        else {
+            continue;
+        };
+        for (a, b) in [(21u32, 22u32), (22, 21)] {
+            // half of its triangles material a (the one under the new triangle among them),
+            // half b
+            let mut f = Files {
+                level: base.level.clone(),
+                geom: base.geom.clone(),
+                geomx: base.geomx.clone(),
+                cform: base.cform.clone(),
+            };
+            let c = f.cform.as_mut().unwrap();
+            let mut rest = own.iter().filter(|&&t| t != on);
+            let half = own.len() / 2;
+            for (k, &t) in std::iter::once(&on).chain(&mut rest).enumerate() {
+                let mat = if k < half { a } else { b };
+                c.tris[t].dummy = (c.tris[t].dummy & !0x3FFF) | mat;
+            }
+            let out = run(&f, &s);
+            let nf = as_files(&out);
+            let c = nf.cform.as_ref().unwrap();
+            let kept = cf.tris.len() - own.len();
+            assert_eq!(c.tris.len(), kept + 1, "visual {v}");
+            assert_eq!(c.tris[kept].material(), a, "visual {v}");
+            let fa = &out.summary.collision.added_faces[0];
+            assert_eq!(fa.material, a);
+            assert!(
+                fa.source.contains(&format!("the nearest, face {on}")),
+                "{}",
+                fa.source
+            );
+        }
+        tried += 1;
+    }
+    assert!(
+        tried > 0,
+        "no fixture visual with an even number of its own triangles"
+    );
+}
