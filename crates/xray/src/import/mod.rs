@@ -25,6 +25,7 @@
 //! | other topology | **edited** (replaced): the mesh re-encoded as new vertex and index ranges with the visual's shader and declaration; a progressive visual becomes a normal one (warning) |
 //! | a second node for it | **added**: a copy (a tree: a new TREEDEF2 visual on the same geometry; a normal or progressive visual: a new visual on the same GCONTAINER when unchanged, else on a transformed copy of its vertices with the same indices and windows), placed under the original's nearest hierarchy ancestor (so a copied tree is not hidden behind its original's LOD billboard) |
 //! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
+//! | a second node for a hierarchy or LOD visual (the group copied with its children) | **added**: a new group visual of its kind under the original's parent (or under the copy of the group around it), its children the copies of the children; a LOD copy's quads moved with its trees' copies, which must all have moved alike (else left out, warning); bounds recomputed from the children |
 //! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
 //!
 //! A tree instance whose geometry was edited (same vertices and triangles, other positions)
@@ -371,6 +372,25 @@ fn import_view(
         }
     }
 
+    // copies of a hierarchy or LOD node (Shift+D on the group): new groups, see copy_groups
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (v, c) in claims.iter_mut().enumerate() {
+        let group = matches!(
+            visuals[v].model_type(),
+            Some(model_type::HIERARCHY | model_type::LOD)
+        );
+        if !group || c.len() < 2 {
+            continue;
+        }
+        let o = c
+            .iter()
+            .copied()
+            .find(|&n| !mapping::has_copy_suffix(&edited.nodes[n].name))
+            .unwrap_or(c[0]);
+        groups.extend(c.iter().filter(|&&n| n != o).map(|&n| (v, n)));
+        *c = vec![o];
+    }
+
     // classify
     let mut state = vec![State::Keep; nv];
     let mut dups: Vec<(usize, usize, Change)> = Vec::new();
@@ -525,9 +545,24 @@ fn import_view(
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
+    let mut sectors = sectors;
+    let e_parent = mapping::parents(edited);
+    let group_of = |n: usize| mapping::group_of(&e_parent, &groups, n);
+    let (in_groups, dups): (Vec<_>, Vec<_>) =
+        dups.into_iter().partition(|d| group_of(d.1).is_some());
     for (v, node, change) in dups {
         w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name, &sectors)?;
     }
+    w.copy_groups(
+        &groups,
+        &in_groups,
+        &group_of,
+        &parent,
+        edited,
+        &ref_geo,
+        &e_worlds,
+        &mut sectors,
+    )?;
     for node in new_nodes {
         w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
     }
@@ -677,6 +712,19 @@ fn tree_local(
             .collect()
     });
     Some((e, positions, normals))
+}
+
+/// Transform a LOD visual's billboard quads by `tx` (X-Ray space; UVs, colours, pad kept).
+fn transform_quads(vis: &mut Visual, tx: &DMat4) {
+    for c in &mut vis.chunks {
+        if let OgfChunk::LodDef(quads) | OgfChunk::LodDefOld(quads) = &mut c.value {
+            for q in quads.iter_mut() {
+                for lv in q.iter_mut() {
+                    lv.pos = f3(tx.transform_point3(d3(lv.pos)));
+                }
+            }
+        }
+    }
 }
 
 /// X-Ray-space transform of each moved visual.
@@ -875,15 +923,7 @@ impl Work<'_> {
         }
         if t_kind == Some(model_type::LOD) {
             if let Some(vm) = self.visual_mut(v) {
-                for c in &mut vm.chunks {
-                    if let OgfChunk::LodDef(quads) = &mut c.value {
-                        for q in quads.iter_mut() {
-                            for lv in q.iter_mut() {
-                                lv.pos = f3(tx.transform_point3(d3(lv.pos)));
-                            }
-                        }
-                    }
-                }
+                transform_quads(vm, &tx);
             }
             let b = match tr {
                 Some(d) => translated(&h, d),
@@ -1344,6 +1384,8 @@ impl Work<'_> {
             }
         };
         let tx = transform::to_xray(&m);
+        // a translation moves the bounds exactly
+        let tr = transform::is_translation(&tx).then(|| tx.w_axis.truncate());
         let h = vis.header();
         let mut copy = vis.clone();
         let bounds;
@@ -1362,7 +1404,10 @@ impl Work<'_> {
                     })
                     .map(|(_, vs)| vs.positions.iter().map(|p| td.transform(*p)).collect())
                     .unwrap_or_default();
-                bounds = Bounds::of_points(&pts);
+                bounds = match (tr, h) {
+                    (Some(d), Some(h)) => Some(translated(&h, d)),
+                    _ => Bounds::of_points(&pts),
+                };
             }
             Kind::Static => {
                 let Some(g) = vis.gcontainer() else {
@@ -1391,7 +1436,10 @@ impl Work<'_> {
                             None => hierarchy::drop_fastpath(&mut copy),
                         }
                     }
-                    bounds = Bounds::of_points(&pts);
+                    bounds = match (tr, h) {
+                        (Some(d), Some(h)) => Some(translated(&h, d)),
+                        _ => Bounds::of_points(&pts),
+                    };
                 }
             }
             _ => {
@@ -1422,6 +1470,128 @@ impl Work<'_> {
             m: tx,
             sector: sectors.get(parent).and_then(|s| s.first()).copied(),
         });
+        Ok(())
+    }
+
+    /// Copies of hierarchy and LOD nodes with their children (Shift+D on a group in
+    /// Blender; `groups` the `(visual, node)` copies, `members` the copies of visuals inside
+    /// them): each a new group visual under the original group's parent (or under the copy
+    /// of the group around it), holding the copies of its children, its bounds recomputed
+    /// from theirs. A LOD copy's quads move with its trees' copies, which must all have moved
+    /// alike (and its billboard too, when the file has it); else it is left out with them.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_groups(
+        &mut self,
+        groups: &[(usize, usize)],
+        members: &[(usize, usize, Change)],
+        group_of: &dyn Fn(usize) -> Option<usize>,
+        parent: &[Option<usize>],
+        edited: &Scene,
+        ref_geo: &[Option<NodeGeo>],
+        worlds: &[[f32; 16]],
+        sectors: &mut Vec<Vec<u16>>,
+    ) -> Result<(), ImportError> {
+        let depth = |k: usize| {
+            let mut d = 0;
+            let mut x = group_of(groups[k].1);
+            while let Some(o) = x {
+                d += 1;
+                if d > groups.len() {
+                    break;
+                }
+                x = group_of(groups[o].1);
+            }
+            d
+        };
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        order.sort_by_key(|&k| depth(k));
+        let mut made: Vec<Option<usize>> = vec![None; groups.len()];
+        for k in order {
+            let (g, node) = groups[k];
+            let name = edited.nodes[node].name.clone();
+            let outer = group_of(node);
+            let place = match outer {
+                Some(o) => made[o],
+                None => parent[g],
+            };
+            let Some(place) = place else {
+                self.summary.warnings.push(match outer {
+                    Some(_) => format!(
+                        "node {name:?}: a copy of visual {g} inside a group copy that was left \
+                         out; left out"
+                    ),
+                    None => format!(
+                        "node {name:?}: a copy of visual {g}, which has no visual above it; \
+                         left out with its children"
+                    ),
+                });
+                continue;
+            };
+            let kids: Vec<&(usize, usize, Change)> = members
+                .iter()
+                .filter(|m| group_of(m.1) == Some(k))
+                .collect();
+            let inner = groups.iter().any(|x| group_of(x.1) == Some(k));
+            let vis = &self.base.level.visuals()[g];
+            let t = vis.model_type();
+            let mut copy = (*vis).clone();
+            hierarchy::set_children(&mut copy, Vec::new());
+            if t == Some(model_type::LOD) {
+                let ms: Vec<Option<DMat4>> = kids
+                    .iter()
+                    .map(|m| match &m.2 {
+                        Change::Unchanged => Some(DMat4::IDENTITY),
+                        Change::Moved(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect();
+                let first = ms.first().copied().flatten();
+                let alike = |x: &DMat4| first.is_some_and(|m| transform::same_transform(x, &m));
+                let trees_alike = ms.iter().all(|m| m.as_ref().is_some_and(alike));
+                // a billboard in the file (exported with --lods) must have moved with them
+                let own = mapping::node_geo(edited, node, worlds)
+                    .zip(ref_geo[g].as_ref())
+                    .map(|(e, r)| transform::classify(r, &e));
+                let own_alike = match own {
+                    None => true,
+                    Some(Change::Unchanged) => alike(&DMat4::IDENTITY),
+                    Some(Change::Moved(x)) => alike(&x),
+                    Some(_) => false,
+                };
+                let (true, true, Some(m)) = (trees_alike, own_alike, first) else {
+                    self.summary.warnings.push(format!(
+                        "node {name:?}: a copy of LOD visual {g} whose trees' copies did not \
+                         all move alike (or without any); left out with them"
+                    ));
+                    continue;
+                };
+                transform_quads(&mut copy, &transform::to_xray(&m));
+            } else if kids.is_empty() && !inner {
+                self.summary.warnings.push(format!(
+                    "node {name:?}: a copy of visual {g} without copies of visuals inside it; \
+                     left out"
+                ));
+                continue;
+            }
+            let i = self.push_visual(copy, place);
+            // from its children's copies (and its billboard)
+            self.recompute[i] = true;
+            if sectors.len() <= i {
+                sectors.resize(i + 1, Vec::new());
+            }
+            sectors[i] = sectors.get(place).cloned().unwrap_or_default();
+            made[k] = Some(i);
+            self.summary.added.push(Added {
+                visual: i,
+                node: name,
+                from: format!("copy of visual {g} with its children"),
+                copy_of: Some(g),
+                model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
+            });
+            for (v, n, change) in kids {
+                self.duplicate(*v, change, Some(i), &edited.nodes[*n].name, sectors)?;
+            }
+        }
         Ok(())
     }
 

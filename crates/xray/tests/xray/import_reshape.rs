@@ -285,3 +285,292 @@ fn equally_common_materials_give_the_nearest_old_triangles() {
         "no fixture visual with an even number of its own triangles"
     );
 }
+
+/// Shift+D on node `n` in Blender: `n` and everything below it copied (names `….001`), the
+/// copy put under `n`'s parent and moved by `offset` (glTF space); the copy's index.
+fn copy_group(s: &mut Scene, n: usize, offset: [f32; 3]) -> usize {
+    fn deep(s: &mut Scene, n: usize) -> usize {
+        let mut c = s.nodes[n].clone();
+        c.name.push_str(".001");
+        c.children = Vec::new();
+        let kids = s.nodes[n].children.clone();
+        let i = s.add_node(c);
+        for k in kids {
+            let ck = deep(s, k);
+            s.nodes[i].children.push(ck);
+        }
+        i
+    }
+    let c = deep(s, n);
+    match s.nodes.iter().position(|p| p.children.contains(&n)) {
+        Some(p) => s.nodes[p].children.push(c),
+        None => s.roots.push(c),
+    }
+    move_node(s, c, offset);
+    c
+}
+
+fn named(s: &Scene, v: usize) -> usize {
+    let prefix = format!("visual_{v:04}_");
+    s.nodes
+        .iter()
+        .position(|x| x.name.starts_with(&prefix) && !x.name.contains('.'))
+        .unwrap()
+}
+
+fn shifted(p: &[[f32; 3]], t: [f32; 3]) -> Vec<[f32; 3]> {
+    p.iter()
+        .map(|q| [q[0] + t[0], q[1] + t[1], q[2] + t[2]])
+        .collect()
+}
+
+fn close(a: &[[f32; 3]], b: &[[f32; 3]], tol: f32) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.iter().zip(y).all(|(p, q)| (p - q).abs() <= tol))
+}
+
+/// The visuals below `v` (children first, depth first), `v` included.
+fn subtree(l: &levelgeom_xray::Level, v: usize) -> Vec<usize> {
+    let mut out = vec![v];
+    for &c in l.visuals()[v].children() {
+        out.extend(subtree(l, c as usize));
+    }
+    out
+}
+
+fn lods_scene(f: &Files) -> Scene {
+    levelgeom_xray::to_scene(
+        &f.level,
+        &f.geom,
+        &levelgeom_xray::SceneOptions {
+            lods: true,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The box of group `v` recomputed from the base: the boxes of its children (groups
+/// recomputed alike) and its billboard's corners.
+fn union_box(l: &levelgeom_xray::Level, v: usize) -> [[f32; 3]; 2] {
+    let x = &l.visuals()[v];
+    if x.children().is_empty() {
+        let h = x.header().unwrap();
+        return [h.bbox_min, h.bbox_max];
+    }
+    let mut pts: Vec<[f32; 3]> = x
+        .children()
+        .iter()
+        .flat_map(|&c| union_box(l, c as usize))
+        .collect();
+    pts.extend(x.lod_quads().into_iter().flatten().flatten().map(|q| q.pos));
+    let lo = pts
+        .iter()
+        .fold([f32::MAX; 3], |a, p| [0, 1, 2].map(|k| a[k].min(p[k])));
+    let hi = pts
+        .iter()
+        .fold([f32::MIN; 3], |a, p| [0, 1, 2].map(|k| a[k].max(p[k])));
+    [lo, hi]
+}
+
+/// Copy group visual `g` (with everything below it) by `offset`; check the new level.
+fn check_group_copy(label: &str, f: &Files, g: usize, offset: [f32; 3]) {
+    let nv = f.level.visuals().len();
+    let parents: Vec<usize> = (0..nv)
+        .filter(|&p| f.level.visuals()[p].children().contains(&(g as u32)))
+        .collect();
+    let group = subtree(&f.level, g);
+    let mut s = export(f);
+    let top = named(&s, g);
+    copy_group(&mut s, top, offset);
+    let out = run(f, &s);
+    assert_eq!(
+        out.summary.added.len(),
+        group.len(),
+        "{label}: {:?}",
+        out.summary.warnings
+    );
+    assert!(
+        out.summary.moved.is_empty() && out.summary.edited.is_empty(),
+        "{label}"
+    );
+    let nf = as_files(&out);
+    check_clean(&nf);
+    let vs = nf.level.visuals();
+    assert_eq!(vs.len(), nv + group.len());
+    // the copy of the group: under the group's parent, holding the copies of its children
+    let added = &out.summary.added;
+    let new_of = |v: usize| added.iter().find(|a| a.copy_of == Some(v)).unwrap().visual;
+    let ng = new_of(g);
+    assert!(vs[parents[0]].children().contains(&(ng as u32)), "{label}");
+    for &v in &group {
+        let n = new_of(v);
+        assert_eq!(
+            vs[n].model_type(),
+            f.level.visuals()[v].model_type(),
+            "{label}"
+        );
+        let kids: Vec<u32> = f.level.visuals()[v]
+            .children()
+            .iter()
+            .map(|&c| new_of(c as usize) as u32)
+            .collect();
+        assert_eq!(vs[n].children(), kids.as_slice(), "{label} visual {v}");
+    }
+    // every copy where the original is, moved by the offset (LOD billboards included)
+    let (before, after) = (lods_scene(f), lods_scene(&nf));
+    for &v in &group {
+        let (Some(a), Some(b)) = (mesh_node(&before, v), mesh_node(&after, new_of(v))) else {
+            continue;
+        };
+        let want = shifted(&world_corners(&before, a), offset);
+        assert!(
+            close(&world_corners(&after, b), &want, 1e-4),
+            "{label}: copy of visual {v}"
+        );
+    }
+    // its box: that of the base group's children (and billboard) moved by the offset (X-Ray
+    // space: z negated); xrLC's own boxes of groups may differ
+    let dx = [offset[0], offset[1], -offset[2]];
+    let [lo, hi] = union_box(&f.level, g);
+    let h1 = vs[ng].header().unwrap();
+    assert!(
+        close(&[h1.bbox_min, h1.bbox_max], &shifted(&[lo, hi], dx), 1e-4),
+        "{label}: {h1:?} {lo:?} {hi:?}"
+    );
+    // the other visuals keep their chunks (the group's parents and their ancestors: children
+    // and bounds)
+    let mut touched = parents.clone();
+    while let Some(p) = touched.last().copied() {
+        match (0..nv).find(|&q| f.level.visuals()[q].children().contains(&(p as u32))) {
+            Some(q) if !touched.contains(&q) => touched.push(q),
+            _ => break,
+        }
+    }
+    for v in (0..nv).filter(|v| !touched.contains(v)) {
+        assert_eq!(vs[v], f.level.visuals()[v], "{label}: visual {v}");
+    }
+}
+
+#[test]
+fn a_copied_group_becomes_a_new_group_of_copies() {
+    use levelgeom_xray::ogf::model_type as mt;
+    let f = fixture();
+    // hierarchy 14: two normal visuals and two LODs with a tree each
+    assert_eq!(f.level.visuals()[14].model_type(), Some(mt::HIERARCHY));
+    check_group_copy("fixture hierarchy 14", &f, 14, [4.0, 0.5, -3.0]);
+    let mut lods = 0;
+    for (label, f) in crate::import_edit::every_level() {
+        let Some(lod) = (0..f.level.visuals().len())
+            .find(|&v| f.level.visuals()[v].model_type() == Some(mt::LOD))
+        else {
+            continue;
+        };
+        check_group_copy(&format!("{label} lod {lod}"), &f, lod, [-2.0, 0.0, 5.0]);
+        lods += 1;
+    }
+    assert!(lods > 0);
+}
+
+#[test]
+fn an_old_builds_copied_lod_group_is_written_in_its_layout() {
+    use crate::import_old::{embedded, export as export_old, levels, run as run_old};
+    use levelgeom_xray::{files, flat, Level};
+    let offset = [-2.0f32, 0.0, 5.0];
+    let dx = [offset[0], offset[1], -offset[2]];
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let l = Level::read(&lb).unwrap().0;
+        let nv = l.visuals().len();
+        // XRLC ≥ 9: visual 4 is a LOD over the trees 2 and 3, under the last (hierarchy)
+        if nv < 6 || l.visuals()[4].children() != [2, 3] {
+            continue;
+        }
+        let mut s = export_old(&l);
+        let top = named(&s, 4);
+        copy_group(&mut s, top, offset);
+        let out = run_old(&l, &s);
+        assert_eq!(
+            out.summary.added.len(),
+            3,
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let bytes = out.level.to_bytes().unwrap();
+        let nl = Level::read(&bytes).unwrap().0;
+        assert_eq!(nl.version(), l.version(), "{name}");
+        let fl = flat::flatten(&nl);
+        assert_eq!(
+            check::level(&fl.level, Some(&fl.geom), None),
+            vec![],
+            "{name}"
+        );
+        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
+        assert_eq!(opened.check(), vec![], "{name}");
+        let vs = nl.visuals();
+        // the new LOD (nv), then its trees' copies, under the hierarchy
+        assert_eq!(vs[nv].children(), [nv as u32 + 1, nv as u32 + 2], "{name}");
+        assert!(vs[nv - 1].children().contains(&(nv as u32)), "{name}");
+        // its quads: the base's moved by the offset (UVs, colours, pad bytes kept)
+        let (q0, q1) = (
+            l.visuals()[4].lod_quads().unwrap(),
+            vs[nv].lod_quads().unwrap(),
+        );
+        assert_eq!(q0.len(), q1.len());
+        for (a, b) in q0.iter().flatten().zip(q1.iter().flatten()) {
+            assert_eq!(
+                (a.uv, a.rgb_hemi, a.sun, a.pad),
+                (b.uv, b.rgb_hemi, b.sun, b.pad)
+            );
+            assert!(close(&[b.pos], &shifted(&[a.pos], dx), 1e-5), "{name}");
+        }
+        // the trees' copies: where the trees are, moved by the offset
+        let (before, after) = (export_old(&l), export_old(&nl));
+        for (t, c) in [(2, nv + 1), (3, nv + 2)] {
+            let want = shifted(
+                &world_corners(&before, mesh_node(&before, t).unwrap()),
+                offset,
+            );
+            let got = world_corners(&after, mesh_node(&after, c).unwrap());
+            assert!(close(&got, &want, 1e-4), "{name}: copy of tree {t}");
+        }
+        // every base visual but the hierarchy keeps its chunks; the cform is untouched
+        for (v, (a, b)) in vs.iter().zip(l.visuals()).take(nv - 1).enumerate() {
+            assert_eq!(*a, b, "{name}: visual {v}");
+        }
+        assert_eq!(embedded(&nl), embedded(&l), "{name}");
+        tried += 1;
+    }
+    assert!(tried >= 4, "XRLC 9–12 have a LOD");
+}
+
+#[test]
+fn a_lod_copy_whose_billboard_and_tree_moved_apart_is_refused() {
+    let f = fixture();
+    // exported with --lods: the LOD node has its billboard as a mesh
+    let mut s = lods_scene(&f);
+    let lod = named(&s, 5);
+    let c = copy_group(&mut s, lod, [3.0, 0.0, 0.0]);
+    // the tree's copy moved on by another metre: no longer under its billboard
+    let tree = s.nodes[c].children[0];
+    move_node(&mut s, tree, [0.0, 0.0, 1.0]);
+    let out = run(&f, &s);
+    assert!(out.summary.added.is_empty(), "{:?}", out.summary.added);
+    assert!(
+        out.summary
+            .warnings
+            .iter()
+            .any(|w| w.contains("a copy of LOD visual 5") && w.contains("left out")),
+        "{:?}",
+        out.summary.warnings
+    );
+    assert_eq!(out.level.visuals().len(), f.level.visuals().len());
+    // moved alike, the same file gives the copy
+    let mut s = lods_scene(&f);
+    let lod = named(&s, 5);
+    copy_group(&mut s, lod, [3.0, 0.0, 0.0]);
+    let out = run(&f, &s);
+    assert_eq!(out.summary.added.len(), 2, "{:?}", out.summary.warnings);
+}
