@@ -32,9 +32,12 @@
 //! gets its positions taken back into its model space through the inverse `TREEDEF2` matrix
 //! and re-encoded as its own copy of the vertex range (a new GCONTAINER on the same indices;
 //! the other instances keep theirs), unless every instance on those vertices was edited to
-//! the same model-space positions: then the shared range is rewritten once, in place. Trees
-//! with another topology, LOD billboards and hierarchy visuals whose geometry was edited (not
-//! just moved) are kept with a warning. Sector roots are never removed; a
+//! the same model-space positions: then the shared range is rewritten once, in place. A tree
+//! with another topology gets the mesh as its own new ranges in its declaration (taken into
+//! model space the same way; wind, and the light, hemi and sun the mesh lacks, from the
+//! nearest old vertex); a TREE_PM becomes a TREE_ST (warning). A LOD visual whose billboard
+//! quads were edited (a `--lods` export, four vertices per quad) gets its `LODDEF2` positions
+//! rewritten, everything else of the quads kept. Sector roots are never removed; a
 //! LOD visual whose trees are all removed is removed with them.
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
@@ -991,6 +994,9 @@ impl Work<'_> {
         if is_tree(vis.model_type()) {
             return self.edit_tree(v, reference, edited, node, worlds, state, has_dups);
         }
+        if vis.model_type() == Some(model_type::LOD) {
+            return Ok(self.edit_lod(v, edited, node, worlds));
+        }
         if kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -1047,6 +1053,39 @@ impl Work<'_> {
             self.set_bounds(v, b);
         }
         Ok(true)
+    }
+
+    /// New positions for a LOD visual's billboard quads (exported with `--lods`: four vertices
+    /// per quad, in order): the `LODDEF2` positions rewritten, UVs, colours and pad bytes
+    /// kept; its bounds recomputed (from its quads and trees).
+    fn edit_lod(&mut self, v: usize, edited: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+        let Some(e) = mapping::node_geo(edited, node, worlds) else {
+            return false;
+        };
+        let Some(vm) = self.visual_mut(v) else {
+            return false;
+        };
+        let mut done = false;
+        for c in &mut vm.chunks {
+            if let OgfChunk::LodDef(quads) | OgfChunk::LodDefOld(quads) = &mut c.value {
+                if e.points.len() != quads.len() * 4 {
+                    continue;
+                }
+                for (lv, p) in quads.iter_mut().flatten().zip(&e.points) {
+                    lv.pos = f3(collision::mirror(*p));
+                }
+                done = true;
+            }
+        }
+        if !done {
+            self.summary.warnings.push(format!(
+                "visual {v} (lod): its billboard mesh does not have four vertices per quad; kept"
+            ));
+            return false;
+        }
+        self.dirty[v] = true;
+        self.recompute[v] = true;
+        true
     }
 
     /// New positions (same vertices) for a tree instance: its own copy of the geometry,
@@ -1163,6 +1202,9 @@ impl Work<'_> {
     ) -> Result<bool, ImportError> {
         let vis = self.base.level.visuals()[v].clone();
         let t = vis.model_type();
+        if is_tree(t) {
+            return self.replace_tree(v, edited, node, worlds);
+        }
         if kind_of(t) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -1209,6 +1251,142 @@ impl Work<'_> {
             ));
         }
         self.set_bounds(v, b);
+        let defaulted = shading::relevant(&decl, &notes);
+        if !defaulted.is_empty() {
+            self.summary.defaulted.push(Defaulted {
+                visual: v,
+                node: edited.nodes[node].name.clone(),
+                attributes: defaulted,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Another topology for a tree instance: the mesh taken into the tree's model space
+    /// through the inverse `TREEDEF2` matrix (normals through its transpose, tangent frames
+    /// recomputed there), encoded in the tree's declaration with the wind values (and what the
+    /// mesh lacks of light, hemi and sun) of the nearest old vertex, as the instance's own new
+    /// vertex and index ranges; a TREE_PM becomes a TREE_ST (its windows no longer fit).
+    fn replace_tree(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+    ) -> Result<bool, ImportError> {
+        let vis = self.base.level.visuals()[v].clone();
+        let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
+            return Ok(false);
+        };
+        let Some((decl, old)) =
+            buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(false);
+        };
+        let m = DMat4::from_cols_array(&td.xform.map(f64::from));
+        if m.determinant().abs() < 1e-12 || old.count == 0 {
+            self.summary.warnings.push(format!(
+                "visual {v} (tree): its matrix cannot be inverted; edited geometry kept"
+            ));
+            return Ok(false);
+        }
+        let Some((mut verts, tris, mut notes)) = shading::node_vertices(edited, node, worlds)
+        else {
+            return Ok(false);
+        };
+        // X-Ray world → tree model space
+        let inv = m.inverse();
+        let lin = glam::DMat3::from_mat4(m).transpose();
+        for p in &mut verts.positions {
+            *p = f3(inv.transform_point3(d3(*p)));
+        }
+        for n in &mut verts.normals {
+            *n = f3((lin * d3(*n)).normalize_or(DVec3::Y));
+        }
+        let (tangents, binormals) =
+            encode::tangent_frames(&verts.positions, &verts.uv, &verts.normals, &tris);
+        verts.tangents = tangents;
+        verts.binormals = binormals;
+        // what the mesh does not carry, from the nearest old vertex (model space)
+        let nearest: Vec<usize> = verts
+            .positions
+            .iter()
+            .map(|p| {
+                (0..old.count)
+                    .min_by(|&a, &b| {
+                        let d = |k: usize| d3(old.positions[k]).distance_squared(d3(*p));
+                        d(a).total_cmp(&d(b))
+                    })
+                    .unwrap_or(0)
+            })
+            .collect();
+        fn take<T: Copy>(dst: &mut Vec<T>, src: &[T], nearest: &[usize]) {
+            if let Some(vals) = nearest.iter().map(|&k| src.get(k).copied()).collect() {
+                *dst = vals;
+            }
+        }
+        take(&mut verts.wind, &old.wind, &nearest);
+        take(&mut verts.tangent_alpha, &old.tangent_alpha, &nearest);
+        take(&mut verts.binormal_alpha, &old.binormal_alpha, &nearest);
+        verts.other = old
+            .other
+            .iter()
+            .map(|(e, vals)| {
+                (
+                    *e,
+                    nearest
+                        .iter()
+                        .filter_map(|&k| vals.get(k).copied())
+                        .collect(),
+                )
+            })
+            .collect();
+        let mut from_old = |label: &str| {
+            let had = notes.defaulted.contains(&label);
+            notes.defaulted.retain(|d| *d != label);
+            had
+        };
+        if from_old("light") {
+            take(&mut verts.colors, &old.colors, &nearest);
+        }
+        if from_old("hemi") {
+            take(&mut verts.hemi, &old.hemi, &nearest);
+        }
+        if from_old("sun") {
+            take(&mut verts.sun, &old.sun, &nearest);
+        }
+        if from_old("lightmap uv") {
+            take(&mut verts.lightmap, &old.lightmap, &nearest);
+        }
+        let (ng, _) = self.append_geometry(&decl, &verts, &tris)?;
+        let world: Vec<[f32; 3]> = verts.positions.iter().map(|p| td.transform(*p)).collect();
+        let fast = if vis.fastpath().is_some() {
+            Some(self.fastpath_for(&ng, None)?)
+        } else {
+            None
+        };
+        let vm = self
+            .visual_mut(v)
+            .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
+        hierarchy::set_gcontainer(vm, ng);
+        if vis.model_type() == Some(model_type::TREE_PM) {
+            vm.chunks
+                .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
+            if let Some(mut h) = vm.header() {
+                h.model_type = model_type::TREE_ST;
+                hierarchy::set_header(vm, h);
+            }
+            self.summary.warnings.push(format!(
+                "visual {v}: a progressive tree (tree_pm), and its triangles changed: written \
+                 as tree_st (its sliding windows no longer fit; no levels of detail)"
+            ));
+        }
+        if let Some(f) = fast {
+            self.put_fastpath(v, f);
+        }
+        if let Some(b) = Bounds::of_points(&world) {
+            self.set_bounds(v, b);
+        }
         let defaulted = shading::relevant(&decl, &notes);
         if !defaulted.is_empty() {
             self.summary.defaulted.push(Defaulted {
@@ -1322,6 +1500,9 @@ impl Work<'_> {
         worlds: &[[f32; 16]],
         sectors: &[Vec<u16>],
     ) {
+        if self.base.level.visuals()[v].model_type() == Some(model_type::LOD) {
+            return; // a billboard has no collision
+        }
         let Some(g) = mapping::node_geo(edited, node, worlds) else {
             return;
         };

@@ -574,3 +574,250 @@ fn a_lod_copy_whose_billboard_and_tree_moved_apart_is_refused() {
     let out = run(&f, &s);
     assert_eq!(out.summary.added.len(), 2, "{:?}", out.summary.warnings);
 }
+
+/// Give node `n` its own mesh (Blender's "make single user") with only its first `k`
+/// triangles: other triangles, the same vertices at the same places.
+fn cut_own_mesh(s: &mut Scene, n: usize, k: usize) {
+    let m = s.nodes[n].mesh.unwrap();
+    let mut mesh = s.meshes[m].clone();
+    mesh.primitives[0].indices.truncate(3 * k);
+    s.nodes[n].mesh = Some(s.add_mesh(mesh));
+}
+
+/// Decoded vertices `[offset, offset + count)` of buffer `vb`.
+fn range(
+    g: &levelgeom_xray::Geom,
+    c: &levelgeom_xray::ogf::GContainer,
+) -> levelgeom_xray::vertex::Vertices {
+    let b = &g.vertex_buffers().unwrap()[c.vb_index as usize];
+    let s = b.stride();
+    let raw = &b.data[c.vb_offset as usize * s..(c.vb_offset + c.vb_count) as usize * s];
+    levelgeom_xray::vertex::decode(&b.decl, raw)
+}
+
+#[test]
+fn a_tree_with_other_triangles_gets_its_own_geometry() {
+    use levelgeom_xray::ogf::model_type as mt;
+    for (label, f) in crate::import_edit::every_level() {
+        let nv = f.level.visuals().len();
+        let trees: Vec<usize> = (0..nv)
+            .filter(|&v| {
+                matches!(
+                    f.level.visuals()[v].model_type(),
+                    Some(mt::TREE_ST | mt::TREE_PM)
+                )
+            })
+            .collect();
+        for &t in &trees {
+            let base_vis = &f.level.visuals()[t];
+            let g0 = base_vis.gcontainer().unwrap();
+            let mut s = export(&f);
+            let n = mesh_node(&s, t).unwrap();
+            cut_own_mesh(&mut s, n, 2);
+            let want = world_corners(&s, n);
+            let out = run(&f, &s);
+            assert_eq!(
+                out.summary.edited,
+                vec![t],
+                "{label} tree {t}: {:?}",
+                out.summary.warnings
+            );
+            let nf = as_files(&out);
+            check_clean(&nf);
+            let vs = nf.level.visuals();
+            let x = &vs[t];
+            // only its matrix stays; its own ranges, 2 triangles
+            assert_eq!(x.treedef(), base_vis.treedef(), "{label}");
+            let g1 = x.gcontainer().unwrap();
+            assert_eq!(g1.ib_count, 6);
+            assert_ne!((g1.vb_index, g1.vb_offset), (g0.vb_index, g0.vb_offset));
+            if base_vis.model_type() == Some(mt::TREE_PM) {
+                assert_eq!(x.model_type(), Some(mt::TREE_ST), "{label}");
+                assert!(x.swi_container().is_none() && x.swidata().is_none());
+                assert!(out.summary.warnings.iter().any(|w| w.contains("tree_st")));
+            } else {
+                assert_eq!(x.model_type(), base_vis.model_type());
+            }
+            // each new vertex is an old one (the cut moved none): same place in model
+            // space, same wind
+            let (old, new) = (range(&f.geom, &g0), range(&nf.geom, &g1));
+            for i in 0..new.count {
+                let j = (0..old.count)
+                    .find(|&j| close(&[old.positions[j]], &[new.positions[i]], 1e-5))
+                    .unwrap_or_else(|| panic!("{label}: new vertex {i} is no old vertex"));
+                assert_eq!(new.wind[i], old.wind[j], "{label} vertex {i}");
+            }
+            // the other instances keep the shared range
+            for u in trees.iter().filter(|&&u| u != t) {
+                assert_eq!(vs[*u], f.level.visuals()[*u], "{label} tree {u}");
+            }
+            // and it exports back where the edit put it
+            let again = export(&nf);
+            let got = world_corners(&again, mesh_node(&again, t).unwrap());
+            assert!(close(&got, &want, 1e-4), "{label} tree {t}");
+        }
+    }
+}
+
+#[test]
+fn an_old_builds_tree_with_other_triangles_is_written_in_its_layout() {
+    use crate::import_old::{export as export_old, levels, run as run_old};
+    use levelgeom_xray::{files, Level};
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let l = Level::read(&lb).unwrap().0;
+        if l.visuals().len() < 6 {
+            continue; // XRLC 4–8: no trees
+        }
+        // tree 2: the pyramid's first two sides only
+        let mut s = export_old(&l);
+        let n = mesh_node(&s, 2).unwrap();
+        cut_own_mesh(&mut s, n, 2);
+        let want = world_corners(&s, n);
+        let out = run_old(&l, &s);
+        assert_eq!(
+            out.summary.edited,
+            vec![2],
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let bytes = out.level.to_bytes().unwrap();
+        let nl = Level::read(&bytes).unwrap().0;
+        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
+        assert_eq!(opened.check(), vec![], "{name}");
+        // tree 3 keeps its chunks (and so the shared vertices)
+        assert_eq!(nl.visuals()[3], l.visuals()[3], "{name}");
+        assert_eq!(
+            nl.visuals()[2].treedef(),
+            l.visuals()[2].treedef(),
+            "{name}"
+        );
+        let again = export_old(&nl);
+        let got = world_corners(&again, mesh_node(&again, 2).unwrap());
+        assert!(close(&got, &want, 1e-4), "{name}: {got:?} {want:?}");
+        assert_eq!(got.len(), 6);
+        tried += 1;
+    }
+    assert!(tried >= 4);
+}
+
+/// Raise the first billboard quad of LOD visual `lod` by 1 m in a `--lods` export: the LOD's
+/// mesh vertices 0–3 (four per quad, in order).
+fn raise_first_quad(s: &mut Scene, lod: usize) {
+    let n = mesh_node(s, lod).unwrap();
+    let w = glam::Mat4::from_cols_array(&s.world_matrices()[n]);
+    let up = w.inverse().transform_vector3(glam::Vec3::Y).to_array();
+    let m = s.nodes[n].mesh.unwrap();
+    for p in &mut s.meshes[m].primitives[0].positions[..4] {
+        for k in 0..3 {
+            p[k] += up[k];
+        }
+    }
+}
+
+fn assert_first_quad_raised(
+    label: &str,
+    before: &levelgeom_xray::ogf::Visual,
+    after: &levelgeom_xray::ogf::Visual,
+) {
+    let (q0, q1) = (before.lod_quads().unwrap(), after.lod_quads().unwrap());
+    assert_eq!(q0.len(), q1.len(), "{label}");
+    for (k, (a, b)) in q0.iter().zip(q1).enumerate() {
+        for (x, y) in a.iter().zip(b) {
+            // UVs, colours, sun and the pad bytes kept
+            assert_eq!(
+                (x.uv, x.rgb_hemi, x.sun, x.pad),
+                (y.uv, y.rgb_hemi, y.sun, y.pad)
+            );
+            let want = if k == 0 {
+                [x.pos[0], x.pos[1] + 1.0, x.pos[2]]
+            } else {
+                x.pos
+            };
+            assert!(
+                close(&[y.pos], &[want], 1e-5),
+                "{label}: quad {k} {:?}",
+                y.pos
+            );
+        }
+    }
+}
+
+#[test]
+fn an_edited_lod_billboard_rewrites_its_quads() {
+    use levelgeom_xray::ogf::model_type as mt;
+    let mut tried = 0;
+    for (label, f) in crate::import_edit::every_level() {
+        let nv = f.level.visuals().len();
+        let Some(lod) = (0..nv).find(|&v| f.level.visuals()[v].model_type() == Some(mt::LOD))
+        else {
+            continue;
+        };
+        let mut s = lods_scene(&f);
+        raise_first_quad(&mut s, lod);
+        let out = run(&f, &s);
+        assert_eq!(
+            out.summary.edited,
+            vec![lod],
+            "{label}: {:?}",
+            out.summary.warnings
+        );
+        assert_eq!(
+            out.summary.collision.added, 0,
+            "{label}: a billboard has no collision"
+        );
+        let nf = as_files(&out);
+        check_clean(&nf);
+        let vs = nf.level.visuals();
+        assert_first_quad_raised(label, f.level.visuals()[lod], vs[lod]);
+        // its box: its trees' and its quads'
+        let [lo, hi] = union_box(&nf.level, lod);
+        let h = vs[lod].header().unwrap();
+        assert!(close(&[h.bbox_min, h.bbox_max], &[lo, hi], 1e-5), "{label}");
+        // nothing else in level.geom changed; the LOD's trees keep their chunks
+        assert_eq!(nf.geom, f.geom, "{label}");
+        for &c in f.level.visuals()[lod].children() {
+            assert_eq!(vs[c as usize], f.level.visuals()[c as usize]);
+        }
+        tried += 1;
+    }
+    assert!(tried > 0);
+    // an old build's LOD (XRLC 9–12: visual 4), in its own layout
+    use crate::import_old::{levels, run as run_old};
+    use levelgeom_xray::{files, Level};
+    let mut old = 0;
+    for (name, lb) in levels() {
+        let l = Level::read(&lb).unwrap().0;
+        if l.visuals().len() < 6 {
+            continue;
+        }
+        let g = levelgeom_xray::Geom { chunks: Vec::new() };
+        let mut s = levelgeom_xray::to_scene(
+            &l,
+            &g,
+            &levelgeom_xray::SceneOptions {
+                lods: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        raise_first_quad(&mut s, 4);
+        let out = run_old(&l, &s);
+        assert_eq!(
+            out.summary.edited,
+            vec![4],
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let bytes = out.level.to_bytes().unwrap();
+        let nl = Level::read(&bytes).unwrap().0;
+        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
+        assert_eq!(opened.check(), vec![], "{name}");
+        assert_first_quad_raised(&name, l.visuals()[4], nl.visuals()[4]);
+        for v in [0, 1, 2, 3] {
+            assert_eq!(nl.visuals()[v], l.visuals()[v], "{name}: visual {v}");
+        }
+        old += 1;
+    }
+    assert!(old >= 4);
+}
