@@ -1192,6 +1192,24 @@ impl Work<'_> {
         Ok(true)
     }
 
+    /// List the vertex attributes of `decl` that visual `v` (from node `name`) got defaulted.
+    fn note_defaulted(
+        &mut self,
+        v: usize,
+        name: &str,
+        decl: &crate::decl::Declaration,
+        notes: &encode::NewAttributes,
+    ) {
+        let attributes = shading::relevant(decl, notes);
+        if !attributes.is_empty() {
+            self.summary.defaulted.push(Defaulted {
+                visual: v,
+                node: name.to_string(),
+                attributes,
+            });
+        }
+    }
+
     /// Another topology for a normal or progressive visual: new ranges.
     fn replace_visual(
         &mut self,
@@ -1251,14 +1269,7 @@ impl Work<'_> {
             ));
         }
         self.set_bounds(v, b);
-        let defaulted = shading::relevant(&decl, &notes);
-        if !defaulted.is_empty() {
-            self.summary.defaulted.push(Defaulted {
-                visual: v,
-                node: edited.nodes[node].name.clone(),
-                attributes: defaulted,
-            });
-        }
+        self.note_defaulted(v, &edited.nodes[node].name, &decl, &notes);
         Ok(true)
     }
 
@@ -1387,14 +1398,7 @@ impl Work<'_> {
         if let Some(b) = Bounds::of_points(&world) {
             self.set_bounds(v, b);
         }
-        let defaulted = shading::relevant(&decl, &notes);
-        if !defaulted.is_empty() {
-            self.summary.defaulted.push(Defaulted {
-                visual: v,
-                node: edited.nodes[node].name.clone(),
-                attributes: defaulted,
-            });
-        }
+        self.note_defaulted(v, &edited.nodes[node].name, &decl, &notes);
         Ok(true)
     }
 
@@ -1862,14 +1866,7 @@ impl Work<'_> {
                     material: game_material,
                     sector: sectors.get(parent).and_then(|s| s.first()).copied(),
                 });
-                let defaulted = shading::relevant(&decl, &notes);
-                if !defaulted.is_empty() {
-                    self.summary.defaulted.push(Defaulted {
-                        visual: i,
-                        node: label,
-                        attributes: defaulted,
-                    });
-                }
+                self.note_defaulted(i, &label, &decl, &notes);
             }
         }
         Ok(())

@@ -10,22 +10,13 @@ use levelgeom_xray::cform::Cform;
 use levelgeom_xray::check;
 use levelgeom_xray::ogf::model_type;
 
-use crate::import_edit::{as_files, export, fixture, move_node, run, world_corners, Files};
+use crate::import_edit::{
+    as_files, assert_check_clean, export, fixture, move_node, run, world_corners, Files,
+};
+use crate::import_faces::sorted_tris;
 
 fn corners(c: &Cform, k: usize) -> [[f32; 3]; 3] {
     c.tris[k].verts.map(|v| c.vertices[v as usize])
-}
-
-/// Rotated so the smallest corner is first (winding kept), then sorted.
-fn sorted_tris(mut t: Vec<[[f32; 3]; 3]>) -> Vec<[[f32; 3]; 3]> {
-    for x in &mut t {
-        let k = (0..3)
-            .min_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap())
-            .unwrap();
-        x.rotate_left(k);
-    }
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    t
 }
 
 /// The triangles node `n` draws, in X-Ray space and winding (z negated, winding reversed).
@@ -42,15 +33,6 @@ fn close_tris(a: &[[[f32; 3]; 3]], b: &[[[f32; 3]; 3]], tol: f32) -> bool {
         && a.iter()
             .zip(b)
             .all(|(x, y)| (0..3).all(|i| (0..3).all(|k| (x[i][k] - y[i][k]).abs() <= tol)))
-}
-
-fn check_clean(f: &Files) {
-    let mut p = check::level(&f.level, Some(&f.geom), f.geomx.as_ref());
-    p.extend(check::geom(&f.geom));
-    if let Some(c) = &f.cform {
-        p.extend(check::cform(c));
-    }
-    assert!(p.is_empty(), "{p:?}");
 }
 
 fn mesh_node(s: &Scene, v: usize) -> Option<usize> {
@@ -121,7 +103,7 @@ fn a_reshaped_visual_gets_new_collision_from_its_new_triangles() {
             let out = run(&f, &s);
             assert_eq!(out.summary.edited, vec![v], "visual {v} {reshape}");
             let nf = as_files(&out);
-            check_clean(&nf);
+            assert_check_clean(&nf);
             let c = nf.cform.as_ref().unwrap();
             let kept = base_cf.tris.len() - own.len();
             // every other triangle keeps its bytes and order
@@ -397,7 +379,7 @@ fn check_group_copy(label: &str, f: &Files, g: usize, offset: [f32; 3]) {
         "{label}"
     );
     let nf = as_files(&out);
-    check_clean(&nf);
+    assert_check_clean(&nf);
     let vs = nf.level.visuals();
     assert_eq!(vs.len(), nv + group.len());
     // the copy of the group: under the group's parent, holding the copies of its children
@@ -477,7 +459,7 @@ fn a_copied_group_becomes_a_new_group_of_copies() {
 #[test]
 fn an_old_builds_copied_lod_group_is_written_in_its_layout() {
     use crate::import_old::{embedded, export as export_old, levels, run as run_old};
-    use levelgeom_xray::{files, flat, Level};
+    use levelgeom_xray::Level;
     let offset = [-2.0f32, 0.0, 5.0];
     let dx = [offset[0], offset[1], -offset[2]];
     let mut tried = 0;
@@ -498,17 +480,8 @@ fn an_old_builds_copied_lod_group_is_written_in_its_layout() {
             "{name}: {:?}",
             out.summary.warnings
         );
-        let bytes = out.level.to_bytes().unwrap();
-        let nl = Level::read(&bytes).unwrap().0;
+        let nl = crate::import_old::written(&name, &out);
         assert_eq!(nl.version(), l.version(), "{name}");
-        let fl = flat::flatten(&nl);
-        assert_eq!(
-            check::level(&fl.level, Some(&fl.geom), None),
-            vec![],
-            "{name}"
-        );
-        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
-        assert_eq!(opened.check(), vec![], "{name}");
         let vs = nl.visuals();
         // the new LOD (nv), then its trees' copies, under the hierarchy
         assert_eq!(vs[nv].children(), [nv as u32 + 1, nv as u32 + 2], "{name}");
@@ -623,7 +596,7 @@ fn a_tree_with_other_triangles_gets_its_own_geometry() {
                 out.summary.warnings
             );
             let nf = as_files(&out);
-            check_clean(&nf);
+            assert_check_clean(&nf);
             let vs = nf.level.visuals();
             let x = &vs[t];
             // only its matrix stays; its own ranges, 2 triangles
@@ -662,7 +635,7 @@ fn a_tree_with_other_triangles_gets_its_own_geometry() {
 #[test]
 fn an_old_builds_tree_with_other_triangles_is_written_in_its_layout() {
     use crate::import_old::{export as export_old, levels, run as run_old};
-    use levelgeom_xray::{files, Level};
+    use levelgeom_xray::Level;
     let mut tried = 0;
     for (name, lb) in levels() {
         let l = Level::read(&lb).unwrap().0;
@@ -681,10 +654,7 @@ fn an_old_builds_tree_with_other_triangles_is_written_in_its_layout() {
             "{name}: {:?}",
             out.summary.warnings
         );
-        let bytes = out.level.to_bytes().unwrap();
-        let nl = Level::read(&bytes).unwrap().0;
-        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
-        assert_eq!(opened.check(), vec![], "{name}");
+        let nl = crate::import_old::written(&name, &out);
         // tree 3 keeps its chunks (and so the shared vertices)
         assert_eq!(nl.visuals()[3], l.visuals()[3], "{name}");
         assert_eq!(
@@ -767,7 +737,7 @@ fn an_edited_lod_billboard_rewrites_its_quads() {
             "{label}: a billboard has no collision"
         );
         let nf = as_files(&out);
-        check_clean(&nf);
+        assert_check_clean(&nf);
         let vs = nf.level.visuals();
         assert_first_quad_raised(label, f.level.visuals()[lod], vs[lod]);
         // its box: its trees' and its quads'
@@ -784,7 +754,7 @@ fn an_edited_lod_billboard_rewrites_its_quads() {
     assert!(tried > 0);
     // an old build's LOD (XRLC 9–12: visual 4), in its own layout
     use crate::import_old::{levels, run as run_old};
-    use levelgeom_xray::{files, Level};
+    use levelgeom_xray::Level;
     let mut old = 0;
     for (name, lb) in levels() {
         let l = Level::read(&lb).unwrap().0;
@@ -809,10 +779,7 @@ fn an_edited_lod_billboard_rewrites_its_quads() {
             "{name}: {:?}",
             out.summary.warnings
         );
-        let bytes = out.level.to_bytes().unwrap();
-        let nl = Level::read(&bytes).unwrap().0;
-        let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
-        assert_eq!(opened.check(), vec![], "{name}");
+        let nl = crate::import_old::written(&name, &out);
         assert_first_quad_raised(&name, l.visuals()[4], nl.visuals()[4]);
         for v in [0, 1, 2, 3] {
             assert_eq!(nl.visuals()[v], l.visuals()[v], "{name}: visual {v}");
