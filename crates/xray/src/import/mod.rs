@@ -1294,8 +1294,11 @@ impl Work<'_> {
         else {
             return Ok(false);
         };
+        if old.count == 0 {
+            return Ok(false);
+        }
         let m = DMat4::from_cols_array(&td.xform.map(f64::from));
-        if m.determinant().abs() < 1e-12 || old.count == 0 {
+        if m.determinant().abs() < 1e-12 {
             self.summary.warnings.push(format!(
                 "visual {v} (tree): its matrix cannot be inverted; edited geometry kept"
             ));
