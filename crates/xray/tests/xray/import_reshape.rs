@@ -443,6 +443,19 @@ fn a_copied_group_becomes_a_new_group_of_copies() {
     // hierarchy 14: two normal visuals and two LODs with a tree each
     assert_eq!(f.level.visuals()[14].model_type(), Some(mt::HIERARCHY));
     check_group_copy("fixture hierarchy 14", &f, 14, [4.0, 0.5, -3.0]);
+    // hierarchy 15, the sector's root, has nothing above it: its copy is left out, with
+    // everything in it
+    let mut s = export(&f);
+    let top = named(&s, 15);
+    copy_group(&mut s, top, [0.0, 0.0, 50.0]);
+    let out = run(&f, &s);
+    assert!(out.summary.added.is_empty(), "{:?}", out.summary.added);
+    assert!(out
+        .summary
+        .warnings
+        .iter()
+        .any(|w| w.contains("visual 15, which has no visual above it")));
+    assert_eq!(out.level.visuals().len(), f.level.visuals().len());
     let mut lods = 0;
     for (label, f) in crate::import_edit::every_level() {
         let Some(lod) = (0..f.level.visuals().len())
