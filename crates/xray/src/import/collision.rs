@@ -21,6 +21,13 @@
 //!   base cform triangle nearest to the mesh's centre (reported in the summary), else 0; its
 //!   sector the one its visual was placed in (else the nearest triangle's). The added
 //!   vertices are appended (equal corners welded per visual); the header box is recomputed.
+//! * **Reshaping**: the triangles belonging to an edited visual (the rule above; shared only
+//!   with removed or other reshaped visuals) are removed with its old shape
+//!   ([`super::summary::CollisionSummary::replaced`]), and its new triangles (X-Ray space and
+//!   winding, zero-area ones left out) added, each a copy of one of its old triangles (the
+//!   most common material and flag word; equally common ones: the old triangle nearest to
+//!   the new shape's centre; version 2/3 unknown fields kept) with the visual's sector. No
+//!   old triangle of its own: no new ones (a warning).
 //! * **Replacing** (`--collision`): the triangles of the nodes named `mat{id}_sec{sector}` (as
 //!   the collision export names them; Blender's `.001` ignored), mirrored back into X-Ray
 //!   space with their winding reversed, equal corners welded; the extras `suppress_shadows`
@@ -41,7 +48,7 @@ use crate::cform::{Cform, OldTri, Tri, VERSION};
 pub const NEAR: f64 = 0.02;
 
 /// glTF ⇄ X-Ray (`z` negated; a zero comes back as +0, whatever its sign on the way).
-fn mirror(p: DVec3) -> DVec3 {
+pub(super) fn mirror(p: DVec3) -> DVec3 {
     DVec3::new(p.x, p.y, 0.0 - p.z)
 }
 
@@ -175,13 +182,28 @@ pub(super) enum NewFaces {
         /// The sector it was placed in.
         sector: Option<u16>,
     },
+    /// Base visual `from`, reshaped (edited): its old triangles go, these come.
+    Reshape {
+        /// The visual (its index in the new level once renumbered by the caller).
+        visual: usize,
+        /// Its node.
+        node: String,
+        /// The visual in the base level.
+        from: usize,
+        /// Its new triangles, X-Ray space and winding.
+        tris: Vec<[DVec3; 3]>,
+        /// The visual's sector.
+        sector: Option<u16>,
+    },
 }
 
 impl NewFaces {
     /// The new visual's index.
     pub(super) fn visual_mut(&mut self) -> &mut usize {
         match self {
-            NewFaces::Copy { visual, .. } | NewFaces::Mesh { visual, .. } => visual,
+            NewFaces::Copy { visual, .. }
+            | NewFaces::Mesh { visual, .. }
+            | NewFaces::Reshape { visual, .. } => visual,
         }
     }
 }
@@ -238,9 +260,17 @@ pub(super) fn collision(
         summary.collision.mode = "none".into();
         return Ok(None);
     };
-    let mut out = follow(cf, moves, remove, geo, summary);
+    let mut reshaped = vec![false; geo.len()];
+    for a in added {
+        if let NewFaces::Reshape { from, .. } = a {
+            if let Some(r) = reshaped.get_mut(*from) {
+                *r = true;
+            }
+        }
+    }
+    let (mut out, old_faces) = follow(cf, moves, remove, &reshaped, geo, summary);
     if !added.is_empty() {
-        add_faces(cf, &mut out, geo, added, summary);
+        add_faces(cf, &mut out, geo, added, &old_faces, summary);
         if summary.collision.added > 0 {
             summary.collision.mode = "followed".into();
             set_box(&mut out);
@@ -287,6 +317,7 @@ fn add_faces(
     out: &mut Cform,
     geo: &[Option<NodeGeo>],
     added: &[NewFaces],
+    old_faces: &HashMap<usize, Vec<usize>>,
     summary: &mut Summary,
 ) {
     let grid = added
@@ -357,6 +388,42 @@ fn add_faces(
                         source: format!("copy of visual {from}"),
                     });
             }
+            NewFaces::Reshape {
+                visual,
+                node,
+                from,
+                tris,
+                sector,
+            } => {
+                let old = old_faces.get(from).map_or(&[][..], Vec::as_slice);
+                let Some((template, how)) = reshape_template(cf, old, tris) else {
+                    summary.warnings.push(format!(
+                        "visual {from} (node {node:?}): reshaped, but no collision triangle \
+                         was its own; its new shape gets none"
+                    ));
+                    continue;
+                };
+                let sec = sector.unwrap_or_else(|| template.sector());
+                for t in tris {
+                    let [a, b, c] = *t;
+                    if (b - a).cross(c - a).length_squared() <= 1e-18 {
+                        continue; // no area: nothing to collide with
+                    }
+                    let mut nt = with_sector(template, sec);
+                    nt.verts = t.map(|p| push_vertex(out, p));
+                    out.tris.push(nt);
+                }
+                summary
+                    .collision
+                    .added_faces
+                    .push(super::summary::FacesAdded {
+                        visual: *visual,
+                        node: node.clone(),
+                        faces: out.tris.len() - before,
+                        material: template.material(),
+                        source: format!("new shape of visual {from}: {how}"),
+                    });
+            }
             NewFaces::Mesh {
                 visual,
                 node,
@@ -392,7 +459,8 @@ fn add_faces(
                     (None, Some(i)) => (cf.tris[i].material(), 0, format!("nearest face {i}")),
                     (None, None) => {
                         summary.warnings.push(format!(
-                            "node {node:?}: no game_material extra and no collision triangle to                              take one from; its collision has game material 0"
+                            "node {node:?}: no game_material extra and no collision triangle to \
+                             take one from; its collision has game material 0"
                         ));
                         (0, 0, "none (0)".to_string())
                     }
@@ -421,13 +489,15 @@ fn add_faces(
 }
 
 /// Triangles of moved and removed visuals follow them (see the module docs).
+/// Returns the new cform and, per reshaped visual, the base triangles removed with it.
 fn follow(
     cf: &Cform,
     moves: &[Option<DMat4>],
     remove: &[bool],
+    reshaped: &[bool],
     geo: &[Option<NodeGeo>],
     summary: &mut Summary,
-) -> Cform {
+) -> (Cform, HashMap<usize, Vec<usize>>) {
     let n = cf.tris.len();
     summary.collision.faces_before = n;
     summary.collision.faces_after = n;
@@ -435,12 +505,14 @@ fn follow(
         .map(|v| {
             geo[v].is_some()
                 && (moves.get(v).is_some_and(Option::is_some)
-                    || remove.get(v).copied().unwrap_or(false))
+                    || remove.get(v).copied().unwrap_or(false)
+                    || reshaped.get(v).copied().unwrap_or(false))
         })
         .collect();
+    let mut old_faces: HashMap<usize, Vec<usize>> = HashMap::new();
     if !affected.contains(&true) {
         summary.collision.mode = "kept".into();
-        return cf.clone();
+        return (cf.clone(), old_faces);
     }
     summary.collision.mode = "followed".into();
     let grid = Grid::new(geo, 2.0);
@@ -493,6 +565,7 @@ fn follow(
             continue;
         }
         let removed = |v: usize| remove.get(v).copied().unwrap_or(false);
+        let is_reshaped = |v: usize| reshaped.get(v).copied().unwrap_or(false);
         let first_move = owners
             .iter()
             .find_map(|&v| moves.get(v).copied().flatten().map(|m| (v, m)));
@@ -505,9 +578,18 @@ fn follow(
                     .is_some_and(|x| super::transform::same_transform(&x, &m))
             })
         });
-        if owners.iter().all(|&v| removed(v)) {
+        if owners.iter().all(|&v| removed(v) || is_reshaped(v)) {
             action[ti] = Some(None);
-            summary.collision.removed += 1;
+            let mut mine = owners.iter().filter(|&&v| is_reshaped(v)).peekable();
+            if mine.peek().is_some() {
+                // goes with its visual's old shape; the new shape gets new triangles
+                for &v in mine {
+                    old_faces.entry(v).or_default().push(ti);
+                }
+                summary.collision.replaced += 1;
+            } else {
+                summary.collision.removed += 1;
+            }
         } else if let (true, Some((v, _))) = (all_moved_alike, first_move) {
             action[ti] = Some(Some(rep[v]));
             summary.collision.moved += 1;
@@ -594,7 +676,58 @@ fn follow(
             summary.collision.ambiguous
         ));
     }
-    out
+    (out, old_faces)
+}
+
+/// The game material (with its flag bits) of a triangle: the low 16 bits of a version-4
+/// triangle's word, a version 2/3 triangle's material field.
+fn material_key(t: &Tri) -> u32 {
+    match &t.old {
+        Some(o) => o.material,
+        None => t.dummy & 0xFFFF,
+    }
+}
+
+/// The triangle a reshaped visual's new triangles copy (material, flags and, for version 2/3,
+/// the unknown fields) from its old ones `old` (indices into `cf`): one of the most common
+/// game material; when several are equally common, the old triangle nearest to the centre of
+/// `tris`. With how it was chosen; `None` without old triangles.
+fn reshape_template(cf: &Cform, old: &[usize], tris: &[[DVec3; 3]]) -> Option<(Tri, String)> {
+    let mut counts: Vec<(u32, usize)> = Vec::new();
+    for t in old.iter().filter_map(|&i| cf.tris.get(i)) {
+        let k = material_key(t);
+        match counts.iter_mut().find(|(x, _)| *x == k) {
+            Some(c) => c.1 += 1,
+            None => counts.push((k, 1)),
+        }
+    }
+    let top = counts.iter().map(|c| c.1).max()?;
+    let tied: Vec<u32> = counts.iter().filter(|c| c.1 == top).map(|c| c.0).collect();
+    let candidates = old
+        .iter()
+        .filter_map(|&i| Some((i, cf.tris.get(i)?)))
+        .filter(|(_, t)| tied.contains(&material_key(t)));
+    let n = old.len();
+    if tied.len() == 1 {
+        let (_, t) = candidates.into_iter().next()?;
+        let how = format!("the game material of {top} of its {n} old triangle(s)");
+        return Some((*t, how));
+    }
+    let all: Vec<DVec3> = tris.iter().flatten().copied().collect();
+    let centre = all.iter().copied().sum::<DVec3>() / all.len().max(1) as f64;
+    let (i, t) = candidates
+        .filter_map(|(i, t)| {
+            let [a, b, c] = corners(cf, t)?;
+            Some((i, t, closest(centre, a, b, c).distance(centre)))
+        })
+        .min_by(|x, y| x.2.total_cmp(&y.2))
+        .map(|(i, t, _)| (i, t))?;
+    let how = format!(
+        "{} game materials equally common among its {n} old triangle(s): that of the \
+         nearest, face {i}",
+        tied.len()
+    );
+    Some((*t, how))
 }
 
 /// Bits 14 and 15 from the extras `suppress_shadows` / `suppress_wallmarks` (`true` or `1`).

@@ -66,6 +66,37 @@ pub(crate) fn excluded(scene: &Scene) -> Vec<bool> {
     out
 }
 
+/// Every node's parent (the first node listing it as a child), `None` for roots.
+pub(crate) fn parents(scene: &Scene) -> Vec<Option<usize>> {
+    let mut out = vec![None; scene.nodes.len()];
+    for (i, node) in scene.nodes.iter().enumerate() {
+        for &c in &node.children {
+            if let Some(p) = out.get_mut(c).filter(|p| p.is_none() && c != i) {
+                *p = Some(i);
+            }
+        }
+    }
+    out
+}
+
+/// The nearest proper ancestor of node `n` that is one of the `groups` (`(visual, node)`
+/// pairs): its index in `groups`.
+pub(crate) fn group_of(
+    parent: &[Option<usize>],
+    groups: &[(usize, usize)],
+    n: usize,
+) -> Option<usize> {
+    let mut a = parent.get(n).copied().flatten();
+    for _ in 0..parent.len() {
+        let x = a?;
+        if let Some(k) = groups.iter().position(|g| g.1 == x) {
+            return Some(k);
+        }
+        a = parent[x];
+    }
+    None
+}
+
 /// For every node: true when it is reachable from the scene's roots.
 pub(crate) fn reachable(scene: &Scene) -> Vec<bool> {
     let n = scene.nodes.len();

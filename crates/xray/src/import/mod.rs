@@ -25,22 +25,28 @@
 //! | other topology | **edited** (replaced): the mesh re-encoded as new vertex and index ranges with the visual's shader and declaration; a progressive visual becomes a normal one (warning) |
 //! | a second node for it | **added**: a copy (a tree: a new TREEDEF2 visual on the same geometry; a normal or progressive visual: a new visual on the same GCONTAINER when unchanged, else on a transformed copy of its vertices with the same indices and windows), placed under the original's nearest hierarchy ancestor (so a copied tree is not hidden behind its original's LOD billboard) |
 //! | no node | **removed** when the file holds other visuals of its kind (static: normal and progressive; trees; LOD billboards) or with [`ImportOptions::delete_missing`]; else kept: a partial export (`--only`, no `--lods`) does not delete what it left out |
+//! | a second node for a hierarchy or LOD visual (the group copied with its children) | **added**: a new group visual of its kind under the original's parent (or under the copy of the group around it), its children the copies of the children; a LOD copy's quads moved with its trees' copies, which must all have moved alike (else left out, warning); bounds recomputed from the children |
 //! | a node with a mesh and no mapping | **added** (new mesh): one normal visual per primitive ([`shading`]) |
 //!
 //! A tree instance whose geometry was edited (same vertices and triangles, other positions)
 //! gets its positions taken back into its model space through the inverse `TREEDEF2` matrix
 //! and re-encoded as its own copy of the vertex range (a new GCONTAINER on the same indices;
 //! the other instances keep theirs), unless every instance on those vertices was edited to
-//! the same model-space positions: then the shared range is rewritten once, in place. Trees
-//! with another topology, LOD billboards and hierarchy visuals whose geometry was edited (not
-//! just moved) are kept with a warning. Sector roots are never removed; a
+//! the same model-space positions: then the shared range is rewritten once, in place. A tree
+//! with another topology gets the mesh as its own new ranges in its declaration (taken into
+//! model space the same way; wind, and the light, hemi and sun the mesh lacks, from the
+//! nearest old vertex); a TREE_PM becomes a TREE_ST (warning). A LOD visual whose billboard
+//! quads were edited (a `--lods` export, four vertices per quad) gets its `LODDEF2` positions
+//! rewritten, everything else of the quads kept. Sector roots are never removed; a
 //! LOD visual whose trees are all removed is removed with them.
 //! A visual that is moved keeps its vertices in place when no other visual uses them, else it
 //! gets a transformed copy appended ([`buffers`]). Removed visuals' vertex and index ranges
 //! stay in the buffers, unused. Bounding boxes and spheres of changed visuals and of every
 //! ancestor are recomputed ([`hierarchy`]). Collision follows ([`collision`]): moved and
 //! removed visuals' triangles with them, copies get their original's triangles, new meshes
-//! their own (game material from the `game_material` extra, else the nearest triangle's).
+//! their own (game material from the `game_material` extra, else the nearest triangle's),
+//! edited visuals new triangles from their new shape in place of their old ones (with their
+//! old triangles' game material).
 
 pub mod buffers;
 pub mod collision;
@@ -369,6 +375,25 @@ fn import_view(
         }
     }
 
+    // copies of a hierarchy or LOD node (Shift+D on the group): new groups, see copy_groups
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (v, c) in claims.iter_mut().enumerate() {
+        let group = matches!(
+            visuals[v].model_type(),
+            Some(model_type::HIERARCHY | model_type::LOD)
+        );
+        if !group || c.len() < 2 {
+            continue;
+        }
+        let o = c
+            .iter()
+            .copied()
+            .find(|&n| !mapping::has_copy_suffix(&edited.nodes[n].name))
+            .unwrap_or(c[0]);
+        groups.extend(c.iter().filter(|&&n| n != o).map(|&n| (v, n)));
+        *c = vec![o];
+    }
+
     // classify
     let mut state = vec![State::Keep; nv];
     let mut dups: Vec<(usize, usize, Change)> = Vec::new();
@@ -495,6 +520,7 @@ fn import_view(
         new_faces: Vec::new(),
     };
     let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
+    let sectors = base.level.visual_sectors();
     for v in 0..nv {
         match state[v].clone() {
             State::Keep => {}
@@ -508,11 +534,13 @@ fn import_view(
                 let r = ref_geo[v].as_ref();
                 if w.edit_visual(v, r, edited, node, &e_worlds, &state, has_dups[v])? {
                     w.summary.edited.push(v);
+                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
                 }
             }
             State::Replaced(node) => {
                 if w.replace_visual(v, edited, node, &e_worlds)? {
                     w.summary.edited.push(v);
+                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
                 }
             }
         }
@@ -520,10 +548,24 @@ fn import_view(
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
-    let sectors = base.level.visual_sectors();
+    let mut sectors = sectors;
+    let e_parent = mapping::parents(edited);
+    let group_of = |n: usize| mapping::group_of(&e_parent, &groups, n);
+    let (in_groups, dups): (Vec<_>, Vec<_>) =
+        dups.into_iter().partition(|d| group_of(d.1).is_some());
     for (v, node, change) in dups {
         w.duplicate(v, &change, parent_h[v], &edited.nodes[node].name, &sectors)?;
     }
+    w.copy_groups(
+        &groups,
+        &in_groups,
+        &group_of,
+        &parent,
+        edited,
+        &ref_geo,
+        &e_worlds,
+        &mut sectors,
+    )?;
     for node in new_nodes {
         w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
     }
@@ -673,6 +715,19 @@ fn tree_local(
             .collect()
     });
     Some((e, positions, normals))
+}
+
+/// Transform a LOD visual's billboard quads by `tx` (X-Ray space; UVs, colours, pad kept).
+fn transform_quads(vis: &mut Visual, tx: &DMat4) {
+    for c in &mut vis.chunks {
+        if let OgfChunk::LodDef(quads) | OgfChunk::LodDefOld(quads) = &mut c.value {
+            for q in quads.iter_mut() {
+                for lv in q.iter_mut() {
+                    lv.pos = f3(tx.transform_point3(d3(lv.pos)));
+                }
+            }
+        }
+    }
 }
 
 /// X-Ray-space transform of each moved visual.
@@ -871,15 +926,7 @@ impl Work<'_> {
         }
         if t_kind == Some(model_type::LOD) {
             if let Some(vm) = self.visual_mut(v) {
-                for c in &mut vm.chunks {
-                    if let OgfChunk::LodDef(quads) = &mut c.value {
-                        for q in quads.iter_mut() {
-                            for lv in q.iter_mut() {
-                                lv.pos = f3(tx.transform_point3(d3(lv.pos)));
-                            }
-                        }
-                    }
-                }
+                transform_quads(vm, &tx);
             }
             let b = match tr {
                 Some(d) => translated(&h, d),
@@ -947,6 +994,9 @@ impl Work<'_> {
         if is_tree(vis.model_type()) {
             return self.edit_tree(v, reference, edited, node, worlds, state, has_dups);
         }
+        if vis.model_type() == Some(model_type::LOD) {
+            return Ok(self.edit_lod(v, edited, node, worlds));
+        }
         if kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -1003,6 +1053,39 @@ impl Work<'_> {
             self.set_bounds(v, b);
         }
         Ok(true)
+    }
+
+    /// New positions for a LOD visual's billboard quads (exported with `--lods`: four vertices
+    /// per quad, in order): the `LODDEF2` positions rewritten, UVs, colours and pad bytes
+    /// kept; its bounds recomputed (from its quads and trees).
+    fn edit_lod(&mut self, v: usize, edited: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+        let Some(e) = mapping::node_geo(edited, node, worlds) else {
+            return false;
+        };
+        let Some(vm) = self.visual_mut(v) else {
+            return false;
+        };
+        let mut done = false;
+        for c in &mut vm.chunks {
+            if let OgfChunk::LodDef(quads) | OgfChunk::LodDefOld(quads) = &mut c.value {
+                if e.points.len() != quads.len() * 4 {
+                    continue;
+                }
+                for (lv, p) in quads.iter_mut().flatten().zip(&e.points) {
+                    lv.pos = f3(collision::mirror(*p));
+                }
+                done = true;
+            }
+        }
+        if !done {
+            self.summary.warnings.push(format!(
+                "visual {v} (lod): its billboard mesh does not have four vertices per quad; kept"
+            ));
+            return false;
+        }
+        self.dirty[v] = true;
+        self.recompute[v] = true;
+        true
     }
 
     /// New positions (same vertices) for a tree instance: its own copy of the geometry,
@@ -1109,6 +1192,24 @@ impl Work<'_> {
         Ok(true)
     }
 
+    /// List the vertex attributes of `decl` that visual `v` (from node `name`) got defaulted.
+    fn note_defaulted(
+        &mut self,
+        v: usize,
+        name: &str,
+        decl: &crate::decl::Declaration,
+        notes: &encode::NewAttributes,
+    ) {
+        let attributes = shading::relevant(decl, notes);
+        if !attributes.is_empty() {
+            self.summary.defaulted.push(Defaulted {
+                visual: v,
+                node: name.to_string(),
+                attributes,
+            });
+        }
+    }
+
     /// Another topology for a normal or progressive visual: new ranges.
     fn replace_visual(
         &mut self,
@@ -1119,6 +1220,9 @@ impl Work<'_> {
     ) -> Result<bool, ImportError> {
         let vis = self.base.level.visuals()[v].clone();
         let t = vis.model_type();
+        if is_tree(t) {
+            return self.replace_tree(v, edited, node, worlds);
+        }
         if kind_of(t) != Kind::Static {
             self.summary.warnings.push(format!(
                 "visual {v} ({}): edited geometry of this kind is not written back; kept",
@@ -1165,14 +1269,139 @@ impl Work<'_> {
             ));
         }
         self.set_bounds(v, b);
-        let defaulted = shading::relevant(&decl, &notes);
-        if !defaulted.is_empty() {
-            self.summary.defaulted.push(Defaulted {
-                visual: v,
-                node: edited.nodes[node].name.clone(),
-                attributes: defaulted,
-            });
+        self.note_defaulted(v, &edited.nodes[node].name, &decl, &notes);
+        Ok(true)
+    }
+
+    /// Another topology for a tree instance: the mesh taken into the tree's model space
+    /// through the inverse `TREEDEF2` matrix (normals through its transpose, tangent frames
+    /// recomputed there), encoded in the tree's declaration with the wind values (and what the
+    /// mesh lacks of light, hemi and sun) of the nearest old vertex, as the instance's own new
+    /// vertex and index ranges; a TREE_PM becomes a TREE_ST (its windows no longer fit).
+    fn replace_tree(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+    ) -> Result<bool, ImportError> {
+        let vis = self.base.level.visuals()[v].clone();
+        let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
+            return Ok(false);
+        };
+        let Some((decl, old)) =
+            buffers::read_range(self.base.geom, g.vb_index, g.vb_offset, g.vb_count)
+        else {
+            return Ok(false);
+        };
+        if old.count == 0 {
+            return Ok(false);
         }
+        let m = DMat4::from_cols_array(&td.xform.map(f64::from));
+        if m.determinant().abs() < 1e-12 {
+            self.summary.warnings.push(format!(
+                "visual {v} (tree): its matrix cannot be inverted; edited geometry kept"
+            ));
+            return Ok(false);
+        }
+        let Some((mut verts, tris, mut notes)) = shading::node_vertices(edited, node, worlds)
+        else {
+            return Ok(false);
+        };
+        // X-Ray world → tree model space
+        let inv = m.inverse();
+        let lin = glam::DMat3::from_mat4(m).transpose();
+        for p in &mut verts.positions {
+            *p = f3(inv.transform_point3(d3(*p)));
+        }
+        for n in &mut verts.normals {
+            *n = f3((lin * d3(*n)).normalize_or(DVec3::Y));
+        }
+        let (tangents, binormals) =
+            encode::tangent_frames(&verts.positions, &verts.uv, &verts.normals, &tris);
+        verts.tangents = tangents;
+        verts.binormals = binormals;
+        // what the mesh does not carry, from the nearest old vertex (model space)
+        let nearest: Vec<usize> = verts
+            .positions
+            .iter()
+            .map(|p| {
+                (0..old.count)
+                    .min_by(|&a, &b| {
+                        let d = |k: usize| d3(old.positions[k]).distance_squared(d3(*p));
+                        d(a).total_cmp(&d(b))
+                    })
+                    .unwrap_or(0)
+            })
+            .collect();
+        fn take<T: Copy>(dst: &mut Vec<T>, src: &[T], nearest: &[usize]) {
+            if let Some(vals) = nearest.iter().map(|&k| src.get(k).copied()).collect() {
+                *dst = vals;
+            }
+        }
+        take(&mut verts.wind, &old.wind, &nearest);
+        take(&mut verts.tangent_alpha, &old.tangent_alpha, &nearest);
+        take(&mut verts.binormal_alpha, &old.binormal_alpha, &nearest);
+        verts.other = old
+            .other
+            .iter()
+            .map(|(e, vals)| {
+                (
+                    *e,
+                    nearest
+                        .iter()
+                        .filter_map(|&k| vals.get(k).copied())
+                        .collect(),
+                )
+            })
+            .collect();
+        let mut from_old = |label: &str| {
+            let had = notes.defaulted.contains(&label);
+            notes.defaulted.retain(|d| *d != label);
+            had
+        };
+        if from_old("light") {
+            take(&mut verts.colors, &old.colors, &nearest);
+        }
+        if from_old("hemi") {
+            take(&mut verts.hemi, &old.hemi, &nearest);
+        }
+        if from_old("sun") {
+            take(&mut verts.sun, &old.sun, &nearest);
+        }
+        if from_old("lightmap uv") {
+            take(&mut verts.lightmap, &old.lightmap, &nearest);
+        }
+        let (ng, _) = self.append_geometry(&decl, &verts, &tris)?;
+        let world: Vec<[f32; 3]> = verts.positions.iter().map(|p| td.transform(*p)).collect();
+        let fast = if vis.fastpath().is_some() {
+            Some(self.fastpath_for(&ng, None)?)
+        } else {
+            None
+        };
+        let vm = self
+            .visual_mut(v)
+            .ok_or_else(|| ImportError::Collision("lost visual".into()))?;
+        hierarchy::set_gcontainer(vm, ng);
+        if vis.model_type() == Some(model_type::TREE_PM) {
+            vm.chunks
+                .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
+            if let Some(mut h) = vm.header() {
+                h.model_type = model_type::TREE_ST;
+                hierarchy::set_header(vm, h);
+            }
+            self.summary.warnings.push(format!(
+                "visual {v}: a progressive tree (tree_pm), and its triangles changed: written \
+                 as tree_st (its sliding windows no longer fit; no levels of detail)"
+            ));
+        }
+        if let Some(f) = fast {
+            self.put_fastpath(v, f);
+        }
+        if let Some(b) = Bounds::of_points(&world) {
+            self.set_bounds(v, b);
+        }
+        self.note_defaulted(v, &edited.nodes[node].name, &decl, &notes);
         Ok(true)
     }
 
@@ -1268,6 +1497,37 @@ impl Work<'_> {
         Ok((g, b))
     }
 
+    /// The collision wanted for visual `v`, reshaped by node `node`: the node's triangles
+    /// (X-Ray space and winding) in the visual's sector.
+    fn reshape_faces(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+        sectors: &[Vec<u16>],
+    ) {
+        if self.base.level.visuals()[v].model_type() == Some(model_type::LOD) {
+            return; // a billboard has no collision
+        }
+        let Some(g) = mapping::node_geo(edited, node, worlds) else {
+            return;
+        };
+        let x = |i: u32| collision::mirror(g.points[i as usize]);
+        let tris = g
+            .indices
+            .chunks_exact(3)
+            .map(|t| [x(t[0]), x(t[2]), x(t[1])])
+            .collect();
+        self.new_faces.push(collision::NewFaces::Reshape {
+            visual: v,
+            node: edited.nodes[node].name.clone(),
+            from: v,
+            tris,
+            sector: sectors.get(v).and_then(|s| s.first()).copied(),
+        });
+    }
+
     /// Push a new visual as a child of `parent`; its index.
     fn push_visual(&mut self, vis: Visual, parent: usize) -> usize {
         let Some(vs) = hierarchy::visuals_mut(&mut self.level) else {
@@ -1312,6 +1572,8 @@ impl Work<'_> {
             }
         };
         let tx = transform::to_xray(&m);
+        // a translation moves the bounds exactly
+        let tr = transform::is_translation(&tx).then(|| tx.w_axis.truncate());
         let h = vis.header();
         let mut copy = vis.clone();
         let bounds;
@@ -1330,7 +1592,10 @@ impl Work<'_> {
                     })
                     .map(|(_, vs)| vs.positions.iter().map(|p| td.transform(*p)).collect())
                     .unwrap_or_default();
-                bounds = Bounds::of_points(&pts);
+                bounds = match (tr, h) {
+                    (Some(d), Some(h)) => Some(translated(&h, d)),
+                    _ => Bounds::of_points(&pts),
+                };
             }
             Kind::Static => {
                 let Some(g) = vis.gcontainer() else {
@@ -1359,7 +1624,10 @@ impl Work<'_> {
                             None => hierarchy::drop_fastpath(&mut copy),
                         }
                     }
-                    bounds = Bounds::of_points(&pts);
+                    bounds = match (tr, h) {
+                        (Some(d), Some(h)) => Some(translated(&h, d)),
+                        _ => Bounds::of_points(&pts),
+                    };
                 }
             }
             _ => {
@@ -1390,6 +1658,128 @@ impl Work<'_> {
             m: tx,
             sector: sectors.get(parent).and_then(|s| s.first()).copied(),
         });
+        Ok(())
+    }
+
+    /// Copies of hierarchy and LOD nodes with their children (Shift+D on a group in
+    /// Blender; `groups` the `(visual, node)` copies, `members` the copies of visuals inside
+    /// them): each a new group visual under the original group's parent (or under the copy
+    /// of the group around it), holding the copies of its children, its bounds recomputed
+    /// from theirs. A LOD copy's quads move with its trees' copies, which must all have moved
+    /// alike (and its billboard too, when the file has it); else it is left out with them.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_groups(
+        &mut self,
+        groups: &[(usize, usize)],
+        members: &[(usize, usize, Change)],
+        group_of: &dyn Fn(usize) -> Option<usize>,
+        parent: &[Option<usize>],
+        edited: &Scene,
+        ref_geo: &[Option<NodeGeo>],
+        worlds: &[[f32; 16]],
+        sectors: &mut Vec<Vec<u16>>,
+    ) -> Result<(), ImportError> {
+        let depth = |k: usize| {
+            let mut d = 0;
+            let mut x = group_of(groups[k].1);
+            while let Some(o) = x {
+                d += 1;
+                if d > groups.len() {
+                    break;
+                }
+                x = group_of(groups[o].1);
+            }
+            d
+        };
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        order.sort_by_key(|&k| depth(k));
+        let mut made: Vec<Option<usize>> = vec![None; groups.len()];
+        for k in order {
+            let (g, node) = groups[k];
+            let name = edited.nodes[node].name.clone();
+            let outer = group_of(node);
+            let place = match outer {
+                Some(o) => made[o],
+                None => parent[g],
+            };
+            let Some(place) = place else {
+                self.summary.warnings.push(match outer {
+                    Some(_) => format!(
+                        "node {name:?}: a copy of visual {g} inside a group copy that was left \
+                         out; left out"
+                    ),
+                    None => format!(
+                        "node {name:?}: a copy of visual {g}, which has no visual above it; \
+                         left out with its children"
+                    ),
+                });
+                continue;
+            };
+            let kids: Vec<&(usize, usize, Change)> = members
+                .iter()
+                .filter(|m| group_of(m.1) == Some(k))
+                .collect();
+            let inner = groups.iter().any(|x| group_of(x.1) == Some(k));
+            let vis = &self.base.level.visuals()[g];
+            let t = vis.model_type();
+            let mut copy = (*vis).clone();
+            hierarchy::set_children(&mut copy, Vec::new());
+            if t == Some(model_type::LOD) {
+                let ms: Vec<Option<DMat4>> = kids
+                    .iter()
+                    .map(|m| match &m.2 {
+                        Change::Unchanged => Some(DMat4::IDENTITY),
+                        Change::Moved(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect();
+                let first = ms.first().copied().flatten();
+                let alike = |x: &DMat4| first.is_some_and(|m| transform::same_transform(x, &m));
+                let trees_alike = ms.iter().all(|m| m.as_ref().is_some_and(alike));
+                // a billboard in the file (exported with --lods) must have moved with them
+                let own = mapping::node_geo(edited, node, worlds)
+                    .zip(ref_geo[g].as_ref())
+                    .map(|(e, r)| transform::classify(r, &e));
+                let own_alike = match own {
+                    None => true,
+                    Some(Change::Unchanged) => alike(&DMat4::IDENTITY),
+                    Some(Change::Moved(x)) => alike(&x),
+                    Some(_) => false,
+                };
+                let (true, true, Some(m)) = (trees_alike, own_alike, first) else {
+                    self.summary.warnings.push(format!(
+                        "node {name:?}: a copy of LOD visual {g} whose trees' copies did not \
+                         all move alike (or without any); left out with them"
+                    ));
+                    continue;
+                };
+                transform_quads(&mut copy, &transform::to_xray(&m));
+            } else if kids.is_empty() && !inner {
+                self.summary.warnings.push(format!(
+                    "node {name:?}: a copy of visual {g} without copies of visuals inside it; \
+                     left out"
+                ));
+                continue;
+            }
+            let i = self.push_visual(copy, place);
+            // from its children's copies (and its billboard)
+            self.recompute[i] = true;
+            if sectors.len() <= i {
+                sectors.resize(i + 1, Vec::new());
+            }
+            sectors[i] = sectors.get(place).cloned().unwrap_or_default();
+            made[k] = Some(i);
+            self.summary.added.push(Added {
+                visual: i,
+                node: name,
+                from: format!("copy of visual {g} with its children"),
+                copy_of: Some(g),
+                model_type: model_type::name(t.unwrap_or(u8::MAX)).into(),
+            });
+            for (v, n, change) in kids {
+                self.duplicate(*v, change, Some(i), &edited.nodes[*n].name, sectors)?;
+            }
+        }
         Ok(())
     }
 
@@ -1479,14 +1869,7 @@ impl Work<'_> {
                     material: game_material,
                     sector: sectors.get(parent).and_then(|s| s.first()).copied(),
                 });
-                let defaulted = shading::relevant(&decl, &notes);
-                if !defaulted.is_empty() {
-                    self.summary.defaulted.push(Defaulted {
-                        visual: i,
-                        node: label,
-                        attributes: defaulted,
-                    });
-                }
+                self.note_defaulted(i, &label, &decl, &notes);
             }
         }
         Ok(())

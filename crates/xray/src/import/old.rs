@@ -8,7 +8,9 @@
 //!   SHORT4-split copy of a ≤ 11 buffer the same bytes again), so vertices changed in place go
 //!   back byte for byte into their buffer; vertices the import appended (moved copies, new
 //!   meshes) are appended to the old buffer they were appended beside (a split copy's to the
-//!   buffer it splits), so every existing offset stays. A visual's own `OGF_VERTICES` /
+//!   buffer it splits), so every existing offset stays; a buffer the import started goes
+//!   into the last old buffer of its layout with room for it (65,535 vertices), else becomes
+//!   a new buffer of that layout (an FVF buffer its FVF code). A visual's own `OGF_VERTICES` /
 //!   `OGF_INDICES` are written from its range. New indices go into the level's last index
 //!   buffer (XRLC 9–12) or the visual's own `OGF_INDICES` (4–8).
 //! * **Visuals**: a visual the import left as it was keeps its chunks (and bytes); otherwise
@@ -16,7 +18,7 @@
 //!   / `OGF_ICONTAINER`, the tree matrix, LOD quads, children (old ids and layouts kept). A
 //!   copy starts from the visual it copies; a new mesh from the level's first normal visual.
 //!   An OGF 3 progressive visual whose triangles changed loses its vertex splits (written as
-//!   a normal visual, with the import's warning).
+//!   a normal visual, with a warning; the view calls it normal already).
 //! * **Materials**: before XRLC 12 a visual names a (shader, texture) pair by `OGF_TEXTURE_L`;
 //!   the view's `shader/texture` entries map back to their pair, and a new entry adds its
 //!   shader and texture names to the level's table(s) as xrLC would. From 12 the header's
@@ -62,7 +64,8 @@ pub(super) fn import(
         ..opts.clone()
     };
     let mut out = import_view(view, edited, collision_mesh, &inner)?;
-    let mut level = unflatten(base.level, &flat, &out)?;
+    let (mut level, notes) = unflatten(base.level, &flat, &out)?;
+    out.summary.warnings.extend(notes);
     // an embedded cform goes back into its chunk
     let embedded = level
         .chunks
@@ -152,8 +155,13 @@ fn type_in(format: u8, t4: u8) -> u8 {
     }
 }
 
-/// Write the result of the view's import back into the old level's layout.
-fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportError> {
+/// Write the result of the view's import back into the old level's layout; with warnings.
+fn unflatten(
+    base: &Level,
+    flat: &Flat,
+    out: &Imported,
+) -> Result<(Level, Vec<String>), ImportError> {
+    let mut notes = Vec::new();
     let version = base.version().unwrap_or(0);
     let fvbs = flat.geom.vertex_buffers().unwrap_or(&[]);
     let ivbs = out.geom.vertex_buffers().unwrap_or(&[]);
@@ -188,20 +196,32 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
                 Some(Origin::Level(s)) => s,
                 Some(Origin::Inline(_)) => continue,
                 None => {
-                    // a buffer the import started: beside an old buffer of the same layout, else new
-                    let same = (0..nold).find(|&s| {
+                    // a buffer the import started: beside an old buffer of the same layout
+                    // with room for it (xrLC's 65,535 vertices), else a new one
+                    let like = |s: usize| {
                         origin.iter().enumerate().any(|(j, x)| {
                             *x == Some(Origin::Level(s))
                                 && fvbs.get(j).is_some_and(|f| f.decl == ib.decl)
                         })
-                    });
-                    match same {
-                        Some(s) => s,
-                        None if d3d => {
+                    };
+                    let room = |s: usize| {
+                        bufs[s].2 as usize + ib.count as usize <= super::buffers::MAX_VB_VERTICES
+                    };
+                    let same = (0..nold).find(|&s| like(s) && room(s));
+                    let full = (0..nold).find(|&s| like(s));
+                    match (same, full) {
+                        (Some(s), _) => s,
+                        (None, Some(f)) => {
+                            // a new buffer of the full one's layout (an FVF buffer its code)
+                            let code = bufs[f].0;
+                            bufs.push((code, bufs[f].1.clone(), 0, Vec::new()));
+                            bufs.len() - 1
+                        }
+                        (None, None) if d3d => {
                             bufs.push((None, ib.decl.clone(), 0, Vec::new()));
                             bufs.len() - 1
                         }
-                        None => return Err(err(
+                        (None, None) => return Err(err(
                             version,
                             "new vertices need a vertex layout that no FVF buffer of the level has"
                                 .into(),
@@ -473,6 +493,10 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
             if indices_changed && vipm.is_some() {
                 v.chunks.remove(vipm.unwrap_or_default());
                 t_new = Some(model_type_v3::NORMAL);
+                notes.push(format!(
+                    "visual {j}: progressive (OGF 3 vertex splits), and its triangles changed: \
+                     written as a normal visual (no levels of detail)"
+                ));
             } else if ih.model_type != fh.model_type {
                 t_new = Some(type_in(format, ih.model_type));
             }
@@ -596,7 +620,7 @@ fn unflatten(base: &Level, flat: &Flat, out: &Imported) -> Result<Level, ImportE
             _ => {}
         }
     }
-    Ok(level)
+    Ok((level, notes))
 }
 
 /// Whether the indices `g` names are the same in both buffer lists.

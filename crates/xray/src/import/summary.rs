@@ -40,11 +40,13 @@ pub struct FacesAdded {
     pub node: String,
     /// Triangles added.
     pub faces: usize,
-    /// The game material id of the triangles (a copy: the most common one of its original's).
+    /// The game material id of the triangles (a copy: the most common one of its original's;
+    /// a reshaped visual: that of its old triangles, see `source`).
     pub material: u32,
     /// Where they came from: `copy of visual N` (its original's triangles, transformed), or
     /// for a new mesh how its game material was chosen: `extra game_material` or
-    /// `nearest face N` (the base cform triangle nearest to the mesh's centre).
+    /// `nearest face N` (the base cform triangle nearest to the mesh's centre), or
+    /// `new shape of visual N: …` (a reshaped visual's, with how its material was chosen).
     pub source: String,
 }
 
@@ -63,11 +65,14 @@ pub struct CollisionSummary {
     pub moved: usize,
     /// Triangles removed with their visual.
     pub removed: usize,
+    /// Triangles of edited (reshaped) visuals removed with their old shape; the triangles of
+    /// their new shape are counted in `added` (and listed in `added_faces`).
+    pub replaced: usize,
     /// Triangles near several visuals that were not treated alike: kept where they were.
     pub ambiguous: usize,
     /// The first ambiguous triangles' indices (at most 20).
     pub ambiguous_faces: Vec<usize>,
-    /// Triangles added for copied and new visuals.
+    /// Triangles added for copied, new and reshaped visuals.
     pub added: usize,
     /// Those, per visual.
     pub added_faces: Vec<FacesAdded>,
@@ -191,11 +196,12 @@ impl fmt::Display for Summary {
             mode => {
                 writeln!(
                     f,
-                    "collision: {mode}, {} triangles before, {} after ({} moved, {} removed, {} added, {} ambiguous kept in place{})",
+                    "collision: {mode}, {} triangles before, {} after ({} moved, {} removed, {} replaced by new shapes, {} added, {} ambiguous kept in place{})",
                     c.faces_before,
                     c.faces_after,
                     c.moved,
                     c.removed,
+                    c.replaced,
                     c.added,
                     c.ambiguous,
                     list(&c.ambiguous_faces)

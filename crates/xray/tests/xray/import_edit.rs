@@ -131,7 +131,7 @@ fn close(a: &[[f32; 3]], b: &[[f32; 3]], tol: f32) -> bool {
             .all(|(x, y)| x.iter().zip(y).all(|(p, q)| (p - q).abs() <= tol))
 }
 
-fn assert_check_clean(f: &Files) {
+pub fn assert_check_clean(f: &Files) {
     let mut p = check::level(&f.level, Some(&f.geom), f.geomx.as_ref());
     p.extend(check::geom(&f.geom));
     if let Some(c) = &f.cform {

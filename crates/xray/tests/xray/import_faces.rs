@@ -119,7 +119,7 @@ fn a_copied_visual_gets_its_originals_collision_moved() {
     assert!(tried > 0, "no fixture visual with collision triangles");
 }
 
-fn sorted_tris(mut t: Vec<[[f32; 3]; 3]>) -> Vec<[[f32; 3]; 3]> {
+pub fn sorted_tris(mut t: Vec<[[f32; 3]; 3]>) -> Vec<[[f32; 3]; 3]> {
     for x in &mut t {
         // rotate so the smallest corner is first (winding kept)
         let k = (0..3)

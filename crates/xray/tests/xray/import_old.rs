@@ -15,7 +15,7 @@ use super::import_edit::{add_box, move_node, node_of, world_corners};
 
 const OLD: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
 
-fn levels() -> Vec<(String, Vec<u8>)> {
+pub fn levels() -> Vec<(String, Vec<u8>)> {
     OLD.iter()
         .flat_map(|&version| {
             [false, true].map(move |compress| {
@@ -45,7 +45,7 @@ pub fn embedded(l: &Level) -> Option<Cform> {
     })
 }
 
-fn run(l: &Level, s: &Scene) -> Imported {
+pub fn run(l: &Level, s: &Scene) -> Imported {
     let g = empty();
     let cf = embedded(l);
     import::import(
@@ -350,4 +350,347 @@ fn a_new_texture_is_added_to_the_old_tables() {
         // the old visuals keep their materials
         assert_eq!(&nl.visuals()[0], &l.visuals()[0], "{name}");
     }
+}
+
+// ---- old-build paths the generated levels never reach: inputs built by changing a generated
+// level's typed `Level`, written and read back (so they are what the reader gives)
+
+fn visuals_mut(
+    l: &mut Level,
+) -> &mut Vec<levelgeom_xray::chunk::Framed<levelgeom_xray::ogf::Visual>> {
+    l.chunks
+        .iter_mut()
+        .find_map(|c| match &mut c.value {
+            LevelChunk::Visuals(v) => Some(v),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// The level an old-build import wrote, read back; its rules (the view's and the files') pass.
+pub fn written(name: &str, out: &Imported) -> Level {
+    let bytes = out.level.to_bytes().unwrap();
+    let nl = Level::read(&bytes).unwrap().0;
+    let f = flat::flatten(&nl);
+    assert_eq!(
+        check::level(&f.level, Some(&f.geom), None),
+        vec![],
+        "{name}"
+    );
+    let opened = files::Opened::read(&bytes).unwrap().unwrap().0;
+    assert_eq!(opened.check(), vec![], "{name}");
+    nl
+}
+
+fn reread(l: &Level) -> (Level, Vec<u8>) {
+    let b = l.to_bytes().unwrap();
+    (Level::read(&b).unwrap().0, b)
+}
+
+fn nested(id: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = id.to_le_bytes().to_vec();
+    out.extend((body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+fn indices_of(l: &Level, v: usize) -> Vec<u16> {
+    let vis = &l.visuals()[v];
+    if let Some(ix) = vis.find_chunk(|c| match c {
+        OgfChunk::Indices(x) => Some(x.clone()),
+        _ => None,
+    }) {
+        return ix;
+    }
+    let r = vis
+        .find_chunk(|c| match c {
+            OgfChunk::IContainer(r) => Some(*r),
+            _ => None,
+        })
+        .unwrap();
+    l.index_buffers().unwrap()[r[0] as usize][r[1] as usize..(r[1] + r[2]) as usize].to_vec()
+}
+
+#[test]
+fn an_ogf3_progressive_visual_loses_its_splits_when_its_triangles_change() {
+    use levelgeom_xray::chunk::Framed;
+    use levelgeom_xray::ogf::model_type_v3;
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let mut l = Level::read(&lb).unwrap().0;
+        if generate::old_features(l.version().unwrap()).1 != 3 {
+            continue; // OGF 2 (XRLC 4/5) has no vertex splits
+        }
+        // visual 0 (the quad, 4 vertices, 2 triangles) as an OGF 3 progressive visual whose
+        // splits start at its last vertex: nothing to split, full detail = its indices
+        let vs = visuals_mut(&mut l);
+        for c in &mut vs[0].value.chunks {
+            if let OgfChunk::ShortHeader { model_type, .. } = &mut c.value {
+                *model_type = model_type_v3::PROGRESSIVE;
+            }
+        }
+        let mut raw = nested(1, &[4u32.to_le_bytes(), 6u32.to_le_bytes()].concat());
+        raw.extend(nested(2, &[]));
+        raw.extend(nested(3, &0u32.to_le_bytes()));
+        vs[0]
+            .value
+            .chunks
+            .push(Framed::plain(9, OgfChunk::Raw(raw)));
+        let (l, lb) = reread(&l);
+        let has_splits = |l: &Level| {
+            l.visuals()[0]
+                .chunks
+                .iter()
+                .any(|c| c.id() == 9 && matches!(c.value, OgfChunk::Raw(_)))
+        };
+        assert!(has_splits(&l), "{name}");
+        // nothing edited: the same bytes
+        assert_eq!(run(&l, &export(&l)).level.to_bytes().unwrap(), lb, "{name}");
+        // moved: the splits stay (same triangles)
+        let mut s = export(&l);
+        let n = node_of(&s, 0);
+        move_node(&mut s, n, [0.0, 1.0, 0.0]);
+        let nl = Level::read(&run(&l, &s).level.to_bytes().unwrap())
+            .unwrap()
+            .0;
+        assert!(has_splits(&nl), "{name}: moved");
+        // one triangle cut: a normal visual without splits, with a warning
+        let mut s = export(&l);
+        let n = node_of(&s, 0);
+        let m = s.nodes[n].mesh.unwrap();
+        s.meshes[m].primitives[0].indices.truncate(3);
+        let want = world_corners(&s, n);
+        let out = run(&l, &s);
+        assert_eq!(out.summary.edited, vec![0], "{name}");
+        assert!(
+            out.summary
+                .warnings
+                .iter()
+                .any(|w| w.contains("OGF 3 vertex splits")),
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let nl = written(&name, &out);
+        assert!(!has_splits(&nl), "{name}");
+        let t = nl.visuals()[0].find_chunk(|c| match c {
+            OgfChunk::ShortHeader { model_type, .. } => Some(*model_type),
+            _ => None,
+        });
+        assert_eq!(t, Some(model_type_v3::NORMAL), "{name}");
+        assert_eq!(indices_of(&nl, 0).len(), 3, "{name}");
+        let again = export(&nl);
+        assert!(
+            close(&world_corners(&again, node_of(&again, 0)), &want),
+            "{name}"
+        );
+        // the other visuals keep their chunks
+        for v in 1..l.visuals().len() - 1 {
+            assert_eq!(nl.visuals()[v], l.visuals()[v], "{name}: visual {v}");
+        }
+        tried += 1;
+    }
+    assert!(tried >= 5, "XRLC 8–12 write OGF 3");
+}
+
+#[test]
+fn a_visuals_own_vertices_are_rewritten_in_place() {
+    use levelgeom_xray::fvf::{FvfBuffer, UvOrder};
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let mut l = Level::read(&lb).unwrap().0;
+        let version = l.version().unwrap();
+        if version != 8 {
+            continue; // OGF 2 (XRLC 4/5) has no OGF_VERTICES in our reader; 9+ index buffers
+        }
+        // visual 1 (the vertex-lit quad) with its own OGF_VERTICES instead of its range
+        let fvfs = l.fvf_buffers().unwrap().to_vec();
+        let vs = visuals_mut(&mut l);
+        let vis = &mut vs[1].value;
+        let r = vis
+            .find_chunk(|c| match c {
+                OgfChunk::VContainer(r) => Some(*r),
+                _ => None,
+            })
+            .unwrap();
+        let b = &fvfs[r[0] as usize];
+        let stride = b.data.len() / b.count as usize;
+        let own = FvfBuffer {
+            fvf: b.fvf,
+            count: r[2],
+            data: b.data[r[1] as usize * stride..(r[1] + r[2]) as usize * stride].to_vec(),
+        };
+        for c in &mut vis.chunks {
+            if matches!(c.value, OgfChunk::VContainer(_)) {
+                *c = levelgeom_xray::chunk::Framed::plain(7, OgfChunk::Vertices(own.clone()));
+            }
+        }
+        let (l, lb) = reread(&l);
+        assert_eq!(run(&l, &export(&l)).level.to_bytes().unwrap(), lb, "{name}");
+        // its vertex 0 dragged up by 0.5
+        let mut s = export(&l);
+        let n = node_of(&s, 1);
+        let m = s.nodes[n].mesh.unwrap();
+        s.meshes[m].primitives[0].positions[0][1] += 0.5;
+        let out = run(&l, &s);
+        assert_eq!(
+            out.summary.edited,
+            vec![1],
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let nl = written(&name, &out);
+        let vis = &nl.visuals()[1];
+        let mine = vis
+            .find_chunk(|c| match c {
+                OgfChunk::Vertices(b) => Some(b.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{name}: its own vertices"));
+        assert!(vis
+            .find_chunk(|c| matches!(c, OgfChunk::VContainer(_)).then_some(()))
+            .is_none());
+        assert_eq!((mine.fvf, mine.count), (own.fvf, own.count), "{name}");
+        // vertex 0 is the quad's corner (3, 0, −1) raised to y = 0.5; the others keep their
+        // bytes
+        let p = mine.decode(UvOrder::for_version(version)).positions;
+        let mut want = generate::OLD_QUAD_LIT.to_vec();
+        want[0][1] = 0.5;
+        assert!(close(&p, &want), "{name}: {p:?}");
+        assert_eq!(mine.data[stride..], own.data[stride..], "{name}");
+        // the level's buffers keep their bytes
+        assert_eq!(buffer_bytes(&nl), buffer_bytes(&l), "{name}");
+        tried += 1;
+    }
+    assert_eq!(tried, 2, "XRLC 8, plain and compressed");
+}
+
+#[test]
+fn new_vertices_start_a_buffer_when_the_last_is_full() {
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let mut l = Level::read(&lb).unwrap().0;
+        // visual 0's buffer filled to 65,535 vertices (the padding: copies of its last vertex)
+        let r0 = l.visuals()[0]
+            .find_chunk(|c| match c {
+                OgfChunk::VContainer(r) => Some(*r),
+                _ => None,
+            })
+            .unwrap();
+        let k = r0[0] as usize;
+        let nbuf = buffer_bytes(&l).len();
+        for c in &mut l.chunks {
+            match &mut c.value {
+                LevelChunk::VertexBuffers(v) => {
+                    let b = &mut v[k];
+                    let s = b.stride();
+                    let last = b.data[b.data.len() - s..].to_vec();
+                    let mut data = b.data.to_vec();
+                    while data.len() / s < 65_535 {
+                        data.extend_from_slice(&last);
+                    }
+                    b.data = data.into();
+                    b.count = 65_535;
+                }
+                LevelChunk::FvfBuffers(v) => {
+                    let b = &mut v[k];
+                    let s = b.data.len() / b.count as usize;
+                    let last = b.data[b.data.len() - s..].to_vec();
+                    while b.data.len() / s < 65_535 {
+                        b.data.extend_from_slice(&last);
+                    }
+                    b.count = 65_535;
+                }
+                _ => {}
+            }
+        }
+        let (l, _) = reread(&l);
+        let before = buffer_bytes(&l);
+        // a box with visual 0's material: its layout, and so its buffer's
+        let view = flat::flatten(&l);
+        let sid = view.level.visuals()[0].header().unwrap().shader_id;
+        let material = view.level.shaders().unwrap()[usize::from(sid)].text();
+        let mut s = export(&l);
+        let centre = [2.0f32, 1.0, -3.0];
+        let b = add_box(&mut s, centre, &material);
+        let want = world_corners(&s, b);
+        let out = run(&l, &s);
+        assert_eq!(
+            out.summary.added.len(),
+            1,
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        let nl = written(&name, &out);
+        let after = buffer_bytes(&nl);
+        // a new buffer, the old ones unchanged
+        assert_eq!(after.len(), nbuf + 1, "{name}");
+        assert_eq!(after[..nbuf], before[..], "{name}");
+        let v = nl.visuals().len() - 1;
+        let r = nl.visuals()[v]
+            .find_chunk(|c| match c {
+                OgfChunk::VContainer(r) => Some(*r),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!((r[0] as usize, r[1]), (nbuf, 0), "{name}");
+        let (stride_old, stride_new) =
+            (before[k].len() / 65_535, after[nbuf].len() / r[2] as usize);
+        assert_eq!(stride_old, stride_new, "{name}: the full buffer's layout");
+        let again = export(&nl);
+        let got = world_corners(&again, node_of(&again, v));
+        assert!(close(&got, &want), "{name}");
+        tried += 1;
+    }
+    assert_eq!(tried, 14);
+}
+
+#[test]
+fn removing_renumbers_a_sector_that_points_at_a_non_root_visual() {
+    use levelgeom_xray::sectors::SectorChunk;
+    let mut tried = 0;
+    for (name, lb) in levels() {
+        let mut l = Level::read(&lb).unwrap().0;
+        let nv = l.visuals().len();
+        // a second sector whose root is visual 1 (a child of the hierarchy)
+        for c in &mut l.chunks {
+            if let LevelChunk::Sectors(ss) = &mut c.value {
+                let mut s = ss[0].clone();
+                for sc in &mut s.value.chunks {
+                    if let SectorChunk::Root(r) = &mut sc.value {
+                        *r = 1;
+                    }
+                }
+                s.raw_id = ss.len() as u32;
+                ss.push(s);
+            }
+        }
+        let (l, _) = reread(&l);
+        let roots =
+            |l: &Level| -> Vec<u32> { l.sectors().iter().filter_map(|s| s.value.root()).collect() };
+        assert_eq!(roots(&l), vec![nv as u32 - 1, 1], "{name}");
+        // delete visual 0: every index past it moves down by one
+        let mut s = export(&l);
+        let n0 = node_of(&s, 0);
+        let p = parent_of(&s, n0);
+        s.nodes[p].children.retain(|&c| c != n0);
+        let out = run(&l, &s);
+        assert_eq!(
+            out.summary.removed,
+            vec![0],
+            "{name}: {:?}",
+            out.summary.warnings
+        );
+        // (and the written level passes the rules)
+        let nl = written(&name, &out);
+        assert_eq!(roots(&nl), vec![nv as u32 - 2, 0], "{name}");
+        // the second sector's root is still the vertex-lit quad, the first the hierarchy
+        assert_eq!(nl.visuals()[0], l.visuals()[1], "{name}");
+        assert_eq!(
+            nl.visuals()[nv - 2].children().len(),
+            l.visuals()[nv - 1].children().len() - 1,
+            "{name}"
+        );
+        tried += 1;
+    }
+    assert_eq!(tried, 14);
 }

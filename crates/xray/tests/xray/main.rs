@@ -12,6 +12,7 @@ mod generated;
 mod import_edit;
 mod import_faces;
 mod import_old;
+mod import_reshape;
 mod import_trees;
 mod independent;
 mod objects;
