@@ -2,9 +2,9 @@
 //! [--default-tex N] [--json] [--force]`
 //!
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
-//! [--to-version 13|14 [--allow-loss]] [--json] [--force]` for an X-Ray level: OUT_DIR gets
+//! [--to-version N [--allow-loss]] [--json] [--force]` for an X-Ray level: OUT_DIR gets
 //! `level`, `level.geom`, `level.geomx`, `level.cform`, all or nothing (XRLC 4–12: `level`, and
-//! `level.cform` from 10, written back in the level's own build unless --to-version 13|14).
+//! `level.cform` from 10), in the level's own build or build N (4, 5, 8–14).
 
 use std::io::Write;
 use std::path::PathBuf;

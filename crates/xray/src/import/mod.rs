@@ -97,7 +97,7 @@ pub struct ImportOptions {
     /// Remove every visual with geometry that has no node in the file, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
-    /// Write this XRLC build instead of the base's (13 ⇄ 14, see [`convert`]).
+    /// Write this XRLC build (4, 5, 8–14) instead of the base's (see [`convert`]).
     pub to_version: Option<u16>,
     /// Convert even when the target build cannot hold everything (what is lost is listed in
     /// [`Conversion::lost`]).

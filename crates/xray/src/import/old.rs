@@ -25,7 +25,7 @@
 //!   shader id and the view's table are the level's.
 //! * **Collision**: an embedded cform (XRLC 4–9) is written back into its chunk.
 //!
-//! `--to-version` is refused for these builds ([`ImportError::TargetVersion`]).
+//! `--to-version` then converts the result as a whole ([`super::convert`]).
 
 use std::collections::HashMap;
 
