@@ -4,33 +4,10 @@
 //! fixture's 16 visuals, and `import --to-version` of the fixture's own export (the same
 //! conversion by the other road).
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use super::common::{os, run, xray_fixture_dir as fixture_dir, XRAY_FILES as FILES};
 use serde_json::Value;
-
-fn run(args: &[&OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("runs levelgeom");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
-    s.as_ref()
-}
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
-}
-
-const FILES: [&str; 4] = ["level", "level.geom", "level.geomx", "level.cform"];
 
 fn convert(base: &Path, out: &Path, to: &str, extra: &[&str]) -> (i32, Value, String) {
     let mut args = vec![

@@ -1,27 +1,10 @@
 //! The editing loop through the binary: `sample` → `import` → `check` → `probe`, `render`,
 //! `export --preview`, and the refusals a user can run into.
 
-use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
 
+use super::common::{os, run};
 use serde_json::Value;
-
-fn run(args: &[&OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("runs levelgeom");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
-    s.as_ref()
-}
 
 /// Width and height from a PNG's IHDR chunk (bytes 16..24, big-endian).
 fn png_size(p: &Path) -> (u32, u32) {

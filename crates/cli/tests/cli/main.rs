@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod batch_cli;
+mod common;
 mod convert_cli;
 mod edit_cli;
 mod extract_cli;

@@ -3,11 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::common::xray_fixture_dir as fixture_dir;
 use serde_json::Value;
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
-}
 
 fn fixture(name: &str) -> PathBuf {
     fixture_dir().join(name)

@@ -3,33 +3,10 @@
 //! `u32 id 1, u32 size 4, u16 version, u16 quality`), the vertex strides the spec gives for
 //! each build, the fixture's own bytes and its OBJ export.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::common::{os, run, xray_fixture_dir as fixture_dir, XRAY_FILES as FILES};
 use serde_json::{json, Value};
-
-fn run(args: &[&OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("runs levelgeom");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
-    s.as_ref()
-}
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
-}
-
-const FILES: [&str; 4] = ["level", "level.geom", "level.geomx", "level.cform"];
 
 fn export(level: &Path, dir: &Path, format: &str) -> PathBuf {
     let (code, _, err) = run(&[

@@ -2,34 +2,11 @@
 //! transforms, nodes removed, copied, a new box appended to the BIN chunk) → import → `check`
 //! → export again, compared with the first export and hand-chosen offsets.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use super::common::{os, run, xray_fixture_dir as fixture_dir, XRAY_FILES as FILES};
 use levelgeom_testkit::glb::Glb;
 use serde_json::{json, Value};
-
-fn run(args: &[&OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("runs levelgeom");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
-    s.as_ref()
-}
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
-}
-
-const FILES: [&str; 4] = ["level", "level.geom", "level.geomx", "level.cform"];
 
 /// Export `level` into `dir` (GLB, with collision when it has a cform) and return the level
 /// GLB's path.

@@ -1,14 +1,11 @@
 //! `levelgeom export` of X-Ray objects: `--only` kinds, `--portals`, lights (validated as
 //! `KHR_lights_punctual`), and the WAD refusal of these options.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use super::common::xray_fixture_dir as fixture_dir;
 use serde_json::Value;
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro")
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_levelgeom"))

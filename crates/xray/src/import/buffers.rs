@@ -11,6 +11,7 @@ use levelgeom_binary::WriteError;
 
 use crate::decl::Declaration;
 use crate::geom::{Geom, GeomChunk, VertexBuffer};
+use crate::ogf::GContainer;
 use crate::vertex::{self, Vertices};
 
 /// xrLC splits vertex buffers at this many vertices (u16 indices).
@@ -122,6 +123,26 @@ pub(crate) fn append_indices(g: &mut Geom, idx: &[u16]) -> Result<(u32, u32), Wr
     let first = ibs[i].len() as u32;
     ibs[i].extend_from_slice(idx);
     Ok((i as u32, first))
+}
+
+/// Append `v` and its indices `idx` (see [`append_vertices`], [`append_indices`]): the
+/// `OGF_GCONTAINER` that names the new range.
+pub(crate) fn append_range(
+    g: &mut Geom,
+    decl: &Declaration,
+    v: &Vertices,
+    idx: &[u16],
+) -> Result<GContainer, WriteError> {
+    let (vb_index, vb_offset) = append_vertices(g, decl, v)?;
+    let (ib_index, ib_offset) = append_indices(g, idx)?;
+    Ok(GContainer {
+        vb_index,
+        vb_offset,
+        vb_count: v.count as u32,
+        ib_index,
+        ib_offset,
+        ib_count: idx.len() as u32,
+    })
 }
 
 /// The indices `[offset, offset + count)` of buffer `ib`.

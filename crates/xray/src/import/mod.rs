@@ -1431,18 +1431,10 @@ impl Work<'_> {
             positions: verts.positions,
             ..crate::vertex::Vertices::default()
         };
-        let (vb, first) = buffers::append_vertices(gx, &crate::decl::x_vert(), &pos)?;
-        let (ib, ifirst) = buffers::append_indices(gx, &idx)?;
+        let g = buffers::append_range(gx, &crate::decl::x_vert(), &pos, &idx)?;
         let mut inner = vec![Framed::plain(
             crate::ogf::GCONTAINER,
-            OgfChunk::GContainer(GContainer {
-                vb_index: vb,
-                vb_offset: first,
-                vb_count: pos.count as u32,
-                ib_index: ib,
-                ib_offset: ifirst,
-                ib_count: idx.len() as u32,
-            }),
+            OgfChunk::GContainer(g),
         )];
         if let Some(s) = swi {
             inner.push(Framed::plain(crate::ogf::SWIDATA, OgfChunk::SwiData(s)));
@@ -1482,16 +1474,7 @@ impl Work<'_> {
             .iter()
             .flat_map(|t| t.iter().map(|&i| i as u16))
             .collect();
-        let (vb, first) = buffers::append_vertices(&mut self.geom, decl, verts)?;
-        let (ib, ifirst) = buffers::append_indices(&mut self.geom, &idx)?;
-        let g = GContainer {
-            vb_index: vb,
-            vb_offset: first,
-            vb_count: verts.count as u32,
-            ib_index: ib,
-            ib_offset: ifirst,
-            ib_count: idx.len() as u32,
-        };
+        let g = buffers::append_range(&mut self.geom, decl, verts, &idx)?;
         let b = Bounds::of_points(&verts.positions)
             .ok_or_else(|| ImportError::Collision("a mesh without vertices".into()))?;
         Ok((g, b))

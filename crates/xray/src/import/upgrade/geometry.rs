@@ -334,17 +334,8 @@ pub(super) fn build(visuals: &[&Visual], view: &Geom, quality: u16) -> Result<Bu
                 };
                 let back = vertex::decode(&target, &vertex::encode(&target, &v));
                 compare(&src, &back, tree, &mut t);
-                let (vb, first) = buffers::append_vertices(&mut b.geom, &target, &v)?;
-                let (ib, ifirst) = buffers::append_indices(&mut b.geom, &idx)?;
+                let ng = buffers::append_range(&mut b.geom, &target, &v, &idx)?;
                 b.vertices += v.count;
-                let ng = GContainer {
-                    vb_index: vb,
-                    vb_offset: first,
-                    vb_count: v.count as u32,
-                    ib_index: ib,
-                    ib_offset: ifirst,
-                    ib_count: idx.len() as u32,
-                };
                 done.insert((g, tree), ng);
                 ng
             }
@@ -363,16 +354,7 @@ pub(super) fn build(visuals: &[&Visual], view: &Geom, quality: u16) -> Result<Bu
                         continue;
                     };
                     let (xv, xi) = weld(&v, &idx);
-                    let (vb, first) = buffers::append_vertices(&mut b.geomx, &v13_geomx(), &xv)?;
-                    let (ib, ifirst) = buffers::append_indices(&mut b.geomx, &xi)?;
-                    let f = GContainer {
-                        vb_index: vb,
-                        vb_offset: first,
-                        vb_count: xv.count as u32,
-                        ib_index: ib,
-                        ib_offset: ifirst,
-                        ib_count: xi.len() as u32,
-                    };
+                    let f = buffers::append_range(&mut b.geomx, &v13_geomx(), &xv, &xi)?;
                     fast_done.insert(ng, f);
                     Some(f)
                 }
