@@ -551,6 +551,18 @@ impl LevelFile {
             files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
         }
         warnings.extend(out.summary.warnings.iter().cloned());
+        // XRLC 4–9 keep the collision inside `level`: say where it went
+        let embedded = out.cform.is_none()
+            && (files.cform.is_some() || collision.is_some())
+            && out.summary.build_out <= 9;
+        let collision_from = if embedded {
+            format!(
+                "{collision_from}, written inside `level` (XRLC {} keeps its collision there)",
+                out.summary.build_out
+            )
+        } else {
+            collision_from
+        };
         Ok(XrayImportReport {
             files: files_out,
             summary: out.summary,

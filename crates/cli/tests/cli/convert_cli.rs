@@ -103,6 +103,35 @@ fn convert_gives_the_bytes_import_of_the_own_export_gives() {
 }
 
 #[test]
+fn an_old_target_writes_level_alone_with_the_collision_inside() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("v5");
+    let (code, v, err) = convert(&fixture_dir(), &out, "5", &["--allow-loss"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(version(&out.join("level")), 5);
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["level".to_string()]);
+    let c = v["collision"].as_str().unwrap();
+    assert!(c.contains("inside `level`") && c.contains("XRLC 5"), "{c}");
+    // the 44 collision triangles of the fixture come out of the v5 level's own chunk
+    let x = d.path().join("x");
+    let (code, _, err) = run(&[
+        os("export"),
+        out.as_os_str(),
+        x.as_os_str(),
+        os("--collision"),
+        os("--format"),
+        os("obj"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let obj = std::fs::read_to_string(x.join("collision.obj")).unwrap();
+    assert_eq!(obj.lines().filter(|l| l.starts_with("f ")).count(), 44);
+}
+
+#[test]
 fn wads_unknown_builds_and_the_input_folder_are_refused() {
     let d = tempfile::tempdir().unwrap();
     let wad = d.path().join("demo.wad");
