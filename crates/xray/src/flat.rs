@@ -240,8 +240,28 @@ pub fn flatten(level: &Level) -> Flat {
         let mut irange: Option<[u32; 3]> = None;
         for c in &v.chunks {
             match &c.value {
-                OgfChunk::VContainer(r) => vrange = Some(*r),
-                OgfChunk::IContainer(r) => irange = Some(*r),
+                // a container names one of the level's own buffers; the view's extra ones
+                // (SHORT4 splits, inline data) must not be reachable through a bad index
+                OgfChunk::VContainer(r) => {
+                    vrange = Some(*r);
+                    if r[0] as usize >= base_vbs {
+                        warnings.push(format!(
+                            "visual {i}: OGF_VCONTAINER names vertex buffer {}, the level has {base_vbs}",
+                            r[0]
+                        ));
+                        vrange = Some([u32::MAX, r[1], r[2]]);
+                    }
+                }
+                OgfChunk::IContainer(r) => {
+                    irange = Some(*r);
+                    if r[0] >= inline_ib_index {
+                        warnings.push(format!(
+                            "visual {i}: OGF_ICONTAINER names index buffer {}, the level has {inline_ib_index}",
+                            r[0]
+                        ));
+                        irange = Some([u32::MAX, r[1], r[2]]);
+                    }
+                }
                 OgfChunk::Vertices(b) => {
                     vbs.push(VertexBuffer {
                         decl: fvf::declaration(b.fvf, UvOrder::for_version(version))

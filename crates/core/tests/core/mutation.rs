@@ -1,7 +1,7 @@
 //! Stable mutation test: every fixture and small generated file, mutated with deterministic
 //! seeds (truncations, bit flips, absurd u32 counts and sizes at aligned offsets, deleted and
-//! duplicated ranges, stacked mutations), through `open`, `info`, `check`, `rebuild` and
-//! `export`. Asserted for every case:
+//! duplicated ranges, stacked mutations), through `open`, `info`, `check`, `rebuild`, an X-Ray
+//! level's conversion to another build (`convert_xray`) and `export`. Asserted for every case:
 //!
 //! * no panic;
 //! * no single allocation above [`ALLOCATION_LIMIT`] (the counting allocator of this test
@@ -27,6 +27,9 @@ const ALLOCATION_LIMIT: usize = 256 << 20;
 struct Counting;
 
 static LARGEST: AtomicUsize = AtomicUsize::new(0);
+/// Conversions to another build that succeeded / were refused.
+static CONVERTED: AtomicUsize = AtomicUsize::new(0);
+static CONVERT_REFUSED: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: forwards every call to the system allocator unchanged; it only records the
 // largest size asked for, and refuses (null, as an allocator may) requests above 4 GiB so
@@ -297,6 +300,26 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
         },
         ..ExportOptions::default()
     };
+    // an X-Ray level converted to another build (what `convert` / `import --to-version` do):
+    // refusals are fine, a panic is not
+    if level.format() == levelgeom_core::Format::XrayLevel {
+        let to = [4u16, 5, 8, 9, 10, 11, 12, 13, 14][bytes.len() % 9];
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            level.convert_xray(to, true).map(|_| ())
+        }));
+        match r {
+            Err(_) => return Err(format!("convert to XRLC {to} panicked")),
+            Ok(Err(e)) if e.to_string().is_empty() => {
+                return Err(format!("convert to XRLC {to}: an empty error"))
+            }
+            Ok(Ok(())) => {
+                CONVERTED.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Err(_)) => {
+                CONVERT_REFUSED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
     let has_geom = level.companions().iter().any(|p| p.ends_with("level.geom"));
     let exportable = match level.format() {
         levelgeom_core::Format::Wad => true,
@@ -362,7 +385,14 @@ fn mutated_files_are_refused_cleanly_or_handled() {
         let _ = std::fs::remove_dir_all(&work);
     }
     let largest = LARGEST.load(Ordering::Relaxed);
-    println!("{n} cases: {outcomes:?}; largest allocation {largest} bytes");
+    let (converted, convert_refused) = (
+        CONVERTED.load(Ordering::Relaxed),
+        CONVERT_REFUSED.load(Ordering::Relaxed),
+    );
+    println!(
+        "{n} cases: {outcomes:?}; largest allocation {largest} bytes; conversions {converted} \
+         made, {convert_refused} refused"
+    );
     assert!(
         failures.is_empty(),
         "{} of {n} cases failed:\n{}",
@@ -382,4 +412,5 @@ fn mutated_files_are_refused_cleanly_or_handled() {
         outcomes.get("exported").copied().unwrap_or(0) > 0,
         "{outcomes:?}"
     );
+    assert!(converted > 0, "no mutated X-Ray level reached a conversion");
 }

@@ -292,3 +292,79 @@ fn old_visuals_name_their_types_and_versions_their_builds() {
     assert_eq!(levelgeom_xray::level::build_hint(5), Some("build 1098"));
     assert_eq!(levelgeom_xray::level::build_hint(7), None);
 }
+
+/// A container index one past the level's own buffers (a corrupt or hand-edited level) must not
+/// reach the view's extra buffers (the SHORT4 split copies of XRLC ≤ 11, the inline index
+/// buffer of 4–8): the view warns and leaves the visual without geometry, `check` reports it,
+/// and the conversion to another build refuses instead of writing into a buffer that is not
+/// there (found by the mutation test: a panic in `import/old.rs`).
+#[test]
+fn a_container_past_the_levels_buffers_reaches_no_view_buffer() {
+    use levelgeom_xray::import::{self, Base, ImportOptions};
+    use levelgeom_xray::level::LevelChunk;
+    use levelgeom_xray::ogf::OgfChunk;
+    for version in [5u16, 9, 10, 11] {
+        let (lb, _) = generate::level_bytes(Options {
+            version,
+            compress: false,
+        });
+        let mut l = Level::read(&lb).unwrap().0;
+        let n_vb = l
+            .vertex_buffers()
+            .map(<[_]>::len)
+            .or(l.fvf_buffers().map(<[_]>::len))
+            .unwrap() as u32;
+        // visual 0's vertex container names buffer n_vb (one past the last)
+        let mut set = false;
+        for c in &mut l.chunks {
+            if let LevelChunk::Visuals(vs) = &mut c.value {
+                for c in &mut vs[0].value.chunks {
+                    if let OgfChunk::VContainer(r) = &mut c.value {
+                        r[0] = n_vb;
+                        set = true;
+                    }
+                }
+            }
+        }
+        assert!(set, "v{version}: visual 0 has an OGF_VCONTAINER");
+        let f = flat::flatten(&l);
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w.contains("visual 0: OGF_VCONTAINER names vertex buffer")),
+            "v{version}: {:?}",
+            f.warnings
+        );
+        assert_ne!(
+            f.level.visuals()[0].gcontainer().map(|g| g.vb_index),
+            Some(n_vb),
+            "v{version}: the view must not alias buffer {n_vb}"
+        );
+        assert!(
+            !check::level(&f.level, Some(&f.geom), None).is_empty(),
+            "v{version}: check finds the bad index"
+        );
+        let g = Geom { chunks: Vec::new() };
+        let s = to_scene(&l, &g, &SceneOptions::default()).unwrap();
+        let r = import::import(
+            Base {
+                level: &l,
+                geom: &g,
+                geomx: None,
+                cform: None,
+            },
+            &s,
+            None,
+            &ImportOptions {
+                to_version: Some(12),
+                allow_loss: true,
+                ..ImportOptions::default()
+            },
+        );
+        // refused or written, but no panic; a written level reads back as 12
+        if let Ok(out) = r {
+            let back = Level::read(&out.level.to_bytes().unwrap()).unwrap().0;
+            assert_eq!(back.version(), Some(12));
+        }
+    }
+}
