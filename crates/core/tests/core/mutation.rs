@@ -1,7 +1,8 @@
 //! Stable mutation test: every fixture and small generated file, mutated with deterministic
 //! seeds (truncations, bit flips, absurd u32 counts and sizes at aligned offsets, deleted and
 //! duplicated ranges, stacked mutations), through `open`, `info`, `check`, `rebuild`, an X-Ray
-//! level's conversion to another build (`convert_xray`) and `export`. Asserted for every case:
+//! level's conversion to another build (`convert_xray`) and the import of an edit of its own
+//! scene (a node moved, one removed), and `export`. Asserted for every case:
 //!
 //! * no panic;
 //! * no single allocation above [`ALLOCATION_LIMIT`] (the counting allocator of this test
@@ -30,6 +31,8 @@ static LARGEST: AtomicUsize = AtomicUsize::new(0);
 /// Conversions to another build that succeeded / were refused.
 static CONVERTED: AtomicUsize = AtomicUsize::new(0);
 static CONVERT_REFUSED: AtomicUsize = AtomicUsize::new(0);
+/// Edited exports imported and written.
+static EDITED: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: forwards every call to the system allocator unchanged; it only records the
 // largest size asked for, and refuses (null, as an allocator may) requests above 4 GiB so
@@ -253,6 +256,39 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
+/// Import an edit of the X-Ray level at `path`'s own scene into it: whether it was written.
+fn edit_xray(path: &Path) -> bool {
+    use levelgeom_xray::import::{self, Base, ImportOptions};
+    let Ok(f) = levelgeom_xray::files::LevelFiles::open(path) else {
+        return false;
+    };
+    let Ok(mut s) = f.to_scene(&levelgeom_xray::SceneOptions::default()) else {
+        return false;
+    };
+    let meshes: Vec<usize> = (0..s.nodes.len())
+        .filter(|&n| s.nodes[n].mesh.is_some())
+        .collect();
+    if let Some(&first) = meshes.first() {
+        s.nodes[first].matrix[12] += 1.0;
+    }
+    if let (Some(&last), true) = (meshes.last(), meshes.len() > 1) {
+        s.nodes[last].mesh = None;
+        s.nodes[last].extras.clear();
+        s.nodes[last].name = "removed".into();
+    }
+    let no_geom = levelgeom_xray::Geom { chunks: Vec::new() };
+    let base = Base {
+        level: &f.level,
+        geom: f.geom.as_ref().map_or(&no_geom, |g| &g.geom),
+        geomx: f.geomx.as_ref().map(|g| &g.geom),
+        cform: f.cform.as_ref().map(|c| &c.cform),
+    };
+    match import::import(base, &s, None, &ImportOptions::default()) {
+        Ok(out) => out.level.to_bytes().is_ok(),
+        Err(_) => false,
+    }
+}
+
 /// Run one mutated case; `Err` describes a broken property.
 fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, String> {
     let input = work.join("in");
@@ -320,6 +356,18 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
             }
         }
     }
+    // … and edited as a modder would (the first mesh node moved 1 m, the last one removed),
+    // written back in its own build: refusals are fine, a panic is not
+    if level.format() == levelgeom_core::Format::XrayLevel {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| edit_xray(&path)));
+        match r {
+            Err(_) => return Err("import of an edited export panicked".into()),
+            Ok(true) => {
+                EDITED.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(false) => {}
+        }
+    }
     let has_geom = level.companions().iter().any(|p| p.ends_with("level.geom"));
     let exportable = match level.format() {
         levelgeom_core::Format::Wad => true,
@@ -366,6 +414,9 @@ fn mutated_files_are_refused_cleanly_or_handled() {
             what.push(mutate(&mut bytes, &mut rng));
         }
         let work = tmp.path().join(format!("c{case}"));
+        if std::env::var_os("LEVELGEOM_MUTATION_TRACE").is_some() {
+            eprintln!("case {case} ({}: {})", base.name, what.join(", "));
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_case(base, &bytes, &work)
         }));
@@ -389,9 +440,10 @@ fn mutated_files_are_refused_cleanly_or_handled() {
         CONVERTED.load(Ordering::Relaxed),
         CONVERT_REFUSED.load(Ordering::Relaxed),
     );
+    let edited = EDITED.load(Ordering::Relaxed);
     println!(
         "{n} cases: {outcomes:?}; largest allocation {largest} bytes; conversions {converted} \
-         made, {convert_refused} refused"
+         made, {convert_refused} refused; {edited} edited levels written"
     );
     assert!(
         failures.is_empty(),
@@ -413,4 +465,5 @@ fn mutated_files_are_refused_cleanly_or_handled() {
         "{outcomes:?}"
     );
     assert!(converted > 0, "no mutated X-Ray level reached a conversion");
+    assert!(edited > 0, "no edit of a mutated X-Ray level was written");
 }

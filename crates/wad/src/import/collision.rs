@@ -78,7 +78,8 @@ pub fn cell_square(cx: i64, cz: i64) -> ([f64; 2], [f64; 2]) {
 }
 
 /// The cells (cx, cz) whose square the triangle's xz projection overlaps (see the module
-/// docs). Cells with negative indices are included; the caller drops them.
+/// docs), within −1 ..= [`super::MAX_GRID`] (a triangle reaching further gets the edge cells
+/// only). Cells with negative indices are included; the caller drops them.
 pub fn cells(t: &WorldTri) -> Vec<(i64, i64)> {
     let q = t.p.map(|p| [p[0], p[2]]);
     let area2 =
@@ -92,10 +93,15 @@ pub fn cells(t: &WorldTri) -> Vec<(i64, i64)> {
         zh = zh.max(p[1]);
     }
     let eps = 1e-6;
-    let cx0 = (xl - eps).floor() as i64;
-    let cx1 = (xh + eps).floor() as i64;
-    let cz0 = (-zh - eps).floor() as i64;
-    let cz1 = (-zl + eps).floor() as i64;
+    // cells beyond the largest grid are dropped by the caller anyway: the range is clamped one
+    // cell past each edge, so a far-away (or huge) triangle still yields its "outside" cells
+    // but never a loop over billions of them
+    let lim = f64::from(super::MAX_GRID);
+    let cell = |v: f64| v.floor().clamp(-1.0, lim) as i64;
+    let cx0 = cell(xl - eps);
+    let cx1 = cell(xh + eps);
+    let cz0 = cell(-zh - eps);
+    let cz1 = cell(-zl + eps);
     let mut out = Vec::new();
     for cz in cz0..=cz1 {
         for cx in cx0..=cx1 {
@@ -186,8 +192,11 @@ pub fn pieces(t: &WorldTri, cx: i64, cz: i64) -> Vec<(i64, Piece)> {
         slabs.push((0, poly));
     } else {
         let half = BAND_HEIGHT / 2.0;
-        let k0 = ((ylo + half) / BAND_HEIGHT).floor() as i64;
-        let k1 = ((yhi + half) / BAND_HEIGHT).floor() as i64;
+        // heights past ±2^19 units fit no 12.12 plane field: the bands stop there (a hostile
+        // mesh with a far-away corner gives edge slabs, not a loop over billions of bands)
+        let most = f64::from(1u32 << 19) / BAND_HEIGHT;
+        let band = |y: f64| ((y + half) / BAND_HEIGHT).floor().clamp(-most, most) as i64;
+        let (k0, k1) = (band(ylo), band(yhi));
         for k in k0..=k1 {
             let c = k as f64 * BAND_HEIGHT;
             let s = clip(&poly, 1, c - half, true);
@@ -283,6 +292,24 @@ mod tests {
         // A big floor over 3 × 1 cells.
         let b = tri([[0.0, 0.0, 0.0], [3.0, 0.0, -1.0], [3.0, 0.0, 0.0]]);
         assert_eq!(cells(&b), vec![(0, 0), (1, 0), (2, 0)]);
+    }
+
+    #[test]
+    fn far_away_and_huge_triangles_give_edge_cells_and_bands_not_endless_loops() {
+        // x from 0 to 1e20 (z within one row): cells 0 ..= MAX_GRID, the last one past the
+        // edge (so the caller still counts it as outside)
+        let t = tri([[0.5, 0.0, -0.5], [1e20, 0.0, -0.5], [1e20, 0.0, -0.6]]);
+        let c = cells(&t);
+        let last = i64::from(super::super::MAX_GRID);
+        assert_eq!(c.first(), Some(&(0, 0)));
+        assert_eq!(c.last(), Some(&(last, 0)));
+        assert!(c.len() as i64 <= last + 2, "{}", c.len());
+        // a wall from y = −1e20 to 1e20 in cell (0, 0): bands end at ±2^19 units
+        let w = tri([[0.5, -1e20, -0.5], [0.5, 1e20, -0.5], [0.6, 0.0, -0.5]]);
+        let p = pieces(&w, 0, 0);
+        let most = (f64::from(1u32 << 19) / BAND_HEIGHT) as i64;
+        assert!(!p.is_empty());
+        assert!(p.iter().all(|(k, _)| k.abs() <= most), "bands past ±{most}");
     }
 
     #[test]

@@ -115,9 +115,11 @@ impl Grid {
                 g.tris.push((v, tri));
                 let lo = g.key(tri[0].min(tri[1]).min(tri[2]) - DVec3::splat(NEAR));
                 let hi = g.key(tri[0].max(tri[1]).max(tri[2]) + DVec3::splat(NEAR));
-                // huge triangles would fill many cells: cap the span, they are few
-                let span = (hi.0 - lo.0 + 1) * (hi.1 - lo.1 + 1) * (hi.2 - lo.2 + 1);
-                if span > 4096 {
+                // huge triangles would fill many cells: cap the span, they are few (in f64:
+                // far-away or non-finite corners give keys whose differences overflow i64)
+                let side = |a: i64, b: i64| b as f64 - a as f64 + 1.0;
+                let span = side(lo.0, hi.0) * side(lo.1, hi.1) * side(lo.2, hi.2);
+                if span.is_nan() || span > 4096.0 {
                     g.cells.entry((i64::MIN, 0, 0)).or_default().push(id);
                     continue;
                 }
