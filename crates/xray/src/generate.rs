@@ -643,9 +643,7 @@ pub fn old_level(opts: Options) -> Level {
     let v = opts.version;
     let (trees, format) = old_features(v);
     let id = |p: Part| -> u32 {
-        (1..=12)
-            .find(|&i| crate::level::part(v, i) == Some(p))
-            .expect("every generated part has an id in its version")
+        crate::level::id_of(v, p).expect("every generated part has an id in its version")
     };
     let fvf_era = v <= 9;
     let order = UvOrder::for_version(v);

@@ -169,6 +169,12 @@ pub fn part(version: u16, id: u32) -> Option<Part> {
     })
 }
 
+/// The chunk id that holds `p` in a `level` of XRLC `version` (the inverse of [`part`]), `None`
+/// when the version has no such chunk.
+pub fn id_of(version: u16, p: Part) -> Option<u32> {
+    (1..=12).find(|&i| part(version, i) == Some(p))
+}
+
 /// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any.
 pub fn version_of(bytes: &[u8]) -> Option<u16> {
     (bytes.len() >= 10 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0])

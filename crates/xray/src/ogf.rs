@@ -68,6 +68,54 @@ pub const GCONTAINER: u32 = 21;
 /// `OGF_FASTPATH`.
 pub const FASTPATH: u32 = 22;
 
+/// Chunk ids of OGF 2 visuals (XRLC 4, 5) where they differ from format 4 (blender-xray
+/// `Chunks_v2`).
+pub mod v2 {
+    /// `OGF_TEXTURE_L`: (texture, shader) indices.
+    pub const TEXTURE_L: u32 = 3;
+    /// `OGF_BBOX`.
+    pub const BBOX: u32 = 6;
+    /// `OGF_INDICES`: the visual's own indices.
+    pub const INDICES: u32 = 8;
+    /// `OGF_VCONTAINER`.
+    pub const VCONTAINER: u32 = 11;
+    /// `OGF_BSPHERE`.
+    pub const BSPHERE: u32 = 12;
+    /// `OGF_CHILDREN_L`.
+    pub const CHILDREN_L: u32 = 13;
+}
+
+/// Chunk ids of OGF 3 visuals (XRLC 8–12) where they differ from format 4 (blender-xray
+/// `Chunks_v3`).
+pub mod v3 {
+    /// `OGF_TEXTURE`: texture and shader names.
+    pub const TEXTURE: u32 = 2;
+    /// `OGF_TEXTURE_L`: (texture, shader) indices.
+    pub const TEXTURE_L: u32 = 3;
+    /// `OGF_CHILD_REFS`.
+    pub const CHILD_REFS: u32 = 5;
+    /// `OGF_BBOX`.
+    pub const BBOX: u32 = 6;
+    /// `OGF_VERTICES`: the visual's own FVF vertices.
+    pub const VERTICES: u32 = 7;
+    /// `OGF_INDICES`: the visual's own indices.
+    pub const INDICES: u32 = 8;
+    /// `OGF_SWIDATA` (vertex splits).
+    pub const SWIDATA: u32 = 9;
+    /// `OGF_VCONTAINER`.
+    pub const VCONTAINER: u32 = 10;
+    /// `OGF_BSPHERE`.
+    pub const BSPHERE: u32 = 11;
+    /// `OGF_CHILDREN_L`.
+    pub const CHILDREN_L: u32 = 12;
+    /// `OGF_ICONTAINER`.
+    pub const ICONTAINER: u32 = 19;
+    /// `OGF_LODDEF2`.
+    pub const LODDEF2: u32 = 21;
+    /// `OGF_TREEDEF2`.
+    pub const TREEDEF2: u32 = 22;
+}
+
 /// What a visual chunk holds, across OGF formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -95,27 +143,27 @@ pub enum Kind {
 pub fn kind_of(format: u8, id: u32) -> Option<Kind> {
     use Kind::*;
     Some(match (format, id) {
-        (_, 1) => Header,
-        (2, 3) => TextureL,
-        (2, 6) => Bbox,
-        (2, 8) => Indices,
-        (2, 11) => VContainer,
-        (2, 12) => BSphere,
-        (2, 13) => ChildrenL,
+        (_, HEADER) => Header,
+        (2, v2::TEXTURE_L) => TextureL,
+        (2, v2::BBOX) => Bbox,
+        (2, v2::INDICES) => Indices,
+        (2, v2::VCONTAINER) => VContainer,
+        (2, v2::BSPHERE) => BSphere,
+        (2, v2::CHILDREN_L) => ChildrenL,
         (2, _) => return None,
-        (3, 2) => Texture,
-        (3, 3) => TextureL,
-        (3, 5) => ChildRefs,
-        (3, 6) => Bbox,
-        (3, 7) => Vertices,
-        (3, 8) => Indices,
-        (3, 9) => SwiData,
-        (3, 10) => VContainer,
-        (3, 11) => BSphere,
-        (3, 12) => ChildrenL,
-        (3, 19) => IContainer,
-        (3, 21) => LodDef,
-        (3, 22) => TreeDef,
+        (3, v3::TEXTURE) => Texture,
+        (3, v3::TEXTURE_L) => TextureL,
+        (3, v3::CHILD_REFS) => ChildRefs,
+        (3, v3::BBOX) => Bbox,
+        (3, v3::VERTICES) => Vertices,
+        (3, v3::INDICES) => Indices,
+        (3, v3::SWIDATA) => SwiData,
+        (3, v3::VCONTAINER) => VContainer,
+        (3, v3::BSPHERE) => BSphere,
+        (3, v3::CHILDREN_L) => ChildrenL,
+        (3, v3::ICONTAINER) => IContainer,
+        (3, v3::LODDEF2) => LodDef,
+        (3, v3::TREEDEF2) => TreeDef,
         (3, _) => return None,
         (_, TEXTURE) => Texture,
         (_, SWIDATA) => SwiData,

@@ -31,7 +31,9 @@ use crate::chunk::{Framed, COMPRESSED};
 use crate::fvf::{FvfBuffer, UvOrder};
 use crate::geom::{Geom, Header, SlideWindow};
 use crate::level::{Level, LevelChunk, Part};
-use crate::ogf::{model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual};
+use crate::ogf::{
+    self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual,
+};
 
 use super::{Conversion, ImportError, Imported};
 use records::Tables;
@@ -60,9 +62,7 @@ const TARGETS: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
 
 /// The id of `p` in a `level` of build `v`.
 fn id_of(v: u16, p: Part) -> Result<u32, ImportError> {
-    (1..=12)
-        .find(|&i| crate::level::part(v, i) == Some(p))
-        .ok_or_else(|| refuse(v, format!("no chunk id for {p:?}")))
+    crate::level::id_of(v, p).ok_or_else(|| refuse(v, format!("no chunk id for {p:?}")))
 }
 
 /// Rewrite `out` (an XRLC 13 level) in the old build `to` (see the module docs).
@@ -477,9 +477,9 @@ impl VisualWriter<'_> {
     fn ids(&self) -> (u32, u32, u32) {
         // (BSPHERE, VCONTAINER, CHILDREN_L)
         if self.format == 2 {
-            (12, 11, 13)
+            (ogf::v2::BSPHERE, ogf::v2::VCONTAINER, ogf::v2::CHILDREN_L)
         } else {
-            (11, 10, 12)
+            (ogf::v3::BSPHERE, ogf::v3::VCONTAINER, ogf::v3::CHILDREN_L)
         }
     }
 
@@ -514,9 +514,12 @@ impl VisualWriter<'_> {
             })?;
         let mut c = vec![oc(vid, OgfChunk::VContainer(vcont))];
         if self.to >= 9 {
-            c.push(oc(19, OgfChunk::IContainer([g.ib_index, off, count])));
+            c.push(oc(
+                ogf::v3::ICONTAINER,
+                OgfChunk::IContainer([g.ib_index, off, count]),
+            ));
         } else {
-            c.push(oc(8, OgfChunk::Indices(idx.to_vec())));
+            c.push(oc(ogf::v3::INDICES, OgfChunk::Indices(idx.to_vec())));
         }
         Ok(c)
     }
@@ -677,9 +680,9 @@ impl VisualWriter<'_> {
                         if td.c_scale[4] != 1.0 || td.c_bias[4] != 0.0 {
                             self.counts.tree_sun += 1;
                         }
-                        body.push(oc(22, OgfChunk::TreeDefOld(td)));
+                        body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDefOld(td)));
                     } else {
-                        body.push(oc(22, OgfChunk::TreeDef(td)));
+                        body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDef(td)));
                     }
                     model_type_v3::TREE
                 }
@@ -696,9 +699,9 @@ impl VisualWriter<'_> {
                             self.counts.lod_sun += usize::from(x.sun != 255);
                             self.counts.lod_pad += usize::from(x.pad != [0; 3]);
                         }
-                        body.push(oc(21, OgfChunk::LodDefOld(q)));
+                        body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDefOld(q)));
                     } else {
-                        body.push(oc(21, OgfChunk::LodDef(q)));
+                        body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDef(q)));
                     }
                     model_type_v3::LOD
                 }
@@ -738,12 +741,16 @@ impl VisualWriter<'_> {
         )];
         if to < 12 && h.shader_id != 0 && keeps_material {
             let (texture, shader) = self.tables.pair(h.shader_id);
-            c.push(oc(3, OgfChunk::TextureL { texture, shader }));
+            // the same id in OGF 2
+            c.push(oc(
+                ogf::v3::TEXTURE_L,
+                OgfChunk::TextureL { texture, shader },
+            ));
         }
         if self.format == 3 {
             for x in &v.chunks {
                 if let OgfChunk::Texture { .. } = x.value {
-                    c.push(oc(2, x.value.clone()));
+                    c.push(oc(ogf::v3::TEXTURE, x.value.clone()));
                 }
             }
         }

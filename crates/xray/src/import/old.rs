@@ -36,7 +36,7 @@ use crate::flat::{flatten, Flat};
 use crate::fvf::{self, FvfBuffer, UvOrder};
 use crate::geom::{Geom, VertexBuffer};
 use crate::level::{Level, LevelChunk, Part};
-use crate::ogf::{model_type, model_type_v3, GContainer, OgfChunk, Visual};
+use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, Visual};
 use crate::shaders::ShaderEntry;
 use levelgeom_scene::Scene;
 
@@ -434,7 +434,7 @@ fn unflatten(
                     ),
                     Place::Inline(b) => set_or_push(
                         &mut v,
-                        7,
+                        ogf::v3::VERTICES,
                         |c| match c {
                             OgfChunk::Vertices(x) => {
                                 *x = b.clone();
@@ -470,7 +470,7 @@ fn unflatten(
                 } else {
                     set_or_push(
                         &mut v,
-                        8,
+                        ogf::v3::INDICES, // 8 in OGF 2 too
                         |c| match c {
                             OgfChunk::Indices(x) => {
                                 *x = idx.clone();
@@ -634,9 +634,9 @@ fn range_same(a: &[Vec<u16>], b: &[Vec<u16>], g: &GContainer) -> bool {
 
 fn vcontainer_id(format: u8) -> u32 {
     if format == 2 {
-        11
+        ogf::v2::VCONTAINER
     } else {
-        10
+        ogf::v3::VCONTAINER
     }
 }
 
@@ -662,7 +662,7 @@ fn set_icontainer(v: &mut Visual, r: [u32; 3]) {
         .retain(|c| !matches!(c.value, OgfChunk::Indices(_)));
     set_or_push(
         v,
-        19,
+        ogf::v3::ICONTAINER,
         |c| match c {
             OgfChunk::IContainer(x) => {
                 *x = r;

@@ -36,7 +36,7 @@ use crate::ogf::{model_type, GContainer, Visual};
 use crate::vertex::{self, Vertices};
 
 use super::super::convert::v13_geomx;
-use super::super::ImportError;
+use super::super::{is_tree, ImportError};
 
 /// The XRLC 13 vertex-lit layout (`r1_decl_vert` with a `FLOAT2` base UV, 36 bytes; the UV
 /// is its last element, so nothing moves).
@@ -102,10 +102,6 @@ fn empty_geom(quality: u16) -> Geom {
             crate::chunk::Framed::plain(geom::SWIS, GeomChunk::Swis(Vec::new())),
         ],
     }
-}
-
-fn is_tree(t: Option<u8>) -> bool {
-    matches!(t, Some(model_type::TREE_ST | model_type::TREE_PM))
 }
 
 fn dist(a: &[f32], b: &[f32]) -> f64 {
