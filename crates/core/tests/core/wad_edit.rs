@@ -345,3 +345,63 @@ fn an_edited_export_keeps_what_was_not_edited() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn an_edited_collision_object_replaces_only_its_material_and_group() {
+    let bytes = levelgeom_core::demo_bytes(false).unwrap();
+    let base = levelgeom_core::open_bytes("demo.wad", bytes).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    base.export(
+        &out,
+        &ExportOptions {
+            engine: EngineOptions {
+                wad: Some(WadOptions {
+                    collision: true,
+                    ..WadOptions::default()
+                }),
+                ..EngineOptions::default()
+            },
+            ..ExportOptions::default()
+        },
+    )
+    .unwrap();
+    // the water plane (material 0x1E = 30, group 0) raised by one unit in collision.glb
+    let path = out.join("collision.glb");
+    let glb = Glb::read(&path);
+    let mut doc = glb.json.clone();
+    let water = glb
+        .array("nodes")
+        .iter()
+        .position(|n| n["name"] == "mat30_grp0")
+        .expect("a water collision object");
+    doc["nodes"][water]["translation"] = json!([0.0, 1.0, 0.0]);
+    write_glb(&path, &doc, &glb.bin);
+
+    let r = base
+        .import(&out.join("level.glb"), &ImportOptions::default())
+        .unwrap();
+    let e = r.summary.edit.clone().unwrap();
+    assert_eq!(e.collision_edited, ["mat30_grp0"], "{}", r.summary);
+    assert!(e.removed.is_empty() && e.moved.is_empty() && e.reshaped.is_empty());
+    let new = levelgeom_core::open_bytes("new.wad", r.bytes).unwrap();
+    assert!(new.check().problems.is_empty(), "{:?}", new.check().problems);
+    let wad = base.wad().unwrap();
+    let map = wad.map().unwrap();
+    let water_tile = (0..map.tiles.len())
+        .find(|&t| map.model_indices[t] == 0)
+        .unwrap();
+    let island_tile = (0..map.tiles.len())
+        .find(|&t| map.model_indices[t] >= 2)
+        .unwrap();
+    let at = |t: usize| (map.tiles[t].pos[0] + 0.1, map.tiles[t].pos[2] - 0.2);
+    let (x, z) = at(water_tile);
+    assert_eq!(heights(&base, x, z), [-2.75]);
+    let now = heights(&new, x, z);
+    assert!(close(&now, &[-1.75], 0.005), "{now:?}");
+    let (x, z) = at(island_tile);
+    assert_eq!(heights(&new, x, z), heights(&base, x, z));
+    // the material and group survive the replacement
+    let hit = &new.probe(at(water_tile).0, at(water_tile).1).unwrap()[0];
+    assert_eq!((hit.material, hit.group), (30, 0));
+}

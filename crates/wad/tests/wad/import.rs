@@ -412,16 +412,18 @@ fn quad_tris(x: f32, z: f32, y: f32, material: &str) -> Vec<MeshTriangle> {
 fn zones_flat_and_keep() {
     let base = demo();
     let mesh = quad_tris(3.2, -3.2, 0.5, "page_00");
-    let (flat, _) = import(&base, &mesh, None, &ImportOptions::default()).unwrap();
+    let flat_opts = ImportOptions {
+        zones: Zones::Flat,
+        ..ImportOptions::default()
+    };
+    let (flat, _) = import(&base, &mesh, None, &flat_opts).unwrap();
     let m = flat.map().unwrap();
     assert!(m.zone_grid.iter().all(|&z| z == 0));
     assert_eq!(m.zones[0].mask, u32::MAX);
     assert!(check(&flat).is_empty());
-    let keep = ImportOptions {
-        zones: Zones::Keep,
-        ..ImportOptions::default()
-    };
-    let (kept, s) = import(&base, &mesh, None, &keep).unwrap();
+    // kept is the default (issue 23)
+    assert_eq!(ImportOptions::default().zones, Zones::Keep);
+    let (kept, s) = import(&base, &mesh, None, &ImportOptions::default()).unwrap();
     assert_eq!(kept.map().unwrap().zones, base.map().unwrap().zones);
     assert_eq!(kept.map().unwrap().zone_grid, base.map().unwrap().zone_grid);
     assert_eq!(s.uv_missing, 2);
