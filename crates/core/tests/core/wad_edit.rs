@@ -46,8 +46,7 @@ fn node_of(glb: &Glb, t: usize) -> usize {
     glb.array("nodes")
         .iter()
         .position(|n| {
-            n["extras"]["tile"].as_str().map(str::to_string)
-                == Some(t.to_string())
+            n["extras"]["tile"].as_str().map(str::to_string) == Some(t.to_string())
                 || n["extras"]["tile"].as_u64() == Some(t as u64)
         })
         .unwrap_or_else(|| panic!("no node for tile {t}"))
@@ -96,7 +95,10 @@ fn an_edited_export_keeps_what_was_not_edited() {
             .import(&out.join(mesh), &ImportOptions::default())
             .unwrap();
         assert_eq!(r.summary.mode, "edit", "{mesh}");
-        assert!(r.bytes == bytes, "{mesh}: the unedited export changed the level");
+        assert!(
+            r.bytes == bytes,
+            "{mesh}: the unedited export changed the level"
+        );
     }
 
     let wad = base.wad().unwrap();
@@ -106,12 +108,11 @@ fn an_edited_export_keeps_what_was_not_edited() {
     let drawn: Vec<usize> = (0..map.tiles.len())
         .filter(|&t| {
             map.tiles[t].anim_flag == 0
-                && trak.models[map.model_indices[t] as usize].faces.len() > 0
+                && !trak.models[map.model_indices[t] as usize].faces.is_empty()
         })
         .collect();
     assert!(drawn.len() > 60, "{} drawn tiles", drawn.len());
-    let [up, step, turn, gone, reshaped, under_cube] =
-        [5, 12, 20, 28, 36, 44].map(|k| drawn[k]);
+    let [up, step, turn, gone, reshaped, under_cube] = [5, 12, 20, 28, 36, 44].map(|k| drawn[k]);
     let centre = |t: usize| (map.tiles[t].pos[0], map.tiles[t].pos[2]);
     let cell = |t: usize| {
         (
@@ -145,7 +146,11 @@ fn an_edited_export_keeps_what_was_not_edited() {
         &mut doc,
         turn,
         "translation",
-        json!([f64::from(cx) - f64::from(cz), 0.0, f64::from(cz) + f64::from(cx)]),
+        json!([
+            f64::from(cx) - f64::from(cz),
+            0.0,
+            f64::from(cz) + f64::from(cx)
+        ]),
     );
     // reshaped: twice as high (scale 2 in y about y = 0)
     set(&mut doc, reshaped, "scale", json!([1.0, 2.0, 1.0]));
@@ -199,8 +204,10 @@ fn an_edited_export_keeps_what_was_not_edited() {
     views.push(json!({"buffer": 0, "byteOffset": idx_at, "byteLength": 72}));
     let nv = views.len();
     let acc = doc["accessors"].as_array_mut().unwrap();
-    acc.push(json!({"bufferView": nv - 2, "componentType": 5126, "count": 8, "type": "VEC3",
-        "min": [x0, y0, z0], "max": [x1, y1, z1]}));
+    acc.push(
+        json!({"bufferView": nv - 2, "componentType": 5126, "count": 8, "type": "VEC3",
+        "min": [x0, y0, z0], "max": [x1, y1, z1]}),
+    );
     acc.push(json!({"bufferView": nv - 1, "componentType": 5123, "count": 36, "type": "SCALAR"}));
     let na = acc.len();
     let meshes = doc["meshes"].as_array_mut().unwrap();
@@ -223,13 +230,18 @@ fn an_edited_export_keeps_what_was_not_edited() {
     assert_eq!(e.reshaped, [reshaped], "{text}");
     assert!(e.recut.is_empty(), "{text}");
     assert_eq!(e.new_nodes, ["Cube"], "{text}");
-    let moved: Vec<(usize, [f32; 3], u32)> = e.moved.iter().map(|m| (m.tile, m.to, m.rot_to)).collect();
+    let moved: Vec<(usize, [f32; 3], u32)> =
+        e.moved.iter().map(|m| (m.tile, m.to, m.rot_to)).collect();
     let a = |t: usize| map.tiles[t];
     assert_eq!(
         moved,
         [
             (up, [a(up).pos[0], 1.0, a(up).pos[2]], a(up).rot),
-            (step, [a(step).pos[0] + 1.0, 0.0, a(step).pos[2]], a(step).rot),
+            (
+                step,
+                [a(step).pos[0] + 1.0, 0.0, a(step).pos[2]],
+                a(step).rot
+            ),
             (turn, a(turn).pos, (a(turn).rot + 3072) % 4096),
         ],
         "{text}"
@@ -244,7 +256,11 @@ fn an_edited_export_keeps_what_was_not_edited() {
     assert_eq!(r.summary.zones, "kept");
 
     let new = levelgeom_core::open_bytes("edited.wad", r.bytes.clone()).unwrap();
-    assert!(new.check().problems.is_empty(), "{:?}", new.check().problems);
+    assert!(
+        new.check().problems.is_empty(),
+        "{:?}",
+        new.check().problems
+    );
     let nw = new.wad().unwrap();
     let nmap = nw.map().unwrap();
     let ntrak = nw.trak().unwrap();
@@ -264,11 +280,18 @@ fn an_edited_export_keeps_what_was_not_edited() {
             // moved: same model, same colours, a new placement
             assert_eq!(nmap.colours[ni], map.colours[t], "tile {t} colours");
         }
-        assert_eq!(nmap.model_indices[ni], map.model_indices[t], "tile {t} model");
+        assert_eq!(
+            nmap.model_indices[ni], map.model_indices[t],
+            "tile {t} model"
+        );
         ni += 1;
     }
     assert_eq!(ni + e.added.len(), nmap.tiles.len());
-    assert_eq!(&ntrak.models[..trak.models.len()], &trak.models[..], "base models");
+    assert_eq!(
+        &ntrak.models[..trak.models.len()],
+        &trak.models[..],
+        "base models"
+    );
     assert_eq!(nmap.swaps, map.swaps, "swap list");
     assert_eq!(nmap.zones, map.zones, "zone table");
     assert_eq!(nmap.zone_grid, map.zone_grid, "zone grid");
@@ -278,8 +301,18 @@ fn an_edited_export_keeps_what_was_not_edited() {
         "MAP sections 2–4"
     );
     assert_eq!(
-        (&nmap.objects, nmap.max_objects, &nmap.chains, nmap.view_distance),
-        (&map.objects, map.max_objects, &map.chains, map.view_distance),
+        (
+            &nmap.objects,
+            nmap.max_objects,
+            &nmap.chains,
+            nmap.view_distance
+        ),
+        (
+            &map.objects,
+            map.max_objects,
+            &map.chains,
+            map.view_distance
+        ),
         "MAP after the colour blocks"
     );
 
@@ -288,7 +321,12 @@ fn an_edited_export_keeps_what_was_not_edited() {
     let before = heights(&base, x, z);
     assert!(!before.is_empty());
     let raised: Vec<f32> = before.iter().map(|h| h + 1.0).collect();
-    assert!(close(&heights(&new, x, z), &raised, 1e-4), "{:?} {:?}", heights(&new, x, z), before);
+    assert!(
+        close(&heights(&new, x, z), &raised, 1e-4),
+        "{:?} {:?}",
+        heights(&new, x, z),
+        before
+    );
     // the stepped tile: gone from its cell, its floors in the next cell beside the neighbour's
     let (x, z) = (centre(step).0 + 0.2, centre(step).1 - 0.1);
     assert!(heights(&new, x, z).is_empty(), "{:?}", new.probe(x, z));
@@ -301,7 +339,10 @@ fn an_edited_export_keeps_what_was_not_edited() {
     for (dx, dz) in [(0.3f32, 0.2f32), (-0.25, 0.35), (0.1, -0.4)] {
         let old = heights(&base, cx + dx, cz + dz);
         let now = heights(&new, cx + dz, cz - dx);
-        assert!(close(&now, &old, 1e-3), "turned at ({dx}, {dz}): {now:?} vs {old:?}");
+        assert!(
+            close(&now, &old, 1e-3),
+            "turned at ({dx}, {dz}): {now:?} vs {old:?}"
+        );
     }
     // the deleted tile: nothing
     let (x, z) = centre(gone);
@@ -310,8 +351,14 @@ fn an_edited_export_keeps_what_was_not_edited() {
     let (x, z) = (centre(reshaped).0 + 0.13, centre(reshaped).1 - 0.21);
     let old = base.probe(x, z).unwrap();
     let now = new.probe(x, z).unwrap();
-    assert!((now[0].y - 2.0 * old[0].y).abs() < 0.01, "{now:?} vs {old:?}");
-    assert_eq!((now[0].material, now[0].group), (old[0].material, old[0].group));
+    assert!(
+        (now[0].y - 2.0 * old[0].y).abs() < 0.01,
+        "{now:?} vs {old:?}"
+    );
+    assert_eq!(
+        (now[0].material, now[0].group),
+        (old[0].material, old[0].group)
+    );
     // the new cube: its top is the highest floor over the tile under it, which stays
     let (x, z) = centre(under_cube);
     let hits = new.probe(x, z).unwrap();
@@ -385,7 +432,11 @@ fn an_edited_collision_object_replaces_only_its_material_and_group() {
     assert_eq!(e.collision_edited, ["mat30_grp0"], "{}", r.summary);
     assert!(e.removed.is_empty() && e.moved.is_empty() && e.reshaped.is_empty());
     let new = levelgeom_core::open_bytes("new.wad", r.bytes).unwrap();
-    assert!(new.check().problems.is_empty(), "{:?}", new.check().problems);
+    assert!(
+        new.check().problems.is_empty(),
+        "{:?}",
+        new.check().problems
+    );
     let wad = base.wad().unwrap();
     let map = wad.map().unwrap();
     let water_tile = (0..map.tiles.len())

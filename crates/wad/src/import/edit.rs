@@ -251,9 +251,10 @@ pub fn edit(
     let mut new_tris: Vec<MeshTriangle> = Vec::new();
     let mut new_from: Vec<Option<usize>> = Vec::new();
     for part in parts {
-        let src = part.source.map(|s| s.tile).filter(|&t| {
-            t < n && !reference.tiles[t].is_empty() && fate[t].is_none()
-        });
+        let src = part
+            .source
+            .map(|s| s.tile)
+            .filter(|&t| t < n && !reference.tiles[t].is_empty() && fate[t].is_none());
         let Some(t) = src else {
             ed.new_nodes.push(part.name.clone());
             new_from.extend(std::iter::repeat_n(None, part.triangles.len()));
@@ -581,20 +582,36 @@ impl std::fmt::Display for TileEdits {
             writeln!(
                 f,
                 "  moved tile {}: ({}, {}, {}) yaw {} → ({}, {}, {}) yaw {}",
-                m.tile, m.from[0], m.from[1], m.from[2], m.rot_from, m.to[0], m.to[1], m.to[2], m.rot_to
+                m.tile,
+                m.from[0],
+                m.from[1],
+                m.from[2],
+                m.rot_from,
+                m.to[0],
+                m.to[1],
+                m.to[2],
+                m.rot_to
             )?;
         }
         if !self.reshaped.is_empty() {
             writeln!(f, "  reshaped tiles (new models): {}", list(&self.reshaped))?;
         }
         if !self.recut.is_empty() {
-            writeln!(f, "  tiles moved off the cell centres (re-cut): {}", list(&self.recut))?;
+            writeln!(
+                f,
+                "  tiles moved off the cell centres (re-cut): {}",
+                list(&self.recut)
+            )?;
         }
         if !self.removed.is_empty() {
             writeln!(f, "  removed tiles: {}", list(&self.removed))?;
         }
         if !self.missing_kept.is_empty() {
-            writeln!(f, "  tiles not in the mesh, kept: {}", list(&self.missing_kept))?;
+            writeln!(
+                f,
+                "  tiles not in the mesh, kept: {}",
+                list(&self.missing_kept)
+            )?;
         }
         if !self.added.is_empty() {
             writeln!(
@@ -612,7 +629,10 @@ impl std::fmt::Display for TileEdits {
             if self.swaps_dropped.is_empty() {
                 String::new()
             } else {
-                format!(" (tiles {}: removed or reshaped)", list(&self.swaps_dropped))
+                format!(
+                    " (tiles {}: removed or reshaped)",
+                    list(&self.swaps_dropped)
+                )
             }
         )
     }

@@ -52,6 +52,9 @@ pub struct RefTri {
     pub material: String,
 }
 
+/// A triangle's corners in world space.
+pub type Corners = [[f64; 3]; 3];
+
 /// What export wrote for a level: each tile's triangles (empty for tiles without a node)
 /// and the collision triangles per `(material, group)`.
 #[derive(Clone, Debug, Default)]
@@ -59,7 +62,7 @@ pub struct Reference {
     /// Triangles of tile `i` (world space, the tile's own model in its own placement).
     pub tiles: Vec<Vec<RefTri>>,
     /// Collision triangles (world space) per `(ground material, group)`.
-    pub collision: Vec<((u8, u8), Vec<[[f64; 3]; 3]>)>,
+    pub collision: Vec<((u8, u8), Vec<Corners>)>,
 }
 
 /// Remove a Blender duplicate suffix (`.001`) from a name.
@@ -121,9 +124,8 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
                         slot.push(RefTri {
                             p: c.map(|i| p.positions[i].map(f64::from)),
                             uv: uvs.map(|s| c.map(|i| s[i])),
-                            colour: cols.map_or([super::WHITE_WORD; 3], |s| {
-                                c.map(|i| colour_word(s[i]))
-                            }),
+                            colour: cols
+                                .map_or([super::WHITE_WORD; 3], |s| c.map(|i| colour_word(s[i]))),
                             material: material.clone(),
                         });
                     }
@@ -231,10 +233,7 @@ pub fn classify(
             && (raw[2] - snapped[2]).abs() <= POSITION_TOLERANCE
             && snapped.iter().all(|v| v.is_finite() && v.abs() < 1e7);
         let try_at = |p: [f64; 3]| {
-            let place = Placement {
-                origin: p,
-                ..turn
-            };
+            let place = Placement { origin: p, ..turn };
             let placed: Vec<RefTri> = expected
                 .iter()
                 .zip(&local)
