@@ -46,7 +46,7 @@ REF = re.compile(rf"§\s?({NUM})(?:\s?[–-]\s?§?({NUM}))?")
 # what joins references of one list: ", ", "; ", " and ", "/", ", and ", " or "
 JOIN = re.compile(r"^\s*(?:,|;|and|/|or|,\s*and|,\s*or)\s*$")
 # an explicit source word right before a group: "spec ", "Seed ", "spec (", "seed's ("
-PREFIX = re.compile(r"\b(spec|seed)(?:'s)?(\s*)(\(?)\s*$", re.IGNORECASE)
+PREFIX = re.compile(r"\b(spec|seed)('s)?(\s*)(\(?)\s*$", re.IGNORECASE)
 PAGE_PREFIX = re.compile(r"docs/formats/([a-z0-9-]+\.md)\s*$")
 # words that decide what a bare § on the same line refers to (the last one before it wins)
 LOOKBACK = re.compile(
@@ -64,7 +64,7 @@ class Group:
     refs: list[re.Match]
     source: str  # "spec", "seed", "page:NAME", "foreign", "file", "unknown"
     page: str | None  # the docs page (for "page:"), or None
-    open_paren: str  # "(" kept from "spec (§3"
+    open_paren: str  # what replaces "spec (" / "the spec's (": "format notes (" / "format notes' ("
 
 
 def engine_of(rel: str, heading: str | None) -> str | None:
@@ -126,7 +126,9 @@ def groups_of(line: str) -> list[Group]:
         if pm:
             g = Group(pm.start(), m.end(), [m], "page:" + pm.group(1), "docs/formats/" + pm.group(1), "")
         elif xm:
-            g = Group(xm.start(), m.end(), [m], xm.group(1).lower(), None, xm.group(3))
+            # "the spec (§3" reads on as "the format notes (docs/formats/… §3"
+            paren = "format notes" + ("'" if xm.group(2) else "") + " (" if xm.group(4) else ""
+            g = Group(xm.start(), m.end(), [m], xm.group(1).lower(), None, paren)
         else:
             last = None
             for k in LOOKBACK.finditer(before):
