@@ -36,38 +36,115 @@ def find_binary(configured=""):
     )
 
 
-def run(binary, args, timeout=600):
-    """Run `binary args…`; returns its stdout. Raises LevelgeomError with its stderr on failure."""
+class Output:
+    """What a successful run printed: stdout, and the warnings it printed on stderr."""
+
+    def __init__(self, stdout, warnings):
+        self.stdout = stdout
+        self.warnings = warnings
+
+
+WARNING_PREFIX = "levelgeom: warning: "
+
+
+def _hide(text, hidden):
+    """`text` with each key of `hidden` (a temporary path) replaced by its value."""
+    for path, name in (hidden or {}).items():
+        if path:
+            text = text.replace(path.rstrip("/\\") + os.sep, name + "/").replace(path, name)
+    return text
+
+
+def stderr_warnings(stderr):
+    """The warnings of a run's stderr: the `levelgeom: warning: …` lines (without the prefix)
+    and the `… more warnings not shown` line."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith(WARNING_PREFIX):
+            out.append(line[len(WARNING_PREFIX):])
+        elif line.startswith("levelgeom: ") and line.endswith(" not shown"):
+            out.append(line[len("levelgeom: "):])
+    return out
+
+
+def run_full(binary, args, timeout=600, hidden=None):
+    """Run `binary args…`; returns its Output. Raises LevelgeomError with its stderr on failure.
+
+    `hidden` maps temporary paths to the words the user sees instead (`{tmp: "the export"}`):
+    applied to every message and warning, so no temporary path reaches the UI."""
     cmd = [binary] + [str(a) for a in args]
+    what = f"levelgeom {args[0]}" if args else "levelgeom"
     try:
-        proc = subprocess.run(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            timeout=timeout,
-        )
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
     except FileNotFoundError:
-        raise LevelgeomError(f"levelgeom binary not found: {binary}")
+        raise LevelgeomError(f"levelgeom binary not found: {binary}") from None
     except PermissionError:
-        raise LevelgeomError(f"levelgeom binary is not executable: {binary}")
+        raise LevelgeomError(f"levelgeom binary is not executable: {binary}") from None
     except subprocess.TimeoutExpired:
-        raise LevelgeomError(f"levelgeom {args[0]} did not finish within {timeout} s")
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace").strip()
+        raise LevelgeomError(f"{what} did not finish within {timeout} s") from None
+    except OSError as e:  # e.g. not an executable for this system (exec format error)
+        raise LevelgeomError(f"{binary} cannot be run ({e.strerror or e}): {WRONG_BINARY}") from None
+    stdout = _hide(proc.stdout.decode("utf-8", "replace"), hidden)
+    stderr = _hide(proc.stderr.decode("utf-8", "replace").strip(), hidden)
     if proc.returncode != 0:
-        msg = stderr or f"levelgeom {args[0]} exited with code {proc.returncode}"
+        msg = stderr or f"{what} exited with code {proc.returncode}"
         raise LevelgeomError(msg)
-    return stdout
+    return Output(stdout, stderr_warnings(stderr))
 
 
-def run_json(binary, args, timeout=600):
+def run(binary, args, timeout=600, hidden=None):
+    """Run `binary args…`; returns its stdout (see run_full)."""
+    return run_full(binary, args, timeout, hidden).stdout
+
+
+def run_json(binary, args, timeout=600, hidden=None):
     """Run a `--json` command and parse what it prints."""
-    out = run(binary, args, timeout)
+    out = run(binary, args, timeout, hidden)
     try:
         return json.loads(out)
     except ValueError:
-        raise LevelgeomError(f"levelgeom {args[0]} --json printed no JSON: {out[:200]!r}")
+        what = f"levelgeom {args[0]}" if args else "levelgeom"
+        raise LevelgeomError(f"{what} --json printed no JSON: {out[:200]!r}") from None
+
+
+WRONG_BINARY = (
+    "point the add-on preferences' path (Edit > Preferences > Add-ons > levelgeom) at the "
+    "`levelgeom` executable, or clear it to use PATH"
+)
+_CHECKED = {}
+
+
+def check_binary(binary):
+    """Make sure `binary` is levelgeom: its `--version` prints `levelgeom …`. Remembered per path
+    and modification time. Raises LevelgeomError naming what it is instead."""
+    try:
+        key = (binary, os.stat(binary).st_mtime_ns)
+    except OSError:
+        key = (binary, None)
+    if _CHECKED.get(key):
+        return binary
+    try:
+        proc = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise LevelgeomError(f"{binary} is not levelgeom (`--version` did not finish): {WRONG_BINARY}") from None
+    except OSError as e:
+        raise LevelgeomError(f"{binary} cannot be run ({e.strerror or e}): {WRONG_BINARY}") from None
+    first = proc.stdout.decode("utf-8", "replace").strip().splitlines()[:1]
+    if proc.returncode != 0 or not first or not first[0].startswith(BINARY_NAME + " "):
+        said = first[0][:80] if first else f"nothing, exit code {proc.returncode}"
+        raise LevelgeomError(f"{binary} is not levelgeom (`--version` printed {said!r}): {WRONG_BINARY}")
+    _CHECKED[key] = True
+    return binary
+
+
+def level_format(binary, path):
+    """`argonaut-wad`, `xray-level` or another format name `levelgeom info` gives the file (or
+    folder); None when it is not a level file levelgeom knows."""
+    try:
+        info = run_json(binary, ["info", path, "--json"])
+    except LevelgeomError:
+        return None
+    return info.get("format") if isinstance(info, dict) else None
 
 
 SUMMARY_KEYS = ("tiles", "models", "faces", "polygons", "uv_misfits", "degenerate")
