@@ -126,13 +126,13 @@ def check_binary(binary):
     try:
         proc = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except subprocess.TimeoutExpired:
-        raise LevelgeomError(f"{binary} is not levelgeom (`--version` did not finish): {WRONG_BINARY}") from None
+        raise LevelgeomError(f"{binary} is not levelgeom (asked for its version, it did not answer): {WRONG_BINARY}") from None
     except OSError as e:
         raise LevelgeomError(f"{binary} cannot be run ({e.strerror or e}): {WRONG_BINARY}") from None
     first = proc.stdout.decode("utf-8", "replace").strip().splitlines()[:1]
     if proc.returncode != 0 or not first or not first[0].startswith(BINARY_NAME + " "):
         said = first[0][:80] if first else f"nothing, exit code {proc.returncode}"
-        raise LevelgeomError(f"{binary} is not levelgeom (`--version` printed {said!r}): {WRONG_BINARY}")
+        raise LevelgeomError(f"{binary} is not levelgeom (asked for its version, it printed {said!r}): {WRONG_BINARY}")
     _CHECKED[key] = True
     return binary
 
