@@ -826,7 +826,7 @@ def independent_checker():
     return mod
 
 
-def tile_records(wad):
+def tile_records(wad, colour_offsets=None):
     """Per tile of `wad`, read by the independent checker: (MAP A record, MAP B record, colour
     block, TRAK model header + data), each as the file's bytes (seed §5, spec §12.1: the colour
     block of tile i is its model's vertex count × layers words, then, for a swap tile, its swap
@@ -854,13 +854,16 @@ def tile_records(wad):
             swap += 1
         out.append((struct.pack("<fffIII", *mp["A"][i]), struct.pack("<6i", *mp["B"][i]),
                     colours[at : at + size], model_bytes(model)))
+        if colour_offsets is not None:
+            colour_offsets.append(lv.by["MAP "][0].payload_offset + at)
         at += size
     return out
 
 
-def untouched_tiles_kept(label, base_wad, new_wad, changed):
-    """Every tile of base_wad not in `changed` has a tile in new_wad with the same A and B records,
-    colour block and TRAK model bytes (matched by content: indices shift after a deletion)."""
+def lost_tiles(base_wad, new_wad, changed):
+    """The tiles of base_wad, not in `changed`, that have no tile in new_wad with the same A and B
+    records, colour block and TRAK model bytes (matched by content: indices shift after a
+    deletion); and how many tiles base_wad has."""
     old = tile_records(base_wad)
     new = {}
     for rec in tile_records(new_wad):
@@ -873,9 +876,60 @@ def untouched_tiles_kept(label, base_wad, new_wad, changed):
             new[rec] -= 1
         else:
             lost.append(t)
+    return lost, len(old)
+
+
+def untouched_tiles_kept(label, base_wad, new_wad, changed):
+    """Every tile of base_wad not in `changed` is in new_wad byte for byte (lost_tiles)."""
+    lost, n = lost_tiles(base_wad, new_wad, changed)
     return record(not lost, f"{label}: every untouched tile's MAP records, colour block and TRAK model "
-                  "byte for byte", f"{len(old) - len(changed) - len(lost)} of {len(old) - len(changed)} kept"
+                  "byte for byte", f"{n - len(changed) - len(lost)} of {n - len(changed)} kept"
                   + (f"; not found in the new WAD: tiles {lost[:10]}" if lost else ""))
+
+
+def tile_comparison_selftest(work, demo):
+    """lost_tiles is not vacuous: the demo against itself loses nothing; a copy with one colour
+    byte of tile 5 changed loses exactly tile 5 (and nothing when tile 5 is declared changed)."""
+    offsets = []
+    tile_records(demo, offsets)
+    data = bytearray(demo.read_bytes())
+    data[offsets[5]] ^= 0x01
+    flipped = work / "demo_tile5_colour_changed.wad"
+    flipped.write_bytes(bytes(data))
+    same, n = lost_tiles(demo, demo, set())
+    one, _ = lost_tiles(demo, flipped, set())
+    none, _ = lost_tiles(demo, flipped, {5})
+    record(n > 5 and same == [] and one == [5] and none == [],
+           "tile byte comparison (independent checker's parse) sees one changed colour byte",
+           f"{n} tiles; itself {same}, one byte of tile 5 changed {one}, declared changed {none}")
+
+
+def roots_under_level_check(work):
+    """scene_io.roots_under_level moves a root under a transformed `level` root and keeps its world
+    placement (node matrices multiplied out independently, numpy)."""
+    mod = sys.modules[ADDON + ".scene_io"]
+    doc = {
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1, 2]}],
+        "nodes": [
+            {"name": "level", "translation": [1.0, 2.0, 3.0], "rotation": [0.0, 0.7071068, 0.0, 0.7071068],
+             "children": [3]},
+            {"name": "Cube", "translation": [5.0, 0.5, -2.0], "scale": [2.0, 2.0, 2.0]},
+            {"name": "collision"},
+            {"name": "tile_0000_m000"},
+        ],
+    }
+    path = work / "roots_under_level.glb"
+    mod._write_glb(str(path), doc, b"")
+    before = node_world(Glb(path), 1)
+    moved = mod.roots_under_level(str(path))
+    g = Glb(path)
+    roots = g.doc["scenes"][0]["nodes"]
+    record(moved == ["Cube"] and roots == [0, 2] and g.parent.get(1) == 0
+           and numpy.allclose(node_world(g, 1), before, atol=1e-5),
+           "roots_under_level: a root goes under a moved `level`, its world placement kept; collision stays a root",
+           f"moved {moved}, roots {roots}, worst {numpy.abs(node_world(g, 1) - before).max():.2e}")
 
 
 def colour_byte(c):
@@ -1655,6 +1709,8 @@ def main():
         traceback.print_exc()
         record(False, "round trip ran without an exception", f"{type(e).__name__}: {e}")
     try:
+        tile_comparison_selftest(work, demo)
+        roots_under_level_check(work)
         no_edit_colours(work, demo, work / "demo" / "level.glb")
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
