@@ -9,7 +9,7 @@ WAD, or the X-Ray level folder, the scene came from.
 bl_info = {
     "name": "levelgeom (Argonaut WAD, X-Ray level)",
     "author": "levelgeom",
-    "version": (0, 1, 0),
+    "version": (0, 2, 0),
     "blender": (3, 4, 0),
     "location": "File > Import > Argonaut level WAD / X-Ray level; "
     "File > Export > Argonaut level WAD / X-Ray level",
