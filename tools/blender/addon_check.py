@@ -1042,6 +1042,38 @@ def no_edit_colours(work, demo, original_glb):
         untouched_tiles_kept("no-edit round trip", demo, out, set())
 
 
+def painted_corners_check(work):
+    """The colour workaround's split: a quad whose shared vertices have a different colour in each
+    triangle (corner colours, as painting gives them) is written with every corner's own colour at
+    its place (expected from Blender's own corner data, positions to glTF axes (x, z, -y)), and
+    the object keeps its mesh (4 vertices, corner colours) and no copy is left behind."""
+    mod = sys.modules[ADDON + ".scene_io"]
+    reset()
+    me = bpy.data.meshes.new("painted")
+    me.from_pydata([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [], [(0, 1, 2), (0, 2, 3)])
+    attr = me.color_attributes.new("Col", "BYTE_COLOR", "CORNER")
+    for loop in me.loops:
+        attr.data[loop.index].color = (0.1 + 0.12 * loop.index, 0.5, 0.9 - 0.12 * loop.index, 1.0)
+    ob = bpy.data.objects.new("painted", me)
+    bpy.context.scene.collection.objects.link(ob)
+    want = {}
+    for loop in me.loops:
+        x, y, z = me.vertices[loop.vertex_index].co
+        key = ("painted", (round(x, 4), round(z, 4), round(-y, 4)),
+               tuple(colour_byte(c) for c in attr.data[loop.index].color[:3]))
+        want[key] = want.get(key, 0) + 1
+    meshes = len(bpy.data.meshes)
+    path = work / "painted.glb"
+    mod.export_objects_glb(bpy.context, [ob], str(path))
+    missing, extra = multiset_difference(want, corner_colours(Glb(path)))
+    record(not missing and not extra, "painted corners: every corner's own colour at its place (vertices split "
+           "where corners differ)", f"{sum(want.values())} corners; {missing} missing, {extra} not painted")
+    back = ob.data
+    record(back == me and len(me.vertices) == 4 and me.color_attributes["Col"].domain == "CORNER"
+           and len(bpy.data.meshes) == meshes, "painted corners: the object keeps its own mesh, no copy left",
+           f"{back.name}: {len(back.vertices)} vertices, meshes {meshes} -> {len(bpy.data.meshes)}")
+
+
 def edit_round_trip(work, demo):
     """Raise the highest block by 1.0, delete another, add a cube with the operator Shift+A uses
     (unparented, in the active collection), export with the defaults; then the same edits exported
@@ -1711,6 +1743,7 @@ def main():
     try:
         tile_comparison_selftest(work, demo)
         roots_under_level_check(work)
+        painted_corners_check(work)
         no_edit_colours(work, demo, work / "demo" / "level.glb")
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
