@@ -277,10 +277,11 @@ NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals
 
 def level_export_objects(context):
     """What the WAD export writes: (the level collection's objects, the other meshes). The other
-    meshes are every mesh object of the view layer outside the level, collision, swap, objects
-    and portals collections, in any collection, parented or not (Shift+A puts a new object in
-    the active collection, unparented). Objects of a collection excluded from the view layer
-    (its checkbox off) are not in the view layer, so not written."""
+    meshes are every mesh object of the view layer outside the collections levelgeom's imports
+    made (level, collision, swap, objects, portals; those of an earlier import into the same
+    scene too), in any collection, parented or not (Shift+A puts a new object in the active
+    collection, unparented). Objects of a collection excluded from the view layer (its checkbox
+    off) are not in the view layer, so not written."""
     scene = context.scene
     level = role_collection(scene, "level")
     level_obs = list(level.all_objects) if level is not None else []
@@ -288,6 +289,9 @@ def level_export_objects(context):
     for role in NOT_LEVEL_ROLES:
         coll = role_collection(scene, role)
         if coll is not None:
+            taken.update(o.as_pointer() for o in coll.all_objects)
+    for coll in scene.collection.children_recursive:
+        if coll.get("levelgeom_role"):
             taken.update(o.as_pointer() for o in coll.all_objects)
     others = [o for o in context.view_layer.objects if o.type == "MESH" and o.as_pointer() not in taken]
     return level_obs, others
@@ -338,11 +342,11 @@ def _write_glb(path, doc, rest):
 
 
 def roots_under_level(path):
-    """Make every root of the GLB at `path` other than `level` (and the trees import does not
-    read as level geometry: collision, swap, objects, portals) a child of the `level` root, its
-    world placement unchanged, so that `levelgeom import` reads it with the level: a mesh added
-    outside the level collection, unparented, comes out of Blender's exporter as a root of its
-    own, and import reads only the `level` tree of a file that has one. Returns the names of the
+    """Make every root of the GLB at `path` other than `level` (or Blender's `level.001`) and the
+    trees import does not read as level geometry (collision, swap, objects, portals) a child of
+    the `level` root, its world placement unchanged, so that `levelgeom import` reads it with the
+    level: a mesh added outside the level collection, unparented, comes out of Blender's exporter
+    as a root of its own, and import reads only the `level` tree of a file that has one. Returns the names of the
     nodes moved (none when the file has no single `level` root)."""
     doc, rest = _read_glb(path)
     nodes = doc.get("nodes", [])
@@ -351,7 +355,8 @@ def roots_under_level(path):
         return []
     scene = scenes[doc.get("scene", 0)]
     roots = scene.get("nodes", [])
-    level = [r for r in roots if nodes[r].get("name") == "level"]
+    # `level`, or `level.001` when the scene holds an earlier import's `level` too
+    level = [r for r in roots if re.fullmatch(r"level(\.\d{3})?", nodes[r].get("name", ""))]
     if len(level) != 1:
         return []
     lv = level[0]

@@ -1074,6 +1074,21 @@ def painted_corners_check(work):
            f"{back.name}: {len(back.vertices)} vertices, meshes {meshes} -> {len(bpy.data.meshes)}")
 
 
+def second_import_check(demo):
+    """Importing the WAD twice into one scene: the WAD export writes the second import's level
+    collection and nothing of the first's (its collections are levelgeom's, not new meshes)."""
+    mod = sys.modules[ADDON + ".scene_io"]
+    reset()
+    bpy.ops.import_scene.levelgeom_wad(filepath=str(demo))
+    bpy.ops.import_scene.levelgeom_wad(filepath=str(demo))
+    level_obs, others = mod.level_export_objects(bpy.context)
+    level = mod.role_collection(bpy.context.scene, "level")
+    meshes = [o for o in level_obs if o.type == "MESH"]
+    record(not others and meshes and all(o.name.endswith(".001") for o in meshes) and level.name.endswith(".001"),
+           "second import into the same scene: the export writes that import's level only",
+           f"{len(meshes)} level meshes of {level.name!r}, other meshes {[o.name for o in others][:5]}")
+
+
 def edit_round_trip(work, demo):
     """Raise the highest block by 1.0, delete another, add a cube with the operator Shift+A uses
     (unparented, in the active collection), export with the defaults; then the same edits exported
@@ -1744,6 +1759,7 @@ def main():
         tile_comparison_selftest(work, demo)
         roots_under_level_check(work)
         painted_corners_check(work)
+        second_import_check(demo)
         no_edit_colours(work, demo, work / "demo" / "level.glb")
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
