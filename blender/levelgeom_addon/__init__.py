@@ -287,7 +287,7 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
                     raise LevelgeomError("Rebuild: this levelgeom always rebuilds every tile "
                                          "(its import has no --rebuild): clear the option")
                 args.append("--rebuild")
-            result = runner.run_json(exe, args, hidden={tmp: "the scene"})
+            result = runner.run_json(exe, args, hidden={tmp: "the exported scene"})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         for w in (result.get("warnings") or [])[:5]:
@@ -420,7 +420,7 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
                 if self.allow_loss:
                     args.append("--allow-loss")
             args += ["--json", "--force"]
-            result = runner.run_json(exe, args, hidden={tmp: "the scene"})
+            result = runner.run_json(exe, args, hidden={tmp: "the exported scene"})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         warnings = result.get("warnings") or []

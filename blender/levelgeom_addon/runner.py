@@ -163,7 +163,12 @@ def summary_text(result, collision_label=None):
         for k, v in summary.items():
             if k in SUMMARY_KEYS or k.startswith("collision_source"):
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v:
+            if isinstance(v, list):
+                # lists of tile indices (kept, moved, removed, … of an import that maps tiles
+                # back): their count and the first indices
+                if v and all(isinstance(x, (int, str)) for x in v):
+                    parts.append(f"{k} {len(v)}{_indices(v)}")
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or v:
                 if isinstance(v, (int, float, str, bool)):
                     parts.append(f"{k} {v}")
     collision = result.get("collision")
