@@ -227,7 +227,12 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
                ("flat", "Flat", "Everything visible from everywhere")],
         default="keep",
     )
-    keep_tiles: BoolProperty(name="Keep tiles", description="Keep the original tiles and add the new ones", default=False)
+    keep_tiles: BoolProperty(
+        name="Keep tiles",
+        description="Keep the base WAD's tiles the scene no longer holds (with Rebuild: keep all of "
+        "its tiles and add the new ones)",
+        default=False,
+    )
     rebuild: BoolProperty(
         name="Rebuild",
         description="Re-cut every tile from the meshes (for a level built from scratch) instead of "

@@ -157,11 +157,16 @@ def summary_text(result, collision_label=None):
     parts = [f"wrote {out}" + (f" ({result['bytes']} bytes)" if "bytes" in result else "")]
     summary = result.get("summary") or {}
     if isinstance(summary, dict):
+        edit = summary.get("edit")
+        if isinstance(edit, dict):
+            parts.append(wad_edit_text(edit))
         for k in SUMMARY_KEYS:
             if k in summary:
                 parts.append(f"{k} {summary[k]}")
         for k, v in summary.items():
             if k in SUMMARY_KEYS or k.startswith("collision_source"):
+                continue
+            if k == "edit":
                 continue
             if isinstance(v, list):
                 # lists of tile indices (kept, moved, removed, … of an import that maps tiles
@@ -178,6 +183,28 @@ def summary_text(result, collision_label=None):
     if warnings:
         parts.append(f"{len(warnings)} warning(s)")
     return "levelgeom: " + ", ".join(parts)
+
+
+def wad_edit_text(edit):
+    """What an import that maps tiles back did to the base's tiles (the summary's `edit` object):
+    `base tiles: kept K, moved M (indices), reshaped …, removed …, added A`, the swap records
+    dropped and where the collision came from, the zero counts left out but kept and moved."""
+    def tiles(key):
+        v = edit.get(key) or []
+        return [x.get("tile") if isinstance(x, dict) else x for x in v]
+
+    parts = [f"kept {len(tiles('kept'))}", f"moved {len(tiles('moved'))}{_indices(tiles('moved'))}"]
+    for key in ("reshaped", "recut", "removed", "missing_kept"):
+        if tiles(key):
+            parts.append(f"{key.replace('_', ' ')} {len(tiles(key))}{_indices(tiles(key))}")
+    if tiles("added"):
+        parts.append(f"added {len(tiles('added'))}")
+    if tiles("swaps_dropped"):
+        parts.append(f"swap records dropped {len(tiles('swaps_dropped'))}{_indices(tiles('swaps_dropped'))}")
+    text = "base tiles: " + ", ".join(parts)
+    if edit.get("collision"):
+        text += f"; collision {edit['collision']}"
+    return text
 
 
 def _indices(v, most=10):
