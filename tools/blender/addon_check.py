@@ -826,6 +826,13 @@ def independent_checker():
     return mod
 
 
+def model_data_end(m):
+    """Where the data of a model the independent checker read ends in its TRAK payload (its
+    read_model_data: bone counts u16, vertices 6f, faces HHHHHH4f, collision polygons 32 bytes)."""
+    vertex, face = struct.calcsize("<6f"), struct.calcsize("<HHHHHH4f")
+    return m.doff + 2 * len(m.bone_counts) + vertex * m.nv + face * m.nf + 32 * len(m.colls)
+
+
 def tile_records(wad, colour_offsets=None):
     """Per tile of `wad`, read by the independent checker: (MAP A record, MAP B record, colour
     block, TRAK model header + data), each as the file's bytes (seed §5, spec §12.1: the colour
@@ -841,8 +848,7 @@ def tile_records(wad, colour_offsets=None):
     trak = lv.by["TRAK"][0].payload
 
     def model_bytes(m):
-        end = m.doff + 2 * len(m.bone_counts) + 24 * m.nv + 32 * m.nf + 32 * len(m.colls)
-        return trak[m.hoff : m.hoff + 0x84] + trak[m.doff : end]
+        return trak[m.hoff : m.hoff + 0x84] + trak[m.doff : model_data_end(m)]
 
     out, at, swap = [], mp["swap_end"], 0
     for i in range(mp["n"]):
@@ -890,6 +896,14 @@ def untouched_tiles_kept(label, base_wad, new_wad, changed):
 def tile_comparison_selftest(work, demo):
     """lost_tiles is not vacuous: the demo against itself loses nothing; a copy with one colour
     byte of tile 5 changed loses exactly tile 5 (and nothing when tile 5 is declared changed)."""
+    cw = independent_checker()
+    lv = cw.load(str(demo), [], [])
+    spans = sorted((m.doff, model_data_end(m)) for m in lv.trak)
+    gaps = [k for k in range(len(spans) - 1) if spans[k][1] != spans[k + 1][0]]
+    end = len(lv.by["TRAK"][0].payload) - lv.trak_left
+    record(not gaps and spans[-1][1] == end, "tile byte comparison: the TRAK models' data spans tile the chunk "
+           "(each model's bytes are its own)", f"{len(spans)} models, gaps after {gaps[:5]}, last end "
+           f"{spans[-1][1]}, data end {end}")
     offsets = []
     tile_records(demo, offsets)
     data = bytearray(demo.read_bytes())
