@@ -236,7 +236,7 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
     rebuild: BoolProperty(
         name="Rebuild",
         description="Re-cut every tile from the meshes (for a level built from scratch) instead of "
-        "keeping what was not edited (needs a levelgeom whose import has --rebuild)",
+        "keeping what was not edited (a levelgeom from before issue 23 always does)",
         default=False,
     )
 
@@ -287,10 +287,8 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
             args += ["--zones", self.zones, "--json", "--force"]
             if self.keep_tiles:
                 args.append("--keep-tiles")
-            if self.rebuild:
-                if "--rebuild" not in runner.run(exe, ["import", "--help"]):
-                    raise LevelgeomError("Rebuild: this levelgeom always rebuilds every tile "
-                                         "(its import has no --rebuild): clear the option")
+            # a levelgeom whose import has no --rebuild re-cuts every tile anyway
+            if self.rebuild and "--rebuild" in runner.run(exe, ["import", "--help"]):
                 args.append("--rebuild")
             result = runner.run_json(exe, args, hidden={tmp: "the exported scene"})
         finally:
