@@ -301,8 +301,11 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
             self.report({"INFO"}, f"levelgeom: also wrote {len(meshes)} mesh(es) from outside the "
                         f"collection {scene_io.COLLECTION_NAMES['level']!r}: {shown}")
         label = f"collection {collision.name!r}" if use_collision else None
-        self.report({"INFO"}, runner.summary_text(result, label))
+        line = runner.summary_text(result, label)
+        self.report({"INFO"}, line)
         scene["levelgeom_last_import"] = str(result.get("output", out))
+        scene["levelgeom_last_summary"] = line
+        scene["levelgeom_last_result"] = json.dumps(result)
         return {"FINISHED"}
 
 

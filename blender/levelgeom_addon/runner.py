@@ -160,13 +160,16 @@ def summary_text(result, collision_label=None):
         edit = summary.get("edit")
         if isinstance(edit, dict):
             parts.append(wad_edit_text(edit))
+        grids = [summary.get("grid_before"), summary.get("grid_after")]
+        if all(isinstance(g, list) and len(g) == 2 for g in grids) and grids[0] != grids[1]:
+            parts.append("grid {}×{} -> {}×{}".format(*grids[0], *grids[1]))
         for k in SUMMARY_KEYS:
             if k in summary:
                 parts.append(f"{k} {summary[k]}")
         for k, v in summary.items():
             if k in SUMMARY_KEYS or k.startswith("collision_source"):
                 continue
-            if k == "edit":
+            if k == "edit" or k.startswith("grid_"):
                 continue
             if isinstance(v, list):
                 # lists of tile indices (kept, moved, removed, … of an import that maps tiles

@@ -1054,6 +1054,15 @@ def no_edit_colours(work, demo, original_glb):
            "the original's", f"{missing} corners missing, {extra} not in the original")
     if imports_map_back():
         untouched_tiles_kept("no-edit round trip", demo, out, set())
+        summary = json.loads(bpy.context.scene["levelgeom_last_result"]).get("summary", {})
+        record(summary.get("mode") == "edit", "no-edit round trip: the import mapped tiles back (summary mode edit)",
+               f"mode {summary.get('mode')}; report: {bpy.context.scene['levelgeom_last_summary'][:200]}")
+        rebuilt = work / "roundtrip_noedit_rebuild.wad"
+        bpy.ops.export_scene.levelgeom_wad(filepath=str(rebuilt), rebuild=True)
+        summary = json.loads(bpy.context.scene["levelgeom_last_result"]).get("summary", {})
+        record(summary.get("mode") == "rebuild" and lg("check", rebuilt, check=False).returncode == 0,
+               "no-edit round trip with Rebuild: every tile re-cut (summary mode rebuild), check passes",
+               f"mode {summary.get('mode')}")
 
 
 def painted_corners_check(work):
