@@ -23,8 +23,10 @@
 //! Models are never removed or renumbered (swap records and other tiles may share them); new
 //! models are appended to TRAK. MAP refers to tiles only through the order of the swap list
 //! (record k belongs to the k-th tile with an anim flag, seed §5.10): removing a swap tile
-//! drops its record, so the rest still pair up. Strats, doors, waypoints and paths hold
-//! positions, not tile indices (seed §5 item 12, spec §8), and stay byte for byte.
+//! drops its record, so the rest still pair up. No other part of MAP is known to name tiles:
+//! objects hold positions and indices into the params and waypoint lists (spec §8), waypoints
+//! and paths hold positions; the 90-byte door records are kept raw and not understood (a tile
+//! index in them, none known, would not be renumbered). All of them stay byte for byte.
 //!
 //! A collision mesh that equals what export wrote (per `matNN_grpG` object) is "not edited":
 //! collision follows the tiles. An object that differs replaces that (material, group) of the
