@@ -61,6 +61,8 @@ pub type Corners = [[f64; 3]; 3];
 pub struct Reference {
     /// Triangles of tile `i` (world space, the tile's own model in its own placement).
     pub tiles: Vec<Vec<RefTri>>,
+    /// Swap alternatives: (tile, triangles of its model B in the tile's placement).
+    pub swaps: Vec<(usize, Vec<RefTri>)>,
     /// Collision triangles (world space) per `(ground material, group)`.
     pub collision: Vec<((u8, u8), Vec<Corners>)>,
 }
@@ -85,6 +87,7 @@ pub fn collision_name(name: &str) -> Option<(u8, u8)> {
 pub fn reference(scene: &Scene, tiles: usize) -> Reference {
     let mut out = Reference {
         tiles: vec![Vec::new(); tiles],
+        swaps: Vec::new(),
         collision: Vec::new(),
     };
     let root = |name: &str| {
@@ -94,41 +97,27 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
             .copied()
             .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
     };
+    let tile_of = |node: &levelgeom_scene::Node| {
+        node.extras
+            .iter()
+            .find(|(k, _)| k == "tile")
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+    };
     if let Some(level) = root("level") {
         for &c in &scene.nodes[level].children {
             let Some(node) = scene.nodes.get(c) else {
                 continue;
             };
-            let tile = node
-                .extras
-                .iter()
-                .find(|(k, _)| k == "tile")
-                .and_then(|(_, v)| v.parse::<usize>().ok());
-            let (Some(t), Some(mesh)) = (tile, node.mesh) else {
-                continue;
-            };
-            if let (Some(slot), Some(mesh)) = (out.tiles.get_mut(t), scene.meshes.get(mesh)) {
-                for p in &mesh.primitives {
-                    let material = p
-                        .material
-                        .and_then(|m| scene.materials.get(m))
-                        .map_or_else(String::new, |m| m.name.clone());
-                    let nv = p.positions.len();
-                    let uvs = p.uvs.first().filter(|s| s.len() == nv);
-                    let cols = p.colors.first().filter(|s| s.len() == nv);
-                    for t in p.indices.chunks_exact(3) {
-                        let c = [t[0], t[1], t[2]].map(|i| i as usize);
-                        if c.iter().any(|&i| i >= nv) {
-                            continue;
-                        }
-                        slot.push(RefTri {
-                            p: c.map(|i| p.positions[i].map(f64::from)),
-                            uv: uvs.map(|s| c.map(|i| s[i])),
-                            colour: cols
-                                .map_or([super::WHITE_WORD; 3], |s| c.map(|i| colour_word(s[i]))),
-                            material: material.clone(),
-                        });
-                    }
+            if let Some(slot) = tile_of(node).and_then(|t| out.tiles.get_mut(t)) {
+                *slot = node_triangles(scene, node);
+            }
+        }
+    }
+    if let Some(swap) = root("swap") {
+        for &c in &scene.nodes[swap].children {
+            if let Some(node) = scene.nodes.get(c) {
+                if let Some(t) = tile_of(node) {
+                    out.swaps.push((t, node_triangles(scene, node)));
                 }
             }
         }
@@ -155,6 +144,36 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
                 }
             }
             out.collision.push((key, tris));
+        }
+    }
+    out
+}
+
+/// The triangles of a node's mesh (its matrix is the identity in export's scenes).
+fn node_triangles(scene: &Scene, node: &levelgeom_scene::Node) -> Vec<RefTri> {
+    let mut out = Vec::new();
+    let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
+        return out;
+    };
+    for p in &mesh.primitives {
+        let material = p
+            .material
+            .and_then(|m| scene.materials.get(m))
+            .map_or_else(String::new, |m| m.name.clone());
+        let nv = p.positions.len();
+        let uvs = p.uvs.first().filter(|s| s.len() == nv);
+        let cols = p.colors.first().filter(|s| s.len() == nv);
+        for t in p.indices.chunks_exact(3) {
+            let c = [t[0], t[1], t[2]].map(|i| i as usize);
+            if c.iter().any(|&i| i >= nv) {
+                continue;
+            }
+            out.push(RefTri {
+                p: c.map(|i| p.positions[i].map(f64::from)),
+                uv: uvs.map(|s| c.map(|i| s[i])),
+                colour: cols.map_or([super::WHITE_WORD; 3], |s| c.map(|i| colour_word(s[i]))),
+                material: material.clone(),
+            });
         }
     }
     out
