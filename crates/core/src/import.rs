@@ -149,6 +149,46 @@ fn root(scene: &Scene, name: &str) -> Option<usize> {
         .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
 }
 
+/// The swap alternatives of a mesh file: every `…_swap` node, hidden ones included.
+fn swap_triangles(scene: &Scene) -> Vec<Triangle> {
+    world_triangles(scene, None, true)
+        .into_iter()
+        .filter(|t| levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
+        .collect()
+}
+
+/// The swap file an export wrote beside a mesh file named `level.*`: `swap.glb` or `swap.obj`,
+/// the one of the mesh's own format first.
+fn swap_beside(mesh: &Path) -> Result<Option<PathBuf>> {
+    let is_level = mesh
+        .file_stem()
+        .is_some_and(|s| s.eq_ignore_ascii_case("level"));
+    if !is_level {
+        return Ok(None);
+    }
+    let dir = mesh.parent().unwrap_or(Path::new(""));
+    let names = match mesh_format(mesh)? {
+        Some(MeshFormat::Obj) => ["swap.obj", "swap.glb"],
+        _ => ["swap.glb", "swap.obj"],
+    };
+    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+}
+
+/// Mesh triangles of flattened scene triangles, material names from `scene`.
+fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
+    tris.iter()
+        .map(|t| MeshTriangle {
+            positions: t.positions,
+            uvs: t.uvs,
+            colours: t.colours,
+            material: t
+                .material
+                .and_then(|m| scene.materials.get(m))
+                .map_or_else(String::new, |m| m.name.clone()),
+        })
+        .collect()
+}
+
 /// The render triangles of a mesh file (see the module docs): every visible root except the
 /// collision, swap, objects and portals roots, without swap alternatives (`…_swap` nodes).
 fn render_triangles(scene: &Scene) -> Vec<Triangle> {
@@ -185,6 +225,7 @@ fn tile_source(node: &levelgeom_scene::Node) -> Option<TileSource> {
         });
     }
     let name = levelgeom_wad::import::matching::plain_name(&node.name);
+    let name = name.strip_suffix("_swap").unwrap_or(name);
     let rest = name.strip_prefix("tile_")?;
     let (t, m) = rest.split_once("_m")?;
     Some(TileSource {
@@ -204,6 +245,7 @@ fn mesh_parts(scene: &Scene, tris: Vec<MeshTriangle>, nodes: &[usize]) -> Vec<Me
                 name: n.map_or_else(String::new, |n| n.name.clone()),
                 source: n.and_then(tile_source),
                 triangles: Vec::new(),
+                swap: false,
             });
             parts.len() - 1
         });
@@ -269,18 +311,7 @@ impl LevelFile {
         let mut warnings = imported.warnings.clone();
         let render = render_triangles(&imported.scene);
         let nodes: Vec<usize> = render.iter().map(|t| t.node).collect();
-        let triangles: Vec<MeshTriangle> = render
-            .into_iter()
-            .map(|t| MeshTriangle {
-                positions: t.positions,
-                uvs: t.uvs,
-                colours: t.colours,
-                material: t
-                    .material
-                    .and_then(|m| imported.scene.materials.get(m))
-                    .map_or_else(String::new, |m| m.name.clone()),
-            })
-            .collect();
+        let triangles = mesh_triangles(&imported.scene, &render);
         let (collision, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
@@ -315,8 +346,31 @@ impl LevelFile {
             default_tex: opts.default_tex,
             ..levelgeom_wad::import::ImportOptions::default()
         };
-        let parts = mesh_parts(&imported.scene, triangles, &nodes);
+        let mut parts = mesh_parts(&imported.scene, triangles, &nodes);
         let names_tiles = parts.iter().any(|p| p.source.is_some());
+        if names_tiles && !opts.rebuild {
+            // swap alternatives: the file's own `…_swap` nodes, else the swap file beside it
+            let mut swap_parts = |scene: &Scene| {
+                let tris = swap_triangles(scene);
+                let nodes: Vec<usize> = tris.iter().map(|t| t.node).collect();
+                let mt = mesh_triangles(scene, &tris);
+                let mut sp = mesh_parts(scene, mt, &nodes);
+                sp.iter_mut().for_each(|p| p.swap = true);
+                parts.extend(sp);
+            };
+            if imported
+                .scene
+                .nodes
+                .iter()
+                .any(|n| levelgeom_wad::import::matching::plain_name(&n.name).ends_with("_swap"))
+            {
+                swap_parts(&imported.scene);
+            } else if let Some(sw) = swap_beside(mesh)? {
+                let si = read(&sw)?;
+                warnings.extend(si.warnings.iter().cloned());
+                swap_parts(&si.scene);
+            }
+        }
         let result = if opts.rebuild || !names_tiles {
             let all: Vec<MeshTriangle> = parts.into_iter().flat_map(|p| p.triangles).collect();
             levelgeom_wad::import::import(level, &all, collision.as_deref(), &wad_opts).map(

@@ -248,6 +248,8 @@ fn an_edited_export_keeps_what_was_not_edited() {
     );
     assert_eq!(e.swaps_kept.len(), 1, "{text}");
     assert!(e.swaps_dropped.is_empty());
+    // swap.glb beside level.glb, unedited
+    assert!(e.swap_edits_ignored.is_empty(), "{text}");
     assert!(
         r.collision_from.contains("not edited"),
         "{}",
@@ -424,12 +426,36 @@ fn an_edited_collision_object_replaces_only_its_material_and_group() {
         .expect("a water collision object");
     doc["nodes"][water]["translation"] = json!([0.0, 1.0, 0.0]);
     write_glb(&path, &doc, &glb.bin);
+    // and the swap alternative in swap.glb raised: reported, not imported
+    let path = out.join("swap.glb");
+    let glb = Glb::read(&path);
+    let mut doc = glb.json.clone();
+    let alt = glb
+        .array("nodes")
+        .iter()
+        .position(|n| n["name"].as_str().is_some_and(|s| s.ends_with("_swap")))
+        .expect("a swap alternative");
+    doc["nodes"][alt]["translation"] = json!([0.0, 0.5, 0.0]);
+    write_glb(&path, &doc, &glb.bin);
 
     let r = base
         .import(&out.join("level.glb"), &ImportOptions::default())
         .unwrap();
     let e = r.summary.edit.clone().unwrap();
     assert_eq!(e.collision_edited, ["mat30_grp0"], "{}", r.summary);
+    assert_eq!(
+        e.swap_edits_ignored,
+        [glb.array("nodes")[alt]["name"].as_str().unwrap()],
+        "{}",
+        r.summary
+    );
+    assert_eq!(e.swaps_kept.len(), 1);
+    let wad = base.wad().unwrap();
+    let new = levelgeom_core::open_bytes("new.wad", r.bytes.clone()).unwrap();
+    assert_eq!(
+        new.wad().unwrap().map().unwrap().swaps,
+        wad.map().unwrap().swaps
+    );
     assert!(e.removed.is_empty() && e.moved.is_empty() && e.reshaped.is_empty());
     let new = levelgeom_core::open_bytes("new.wad", r.bytes).unwrap();
     assert!(

@@ -67,6 +67,9 @@ pub struct MeshPart {
     pub source: Option<TileSource>,
     /// Its triangles in export (world) space.
     pub triangles: Vec<MeshTriangle>,
+    /// A swap tile's alternative state (`tile_TTTT_mBBB_swap`, as in export's `swap.glb`):
+    /// compared with the export's, never imported.
+    pub swap: bool,
 }
 
 /// A tile moved in a way the grid can express.
@@ -107,6 +110,9 @@ pub struct TileEdits {
     pub swaps_kept: Vec<usize>,
     /// Swap tiles removed, reshaped or recut: their swap record was dropped.
     pub swaps_dropped: Vec<usize>,
+    /// Swap alternatives (`…_swap` nodes) that differ from the export's: not imported, the
+    /// alternative model stays as it was.
+    pub swap_edits_ignored: Vec<String>,
     /// What happened to the collision.
     pub collision: String,
     /// Collision objects (`matNN_grpG`) of the collision mesh that differ from the export's
@@ -252,7 +258,17 @@ pub fn edit(
     let mut fate: Vec<Option<Fate>> = vec![None; n];
     let mut new_tris: Vec<MeshTriangle> = Vec::new();
     let mut new_from: Vec<Option<usize>> = Vec::new();
-    for part in parts {
+    for part in parts.iter().filter(|p| p.swap) {
+        let same = part.source.is_some_and(|src| {
+            reference.swaps.iter().any(|(t, tris)| {
+                *t == src.tile && matching::same(tris, &part.triangles, opts.uv_tolerance)
+            })
+        });
+        if !same {
+            ed.swap_edits_ignored.push(part.name.clone());
+        }
+    }
+    for part in parts.iter().filter(|p| !p.swap) {
         let src = part
             .source
             .map(|s| s.tile)
@@ -621,6 +637,13 @@ impl std::fmt::Display for TileEdits {
                 "  new tiles: {} (from {} new node(s) and the re-cut tiles)",
                 list(&self.added),
                 self.new_nodes.len()
+            )?;
+        }
+        if !self.swap_edits_ignored.is_empty() {
+            writeln!(
+                f,
+                "  swap alternatives edited, not imported (they stay as they were): {}",
+                self.swap_edits_ignored.join(", ")
             )?;
         }
         write!(
