@@ -292,8 +292,9 @@ pub fn edit(
                 let (fx, fz) = (f64::from(pos[0]).floor(), (-f64::from(pos[2])).floor());
                 let range = 0.0..f64::from(MAX_GRID);
                 if !range.contains(&fx) || !range.contains(&fz) {
-                    return Err(ImportError::OutsideGrid {
-                        index: t,
+                    return Err(ImportError::TileOutsideGrid {
+                        node: part.name.clone(),
+                        tile: t,
                         x: pos[0],
                         z: pos[2],
                     });

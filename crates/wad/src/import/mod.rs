@@ -273,6 +273,20 @@ pub enum ImportError {
         /// Centroid z.
         z: f32,
     },
+    /// An edit moves a tile (node `node`) to a cell no grid can have (negative x, positive z,
+    /// or past [`MAX_GRID`]): e.g. a quarter turn about the world origin instead of the tile's
+    /// centre.
+    #[error("node {node} moves tile {tile} to ({x:.3}, {z:.3}), outside the cells a grid can have (x in [0, {MAX_GRID}), z in (-{MAX_GRID}, 0]); turn a tile about its own centre")]
+    TileOutsideGrid {
+        /// The node's name.
+        node: String,
+        /// The base tile index.
+        tile: usize,
+        /// New x.
+        x: f32,
+        /// New z.
+        z: f32,
+    },
     /// A collision group is not 0, 1 or 2.
     #[error("collision triangle {index}: group {group} is not 0, 1 or 2")]
     BadGroup {
