@@ -482,3 +482,69 @@ fn an_edited_collision_object_replaces_only_its_material_and_group() {
     let hit = &new.probe(at(water_tile).0, at(water_tile).1).unwrap()[0];
     assert_eq!((hit.material, hit.group), (30, 0));
 }
+
+#[test]
+fn a_deleted_swap_tile_drops_its_swap_record() {
+    let bytes = levelgeom_core::demo_bytes(false).unwrap();
+    let base = levelgeom_core::open_bytes("demo.wad", bytes.clone()).unwrap();
+    let map = base.wad().unwrap().map().unwrap().clone();
+    let swap_tile = (0..map.tiles.len())
+        .find(|&t| map.tiles[t].anim_flag != 0)
+        .unwrap();
+    assert_eq!(map.swaps.as_ref().map(Vec::len), Some(1));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    base.export(&out, &ExportOptions::default()).unwrap();
+    let path = out.join("level.glb");
+    let glb = Glb::read(&path);
+    let mut doc = glb.json.clone();
+    let gone = node_of(&glb, swap_tile) as u64;
+    let level = doc["scenes"][0]["nodes"][0].as_u64().unwrap() as usize;
+    let kids: Vec<Value> = doc["nodes"][level]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v.as_u64() != Some(gone))
+        .cloned()
+        .collect();
+    doc["nodes"][level]["children"] = Value::Array(kids);
+    write_glb(&path, &doc, &glb.bin);
+    let r = base.import(&path, &ImportOptions::default()).unwrap();
+    let e = r.summary.edit.clone().unwrap();
+    assert_eq!(e.removed, [swap_tile], "{}", r.summary);
+    assert_eq!(e.swaps_dropped, [swap_tile]);
+    assert!(e.swaps_kept.is_empty());
+    // the alternative in swap.glb is as export wrote it: nothing to report
+    assert!(e.swap_edits_ignored.is_empty());
+    let new = levelgeom_core::open_bytes("new.wad", r.bytes.clone()).unwrap();
+    assert!(
+        new.check().problems.is_empty(),
+        "{:?}",
+        new.check().problems
+    );
+    let nmap = new.wad().unwrap().map().unwrap();
+    assert_eq!(nmap.swaps.as_ref().map(Vec::len), Some(0));
+    assert_eq!(nmap.tiles.len(), map.tiles.len() - 1);
+    assert!(nmap.tiles.iter().all(|t| t.anim_flag == 0));
+    let (x, z) = (map.tiles[swap_tile].pos[0], map.tiles[swap_tile].pos[2]);
+    assert!(new.probe(x, z).unwrap().is_empty());
+    if python() {
+        let file = tmp.path().join("new.wad");
+        std::fs::write(&file, &r.bytes).unwrap();
+        let base_file = tmp.path().join("demo.wad");
+        std::fs::write(&base_file, &bytes).unwrap();
+        let o = Command::new("python3")
+            .arg(workspace("tools/fixtures/check_wad.py"))
+            .arg(&file)
+            .arg("--base")
+            .arg(&base_file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "check_wad.py: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
