@@ -10,6 +10,12 @@
 //! table and grid change, per [`Zones`]); the file header keeps its bias
 //! ([`Level::to_bytes`]).
 //!
+//! [`import`] is the whole-mesh cut (the CLI's `import --rebuild`). [`edit()`] (the CLI's
+//! default for an edited export) maps nodes back onto the base's tiles through their names and
+//! extras, keeps every tile that was not edited byte for byte, moves tiles whose move the grid
+//! can express, and cuts only new and reshaped geometry with the steps below ([`edit`],
+//! [`matching`]).
+//!
 //! The steps, one module each:
 //! * [`uvfit`]: material name and UVs → texture entry, UV flags (0x800, 0x10, 0x20), corner
 //!   rotation, double-sidedness (0x400);
