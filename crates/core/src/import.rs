@@ -388,6 +388,16 @@ impl LevelFile {
             file: mesh.display().to_string(),
             message: e.to_string(),
         })?;
+        if let Some(e) = &summary.edit {
+            if !e.removed.is_empty() && e.removed.len() >= e.in_mesh {
+                warnings.push(format!(
+                    "the mesh holds {} of the base's {} tiles with geometry: {} are removed; if it is a partial export, import with --keep-tiles",
+                    e.in_mesh,
+                    e.in_mesh + e.removed.len(),
+                    e.removed.len()
+                ));
+            }
+        }
         let collision_from = match (summary.mode.as_str(), collision.is_some()) {
             ("edit", true) => format!("{collision_from}: {}", summary.collision_source),
             ("edit", false) => {

@@ -100,6 +100,9 @@ pub struct TileEdits {
     pub recut: Vec<usize>,
     /// Tiles the file no longer holds: removed with their collision.
     pub removed: Vec<usize>,
+    /// How many of the base's tiles with geometry the file holds (untouched, moved, reshaped
+    /// or re-cut).
+    pub in_mesh: usize,
     /// Tiles the file does not hold, kept because of `keep_tiles`.
     pub missing_kept: Vec<usize>,
     /// New tiles, as indices of the written MAP.
@@ -320,6 +323,7 @@ pub fn edit(
             }
         }
     }
+    ed.in_mesh = fate.iter().filter(|f| f.is_some()).count();
     for (t, f) in fate.iter_mut().enumerate() {
         if f.is_none() {
             if reference.tiles[t].is_empty() {
