@@ -31,7 +31,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelgeom_import::{world_triangles, Imported, MeshFormat, Triangle};
+use levelgeom_import::{world_triangles_limited, Imported, MeshFormat, MeshOptions, Triangle};
 use levelgeom_scene::Scene;
 use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
 
@@ -56,6 +56,9 @@ pub struct ImportOptions {
     pub zones: Zones,
     /// The texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`.
     pub default_tex: Option<u16>,
+    /// Let the grid grow past 256 cells a side or to more than 4× its cells (CLI
+    /// `--allow-grow`); otherwise such a mesh is refused, saying by how much.
+    pub allow_grow: bool,
 }
 
 /// What [`LevelFile::import`] made.
@@ -71,12 +74,35 @@ pub struct ImportReport {
     pub collision_from: String,
     /// Things the mesh readers skipped, for the user.
     pub warnings: Vec<String>,
+    /// The real paths of every file the import read besides the level: the mesh file, its
+    /// MTL libraries or glTF buffers, the collision file and its companions. No output may be
+    /// one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
-/// Read a mesh file; colours of a glTF/GLB file are converted to the scene's display values
-/// (see the module docs).
+/// Read a mesh file (images are never decoded: no importer uses pixels); colours of a
+/// glTF/GLB file are converted to the scene's display values (see the module docs). A file
+/// whose meshes hold no triangle is refused: importing it would empty the level.
 fn read(path: &Path) -> Result<Imported> {
-    let mut imported = levelgeom_import::read_mesh(path)?;
+    let opts = MeshOptions {
+        decode_images: false,
+        ..MeshOptions::default()
+    };
+    let mut imported = levelgeom_import::read_mesh_with(path, &opts)?;
+    let triangles: usize = imported
+        .scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .map(|p| p.indices.len() / 3)
+        .sum();
+    if triangles == 0 {
+        return Err(Error::Unsupported {
+            file: path.display().to_string(),
+            message: "the mesh file has no triangles (an empty file, or only points and lines);                       importing it would remove every tile, so it is refused"
+                .into(),
+        });
+    }
     if mesh_format(path)? == Some(MeshFormat::Gltf) {
         for p in imported
             .scene
@@ -97,17 +123,13 @@ fn read(path: &Path) -> Result<Imported> {
 /// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
 /// bytes (enough for the magic, or the first keyword of a text file).
 fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
-    use std::io::Read as _;
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(64 * 1024)
-        .read_to_end(&mut head)
-        .map_err(io)?;
+    let mut f = levelgeom_binary::RegularFile::open(path).map_err(io)?;
+    let len = f.len().min(64 * 1024);
+    let head = f.read_slice(0, len).map_err(io)?;
     Ok(levelgeom_import::detect_format(
         &head,
         &path.display().to_string(),
@@ -128,7 +150,70 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
         Some(MeshFormat::Obj) => ["collision.obj", "collision.glb"],
         _ => ["collision.glb", "collision.obj"],
     };
-    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+    let Some(found) = names
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    else {
+        return Ok(None);
+    };
+    // the same rule as for the mesh's companions: its real path stays in the mesh's folder
+    let io = |source| Error::Io {
+        path: found.clone(),
+        source,
+    };
+    let folder = std::fs::canonicalize(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })
+    .map_err(io)?;
+    let real = std::fs::canonicalize(&found).map_err(io)?;
+    if !real.starts_with(&folder) {
+        return Err(Error::Unsupported {
+            file: found.display().to_string(),
+            message: format!(
+                "found beside the mesh file, it resolves to {}, outside the mesh file's folder                  (through a symbolic link); not read (pass it with --collision to use it)",
+                real.display()
+            ),
+        });
+    }
+    Ok(Some(found))
+}
+
+/// Where a triangle of a mesh file came from, for errors: `nodes[3] "tile_0012", mesh 2
+/// primitive 0, triangle 5` (glTF: the file's node and mesh indices; OBJ: the object).
+fn locate(scene: &Scene, t: &Triangle) -> String {
+    let mesh = scene.nodes.get(t.node).and_then(|n| n.mesh);
+    format!(
+        "nodes[{}] {:?}, meshes[{}].primitives[{}], triangle {}",
+        t.node,
+        t.node_name,
+        mesh.map_or_else(|| "?".to_string(), |m| m.to_string()),
+        t.primitive,
+        t.index
+    )
+}
+
+/// The world triangles under `root`, within what is left of the instanced-triangle budget.
+fn flatten(
+    scene: &Scene,
+    root: Option<usize>,
+    include_hidden: bool,
+    budget: &mut usize,
+    file: &Path,
+) -> Result<Vec<Triangle>> {
+    let tris = world_triangles_limited(scene, root, include_hidden, *budget).map_err(|e| {
+        Error::Unsupported {
+            file: file.display().to_string(),
+            message: format!(
+                "{e} (total over the file: limit {})",
+                levelgeom_binary::Limits::DEFAULT.max_instanced_triangles
+            ),
+        }
+    })?;
+    *budget -= tris.len();
+    Ok(tris)
 }
 
 fn root(scene: &Scene, name: &str) -> Option<usize> {
@@ -139,10 +224,13 @@ fn root(scene: &Scene, name: &str) -> Option<usize> {
         .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
 }
 
-/// The render triangles of a mesh file (see the module docs).
-fn render_triangles(scene: &Scene) -> Vec<Triangle> {
+/// The render triangles of a mesh file (see the module docs), at most
+/// `Limits::max_instanced_triangles` placed. None at all is refused: a scene whose nodes reach
+/// no mesh (all in a cycle, say) would otherwise remove every tile.
+fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
+    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     let tris = match root(scene, "level") {
-        Some(r) => world_triangles(scene, Some(r), false),
+        Some(r) => flatten(scene, Some(r), false, &mut budget, file)?,
         None => {
             let skip = [
                 "collision",
@@ -152,17 +240,27 @@ fn render_triangles(scene: &Scene) -> Vec<Triangle> {
                 "portals",
             ]
             .map(|n| root(scene, n));
-            scene
-                .roots
-                .iter()
-                .filter(|r| !skip.contains(&Some(**r)))
-                .flat_map(|&r| world_triangles(scene, Some(r), false))
-                .collect()
+            let mut all = Vec::new();
+            for &r in scene.roots.iter().filter(|r| !skip.contains(&Some(**r))) {
+                all.extend(flatten(scene, Some(r), false, &mut budget, file)?);
+            }
+            all
         }
     };
-    tris.into_iter()
+    let tris: Vec<Triangle> = tris
+        .into_iter()
         .filter(|t| !t.node_name.ends_with("_swap"))
-        .collect()
+        .collect();
+    if tris.is_empty() {
+        return Err(Error::Unsupported {
+            file: file.display().to_string(),
+            message: format!(
+                "no visible render triangle is reached from the scene's {} root node(s) (nodes in                  a cycle, hidden, or only collision): importing it would remove every tile, so                  it is refused",
+                scene.roots.len()
+            ),
+        });
+    }
+    Ok(tris)
 }
 
 /// `matNN_grpG` → (NN, G).
@@ -174,21 +272,31 @@ fn collision_name(name: &str) -> Option<(u8, u8)> {
     Some((m.parse().ok()?, g.parse().ok()?))
 }
 
-/// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`.
-fn collision_triangles(scene: &Scene, file: &str) -> Result<Vec<CollisionTriangle>> {
+/// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`;
+/// with the triangles they came from (for errors).
+fn collision_triangles(
+    scene: &Scene,
+    file: &Path,
+) -> Result<(Vec<CollisionTriangle>, Vec<Triangle>)> {
+    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     let tris = match root(scene, "collision") {
-        Some(r) => world_triangles(scene, Some(r), true),
-        None => world_triangles(scene, None, true),
+        Some(r) => flatten(scene, Some(r), true, &mut budget, file)?,
+        None => flatten(scene, None, true, &mut budget, file)?,
     };
+    let file = file.display().to_string();
     let mut out = Vec::with_capacity(tris.len());
+    let mut from = Vec::with_capacity(tris.len());
     let mut unnamed = 0usize;
     for t in tris {
         match collision_name(&t.node_name) {
-            Some((material, group)) => out.push(CollisionTriangle {
-                positions: t.positions,
-                material,
-                group,
-            }),
+            Some((material, group)) => {
+                out.push(CollisionTriangle {
+                    positions: t.positions,
+                    material,
+                    group,
+                });
+                from.push(t);
+            }
             None => unnamed += 1,
         }
     }
@@ -201,7 +309,36 @@ fn collision_triangles(scene: &Scene, file: &str) -> Result<Vec<CollisionTriangl
             ),
         });
     }
-    Ok(out)
+    Ok((out, from))
+}
+
+/// A WAD import error, located: a triangle index becomes the file, node, mesh, primitive and
+/// triangle it came from (the collision file's for collision triangles).
+fn located(
+    e: levelgeom_wad::import::ImportError,
+    mesh: (&Path, &Scene, &[Triangle]),
+    collision: Option<(&Path, &Scene, &[Triangle])>,
+) -> Error {
+    use levelgeom_wad::import::ImportError as W;
+    let (what, index) = match &e {
+        W::NotFinite { what, index } => (*what, Some(*index)),
+        W::OutsideGrid { index, .. } => ("mesh", Some(*index)),
+        W::BadGroup { index, .. } => ("collision", Some(*index)),
+        W::TooManyCells { what, index, .. } => (*what, Some(*index)),
+        _ => ("mesh", None),
+    };
+    let (file, scene, tris) = match (what, collision) {
+        ("collision", Some(c)) => c,
+        _ => mesh,
+    };
+    let at = index
+        .and_then(|i| tris.get(i))
+        .map(|t| format!(" (at {})", locate(scene, t)))
+        .unwrap_or_default();
+    Error::Unsupported {
+        file: file.display().to_string(),
+        message: format!("{e}{at}"),
+    }
 }
 
 impl LevelFile {
@@ -224,8 +361,10 @@ impl LevelFile {
         };
         let imported = read(mesh)?;
         let mut warnings = imported.warnings.clone();
-        let triangles: Vec<MeshTriangle> = render_triangles(&imported.scene)
-            .into_iter()
+        let mut inputs = imported.inputs.clone();
+        let render = render_triangles(&imported.scene, mesh)?;
+        let triangles: Vec<MeshTriangle> = render
+            .iter()
             .map(|t| MeshTriangle {
                 positions: t.positions,
                 uvs: t.uvs,
@@ -236,45 +375,56 @@ impl LevelFile {
                     .map_or_else(String::new, |m| m.name.clone()),
             })
             .collect();
-        let (collision, collision_from) = match &opts.collision {
+        let mut collision_file: Option<(PathBuf, Imported)> = None;
+        let (collision, collision_tris, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
                 warnings.extend(ci.warnings.iter().cloned());
+                inputs.extend(ci.inputs.iter().cloned());
+                let (ct, from) = collision_triangles(&ci.scene, c)?;
+                collision_file = Some((c.clone(), ci));
+                (Some(ct), from, c.display().to_string())
+            }
+            None if root(&imported.scene, "collision").is_some() => {
+                let (ct, from) = collision_triangles(&imported.scene, mesh)?;
                 (
-                    Some(collision_triangles(&ci.scene, &c.display().to_string())?),
-                    c.display().to_string(),
+                    Some(ct),
+                    from,
+                    format!("the collision tree of {}", mesh.display()),
                 )
             }
-            None if root(&imported.scene, "collision").is_some() => (
-                Some(collision_triangles(
-                    &imported.scene,
-                    &mesh.display().to_string(),
-                )?),
-                format!("the collision tree of {}", mesh.display()),
-            ),
             None => match collision_beside(mesh)? {
                 Some(c) => {
                     let ci = read(&c)?;
                     warnings.extend(ci.warnings.iter().cloned());
-                    (
-                        Some(collision_triangles(&ci.scene, &c.display().to_string())?),
-                        format!("{} (found beside the mesh file)", c.display()),
-                    )
+                    inputs.extend(ci.inputs.iter().cloned());
+                    let (ct, from) = collision_triangles(&ci.scene, &c)?;
+                    let label = format!("{} (found beside the mesh file)", c.display());
+                    collision_file = Some((c, ci));
+                    (Some(ct), from, label)
                 }
-                None => (None, "derived from the render mesh".to_string()),
+                None => (None, Vec::new(), "derived from the render mesh".to_string()),
             },
         };
         let wad_opts = levelgeom_wad::import::ImportOptions {
             keep_tiles: opts.keep_tiles,
             zones: opts.zones,
             default_tex: opts.default_tex,
+            allow_grow: opts.allow_grow,
             ..levelgeom_wad::import::ImportOptions::default()
         };
         let (new, summary) =
             levelgeom_wad::import::import(level, &triangles, collision.as_deref(), &wad_opts)
-                .map_err(|e| Error::Unsupported {
-                    file: mesh.display().to_string(),
-                    message: e.to_string(),
+                .map_err(|e| {
+                    let coll = match &collision_file {
+                        Some((p, ci)) => (p.as_path(), &ci.scene),
+                        None => (mesh, &imported.scene),
+                    };
+                    located(
+                        e,
+                        (mesh, &imported.scene, &render),
+                        Some((coll.0, coll.1, &collision_tris)),
+                    )
                 })?;
         let bytes = new.to_bytes().map_err(|source| Error::Write {
             file: mesh.display().to_string(),
@@ -285,6 +435,7 @@ impl LevelFile {
             summary,
             collision_from,
             warnings,
+            inputs,
         })
     }
 
@@ -357,6 +508,9 @@ pub struct XrayImportReport {
     pub collision_from: String,
     /// Things the mesh readers skipped, and the importer's warnings.
     pub warnings: Vec<String>,
+    /// The real paths of the mesh files read (the mesh, its companions, the collision file and
+    /// its companions; empty for a conversion). No output may be one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Readers' warnings with the ones about non-scalar custom attributes (the exporter's `_LIGHT`,
@@ -419,6 +573,7 @@ impl LevelFile {
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         let imported = read(mesh)?;
+        let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
             .scene
@@ -436,6 +591,7 @@ impl LevelFile {
             Some(c) => {
                 let ci = read(c)?;
                 warnings.extend(fold_reader_warnings(&ci.warnings));
+                inputs.extend(ci.inputs.iter().cloned());
                 (Some(ci.scene), c.display().to_string())
             }
             None => (
@@ -446,7 +602,7 @@ impl LevelFile {
                 ),
             ),
         };
-        self.import_xray_scene(
+        let mut report = self.import_xray_scene(
             files,
             geom,
             &imported.scene,
@@ -455,7 +611,9 @@ impl LevelFile {
             warnings,
             &mesh.display().to_string(),
             opts,
-        )
+        )?;
+        report.inputs = inputs;
+        Ok(report)
     }
 
     /// Write this level in the XRLC build `to_version` with nothing edited: its own scene
@@ -568,15 +726,13 @@ impl LevelFile {
             summary: out.summary,
             collision_from,
             warnings,
+            inputs: Vec::new(),
         })
     }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
+    levelgeom_binary::same_file(a, b)
 }
 
 /// Write `files` (`(name, bytes)`) into the folder `outdir`, all or nothing: every file goes
