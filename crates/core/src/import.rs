@@ -302,7 +302,7 @@ fn collision_triangles(
     }
     if out.is_empty() && unnamed > 0 {
         return Err(Error::Unsupported {
-            file: file.into(),
+            file,
             message: format!(
                 "none of its {unnamed} collision triangles is in an object named matNN_grpG \
                  (ground material NN, collision group G), as levelgeom's collision export names them"
