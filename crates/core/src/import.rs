@@ -181,12 +181,20 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
     Ok(Some(found))
 }
 
-/// Where a triangle of a mesh file came from, for errors: `nodes[3] "tile_0012", mesh 2
-/// primitive 0, triangle 5` (glTF: the file's node and mesh indices; OBJ: the object).
-fn locate(scene: &Scene, t: &Triangle) -> String {
-    let mesh = scene.nodes.get(t.node).and_then(|n| n.mesh);
+/// Where a triangle of a mesh file came from, for errors: `nodes[3] "tile_0012",
+/// meshes[2].primitives[0], triangle 5` (glTF: the file's node and mesh indices; OBJ: the
+/// object, and `, line 17` the `f` statement that made it).
+fn locate(imported: &Imported, t: &Triangle) -> String {
+    let mesh = imported.scene.nodes.get(t.node).and_then(|n| n.mesh);
+    let line = match (&imported.obj_lines, mesh) {
+        (Some(l), Some(m)) => l
+            .line(m, t.primitive, t.index)
+            .map(|l| format!(", line {l}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
     format!(
-        "nodes[{}] {:?}, meshes[{}].primitives[{}], triangle {}",
+        "nodes[{}] {:?}, meshes[{}].primitives[{}], triangle {}{line}",
         t.node,
         t.node_name,
         mesh.map_or_else(|| "?".to_string(), |m| m.to_string()),
@@ -316,8 +324,8 @@ fn collision_triangles(
 /// triangle it came from (the collision file's for collision triangles).
 fn located(
     e: levelgeom_wad::import::ImportError,
-    mesh: (&Path, &Scene, &[Triangle]),
-    collision: Option<(&Path, &Scene, &[Triangle])>,
+    mesh: (&Path, &Imported, &[Triangle]),
+    collision: Option<(&Path, &Imported, &[Triangle])>,
 ) -> Error {
     use levelgeom_wad::import::ImportError as W;
     let (what, index) = match &e {
@@ -327,13 +335,13 @@ fn located(
         W::TooManyCells { what, index, .. } => (*what, Some(*index)),
         _ => ("mesh", None),
     };
-    let (file, scene, tris) = match (what, collision) {
+    let (file, imported, tris) = match (what, collision) {
         ("collision", Some(c)) => c,
         _ => mesh,
     };
     let at = index
         .and_then(|i| tris.get(i))
-        .map(|t| format!(" (at {})", locate(scene, t)))
+        .map(|t| format!(" (at {})", locate(imported, t)))
         .unwrap_or_default();
     Error::Unsupported {
         file: file.display().to_string(),
@@ -417,12 +425,12 @@ impl LevelFile {
             levelgeom_wad::import::import(level, &triangles, collision.as_deref(), &wad_opts)
                 .map_err(|e| {
                     let coll = match &collision_file {
-                        Some((p, ci)) => (p.as_path(), &ci.scene),
-                        None => (mesh, &imported.scene),
+                        Some((p, ci)) => (p.as_path(), ci),
+                        None => (mesh, &imported),
                     };
                     located(
                         e,
-                        (mesh, &imported.scene, &render),
+                        (mesh, &imported, &render),
                         Some((coll.0, coll.1, &collision_tris)),
                     )
                 })?;

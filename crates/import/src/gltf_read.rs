@@ -169,6 +169,7 @@ pub fn read_gltf_with(
         scene,
         warnings: cx.warnings,
         inputs: Vec::new(),
+        obj_lines: None,
     })
 }
 

@@ -86,7 +86,7 @@ pub use files::{
 };
 pub use gltf_read::{read_gltf, read_gltf_with};
 pub use levelgeom_binary::Limits;
-pub use obj::{read_obj, read_obj_with};
+pub use obj::{read_obj, read_obj_with, FaceLines};
 pub use world::{world_triangles, world_triangles_limited, TooManyTriangles, Triangle};
 
 /// How the readers read: the allocation [`Limits`] and whether embedded images are decoded.
@@ -121,6 +121,10 @@ pub struct Imported {
     /// (MTL libraries, glTF buffers), so that no output is written over one of them. Empty for
     /// the in-memory readers.
     pub inputs: Vec<std::path::PathBuf>,
+    /// For an OBJ file, the line of each triangle's `f` statement
+    /// ([`FaceLines::line`]); `None` for glTF (whose errors name nodes and accessors) and when
+    /// tobj's triangles could not be matched to the faces.
+    pub obj_lines: Option<FaceLines>,
 }
 
 /// A file that could not be read.

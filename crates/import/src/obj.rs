@@ -214,7 +214,21 @@ pub fn read_obj_with(
     });
     scene.roots.push(root);
     let mut last_name: Option<String> = None;
+    // which OBJ line each triangle came from: tobj emits the faces in file order, each fan
+    // triangulated (k corners → k − 2 triangles), so triangle g of all models in order is
+    // the g-th of the prescan's expanded face list — when the totals agree
+    let total: u64 = models
+        .iter()
+        .map(|m| (m.mesh.indices.len() / 3) as u64)
+        .sum();
+    let mut lines = (total == scan.triangles).then(|| FaceLines {
+        faces: scan.faces.clone(),
+        segments: Vec::new(),
+    });
+    let mut global = 0u64;
     for model in models {
+        let model_start = global;
+        global += (model.mesh.indices.len() / 3) as u64;
         let m = &model.mesh;
         let n = m.positions.len() / 3;
         if m.indices.is_empty() || n == 0 {
@@ -279,17 +293,26 @@ pub fn read_obj_with(
                 .collect()
         });
         let prims = &mut scene.meshes[mesh_index].primitives;
-        let p = match prims.iter().position(|p| p.material == material) {
-            Some(i) => &mut prims[i],
+        let pi = match prims.iter().position(|p| p.material == material) {
+            Some(i) => i,
             None => {
                 prims.push(Primitive {
                     material,
                     ..Primitive::default()
                 });
-                let last = prims.len() - 1;
-                &mut prims[last]
+                prims.len() - 1
             }
         };
+        let p = &mut prims[pi];
+        if let Some(l) = &mut lines {
+            l.segments.push(Segment {
+                mesh: mesh_index,
+                primitive: pi,
+                first: (p.indices.len() / 3) as u64,
+                count: (m.indices.len() / 3) as u64,
+                global: model_start,
+            });
+        }
         // Appending to a primitive: an attribute present on one part only is dropped.
         let fresh = p.positions.is_empty();
         let base = p.positions.len() as u32;
@@ -320,7 +343,43 @@ pub fn read_obj_with(
         scene,
         warnings,
         inputs: Vec::new(),
+        obj_lines: lines,
     })
+}
+
+/// The OBJ line of each triangle of an OBJ file's scene ([`Imported::obj_lines`]), for errors
+/// found after reading (a triangle outside a level's grid names its `f` line).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaceLines {
+    /// Per `f` statement with at least three corners, in file order: its line and the number
+    /// of triangles before it.
+    faces: Vec<(usize, u64)>,
+    segments: Vec<Segment>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Segment {
+    mesh: usize,
+    primitive: usize,
+    /// First triangle of the part in the primitive, and how many.
+    first: u64,
+    count: u64,
+    /// Its first triangle's number among all of the file's triangles.
+    global: u64,
+}
+
+impl FaceLines {
+    /// The 1-based line of the `f` statement that made triangle `triangle` of
+    /// `meshes[mesh].primitives[primitive]`.
+    pub fn line(&self, mesh: usize, primitive: usize, triangle: usize) -> Option<usize> {
+        let t = triangle as u64;
+        let seg = self.segments.iter().find(|s| {
+            s.mesh == mesh && s.primitive == primitive && (s.first..s.first + s.count).contains(&t)
+        })?;
+        let g = seg.global + (t - seg.first);
+        let k = self.faces.partition_point(|&(_, before)| before <= g);
+        self.faces.get(k.checked_sub(1)?).map(|&(line, _)| line)
+    }
 }
 
 /// Append one part's set to a primitive's first set (UVs or colours), dropping it when only
@@ -388,6 +447,9 @@ impl BufRead for LineReader<'_> {
 /// per input line: trimmed, `mtllib` and `l` lines blanked, colours stripped when partial).
 struct Prescan {
     text: String,
+    /// `f` statements of 3+ corners: line, triangles before it; and the triangles in all.
+    faces: Vec<(usize, u64)>,
+    triangles: u64,
     materials: Vec<String>,
     mtllibs: Vec<(usize, String)>,
     warnings: Vec<String>,
@@ -424,6 +486,7 @@ fn prescan(text: &str, max_triangles: u64) -> Result<Prescan, ScanError> {
     let lines: Vec<&str> = text.lines().collect();
     let (mut nv, mut nvt, mut nvn, mut ncol) = (0usize, 0usize, 0usize, 0usize);
     let mut triangles = 0u64;
+    let mut faces: Vec<(usize, u64)> = Vec::new();
     // positive indices past what was defined so far (forward references), per kind, in file
     // order with their line: checked against the totals at the end, the first bad one reported
     let mut forward: [Vec<(usize, usize)>; 3] = [Vec::new(), Vec::new(), Vec::new()];
@@ -458,6 +521,9 @@ fn prescan(text: &str, max_triangles: u64) -> Result<Prescan, ScanError> {
             "vn" => nvn += 1,
             "f" => {
                 let corners = line.split_whitespace().count().saturating_sub(1) as u64;
+                if corners >= 3 {
+                    faces.push((ln, triangles));
+                }
                 triangles += corners.saturating_sub(2);
                 if triangles > max_triangles {
                     return Err(ScanError::Limit {
@@ -557,6 +623,8 @@ fn prescan(text: &str, max_triangles: u64) -> Result<Prescan, ScanError> {
     }
     Ok(Prescan {
         text,
+        faces,
+        triangles,
         materials,
         mtllibs,
         warnings,

@@ -260,7 +260,10 @@ fn grid_growth_and_grid_spanning_triangles() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("coll.obj"), "{err}");
     assert!(err.contains("16793604 grid cells"), "{err}"); // 4098 × 4098
-    assert!(err.contains("nodes[1] \"mat00_grp0\""), "{err}");
+    assert!(
+        err.contains("nodes[1] \"mat00_grp0\", meshes[0].primitives[0], triangle 0, line 5)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -276,9 +279,18 @@ fn mesh_errors_name_the_node_and_primitive() {
     let (code, err) = import(d, &d.join("m.obj"), &d.join("out.wad"), &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("m.obj"), "{err}");
-    // node 0 is the root `m`, node 1 `tile`, node 2 `bad` (mesh 1, primitive 0, its triangle 0)
+    // node 0 is the root `m`, node 1 `tile`, node 2 `bad` (mesh 1, primitive 0, its triangle
+    // 0), made by the `f` on line 12 (7 lines of the quad, `o bad`, 3 vertices, the face)
     assert!(
-        err.contains("(at nodes[2] \"bad\", meshes[1].primitives[0], triangle 0)"),
+        err.contains("(at nodes[2] \"bad\", meshes[1].primitives[0], triangle 0, line 12)"),
         "{err}"
     );
+    // the second triangle of a quad face (fan 1-2-3, 1-3-4; centroid x of the second
+    // (3.2 + 3.8 − 9) / 3 = −0.67, outside) is triangle 1 of its primitive, still line 7
+    let text = "o a\nv 3.2 0 -3.2\nv 3.8 0 -3.2\nv 3.8 0 -3.8\nv -9 0 -3.8\nusemtl page_00\n\
+                f 1 2 3 4\nv 3.5 0 -3.5\nf 1 2 5\n";
+    std::fs::write(d.join("q.obj"), text).unwrap();
+    let (code, err) = import(d, &d.join("q.obj"), &d.join("out.wad"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("triangle 1, line 7)"), "{err}");
 }

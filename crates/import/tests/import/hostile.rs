@@ -374,3 +374,21 @@ fn an_obj_face_count_bomb_is_refused_at_its_line() {
     );
     let _ = read_mesh_with; // (the disk reader takes the same options)
 }
+
+#[test]
+fn obj_triangles_know_their_face_line() {
+    // lines: 1–4 vertices, 5 usemtl m1, 6 quad (2 triangles), 7 usemtl m2, 8 triangle,
+    // 9 usemtl m1, 10 triangle (appended to m1's primitive: its triangle 2), 11 o b, 12 face
+    let text = "v 0 0 0\nv 1 0 0\nv 1 0 -1\nv 0 0 -1\nusemtl m1\nf 1 2 3 4\nusemtl m2\nf 1 2 3\n\
+                usemtl m1\nf 2 3 4\no b\nf 4 3 2\n";
+    let im = read_obj(text.as_bytes(), "l.obj", &NoFiles).unwrap();
+    let l = im.obj_lines.as_ref().unwrap();
+    // mesh 0 is the faces before any `o` (unnamed_object), primitive 0 = m1, 1 = m2
+    assert_eq!(im.scene.meshes[0].primitives[0].indices.len(), 9);
+    assert_eq!(l.line(0, 0, 0), Some(6));
+    assert_eq!(l.line(0, 0, 1), Some(6));
+    assert_eq!(l.line(0, 1, 0), Some(8));
+    assert_eq!(l.line(0, 0, 2), Some(10));
+    assert_eq!(l.line(1, 0, 0), Some(12));
+    assert_eq!(l.line(0, 0, 3), None);
+}
