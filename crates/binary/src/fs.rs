@@ -7,44 +7,158 @@ use std::path::Path;
 /// tens of MB; the formats' own 32-bit sizes end at 4 GiB).
 pub const MAX_INPUT_SIZE: u64 = 2 << 30;
 
-/// Read a whole input file into memory.
-///
-/// Refuses what is not a regular file (a folder, `/dev/zero`, a pipe: they could grow without
-/// bound) and files over [`MAX_INPUT_SIZE`], with [`io::ErrorKind::InvalidInput`]; reads no
-/// more than the size the file had when opened, plus one byte to notice growth.
+/// Read a whole input file into memory: [`read_regular`] with the cap [`MAX_INPUT_SIZE`].
 pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let f = std::fs::File::open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            if meta.is_dir() {
-                "is a folder, not a file".to_string()
-            } else {
-                "is not a regular file (a device, pipe or socket)".to_string()
-            },
-        ));
+    read_regular(path, MAX_INPUT_SIZE)
+}
+
+/// Read a whole regular file of at most `cap` bytes into memory.
+///
+/// Refuses, with [`io::ErrorKind::InvalidInput`] and before reading a byte, what is not a
+/// regular file (a folder, `/dev/zero`, a FIFO, a socket: they could block or grow without
+/// bound) and a file over `cap` bytes (the message names its size and the cap). Reads no more
+/// than the size the file had when opened, plus one byte to notice growth. The buffer is
+/// reserved fallibly: a failed allocation is an [`io::ErrorKind::OutOfMemory`] error, never an
+/// abort.
+pub fn read_regular(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let f = RegularFile::open(path)?;
+    f.check_cap(cap)?;
+    f.read_all()
+}
+
+/// An open regular file, read by slices: for inputs of which only parts are used (a CVS
+/// archive whose catalogue names the slices), so a large file is read only as far as it is
+/// used.
+///
+/// Opening never blocks: the path is checked with `stat` before it is opened (a FIFO is
+/// refused without being opened), and opened non-blocking on Unix, then checked again.
+#[derive(Debug)]
+pub struct RegularFile {
+    file: std::fs::File,
+    len: u64,
+}
+
+impl RegularFile {
+    /// Open `path` (symlinks followed) if it is a regular file; anything else is refused with
+    /// [`io::ErrorKind::InvalidInput`] ("is a folder, not a file" / "is not a regular file (a
+    /// device, FIFO or socket)").
+    pub fn open(path: &Path) -> io::Result<RegularFile> {
+        // stat first: opening a FIFO for reading blocks until a writer comes.
+        refuse_irregular(&std::fs::metadata(path)?)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // the path may have been swapped for a FIFO since the stat: never block on it
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let file = options.open(path)?;
+        let meta = file.metadata()?;
+        refuse_irregular(&meta)?;
+        Ok(RegularFile {
+            file,
+            len: meta.len(),
+        })
     }
-    if meta.len() > MAX_INPUT_SIZE {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "is {} bytes, more than the {MAX_INPUT_SIZE} bytes a level file can be",
-                meta.len()
-            ),
-        ));
+
+    /// The file's size in bytes when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.take(meta.len().saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > meta.len() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "grew while it was being read",
-        ));
+
+    /// Whether the file was empty when it was opened.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
+
+    /// Refuse (with [`io::ErrorKind::InvalidInput`]) a file of more than `cap` bytes; the
+    /// message names both numbers.
+    pub fn check_cap(&self, cap: u64) -> io::Result<()> {
+        if self.len > cap {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "is {} bytes, more than the {cap} bytes this input may have",
+                    self.len
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read `len` bytes at `offset`. A slice that does not lie inside the file (as it was when
+    /// opened) is refused with [`io::ErrorKind::UnexpectedEof`], naming the offsets, before
+    /// anything is allocated; the buffer is reserved fallibly.
+    pub fn read_slice(&mut self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let end = offset.checked_add(len).filter(|&e| e <= self.len);
+        if end.is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the {len} bytes at offset 0x{offset:08X} run past the end of the file ({} bytes)",
+                    self.len
+                ),
+            ));
+        }
+        let mut bytes = reserve(len)?;
+        self.file.seek(SeekFrom::Start(offset))?;
+        (&mut self.file).take(len).read_to_end(&mut bytes)?;
+        if (bytes.len() as u64) < len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file shrank while it was being read",
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Read the whole file (from its start), refusing growth while reading.
+    pub fn read_all(mut self) -> io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut bytes = reserve(self.len)?;
+        self.file.seek(SeekFrom::Start(0))?;
+        (&mut self.file)
+            .take(self.len.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "grew while it was being read",
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// An empty buffer with room for `len` bytes, reserved fallibly.
+fn reserve(len: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let n = usize::try_from(len).map_err(|_| out_of_memory(len))?;
+    bytes.try_reserve_exact(n).map_err(|_| out_of_memory(len))?;
     Ok(bytes)
+}
+
+fn out_of_memory(len: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!("could not allocate {len} bytes to read it"),
+    )
+}
+
+fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        if meta.is_dir() {
+            "is a folder, not a file"
+        } else {
+            "is not a regular file (a device, FIFO or socket)"
+        },
+    ))
 }
 
 /// Write a new output file: like [`write_atomic`], but an existing `path` is replaced only
@@ -153,11 +267,22 @@ fn in_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
+/// Whether `a` and `b` are one file: the same real path (symlinks followed), or on Unix the
+/// same (device, inode) pair, which also catches hard links and bind mounts.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        if x == y {
+            return true;
+        }
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -188,6 +313,22 @@ mod tests {
         assert_eq!(std::fs::read(&long).unwrap(), b"long");
     }
 
+    /// A hard link to an input has another real path but the same (device, inode): refused.
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_link_to_an_input_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.bin");
+        std::fs::write(&input, b"input").unwrap();
+        let link = dir.path().join("link.bin");
+        std::fs::hard_link(&input, &link).unwrap();
+        assert!(same_file(&link, &input));
+        let err = write_new(&link, b"out", &[&input], true).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(std::fs::read(&input).unwrap(), b"input");
+        assert!(!same_file(&dir.path().join("other"), &input));
+    }
+
     #[test]
     fn read_file_refuses_what_is_not_a_regular_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -201,5 +342,51 @@ mod tests {
         let f = dir.path().join("a");
         std::fs::write(&f, b"abc").unwrap();
         assert_eq!(read_file(&f).unwrap(), b"abc");
+    }
+
+    /// A FIFO with no writer: opening it for reading would block forever; it is refused
+    /// before it is opened (the test would hang otherwise).
+    #[cfg(unix)]
+    #[test]
+    fn read_regular_refuses_a_fifo_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo on this system
+        }
+        let err = read_regular(&fifo, 1 << 20).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let err = RegularFile::open(&fifo).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        // a symlink to the FIFO is followed and refused the same way
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert!(read_regular(&link, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn read_regular_caps_the_size_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("big");
+        // sparse: 3 GiB that take no disk space; refused from its size alone
+        let file = std::fs::File::create(&f).unwrap();
+        file.set_len(3 << 30).unwrap();
+        drop(file);
+        let err = read_regular(&f, 1 << 20).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            err.to_string(),
+            "is 3221225472 bytes, more than the 1048576 bytes this input may have"
+        );
+        // read by slices, only as far as used
+        let mut r = RegularFile::open(&f).unwrap();
+        assert_eq!(r.len(), 3 << 30);
+        assert_eq!(r.read_slice((3 << 30) - 4, 4).unwrap(), vec![0; 4]);
+        let err = r.read_slice((3 << 30) - 4, 5).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(err.to_string().contains("0xBFFFFFFC"), "{err}");
+        assert!(r.read_slice(u64::MAX, 2).is_err());
     }
 }

@@ -33,8 +33,10 @@ mod write_error;
 mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
+pub use fs::same_file;
 pub use fs::{
-    read_file, write_atomic, write_atomic_with, write_new, write_new_with, MAX_INPUT_SIZE,
+    read_file, read_regular, write_atomic, write_atomic_with, write_new, write_new_with,
+    RegularFile, MAX_INPUT_SIZE,
 };
 pub use limits::Limits;
 pub use problem::{Problem, Severity};

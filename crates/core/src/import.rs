@@ -36,7 +36,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelgeom_import::{world_triangles, Imported, MeshFormat, Triangle};
+use levelgeom_import::{world_triangles_limited, Imported, MeshFormat, MeshOptions, Triangle};
 use levelgeom_scene::Scene;
 use levelgeom_wad::import::{CollisionTriangle, MeshPart, MeshTriangle, TileSource};
 
@@ -66,6 +66,9 @@ pub struct ImportOptions {
     pub zones: Zones,
     /// The texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`.
     pub default_tex: Option<u16>,
+    /// Let the grid grow past 256 cells a side or to more than 4× its cells (CLI
+    /// `--allow-grow`); otherwise such a mesh is refused, saying by how much.
+    pub allow_grow: bool,
 }
 
 /// What [`LevelFile::import`] made.
@@ -81,12 +84,35 @@ pub struct ImportReport {
     pub collision_from: String,
     /// Things the mesh readers skipped, for the user.
     pub warnings: Vec<String>,
+    /// The real paths of every file the import read besides the level: the mesh file, its
+    /// MTL libraries or glTF buffers, the collision file and its companions. No output may be
+    /// one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
-/// Read a mesh file; colours of a glTF/GLB file are converted to the scene's display values
-/// (see the module docs).
+/// Read a mesh file (images are never decoded: no importer uses pixels); colours of a
+/// glTF/GLB file are converted to the scene's display values (see the module docs). A file
+/// whose meshes hold no triangle is refused: importing it would empty the level.
 fn read(path: &Path) -> Result<Imported> {
-    let mut imported = levelgeom_import::read_mesh(path)?;
+    let opts = MeshOptions {
+        decode_images: false,
+        ..MeshOptions::default()
+    };
+    let mut imported = levelgeom_import::read_mesh_with(path, &opts)?;
+    let triangles: usize = imported
+        .scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .map(|p| p.indices.len() / 3)
+        .sum();
+    if triangles == 0 {
+        return Err(Error::Unsupported {
+            file: path.display().to_string(),
+            message: "the mesh file has no triangles (an empty file, or only points and lines);                       importing it would remove every tile, so it is refused"
+                .into(),
+        });
+    }
     if mesh_format(path)? == Some(MeshFormat::Gltf) {
         for p in imported
             .scene
@@ -107,17 +133,13 @@ fn read(path: &Path) -> Result<Imported> {
 /// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
 /// bytes (enough for the magic, or the first keyword of a text file).
 fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
-    use std::io::Read as _;
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(64 * 1024)
-        .read_to_end(&mut head)
-        .map_err(io)?;
+    let mut f = levelgeom_binary::RegularFile::open(path).map_err(io)?;
+    let len = f.len().min(64 * 1024);
+    let head = f.read_slice(0, len).map_err(io)?;
     Ok(levelgeom_import::detect_format(
         &head,
         &path.display().to_string(),
@@ -138,7 +160,78 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
         Some(MeshFormat::Obj) => ["collision.obj", "collision.glb"],
         _ => ["collision.glb", "collision.obj"],
     };
-    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+    let Some(found) = names
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    else {
+        return Ok(None);
+    };
+    // the same rule as for the mesh's companions: its real path stays in the mesh's folder
+    let io = |source| Error::Io {
+        path: found.clone(),
+        source,
+    };
+    let folder = std::fs::canonicalize(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })
+    .map_err(io)?;
+    let real = std::fs::canonicalize(&found).map_err(io)?;
+    if !real.starts_with(&folder) {
+        return Err(Error::Unsupported {
+            file: found.display().to_string(),
+            message: format!(
+                "found beside the mesh file, it resolves to {}, outside the mesh file's folder                  (through a symbolic link); not read (pass it with --collision to use it)",
+                real.display()
+            ),
+        });
+    }
+    Ok(Some(found))
+}
+
+/// Where a triangle of a mesh file came from, for errors: `nodes[3] "tile_0012",
+/// meshes[2].primitives[0], triangle 5` (glTF: the file's node and mesh indices; OBJ: the
+/// object, and `, line 17` the `f` statement that made it).
+fn locate(imported: &Imported, t: &Triangle) -> String {
+    let mesh = imported.scene.nodes.get(t.node).and_then(|n| n.mesh);
+    let line = match (&imported.obj_lines, mesh) {
+        (Some(l), Some(m)) => l
+            .line(m, t.primitive, t.index)
+            .map(|l| format!(", line {l}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    format!(
+        "nodes[{}] {:?}, meshes[{}].primitives[{}], triangle {}{line}",
+        t.node,
+        t.node_name,
+        mesh.map_or_else(|| "?".to_string(), |m| m.to_string()),
+        t.primitive,
+        t.index
+    )
+}
+
+/// The world triangles under `root`, within what is left of the instanced-triangle budget.
+fn flatten(
+    scene: &Scene,
+    root: Option<usize>,
+    include_hidden: bool,
+    budget: &mut usize,
+    file: &Path,
+) -> Result<Vec<Triangle>> {
+    let tris = world_triangles_limited(scene, root, include_hidden, *budget).map_err(|e| {
+        Error::Unsupported {
+            file: file.display().to_string(),
+            message: format!(
+                "{e} (total over the file: limit {})",
+                levelgeom_binary::Limits::DEFAULT.max_instanced_triangles
+            ),
+        }
+    })?;
+    *budget -= tris.len();
+    Ok(tris)
 }
 
 fn root(scene: &Scene, name: &str) -> Option<usize> {
@@ -149,12 +242,14 @@ fn root(scene: &Scene, name: &str) -> Option<usize> {
         .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
 }
 
-/// The swap alternatives of a mesh file: every `…_swap` node, hidden ones included.
-fn swap_triangles(scene: &Scene) -> Vec<Triangle> {
-    world_triangles(scene, None, true)
+/// The swap alternatives of a mesh file: every `…_swap` node, hidden ones included (at most
+/// `Limits::max_instanced_triangles` placed).
+fn swap_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
+    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
+    Ok(flatten(scene, None, true, &mut budget, file)?
         .into_iter()
         .filter(|t| levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
-        .collect()
+        .collect())
 }
 
 /// The swap file an export wrote beside a mesh file named `level.*`: `swap.glb` or `swap.obj`,
@@ -190,8 +285,11 @@ fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
 }
 
 /// The render triangles of a mesh file (see the module docs): every visible root except the
-/// collision, swap, objects and portals roots, without swap alternatives (`…_swap` nodes).
-fn render_triangles(scene: &Scene) -> Vec<Triangle> {
+/// collision, swap, objects and portals roots, without swap alternatives (`…_swap` nodes), at
+/// most `Limits::max_instanced_triangles` placed. None at all is refused: a scene whose nodes
+/// reach no mesh (all in a cycle, say) would otherwise remove every tile.
+fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
+    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     let skip = [
         "collision",
         "swap",
@@ -200,13 +298,26 @@ fn render_triangles(scene: &Scene) -> Vec<Triangle> {
         "portals",
     ]
     .map(|n| root(scene, n));
-    scene
-        .roots
-        .iter()
-        .filter(|r| !skip.contains(&Some(**r)))
-        .flat_map(|&r| world_triangles(scene, Some(r), false))
+    let mut tris = Vec::new();
+    for &r in scene.roots.iter().filter(|r| !skip.contains(&Some(**r))) {
+        tris.extend(flatten(scene, Some(r), false, &mut budget, file)?);
+    }
+    let tris: Vec<Triangle> = tris
+        .into_iter()
         .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
-        .collect()
+        .collect();
+    if tris.is_empty() {
+        return Err(Error::Unsupported {
+            file: file.display().to_string(),
+            message: format!(
+                "no visible render triangle is reached from the scene's {} root node(s) (nodes in \
+                 a cycle, hidden, or only collision): importing it would remove every tile, so \
+                 it is refused",
+                scene.roots.len()
+            ),
+        });
+    }
+    Ok(tris)
 }
 
 /// The tile a node came from: its extras `tile` (and `model`), else its name
@@ -259,34 +370,73 @@ fn collision_name(name: &str) -> Option<(u8, u8)> {
     levelgeom_wad::import::matching::collision_name(name)
 }
 
-/// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`.
-fn collision_triangles(scene: &Scene, file: &str) -> Result<Vec<CollisionTriangle>> {
+/// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`;
+/// with the triangles they came from (for errors).
+fn collision_triangles(
+    scene: &Scene,
+    file: &Path,
+) -> Result<(Vec<CollisionTriangle>, Vec<Triangle>)> {
+    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     let tris = match root(scene, "collision") {
-        Some(r) => world_triangles(scene, Some(r), true),
-        None => world_triangles(scene, None, true),
+        Some(r) => flatten(scene, Some(r), true, &mut budget, file)?,
+        None => flatten(scene, None, true, &mut budget, file)?,
     };
+    let file = file.display().to_string();
     let mut out = Vec::with_capacity(tris.len());
+    let mut from = Vec::with_capacity(tris.len());
     let mut unnamed = 0usize;
     for t in tris {
         match collision_name(&t.node_name) {
-            Some((material, group)) => out.push(CollisionTriangle {
-                positions: t.positions,
-                material,
-                group,
-            }),
+            Some((material, group)) => {
+                out.push(CollisionTriangle {
+                    positions: t.positions,
+                    material,
+                    group,
+                });
+                from.push(t);
+            }
             None => unnamed += 1,
         }
     }
     if out.is_empty() && unnamed > 0 {
         return Err(Error::Unsupported {
-            file: file.into(),
+            file,
             message: format!(
                 "none of its {unnamed} collision triangles is in an object named matNN_grpG \
                  (ground material NN, collision group G), as levelgeom's collision export names them"
             ),
         });
     }
-    Ok(out)
+    Ok((out, from))
+}
+
+/// A WAD import error, located: a triangle index becomes the file, node, mesh, primitive and
+/// triangle it came from (the collision file's for collision triangles).
+fn located(
+    e: levelgeom_wad::import::ImportError,
+    mesh: (&Path, &Imported, &[Triangle]),
+    collision: Option<(&Path, &Imported, &[Triangle])>,
+) -> Error {
+    use levelgeom_wad::import::ImportError as W;
+    let (what, index) = match &e {
+        W::NotFinite { what, index } => (*what, Some(*index)),
+        W::OutsideGrid { index, .. } => ("mesh", Some(*index)),
+        W::BadGroup { index, .. } => ("collision", Some(*index)),
+        W::TooManyCells { what, index, .. } => (*what, Some(*index)),
+        _ => ("mesh", None),
+    };
+    let (file, imported, tris) = match (what, collision) {
+        ("collision", Some(c)) => c,
+        _ => mesh,
+    };
+    let at = index
+        .and_then(|i| tris.get(i))
+        .map(|t| format!(" (at {})", locate(imported, t)))
+        .unwrap_or_default();
+    Error::Unsupported {
+        file: file.display().to_string(),
+        message: format!("{e}{at}"),
+    }
 }
 
 impl LevelFile {
@@ -309,54 +459,60 @@ impl LevelFile {
         };
         let imported = read(mesh)?;
         let mut warnings = imported.warnings.clone();
-        let render = render_triangles(&imported.scene);
+        let mut inputs = imported.inputs.clone();
+        let render = render_triangles(&imported.scene, mesh)?;
         let nodes: Vec<usize> = render.iter().map(|t| t.node).collect();
         let triangles = mesh_triangles(&imported.scene, &render);
-        let (collision, collision_from) = match &opts.collision {
+        let mut collision_file: Option<(PathBuf, Imported)> = None;
+        let (collision, collision_tris, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
                 warnings.extend(ci.warnings.iter().cloned());
+                inputs.extend(ci.inputs.iter().cloned());
+                let (ct, from) = collision_triangles(&ci.scene, c)?;
+                collision_file = Some((c.clone(), ci));
+                (Some(ct), from, c.display().to_string())
+            }
+            None if root(&imported.scene, "collision").is_some() => {
+                let (ct, from) = collision_triangles(&imported.scene, mesh)?;
                 (
-                    Some(collision_triangles(&ci.scene, &c.display().to_string())?),
-                    c.display().to_string(),
+                    Some(ct),
+                    from,
+                    format!("the collision tree of {}", mesh.display()),
                 )
             }
-            None if root(&imported.scene, "collision").is_some() => (
-                Some(collision_triangles(
-                    &imported.scene,
-                    &mesh.display().to_string(),
-                )?),
-                format!("the collision tree of {}", mesh.display()),
-            ),
             None => match collision_beside(mesh)? {
                 Some(c) => {
                     let ci = read(&c)?;
                     warnings.extend(ci.warnings.iter().cloned());
-                    (
-                        Some(collision_triangles(&ci.scene, &c.display().to_string())?),
-                        format!("{} (found beside the mesh file)", c.display()),
-                    )
+                    inputs.extend(ci.inputs.iter().cloned());
+                    let (ct, from) = collision_triangles(&ci.scene, &c)?;
+                    let label = format!("{} (found beside the mesh file)", c.display());
+                    collision_file = Some((c, ci));
+                    (Some(ct), from, label)
                 }
-                None => (None, "derived from the render mesh".to_string()),
+                None => (None, Vec::new(), "derived from the render mesh".to_string()),
             },
         };
         let wad_opts = levelgeom_wad::import::ImportOptions {
             keep_tiles: opts.keep_tiles,
             zones: opts.zones,
             default_tex: opts.default_tex,
+            allow_grow: opts.allow_grow,
             ..levelgeom_wad::import::ImportOptions::default()
         };
         let mut parts = mesh_parts(&imported.scene, triangles, &nodes);
         let names_tiles = parts.iter().any(|p| p.source.is_some());
         if names_tiles && !opts.rebuild {
             // swap alternatives: the file's own `…_swap` nodes, else the swap file beside it
-            let mut swap_parts = |scene: &Scene| {
-                let tris = swap_triangles(scene);
+            let mut swap_parts = |scene: &Scene, file: &Path| -> Result<()> {
+                let tris = swap_triangles(scene, file)?;
                 let nodes: Vec<usize> = tris.iter().map(|t| t.node).collect();
                 let mt = mesh_triangles(scene, &tris);
                 let mut sp = mesh_parts(scene, mt, &nodes);
                 sp.iter_mut().for_each(|p| p.swap = true);
                 parts.extend(sp);
+                Ok(())
             };
             if imported
                 .scene
@@ -364,11 +520,12 @@ impl LevelFile {
                 .iter()
                 .any(|n| levelgeom_wad::import::matching::plain_name(&n.name).ends_with("_swap"))
             {
-                swap_parts(&imported.scene);
+                swap_parts(&imported.scene, mesh)?;
             } else if let Some(sw) = swap_beside(mesh)? {
                 let si = read(&sw)?;
                 warnings.extend(si.warnings.iter().cloned());
-                swap_parts(&si.scene);
+                inputs.extend(si.inputs.iter().cloned());
+                swap_parts(&si.scene, &sw)?;
             }
         }
         let result = if opts.rebuild || !names_tiles {
@@ -384,9 +541,23 @@ impl LevelFile {
         } else {
             levelgeom_wad::import::edit(level, &parts, collision.as_deref(), &wad_opts)
         };
-        let (new, summary) = result.map_err(|e| Error::Unsupported {
-            file: mesh.display().to_string(),
-            message: e.to_string(),
+        // a rebuild's triangle indices are those of `render` and the collision file; an edit's
+        // are of the new and reshaped triangles only, so its errors are not located
+        let rebuilt = opts.rebuild || !names_tiles;
+        let (new, summary) = result.map_err(|e| {
+            let coll = match &collision_file {
+                Some((p, ci)) => (p.as_path(), ci),
+                None => (mesh, &imported),
+            };
+            if rebuilt {
+                located(
+                    e,
+                    (mesh, &imported, &render),
+                    Some((coll.0, coll.1, &collision_tris)),
+                )
+            } else {
+                located(e, (mesh, &imported, &[]), None)
+            }
         })?;
         if let Some(e) = &summary.edit {
             if !e.removed.is_empty() && e.removed.len() >= e.in_mesh {
@@ -415,6 +586,7 @@ impl LevelFile {
             summary,
             collision_from,
             warnings,
+            inputs,
         })
     }
 
@@ -487,6 +659,9 @@ pub struct XrayImportReport {
     pub collision_from: String,
     /// Things the mesh readers skipped, and the importer's warnings.
     pub warnings: Vec<String>,
+    /// The real paths of the mesh files read (the mesh, its companions, the collision file and
+    /// its companions; empty for a conversion). No output may be one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Readers' warnings with the ones about non-scalar custom attributes (the exporter's `_LIGHT`,
@@ -549,6 +724,7 @@ impl LevelFile {
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         let imported = read(mesh)?;
+        let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
             .scene
@@ -566,6 +742,7 @@ impl LevelFile {
             Some(c) => {
                 let ci = read(c)?;
                 warnings.extend(fold_reader_warnings(&ci.warnings));
+                inputs.extend(ci.inputs.iter().cloned());
                 (Some(ci.scene), c.display().to_string())
             }
             None => (
@@ -576,7 +753,7 @@ impl LevelFile {
                 ),
             ),
         };
-        self.import_xray_scene(
+        let mut report = self.import_xray_scene(
             files,
             geom,
             &imported.scene,
@@ -585,7 +762,9 @@ impl LevelFile {
             warnings,
             &mesh.display().to_string(),
             opts,
-        )
+        )?;
+        report.inputs = inputs;
+        Ok(report)
     }
 
     /// Write this level in the XRLC build `to_version` with nothing edited: its own scene
@@ -698,15 +877,13 @@ impl LevelFile {
             summary: out.summary,
             collision_from,
             warnings,
+            inputs: Vec::new(),
         })
     }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
+    levelgeom_binary::same_file(a, b)
 }
 
 /// Write `files` (`(name, bytes)`) into the folder `outdir`, all or nothing: every file goes

@@ -21,14 +21,90 @@ impl FileSource for NoFiles {
 }
 
 /// Files in a folder on disk (normally the folder of the mesh file).
+///
+/// A companion is read only when its real path (every symbolic link followed) lies inside
+/// the folder's real path, and only when it is a regular file of at most
+/// [`Limits::max_decoded`](levelgeom_binary::Limits) bytes (1 GiB by default) — a FIFO, a
+/// device such as `/dev/zero`, or a socket is refused before it is opened
+/// ([`levelgeom_binary::read_regular`]). Refusals name the paths only, never the content.
 #[derive(Clone, Debug)]
 pub struct Folder(pub PathBuf);
 
 impl FileSource for Folder {
     fn read(&self, relative: &str) -> Result<Vec<u8>, String> {
-        let p = self.0.join(relative);
-        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+        read_inside(
+            &self.0,
+            relative,
+            levelgeom_binary::Limits::DEFAULT.max_decoded as u64,
+        )
+        .map(|(_, b)| b)
     }
+}
+
+/// [`Folder`] with a size cap of its own, recording the real path of every file it read (so
+/// that a command never writes over one of them).
+#[derive(Debug)]
+pub struct TrackedFolder {
+    folder: PathBuf,
+    cap: u64,
+    read: std::cell::RefCell<Vec<PathBuf>>,
+}
+
+impl TrackedFolder {
+    /// Companions of `folder`, each at most `cap` bytes.
+    pub fn new(folder: PathBuf, cap: u64) -> TrackedFolder {
+        TrackedFolder {
+            folder,
+            cap,
+            read: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The real paths of the files read (or found and refused for their size or content).
+    pub fn into_read(self) -> Vec<PathBuf> {
+        self.read.into_inner()
+    }
+}
+
+impl FileSource for TrackedFolder {
+    fn read(&self, relative: &str) -> Result<Vec<u8>, String> {
+        let (real, result) = match read_inside(&self.folder, relative, self.cap) {
+            Ok((real, b)) => (Some(real), Ok(b)),
+            Err(e) => (
+                std::fs::canonicalize(self.folder.join(relative)).ok(),
+                Err(e),
+            ),
+        };
+        if let Some(real) = real {
+            self.read.borrow_mut().push(real);
+        }
+        result
+    }
+}
+
+/// Read `relative` in `folder`: refused when its real path leaves the folder's real path (a
+/// symbolic link out, of the file or of a folder on the way), when it is not a regular file,
+/// or when it is over `cap` bytes. Returns the real path and the bytes; errors name paths only.
+pub fn read_inside(folder: &Path, relative: &str, cap: u64) -> Result<(PathBuf, Vec<u8>), String> {
+    let p = folder.join(relative);
+    let base = std::fs::canonicalize(if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    })
+    .map_err(|e| format!("{}: {e}", folder.display()))?;
+    let real = std::fs::canonicalize(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    if !real.starts_with(&base) {
+        return Err(format!(
+            "{} resolves to {}, outside the mesh file's folder {} (through a symbolic link); not read",
+            p.display(),
+            real.display(),
+            base.display()
+        ));
+    }
+    let bytes =
+        levelgeom_binary::read_regular(&real, cap).map_err(|e| format!("{}: {e}", p.display()))?;
+    Ok((real, bytes))
 }
 
 /// Files held in memory, by relative path (for tests and for callers that have the bytes).
@@ -194,5 +270,51 @@ mod tests {
         }
         assert_eq!(percent_decode("my%20file%2.png"), "my file%2.png");
         assert_eq!(percent_decode("a%41"), "aA");
+    }
+
+    /// Companions are confined to the folder by real path: a symlinked folder or file that
+    /// leads out is refused (naming paths, never content); a FIFO is refused without blocking.
+    #[cfg(unix)]
+    #[test]
+    fn companions_stay_inside_the_folder_by_real_path() {
+        let root = tempfile::tempdir().unwrap();
+        let mesh_dir = root.path().join("mesh");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&mesh_dir).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("x.mtl"), b"secret line\n").unwrap();
+        std::fs::write(mesh_dir.join("ok.mtl"), b"newmtl a\n").unwrap();
+        std::os::unix::fs::symlink(&outside, mesh_dir.join("linkdir")).unwrap();
+        std::os::unix::fs::symlink(outside.join("x.mtl"), mesh_dir.join("b.mtl")).unwrap();
+        let f = TrackedFolder::new(mesh_dir.clone(), 1 << 20);
+        assert_eq!(f.read("ok.mtl").unwrap(), b"newmtl a\n");
+        for rel in ["linkdir/x.mtl", "b.mtl"] {
+            let e = f.read(rel).unwrap_err();
+            assert!(e.contains("outside the mesh file's folder"), "{e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
+        // the file read is recorded by its real path; the refused ones too
+        let read = f.into_read();
+        assert_eq!(
+            read[0],
+            std::fs::canonicalize(mesh_dir.join("ok.mtl")).unwrap()
+        );
+        assert_eq!(read.len(), 3);
+        // a FIFO inside the folder: refused, no hang
+        let fifo = mesh_dir.join("p.mtl");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = Folder(mesh_dir.clone()).read("p.mtl").unwrap_err();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        // a size cap before reading
+        std::fs::write(mesh_dir.join("big.bin"), vec![0u8; 100]).unwrap();
+        let e = TrackedFolder::new(mesh_dir, 99)
+            .read("big.bin")
+            .unwrap_err();
+        assert!(e.contains("more than the 99 bytes"), "{e}");
     }
 }

@@ -8,7 +8,7 @@ use levelgeom_scene::{
 };
 
 use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
-use crate::{ImportError, Imported};
+use crate::{ImportError, Imported, MeshOptions};
 
 /// Most components an accessor without a bufferView (all zeros) may declare: there is no data
 /// to check its count against.
@@ -28,20 +28,43 @@ pub fn read_gltf(
     file: &str,
     files: &dyn FileSource,
 ) -> Result<Imported, ImportError> {
+    read_gltf_with(bytes, file, files, &MeshOptions::default())
+}
+
+/// [`read_gltf`] with `opts`: the [`Limits`](crate::Limits) are checked before anything is
+/// allocated (buffer bytes, accessor values, triangles and vertices of all primitives,
+/// image pixels), and embedded images are decoded only when `opts.decode_images`.
+///
+/// # Errors
+/// As [`read_gltf`]; [`ImportError::Limit`] naming the accessor or primitive, the count and
+/// the limit.
+pub fn read_gltf_with(
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+    opts: &MeshOptions,
+) -> Result<Imported, ImportError> {
     let err = |path: &str, message: String| ImportError::Gltf {
         file: file.to_string(),
         path: path.to_string(),
         message,
     };
     let mut warnings = Vec::new();
-    let (json, bin) = if bytes.starts_with(b"glTF") {
+    let (json, bin, json_at) = if bytes.starts_with(b"glTF") {
         let (j, b) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
-        (j, Some(b))
+        (j, Some(b), 20usize)
     } else {
-        (bytes, None)
+        (bytes, None, 0usize)
     };
-    let mut root: gltf::json::Root =
-        gltf::json::deserialize::from_slice(json).map_err(|e| err("JSON", e.to_string()))?;
+    let mut root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| {
+        let at = json_at + json_offset(json, e.line(), e.column());
+        let what = if json_at > 0 {
+            format!("JSON chunk, at file offset 0x{at:08X}")
+        } else {
+            format!("JSON, at byte offset 0x{at:08X}")
+        };
+        err(&what, e.to_string())
+    })?;
     prevalidate(&mut root, &mut warnings).map_err(|(p, m)| err(&p, m))?;
     let document = gltf::Document::from_json(root).map_err(|e| match e {
         gltf::Error::Validation(errs) => {
@@ -61,6 +84,9 @@ pub fn read_gltf(
     let doc = &document;
     let mut cx = Ctx {
         file,
+        opts: *opts,
+        triangles: 0,
+        vertices: 0,
         buffers: Vec::new(),
         warnings: warnings
             .into_iter()
@@ -142,6 +168,8 @@ pub fn read_gltf(
     Ok(Imported {
         scene,
         warnings: cx.warnings,
+        inputs: Vec::new(),
+        obj_lines: None,
     })
 }
 
@@ -276,6 +304,10 @@ fn split_glb<'a>(
 
 struct Ctx<'a> {
     file: &'a str,
+    opts: MeshOptions,
+    /// Triangles and vertices of the primitives read so far (checked against the limits).
+    triangles: u64,
+    vertices: u64,
     buffers: Vec<Vec<u8>>,
     warnings: Vec<String>,
 }
@@ -314,6 +346,45 @@ impl Ctx<'_> {
 
     fn warn(&mut self, w: String) {
         self.warnings.push(format!("{}: {w}", self.file));
+    }
+
+    fn limit(
+        &self,
+        at: impl Into<String>,
+        what: &str,
+        count: u64,
+        limit: u64,
+        field: &'static str,
+    ) -> ImportError {
+        ImportError::Limit {
+            file: self.file.to_string(),
+            at: at.into(),
+            what: what.into(),
+            count,
+            limit,
+            field,
+        }
+    }
+
+    /// An empty vector with room for `n` elements of `elem` bytes: refused over
+    /// `Limits::max_decoded` bytes, reserved fallibly.
+    fn reserve<T>(&self, n: usize, elem: usize, at: &str) -> Result<Vec<T>, ImportError> {
+        let bytes = (n as u64).saturating_mul(elem as u64);
+        let max = self.opts.limits.max_decoded as u64;
+        if bytes > max {
+            return Err(self.limit(at, "decoded bytes", bytes, max, "max_decoded"));
+        }
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| {
+            self.limit(
+                at,
+                "decoded bytes (allocation failed)",
+                bytes,
+                max,
+                "max_decoded",
+            )
+        })?;
+        Ok(v)
     }
 
     fn load_buffers(
@@ -430,7 +501,7 @@ impl Ctx<'_> {
                         ))
                     }
                 }
-                let mut out = Vec::with_capacity(count * comps);
+                let mut out = self.reserve(count.saturating_mul(comps), 4, &path)?;
                 for e in 0..count {
                     let base = acc.offset() + e * stride;
                     for c in 0..comps {
@@ -447,7 +518,9 @@ impl Ctx<'_> {
                         format!("count {count} without a bufferView is too large"),
                     ));
                 }
-                vec![0.0; count * comps]
+                let mut out = self.reserve(count * comps, 4, &path)?;
+                out.resize(count * comps, 0.0);
+                out
             }
         };
         if let Some(sp) = acc.sparse() {
@@ -527,6 +600,47 @@ impl Ctx<'_> {
                 continue;
             };
             let n = pos_acc.count();
+            let tris = match prim.indices() {
+                Some(a) => a.count() / 3,
+                None => n / 3,
+            } as u64;
+            self.triangles = self.triangles.saturating_add(tris);
+            self.vertices = self.vertices.saturating_add(n as u64);
+            let lim = self.opts.limits;
+            if self.triangles > lim.max_triangles as u64 {
+                let at = match prim.indices() {
+                    Some(a) => format!(
+                        "{path}.indices (accessors[{}] count {})",
+                        a.index(),
+                        a.count()
+                    ),
+                    None => format!(
+                        "{path}.attributes.POSITION (accessors[{}] count {n})",
+                        pos_acc.index()
+                    ),
+                };
+                return Err(self.limit(
+                    at,
+                    "triangles of the file's primitives",
+                    self.triangles,
+                    lim.max_triangles as u64,
+                    "max_triangles",
+                ));
+            }
+            // three distinct corners per triangle at most: more vertices than that is padding
+            let max_vertices = (lim.max_triangles as u64).saturating_mul(3);
+            if self.vertices > max_vertices {
+                return Err(self.limit(
+                    format!(
+                        "{path}.attributes.POSITION (accessors[{}] count {n})",
+                        pos_acc.index()
+                    ),
+                    "vertices of the file's primitives",
+                    self.vertices,
+                    max_vertices,
+                    "max_triangles (× 3 vertices)",
+                ));
+            }
             let mut p = Primitive {
                 material: prim.material().index(),
                 ..Primitive::default()
@@ -694,17 +808,17 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        Ok((0..count)
-            .map(|e| {
-                let o = acc.offset() + e * stride;
-                let b = &bytes[o..o + csize];
-                match csize {
-                    1 => u32::from(b[0]),
-                    2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-                    _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                }
-            })
-            .collect())
+        let mut out = self.reserve(count, 4, &path)?;
+        out.extend((0..count).map(|e| {
+            let o = acc.offset() + e * stride;
+            let b = &bytes[o..o + csize];
+            match csize {
+                1 => u32::from(b[0]),
+                2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            }
+        }));
+        Ok(out)
     }
 
     /// Attribute sets 0, 1, … in order; a set after a gap is dropped with a warning.
@@ -765,7 +879,10 @@ impl Ctx<'_> {
             .unwrap_or_else(|| format!("texture_{i}"));
         let label = format!("images[{}]", img.index());
         let embedded: Option<Vec<u8>> = match img.source() {
-            gltf::image::Source::View { view, .. } => Some(self.view(&view)?.to_vec()),
+            gltf::image::Source::View { view, .. } if self.opts.decode_images => {
+                Some(self.view(&view)?.to_vec())
+            }
+            gltf::image::Source::View { .. } => None,
             gltf::image::Source::Uri { uri, .. } => match data_uri(uri) {
                 Some(Ok((_, b))) => Some(b),
                 Some(Err(e)) => {
@@ -785,8 +902,15 @@ impl Ctx<'_> {
                 }
             },
         };
+        if !self.opts.decode_images {
+            // the caller does not use pixels: never decoded (a 712-byte PNG may claim 16 GiB)
+            return Ok(Texture {
+                source: TextureSource::Unresolved { uri: name.clone() },
+                name,
+            });
+        }
         let bytes = embedded.unwrap_or_default();
-        let source = match decode_png(&bytes) {
+        let source = match decode_png(&bytes, self.opts.limits.max_texture_pixels) {
             Ok((width, height, pixels)) => TextureSource::Rgba8 {
                 width,
                 height,
@@ -912,17 +1036,41 @@ fn semantic_name(s: &Semantic) -> String {
 }
 
 /// Decode a PNG into RGBA8 (any colour type and depth; 16-bit channels are reduced to 8).
-fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+/// The header's width × height is checked against `max_pixels` before anything is decoded,
+/// and the buffers are reserved fallibly.
+fn decode_png(bytes: &[u8], max_pixels: u64) -> Result<(u32, u32, Vec<u8>), String> {
     if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Err("not a PNG".into());
     }
-    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    // IHDR is the first chunk (PNG spec 11.2.2): width and height big-endian at 16 and 20
+    let be = |o: usize| {
+        bytes
+            .get(o..o + 4)
+            .map(|b| u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])))
+    };
+    let (Some(w), Some(h)) = (be(16), be(20)) else {
+        return Err("PNG shorter than its header".into());
+    };
+    if w.saturating_mul(h) > max_pixels {
+        return Err(format!(
+            "its header says {w} × {h} pixels, more than the limit of {max_pixels} (Limits::max_texture_pixels)"
+        ));
+    }
+    let mut dec = png::Decoder::new_with_limits(
+        std::io::Cursor::new(bytes),
+        png::Limits {
+            bytes: usize::try_from(max_pixels.saturating_mul(8)).unwrap_or(usize::MAX),
+        },
+    );
     dec.set_transformations(png::Transformations::normalize_to_color8());
     let mut reader = dec.read_info().map_err(|e| e.to_string())?;
     let size = reader
         .output_buffer_size()
         .ok_or_else(|| "image too large".to_string())?;
-    let mut buf = vec![0u8; size];
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(size)
+        .map_err(|_| format!("could not allocate {size} bytes to decode it"))?;
+    buf.resize(size, 0u8);
     let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
     let (w, h) = (info.width as usize, info.height as usize);
     let samples = match info.color_type {
@@ -932,7 +1080,9 @@ fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
         png::ColorType::Rgba => 4,
         png::ColorType::Indexed => return Err("palette not expanded".into()),
     };
-    let mut out = Vec::with_capacity(w * h * 4);
+    let mut out = Vec::new();
+    out.try_reserve_exact(w * h * 4)
+        .map_err(|_| "could not allocate the decoded image".to_string())?;
     for y in 0..h {
         let row = buf
             .get(y * info.line_size..y * info.line_size + w * samples)
@@ -947,4 +1097,21 @@ fn decode_png(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
         }
     }
     Ok((info.width, info.height, out))
+}
+
+/// The byte offset in `json` of serde_json's 1-based `line` and `column` (0 when unknown).
+fn json_offset(json: &[u8], line: usize, column: usize) -> usize {
+    if line == 0 {
+        return 0;
+    }
+    let start = if line == 1 {
+        0
+    } else {
+        json.iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(line - 2)
+            .map_or(json.len(), |(i, _)| i + 1)
+    };
+    (start + column.saturating_sub(1)).min(json.len())
 }

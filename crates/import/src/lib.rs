@@ -81,10 +81,34 @@ use std::path::Path;
 
 use levelgeom_scene::Scene;
 
-pub use files::{safe_relative, FileSource, Folder, MemoryFiles, NoFiles};
-pub use gltf_read::read_gltf;
-pub use obj::read_obj;
-pub use world::{world_triangles, Triangle};
+pub use files::{
+    read_inside, safe_relative, FileSource, Folder, MemoryFiles, NoFiles, TrackedFolder,
+};
+pub use gltf_read::{read_gltf, read_gltf_with};
+pub use levelgeom_binary::Limits;
+pub use obj::{read_obj, read_obj_with, FaceLines};
+pub use world::{world_triangles, world_triangles_limited, TooManyTriangles, Triangle};
+
+/// How the readers read: the allocation [`Limits`] and whether embedded images are decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshOptions {
+    /// Allocation limits (file and buffer bytes, triangles, image pixels).
+    pub limits: Limits,
+    /// Decode embedded PNG images into pixels ([`TextureSource::Rgba8`]). An importer that
+    /// does not use the pixels passes `false`: the image is then never decoded and becomes
+    /// [`TextureSource::Unresolved`] under its name. When decoding, the PNG header's size is
+    /// checked against [`Limits::max_texture_pixels`] first.
+    pub decode_images: bool,
+}
+
+impl Default for MeshOptions {
+    fn default() -> MeshOptions {
+        MeshOptions {
+            limits: Limits::DEFAULT,
+            decode_images: true,
+        }
+    }
+}
 
 /// What a reader produced: the scene and what it had to skip or could not resolve.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -93,6 +117,14 @@ pub struct Imported {
     pub scene: Scene,
     /// Things skipped or not resolved, one message each, for the user.
     pub warnings: Vec<String>,
+    /// The real paths of the files read from disk: the mesh file and the companions it named
+    /// (MTL libraries, glTF buffers), so that no output is written over one of them. Empty for
+    /// the in-memory readers.
+    pub inputs: Vec<std::path::PathBuf>,
+    /// For an OBJ file, the line of each triangle's `f` statement
+    /// ([`FaceLines::line`]); `None` for glTF (whose errors name nodes and accessors) and when
+    /// tobj's triangles could not be matched to the faces.
+    pub obj_lines: Option<FaceLines>,
 }
 
 /// A file that could not be read.
@@ -126,6 +158,22 @@ pub enum ImportError {
         path: String,
         /// What is wrong.
         message: String,
+    },
+    /// A count read from the file is over one of the [`Limits`]: refused before allocating.
+    #[error("{file}: {at}: {what} {count} is more than the limit of {limit} (Limits::{field})")]
+    Limit {
+        /// The file.
+        file: String,
+        /// Where the count was read (OBJ line, glTF accessor or primitive path).
+        at: String,
+        /// What was counted (`triangles`, `vertices`, `decoded bytes`, `image pixels`).
+        what: String,
+        /// The count.
+        count: u64,
+        /// The limit.
+        limit: u64,
+        /// The [`Limits`] field.
+        field: &'static str,
     },
     /// Neither the content nor the extension says which format it is.
     #[error("{file}: not an OBJ or glTF/GLB file (extension {extension:?})")]
@@ -179,23 +227,41 @@ pub fn detect_format(bytes: &[u8], file_name: &str) -> Option<MeshFormat> {
 
 /// Read a mesh file from disk, choosing the reader with [`detect_format`]. Companion files
 /// (MTL, `.bin`, images) are looked up relative to the file's folder, never outside it.
+/// [`read_mesh_with`] with the default [`MeshOptions`].
 ///
 /// # Errors
 /// [`ImportError`]: unreadable file, unknown format, malformed content.
 pub fn read_mesh(path: &Path) -> Result<Imported, ImportError> {
+    read_mesh_with(path, &MeshOptions::default())
+}
+
+/// Read a mesh file from disk with `opts`. The file and its companions must be regular files
+/// (a FIFO, device or socket is refused before it is opened) of at most
+/// [`Limits::max_decoded`] bytes; companions are read only when their real path (symbolic
+/// links followed) lies inside the real path of the mesh file's folder. [`Imported::inputs`]
+/// lists the real paths read.
+///
+/// # Errors
+/// [`ImportError`]: unreadable file, unknown format, malformed content, a count over a limit.
+pub fn read_mesh_with(path: &Path, opts: &MeshOptions) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+    let io = |source| ImportError::Io {
         file: file.clone(),
         source,
-    })?;
-    let folder = Folder(
+    };
+    let cap = opts.limits.max_decoded as u64;
+    let bytes = levelgeom_binary::read_regular(path, cap).map_err(io)?;
+    let real = std::fs::canonicalize(path).map_err(io)?;
+    let folder = TrackedFolder::new(
         path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| ".".into()),
+        cap,
     );
-    match detect_format(&bytes, &file) {
-        Some(MeshFormat::Obj) => read_obj(&bytes, &file, &folder),
-        Some(MeshFormat::Gltf) => read_gltf(&bytes, &file, &folder),
+    let result = match detect_format(&bytes, &file) {
+        Some(MeshFormat::Obj) => read_obj_with(&bytes, &file, &folder, opts),
+        Some(MeshFormat::Gltf) => read_gltf_with(&bytes, &file, &folder, opts),
         None => Err(ImportError::UnknownFormat {
             extension: path
                 .extension()
@@ -203,5 +269,9 @@ pub fn read_mesh(path: &Path) -> Result<Imported, ImportError> {
                 .unwrap_or_default(),
             file,
         }),
-    }
+    };
+    let mut imported = result?;
+    imported.inputs.push(real);
+    imported.inputs.extend(folder.into_read());
+    Ok(imported)
 }

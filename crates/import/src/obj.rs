@@ -15,7 +15,7 @@ use std::io::{BufRead, Read};
 use levelgeom_scene::{AlphaMode, Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
 
 use crate::files::{safe_relative, stem, FileSource};
-use crate::{ImportError, Imported};
+use crate::{ImportError, Imported, MeshOptions};
 
 /// Material name the project's OBJ writer uses for primitives without a material; read back
 /// as "no material".
@@ -32,21 +32,52 @@ const SENTINEL: &str = "mtllib levelgeom-import-materials\n";
 /// [`ImportError::Obj`] with the line: invalid UTF-8, a number that does not parse, an index
 /// that is 0 or points past the data, anything tobj rejects.
 pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Imported, ImportError> {
+    read_obj_with(bytes, file, files, &MeshOptions::default())
+}
+
+/// [`read_obj`] with `opts`: the triangles the faces make are counted (with their line)
+/// against [`Limits::max_triangles`](crate::Limits) before tobj reads the file.
+///
+/// Line ends may be LF, CR LF or a lone CR (old Mac files): a CR not followed by LF ends a
+/// line too, so such a file is not read as one long line.
+///
+/// # Errors
+/// As [`read_obj`]; [`ImportError::Limit`] naming the line where the count passed the limit.
+pub fn read_obj_with(
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+    opts: &MeshOptions,
+) -> Result<Imported, ImportError> {
     let err = |line: Option<usize>, message: String| ImportError::Obj {
         file: file.to_string(),
         line,
         message,
     };
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
+        let line = line_of(&bytes[..e.valid_up_to()]);
         err(Some(line), "not UTF-8 text".into())
     })?;
+    // a lone CR ends a line (CR-only files would otherwise be one line, and read as empty)
+    let owned;
+    let text = if text.contains('\r') {
+        owned = text.replace("\r\n", "\n").replace('\r', "\n");
+        owned.as_str()
+    } else {
+        text
+    };
     let mut warnings = Vec::new();
-    let scan = prescan(text).map_err(|(l, m)| err(Some(l), m))?;
+    let scan = prescan(text, opts.limits.max_triangles as u64).map_err(|e| match e {
+        ScanError::Bad(l, m) => err(Some(l), m),
+        ScanError::Limit { line, count, limit } => ImportError::Limit {
+            file: file.to_string(),
+            at: format!("line {line}"),
+            what: "triangles of the faces".into(),
+            count,
+            limit,
+            field: "max_triangles",
+        },
+    })?;
     warnings.extend(scan.warnings.iter().map(|w| format!("{file}: {w}")));
 
     // tobj, with our material list and a line-counting reader.
@@ -86,7 +117,17 @@ pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Impo
     let (models, _) = result.map_err(|e| {
         // the sentinel line is line 1 of what tobj read
         let line = reader.newlines.saturating_sub(1).max(1);
-        err(Some(line), e.to_string())
+        // tobj names no token: name the statement of that line (its first words)
+        let statement: String = text
+            .lines()
+            .nth(line - 1)
+            .unwrap_or("")
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let statement: String = statement.chars().take(60).collect();
+        err(Some(line), format!("{e} (in {statement:?})"))
     })?;
 
     // MTL libraries.
@@ -173,7 +214,21 @@ pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Impo
     });
     scene.roots.push(root);
     let mut last_name: Option<String> = None;
+    // which OBJ line each triangle came from: tobj emits the faces in file order, each fan
+    // triangulated (k corners → k − 2 triangles), so triangle g of all models in order is
+    // the g-th of the prescan's expanded face list — when the totals agree
+    let total: u64 = models
+        .iter()
+        .map(|m| (m.mesh.indices.len() / 3) as u64)
+        .sum();
+    let mut lines = (total == scan.triangles).then(|| FaceLines {
+        faces: scan.faces.clone(),
+        segments: Vec::new(),
+    });
+    let mut global = 0u64;
     for model in models {
+        let model_start = global;
+        global += (model.mesh.indices.len() / 3) as u64;
         let m = &model.mesh;
         let n = m.positions.len() / 3;
         if m.indices.is_empty() || n == 0 {
@@ -238,17 +293,26 @@ pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Impo
                 .collect()
         });
         let prims = &mut scene.meshes[mesh_index].primitives;
-        let p = match prims.iter().position(|p| p.material == material) {
-            Some(i) => &mut prims[i],
+        let pi = match prims.iter().position(|p| p.material == material) {
+            Some(i) => i,
             None => {
                 prims.push(Primitive {
                     material,
                     ..Primitive::default()
                 });
-                let last = prims.len() - 1;
-                &mut prims[last]
+                prims.len() - 1
             }
         };
+        let p = &mut prims[pi];
+        if let Some(l) = &mut lines {
+            l.segments.push(Segment {
+                mesh: mesh_index,
+                primitive: pi,
+                first: (p.indices.len() / 3) as u64,
+                count: (m.indices.len() / 3) as u64,
+                global: model_start,
+            });
+        }
         // Appending to a primitive: an attribute present on one part only is dropped.
         let fresh = p.positions.is_empty();
         let base = p.positions.len() as u32;
@@ -275,7 +339,47 @@ pub fn read_obj(bytes: &[u8], file: &str, files: &dyn FileSource) -> Result<Impo
         }
         p.indices.extend(m.indices.iter().map(|&i| base + i));
     }
-    Ok(Imported { scene, warnings })
+    Ok(Imported {
+        scene,
+        warnings,
+        inputs: Vec::new(),
+        obj_lines: lines,
+    })
+}
+
+/// The OBJ line of each triangle of an OBJ file's scene ([`Imported::obj_lines`]), for errors
+/// found after reading (a triangle outside a level's grid names its `f` line).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaceLines {
+    /// Per `f` statement with at least three corners, in file order: its line and the number
+    /// of triangles before it.
+    faces: Vec<(usize, u64)>,
+    segments: Vec<Segment>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Segment {
+    mesh: usize,
+    primitive: usize,
+    /// First triangle of the part in the primitive, and how many.
+    first: u64,
+    count: u64,
+    /// Its first triangle's number among all of the file's triangles.
+    global: u64,
+}
+
+impl FaceLines {
+    /// The 1-based line of the `f` statement that made triangle `triangle` of
+    /// `meshes[mesh].primitives[primitive]`.
+    pub fn line(&self, mesh: usize, primitive: usize, triangle: usize) -> Option<usize> {
+        let t = triangle as u64;
+        let seg = self.segments.iter().find(|s| {
+            s.mesh == mesh && s.primitive == primitive && (s.first..s.first + s.count).contains(&t)
+        })?;
+        let g = seg.global + (t - seg.first);
+        let k = self.faces.partition_point(|&(_, before)| before <= g);
+        self.faces.get(k.checked_sub(1)?).map(|&(line, _)| line)
+    }
 }
 
 /// Append one part's set to a primitive's first set (UVs or colours), dropping it when only
@@ -343,17 +447,49 @@ impl BufRead for LineReader<'_> {
 /// per input line: trimmed, `mtllib` and `l` lines blanked, colours stripped when partial).
 struct Prescan {
     text: String,
+    /// `f` statements of 3+ corners: line, triangles before it; and the triangles in all.
+    faces: Vec<(usize, u64)>,
+    triangles: u64,
     materials: Vec<String>,
     mtllibs: Vec<(usize, String)>,
     warnings: Vec<String>,
 }
 
-/// Scan the OBJ lines; `Err((line, message))` for bad numbers and indices.
-fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
+/// The 1-based line of the end of `bytes` (LF, CR LF or lone CR line ends).
+fn line_of(bytes: &[u8]) -> usize {
+    let mut line = 1;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+            line += 1;
+        }
+    }
+    line
+}
+
+/// Why [`prescan`] refused the text.
+enum ScanError {
+    /// A bad statement: its line and what is wrong.
+    Bad(usize, String),
+    /// The faces make more triangles than the limit (at `line`).
+    Limit { line: usize, count: u64, limit: u64 },
+}
+
+impl From<(usize, String)> for ScanError {
+    fn from((l, m): (usize, String)) -> ScanError {
+        ScanError::Bad(l, m)
+    }
+}
+
+/// Scan the OBJ lines; errors for bad numbers and indices (with their line) and for more
+/// triangles than `max_triangles`.
+fn prescan(text: &str, max_triangles: u64) -> Result<Prescan, ScanError> {
     let lines: Vec<&str> = text.lines().collect();
     let (mut nv, mut nvt, mut nvn, mut ncol) = (0usize, 0usize, 0usize, 0usize);
-    // largest positive index per kind, with its line: checked against the totals at the end
-    let mut max_ref = [(0usize, 0usize); 3];
+    let mut triangles = 0u64;
+    let mut faces: Vec<(usize, u64)> = Vec::new();
+    // positive indices past what was defined so far (forward references), per kind, in file
+    // order with their line: checked against the totals at the end, the first bad one reported
+    let mut forward: [Vec<(usize, usize)>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     let mut materials: Vec<String> = Vec::new();
     let mut mtllibs = Vec::new();
     let mut warnings = Vec::new();
@@ -370,11 +506,11 @@ fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
                 let vals: Vec<&str> = words.collect();
                 for w in &vals {
                     if w.parse::<f32>().is_err() {
-                        return Err((ln, format!("bad number {w:?} in a vertex")));
+                        return Err((ln, format!("bad number {w:?} in a vertex")).into());
                     }
                 }
                 if vals.len() < 3 {
-                    return Err((ln, format!("vertex with {} coordinates", vals.len())));
+                    return Err((ln, format!("vertex with {} coordinates", vals.len())).into());
                 }
                 nv += 1;
                 if vals.len() >= 6 {
@@ -384,13 +520,27 @@ fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
             "vt" => nvt += 1,
             "vn" => nvn += 1,
             "f" => {
+                let corners = line.split_whitespace().count().saturating_sub(1) as u64;
+                if corners >= 3 {
+                    faces.push((ln, triangles));
+                }
+                triangles += corners.saturating_sub(2);
+                if triangles > max_triangles {
+                    return Err(ScanError::Limit {
+                        line: ln,
+                        count: triangles,
+                        limit: max_triangles,
+                    });
+                }
                 for w in words {
                     for (k, part) in w.split('/').enumerate().take(3) {
                         if part.is_empty() {
                             continue;
                         }
                         let Ok(x) = part.parse::<i64>() else {
-                            return Err((ln, format!("bad index {part:?} in face vertex {w:?}")));
+                            return Err(
+                                (ln, format!("bad index {part:?} in face vertex {w:?}")).into()
+                            );
                         };
                         let (count, what) = match k {
                             0 => (nv, "vertex"),
@@ -398,17 +548,18 @@ fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
                             _ => (nvn, "normal"),
                         };
                         if x == 0 {
-                            return Err((ln, format!("{what} index 0 (OBJ counts from 1)")));
+                            return Err((ln, format!("{what} index 0 (OBJ counts from 1)")).into());
                         }
                         if x < 0 {
                             if x.unsigned_abs() > count as u64 {
                                 return Err((
                                     ln,
                                     format!("relative {what} index {x} before the first one ({count} so far)"),
-                                ));
+                                )
+                                    .into());
                             }
-                        } else if x as u64 > max_ref[k].0 as u64 {
-                            max_ref[k] = (usize::try_from(x).unwrap_or(usize::MAX), ln);
+                        } else if x as u64 > count as u64 {
+                            forward[k].push((usize::try_from(x).unwrap_or(usize::MAX), ln));
                         }
                     }
                 }
@@ -441,12 +592,13 @@ fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
         .into_iter()
         .enumerate()
     {
-        let (max, ln) = max_ref[k];
-        if max > count {
+        // the first face (in file order) naming one past the end of the file
+        if let Some(&(x, ln)) = forward[k].iter().find(|&&(x, _)| x > count) {
             return Err((
                 ln,
-                format!("{what} index {max} out of range (the file has {count})"),
-            ));
+                format!("{what} index {x} out of range (the file has {count})"),
+            )
+                .into());
         }
     }
     if lines_dropped > 0 {
@@ -471,6 +623,8 @@ fn prescan(text: &str) -> Result<Prescan, (usize, String)> {
     }
     Ok(Prescan {
         text,
+        faces,
+        triangles,
         materials,
         mtllibs,
         warnings,
@@ -487,11 +641,14 @@ struct MtlMaterial {
     map_d: bool,
 }
 
-/// Parse an MTL library (lenient: a bad statement is a warning and is ignored).
+/// Parse an MTL library (lenient: a bad statement is a warning and is ignored). Warnings
+/// name lines and keywords, never the content (the file may not be an MTL at all).
 fn parse_mtl(bytes: &[u8]) -> (Vec<MtlMaterial>, Vec<String>) {
     let text = String::from_utf8_lossy(bytes);
     let mut mats: Vec<MtlMaterial> = Vec::new();
     let mut warnings = Vec::new();
+    let mut before_newmtl = 0usize;
+    let mut first_before: Option<usize> = None;
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;
         let line = raw.trim();
@@ -514,7 +671,8 @@ fn parse_mtl(bytes: &[u8]) -> (Vec<MtlMaterial>, Vec<String>) {
         }
         let Some(m) = mats.last_mut() else {
             if !kw.starts_with('#') {
-                warnings.push(format!("line {ln}: {kw} before any newmtl; ignored"));
+                before_newmtl += 1;
+                first_before.get_or_insert(ln);
             }
             continue;
         };
@@ -522,15 +680,15 @@ fn parse_mtl(bytes: &[u8]) -> (Vec<MtlMaterial>, Vec<String>) {
             "Kd" => match nums().as_deref() {
                 Some([r, g, b, ..]) => m.kd = [*r, *g, *b],
                 Some([v]) => m.kd = [*v; 3],
-                _ => warnings.push(format!("line {ln}: bad Kd {rest:?}; ignored")),
+                _ => warnings.push(format!("line {ln}: bad Kd value; ignored")),
             },
             "d" => match nums().as_deref() {
                 Some([v, ..]) => m.d = *v,
-                _ => warnings.push(format!("line {ln}: bad d {rest:?}; ignored")),
+                _ => warnings.push(format!("line {ln}: bad d value; ignored")),
             },
             "Tr" => match nums().as_deref() {
                 Some([v, ..]) => m.d = 1.0 - *v,
-                _ => warnings.push(format!("line {ln}: bad Tr {rest:?}; ignored")),
+                _ => warnings.push(format!("line {ln}: bad Tr value; ignored")),
             },
             "illum" => m.illum = rest.parse().ok(),
             // options (`-o 0 0`, …) before the file name are not interpreted: the last word
@@ -539,6 +697,13 @@ fn parse_mtl(bytes: &[u8]) -> (Vec<MtlMaterial>, Vec<String>) {
             "map_d" if !rest.is_empty() => m.map_d = true,
             _ => {}
         }
+    }
+    if let Some(first) = first_before {
+        warnings.push(if mats.is_empty() {
+            format!("not a material library (no newmtl statement; {before_newmtl} other line(s) from line {first}); not used")
+        } else {
+            format!("{before_newmtl} statement(s) before the first newmtl (from line {first}) ignored")
+        });
     }
     (mats, warnings)
 }

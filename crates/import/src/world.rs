@@ -9,6 +9,10 @@ pub struct Triangle {
     pub node: usize,
     /// That node's name (e.g. `tile_0012_m034`, `mat03_grp1`).
     pub node_name: String,
+    /// Index of its primitive in the node's mesh (for error messages: `meshes[m].primitives[p]`).
+    pub primitive: usize,
+    /// Index of its triangle in that primitive (the `k`-th index triple).
+    pub index: usize,
     /// Index into [`Scene::materials`] of its primitive.
     pub material: Option<usize>,
     /// Corner positions, world space.
@@ -35,6 +39,87 @@ pub struct Triangle {
 /// * Triangles with an index past the primitive's vertices are skipped; attribute sets whose
 ///   length differs from the positions' are left out (`None`).
 pub fn world_triangles(scene: &Scene, root: Option<usize>, include_hidden: bool) -> Vec<Triangle> {
+    let mut out = Vec::new();
+    visit(scene, root, include_hidden, |x, m| {
+        push_triangles(scene, x, m, &mut out);
+    });
+    out
+}
+
+/// The scene placed more triangles than a limit allows ([`world_triangles_limited`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("nodes[{node}] ({node_name}) brings the triangles placed to {count}, more than the limit of {limit} (Limits::max_instanced_triangles)")]
+pub struct TooManyTriangles {
+    /// The node whose mesh crossed the limit.
+    pub node: usize,
+    /// Its name.
+    pub node_name: String,
+    /// The triangles placed up to and including that node.
+    pub count: u64,
+    /// The limit.
+    pub limit: u64,
+}
+
+/// [`world_triangles`], refused when the nodes visited would place more than `limit`
+/// triangles (every node instancing a mesh counted): the triangles are counted before
+/// anything is allocated for them, and the vector is reserved fallibly.
+///
+/// # Errors
+/// [`TooManyTriangles`] naming the node that crossed the limit.
+pub fn world_triangles_limited(
+    scene: &Scene,
+    root: Option<usize>,
+    include_hidden: bool,
+    limit: usize,
+) -> Result<Vec<Triangle>, TooManyTriangles> {
+    let mut count = 0u64;
+    let mut over = None;
+    visit(scene, root, include_hidden, |x, _| {
+        if over.is_some() {
+            return;
+        }
+        let Some(mesh) = scene.nodes[x].mesh.and_then(|mi| scene.meshes.get(mi)) else {
+            return;
+        };
+        count += mesh
+            .primitives
+            .iter()
+            .map(|p| (p.indices.len() / 3) as u64)
+            .sum::<u64>();
+        if count > limit as u64 {
+            over = Some(TooManyTriangles {
+                node: x,
+                node_name: scene.nodes[x].name.clone(),
+                count,
+                limit: limit as u64,
+            });
+        }
+    });
+    if let Some(e) = over {
+        return Err(e);
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(count as usize)
+        .map_err(|_| TooManyTriangles {
+            node: root.unwrap_or(0),
+            node_name: String::from("(allocation failed)"),
+            count,
+            limit: limit as u64,
+        })?;
+    visit(scene, root, include_hidden, |x, m| {
+        push_triangles(scene, x, m, &mut out);
+    });
+    Ok(out)
+}
+
+/// Call `f(node, world matrix)` for every node under `root` (or the roots), depth first,
+/// each node once, hidden subtrees skipped unless `include_hidden`.
+fn visit(
+    scene: &Scene,
+    root: Option<usize>,
+    include_hidden: bool,
+    mut f: impl FnMut(usize, &[f64; 16]),
+) {
     let n = scene.nodes.len();
     let starts: Vec<usize> = match root {
         Some(r) => vec![r],
@@ -49,7 +134,6 @@ pub fn world_triangles(scene: &Scene, root: Option<usize>, include_hidden: bool)
             stack.extend(scene.nodes[x].children.iter().copied().filter(|&c| c < n));
         }
     }
-    let mut out = Vec::new();
     let mut seen = vec![false; n];
     for s in starts {
         if s >= n {
@@ -72,38 +156,45 @@ pub fn world_triangles(scene: &Scene, root: Option<usize>, include_hidden: bool)
                     stack.push((c, mul64(&m, &node_matrix(scene, c))));
                 }
             }
-            let Some(mesh) = node.mesh.and_then(|mi| scene.meshes.get(mi)) else {
-                continue;
-            };
-            let normal_m = inverse_transpose3(&m);
-            let mirrored = det3(&m) < 0.0;
-            for p in &mesh.primitives {
-                let nv = p.positions.len();
-                let uvs = p.uvs.first().filter(|s| s.len() == nv);
-                let cols = p.colors.first().filter(|s| s.len() == nv);
-                let nrm = (p.normals.len() == nv && nv > 0).then_some(&p.normals);
-                for t in p.indices.chunks_exact(3) {
-                    if t.iter().any(|&i| i as usize >= nv) {
-                        continue;
-                    }
-                    let mut c = [t[0] as usize, t[1] as usize, t[2] as usize];
-                    if mirrored {
-                        c.swap(1, 2);
-                    }
-                    out.push(Triangle {
-                        node: x,
-                        node_name: node.name.clone(),
-                        material: p.material,
-                        positions: c.map(|i| point(&m, p.positions[i])),
-                        uvs: uvs.map(|s| c.map(|i| s[i])),
-                        colours: cols.map(|s| c.map(|i| s[i])),
-                        normals: nrm.map(|s| c.map(|i| normal(&normal_m, s[i]))),
-                    });
-                }
-            }
+            f(x, &m);
         }
     }
-    out
+}
+
+/// The triangles of node `x`'s mesh under the world matrix `m`, appended to `out`.
+fn push_triangles(scene: &Scene, x: usize, m: &[f64; 16], out: &mut Vec<Triangle>) {
+    let node = &scene.nodes[x];
+    let Some(mesh) = node.mesh.and_then(|mi| scene.meshes.get(mi)) else {
+        return;
+    };
+    let normal_m = inverse_transpose3(m);
+    let mirrored = det3(m) < 0.0;
+    for (pi, p) in mesh.primitives.iter().enumerate() {
+        let nv = p.positions.len();
+        let uvs = p.uvs.first().filter(|s| s.len() == nv);
+        let cols = p.colors.first().filter(|s| s.len() == nv);
+        let nrm = (p.normals.len() == nv && nv > 0).then_some(&p.normals);
+        for (k, t) in p.indices.chunks_exact(3).enumerate() {
+            if t.iter().any(|&i| i as usize >= nv) {
+                continue;
+            }
+            let mut c = [t[0] as usize, t[1] as usize, t[2] as usize];
+            if mirrored {
+                c.swap(1, 2);
+            }
+            out.push(Triangle {
+                node: x,
+                node_name: node.name.clone(),
+                primitive: pi,
+                index: k,
+                material: p.material,
+                positions: c.map(|i| point(m, p.positions[i])),
+                uvs: uvs.map(|s| c.map(|i| s[i])),
+                colours: cols.map(|s| c.map(|i| s[i])),
+                normals: nrm.map(|s| c.map(|i| normal(&normal_m, s[i]))),
+            });
+        }
+    }
 }
 
 fn node_matrix(scene: &Scene, i: usize) -> [f64; 16] {

@@ -705,7 +705,10 @@ mod tests {
     fn limits_refuse_a_declared_size_before_decoding() {
         let plain: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
         let c = compress(&plain).unwrap();
-        let small = levelgeom_binary::Limits { max_decoded: 4999 };
+        let small = levelgeom_binary::Limits {
+            max_decoded: 4999,
+            ..levelgeom_binary::Limits::DEFAULT
+        };
         assert_eq!(
             decompress_with(&c, &small),
             Err(LzhufError::TooLarge {
@@ -713,7 +716,10 @@ mod tests {
                 limit: 4999
             })
         );
-        let enough = levelgeom_binary::Limits { max_decoded: 5000 };
+        let enough = levelgeom_binary::Limits {
+            max_decoded: 5000,
+            ..levelgeom_binary::Limits::DEFAULT
+        };
         assert_eq!(decompress_with(&c, &enough).unwrap(), plain);
     }
 }

@@ -55,6 +55,10 @@ pub struct Args {
     /// Texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`. WAD only.
     #[arg(long)]
     pub default_tex: Option<u16>,
+    /// Let the mesh grow the grid past 256 cells a side or to more than 4× its cells
+    /// (otherwise refused, saying by how much). WAD only.
+    #[arg(long)]
+    pub allow_grow: bool,
     /// X-Ray: remove every visual the mesh file does not hold, even when it looks like a
     /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
     #[arg(long)]
@@ -103,10 +107,14 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
                 ZoneMode::Keep => Zones::Keep,
             },
             default_tex: args.default_tex,
+            allow_grow: args.allow_grow,
         },
     )?;
     report::warnings(&r.warnings);
+    // every file read: the base, the mesh and the companions it named, the collision file
+    // (given or found beside the mesh); compared by real path and (device, inode)
     let mut protect = vec![base.path(), args.mesh.as_path()];
+    protect.extend(r.inputs.iter().map(PathBuf::as_path));
     if let Some(c) = &args.collision {
         protect.push(c.as_path());
     }
@@ -145,9 +153,15 @@ fn run_xray(
     base: &levelgeom_core::LevelFile,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    if args.rebuild || args.keep_tiles || args.zones.is_some() || args.default_tex.is_some() {
+    if args.rebuild
+        || args.keep_tiles
+        || args.zones.is_some()
+        || args.default_tex.is_some()
+        || args.allow_grow
+    {
         return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--rebuild, --keep-tiles, --zones and --default-tex (WAD options)",
+            option:
+                "--rebuild, --keep-tiles, --zones, --default-tex and --allow-grow (WAD options)",
             file: base.display_name(),
             format: base.format().description(),
         }
@@ -164,6 +178,7 @@ fn run_xray(
     )?;
     let mut protect = vec![base.path().to_path_buf(), args.mesh.clone()];
     protect.extend(base.companions());
+    protect.extend(r.inputs.iter().cloned());
     if let Some(c) = &args.collision {
         protect.push(c.clone());
     }

@@ -177,7 +177,10 @@ fn limits_reach_the_decoders_of_compressed_chunks() {
     // the independent v14_lzhuf level.geom keeps its vertex buffer chunk LZHUF-compressed
     let geom = crate::workspace("crates/xray/tests/data/independent/v14_lzhuf/level.geom");
     assert!(levelgeom_core::open(&geom).is_ok());
-    let tight = levelgeom_core::Limits { max_decoded: 64 };
+    let tight = levelgeom_core::Limits {
+        max_decoded: 64,
+        ..levelgeom_core::Limits::DEFAULT
+    };
     let e = levelgeom_core::open_with(&geom, tight).unwrap_err();
     let text = e.to_string();
     assert!(

@@ -4,6 +4,7 @@
 
 mod corrupt;
 mod gltf;
+mod hostile;
 mod obj;
 mod roundtrip;
 mod util;

@@ -77,6 +77,26 @@ pub fn cell_square(cx: i64, cz: i64) -> ([f64; 2], [f64; 2]) {
     ([x0, x0 + 1.0], [z1 - 1.0, z1])
 }
 
+/// How many cells [`cells`] would test for the triangle: its xz bounding box in cells, clamped
+/// as [`cells`] clamps it (at most (MAX_GRID + 2)²). Checked against a limit before the cells
+/// are listed: one triangle spanning the 4096 × 4096 grid would otherwise be clipped into 16
+/// million pieces.
+pub fn cell_span(t: &WorldTri) -> u64 {
+    let (mut xl, mut xh, mut zl, mut zh) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for p in &t.p {
+        xl = xl.min(p[0]);
+        xh = xh.max(p[0]);
+        zl = zl.min(p[2]);
+        zh = zh.max(p[2]);
+    }
+    let eps = 1e-6;
+    let lim = f64::from(super::MAX_GRID);
+    let cell = |v: f64| v.floor().clamp(-1.0, lim) as i64;
+    let w = cell(xh + eps) - cell(xl - eps) + 1;
+    let h = cell(-zl + eps) - cell(-zh - eps) + 1;
+    w.max(0) as u64 * h.max(0) as u64
+}
+
 /// The cells (cx, cz) whose square the triangle's xz projection overlaps (see the module
 /// docs), within −1 ..= [`super::MAX_GRID`] (a triangle reaching further gets the edge cells
 /// only). Cells with negative indices are included; the caller drops them.

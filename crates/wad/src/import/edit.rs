@@ -360,12 +360,16 @@ pub fn edit(
         let own = if k == Kind::Floor { 0 } else { 1 };
         let (material, group) =
             nearest(&polys, c, k, new_from.get(i).copied().flatten()).unwrap_or((0, own));
-        tris.push(collision::WorldTri {
-            p,
-            n: nrm,
-            material,
-            group,
-        });
+        tris.push((
+            "mesh",
+            i,
+            collision::WorldTri {
+                p,
+                n: nrm,
+                material,
+                group,
+            },
+        ));
     }
     let mut strip: BTreeSet<(u8, u8)> = BTreeSet::new();
     match collision {

@@ -73,6 +73,15 @@ use uvfit::{Entries, LookSource};
 pub const FLOOR_MIN_NY: f32 = 0.7;
 /// The largest grid side an import may grow to.
 pub const MAX_GRID: u32 = 4096;
+/// The largest grid side an import grows to without [`ImportOptions::allow_grow`]: the game's
+/// levels are 96 × 96 cells in every sample measured (spec `argonaut-wad.md` §8, ENG
+/// `REVERSED/tools/verify_map.py` on 5 levels); the largest grid of all the game's levels is
+/// not known to us, so 256 leaves room without letting a stray vertex make a 4096 × 4096 grid
+/// (a 67 MB WAD).
+pub const SANE_GRID_SIDE: u32 = 256;
+/// Growing the grid to more than this many times its cells needs
+/// [`ImportOptions::allow_grow`].
+pub const SANE_GROWTH: u64 = 4;
 /// The MAP colour word of white (0x80 per channel, byte 3 = 0).
 pub const WHITE_WORD: u32 = 0x0080_8080;
 
@@ -123,6 +132,12 @@ pub struct ImportOptions {
     pub default_tex: Option<u16>,
     /// The largest UV difference (normalised page units) still counted as a fit.
     pub uv_tolerance: f32,
+    /// Let the grid grow past [`SANE_GRID_SIDE`] cells a side or to more than [`SANE_GROWTH`]
+    /// times its cells (otherwise [`ImportError::GridGrowth`]).
+    pub allow_grow: bool,
+    /// The most grid cells one collision triangle may touch
+    /// ([`levelgeom_binary::Limits::max_cells_per_triangle`]).
+    pub max_cells_per_triangle: u64,
 }
 
 impl Default for ImportOptions {
@@ -132,6 +147,8 @@ impl Default for ImportOptions {
             zones: Zones::Keep,
             default_tex: None,
             uv_tolerance: 1e-3,
+            allow_grow: false,
+            max_cells_per_triangle: levelgeom_binary::Limits::DEFAULT.max_cells_per_triangle,
         }
     }
 }
@@ -293,6 +310,31 @@ pub enum ImportError {
         /// New z.
         z: f32,
     },
+    /// The mesh would grow the grid past a sane bound ([`SANE_GRID_SIDE`], [`SANE_GROWTH`])
+    /// without [`ImportOptions::allow_grow`].
+    #[error("the mesh grows the grid from {}×{} to {}×{} cells ({:.1}× the cells{}); pass --allow-grow to allow it", before.0, before.1, after.0, after.1, *after_cells as f64 / (*before_cells).max(1) as f64, if after.0.max(after.1) > SANE_GRID_SIDE { format!(", past {SANE_GRID_SIDE} cells a side") } else { String::new() })]
+    GridGrowth {
+        /// The base's grid.
+        before: (u32, u32),
+        /// The grid the mesh needs.
+        after: (u32, u32),
+        /// Cells before.
+        before_cells: u64,
+        /// Cells after.
+        after_cells: u64,
+    },
+    /// One collision triangle touches more grid cells than the limit.
+    #[error("{what} triangle {index}: its bounding box covers {cells} grid cells, more than the limit of {limit} (Limits::max_cells_per_triangle)")]
+    TooManyCells {
+        /// `collision`, or `mesh` when the collision is derived from it.
+        what: &'static str,
+        /// Triangle index.
+        index: usize,
+        /// Cells of its bounding box.
+        cells: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A collision group is not 0, 1 or 2.
     #[error("collision triangle {index}: group {group} is not 0, 1 or 2")]
     BadGroup {
@@ -445,7 +487,7 @@ pub(crate) struct Cut {
 /// docs: [`tiling`], [`collision`]); counts go into `sum`.
 pub(crate) fn cut(
     mesh: &[MeshTriangle],
-    tris: &[WorldTri],
+    tris: &[IndexedTri],
     frame: &Frame<'_>,
     opts: &ImportOptions,
     sum: &mut ImportSummary,
@@ -509,7 +551,16 @@ pub(crate) fn cut(
     }
 
     let mut pieces: BTreeMap<(u32, u32, i64), Vec<Piece>> = BTreeMap::new();
-    for t in tris {
+    for (what, i, t) in tris {
+        let span = collision::cell_span(t);
+        if span > opts.max_cells_per_triangle {
+            return Err(ImportError::TooManyCells {
+                what,
+                index: *i,
+                cells: span,
+                limit: opts.max_cells_per_triangle,
+            });
+        }
         for (cx, cz) in collision::cells(t) {
             let ok = |v: i64| (0..i64::from(MAX_GRID)).contains(&v);
             if !ok(cx) || !ok(cz) {
@@ -533,6 +584,20 @@ pub(crate) fn cut(
             frame.grid_before.1.max(max_cz + 1),
         )
     };
+    let cells_of = |g: (u32, u32)| u64::from(g.0) * u64::from(g.1);
+    let (before_cells, after_cells) = (cells_of(frame.grid_before), cells_of(grid));
+    if !opts.allow_grow
+        && grid != frame.grid_before
+        && (after_cells > SANE_GROWTH.saturating_mul(before_cells.max(1))
+            || grid.0.max(grid.1) > SANE_GRID_SIDE)
+    {
+        return Err(ImportError::GridGrowth {
+            before: frame.grid_before,
+            after: grid,
+            before_cells,
+            after_cells,
+        });
+    }
 
     // Models and tiles, cell by cell (row z, then x, then band).
     let mut keys: Vec<(u32, u32, i64)> = cells.keys().chain(pieces.keys()).copied().collect();
@@ -585,12 +650,16 @@ pub(crate) fn cut(
     })
 }
 
+/// A collision triangle with where it came from (`collision` or `mesh`, and its index there),
+/// for errors.
+pub(crate) type IndexedTri = (&'static str, usize, WorldTri);
+
 /// Collision triangles given by the user, checked (finite, group 0..=2); degenerate ones are
 /// counted and dropped.
 pub(crate) fn given_collision(
     list: &[CollisionTriangle],
     sum: &mut ImportSummary,
-) -> Result<Vec<WorldTri>, ImportError> {
+) -> Result<Vec<IndexedTri>, ImportError> {
     let mut tris = Vec::with_capacity(list.len());
     for (i, t) in list.iter().enumerate() {
         if !finite3(&t.positions) {
@@ -607,12 +676,16 @@ pub(crate) fn given_collision(
         }
         let p = t.positions.map(to64);
         match collision::tri_normal(&p) {
-            Some(n) => tris.push(WorldTri {
-                p,
-                n,
-                material: t.material,
-                group: t.group,
-            }),
+            Some(n) => tris.push((
+                "collision",
+                i,
+                WorldTri {
+                    p,
+                    n,
+                    material: t.material,
+                    group: t.group,
+                },
+            )),
             None => sum.collision_degenerate += 1,
         }
     }
@@ -621,9 +694,9 @@ pub(crate) fn given_collision(
 
 /// Collision derived from render triangles: floors (group 0) and walls (group 1), material 0;
 /// ceilings are skipped, degenerate triangles counted and dropped (see the module docs).
-pub(crate) fn derive_collision(mesh: &[MeshTriangle], sum: &mut ImportSummary) -> Vec<WorldTri> {
+pub(crate) fn derive_collision(mesh: &[MeshTriangle], sum: &mut ImportSummary) -> Vec<IndexedTri> {
     let mut tris = Vec::new();
-    for t in mesh {
+    for (i, t) in mesh.iter().enumerate() {
         let p = t.positions.map(to64);
         let Some(n) = collision::tri_normal(&p) else {
             sum.collision_degenerate += 1;
@@ -634,12 +707,16 @@ pub(crate) fn derive_collision(mesh: &[MeshTriangle], sum: &mut ImportSummary) -
             continue;
         }
         let group = if ny > FLOOR_MIN_NY { 0 } else { 1 };
-        tris.push(WorldTri {
-            p,
-            n,
-            material: 0,
-            group,
-        });
+        tris.push((
+            "mesh",
+            i,
+            WorldTri {
+                p,
+                n,
+                material: 0,
+                group,
+            },
+        ));
     }
     tris
 }

@@ -636,3 +636,115 @@ fn edit_refuses_hostile_parts_without_panicking() {
     assert_eq!(added.len(), 1, "{hits:?}");
     assert!((added[0].y - 0.5).abs() < 1e-3, "{hits:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile meshes (issue 24)
+
+fn tri(p: [[f32; 3]; 3]) -> MeshTriangle {
+    MeshTriangle {
+        positions: p,
+        uvs: None,
+        colours: None,
+        material: "page_00".into(),
+    }
+}
+
+#[test]
+fn one_triangle_spanning_the_whole_grid_is_refused_before_tiling() {
+    let base = demo();
+    // a floor triangle whose xz box covers x 0..4095.5, z −4095.5..0: 4096 × 4096 cells
+    // = 16,777,216 > 65,536 (2^16, the default limit), checked before the cells are listed
+    let big = [[0.5, 0.0, -0.5], [4095.5, 0.0, -0.5], [0.5, 0.0, -4095.5]];
+    let e = import(&base, &[tri(big)], None, &ImportOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ImportError::TooManyCells {
+                what: "mesh",
+                index: 0,
+                cells: 16_777_216,
+                limit: 65_536
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("Limits::max_cells_per_triangle"),
+        "{e}"
+    );
+    // as a given collision triangle (with a small render mesh), and with 1e6 coordinates
+    // (clamped one cell past each edge: 4098 × 4098)
+    let render = quad_tris(3.2, -3.2, 0.0, "page_00");
+    for (p, cells) in [
+        (big, 16_777_216u64),
+        (
+            [[-1e6, 0.0, 1e6], [1e6, 0.0, 1e6], [-1e6, 0.0, -1e6]],
+            4098 * 4098,
+        ),
+    ] {
+        let coll = [CollisionTriangle {
+            positions: p,
+            material: 0,
+            group: 0,
+        }];
+        let e = import(&base, &render, Some(&coll), &ImportOptions::default()).unwrap_err();
+        match e {
+            ImportError::TooManyCells {
+                what: "collision",
+                index: 0,
+                cells: c,
+                ..
+            } => assert_eq!(c, cells),
+            e => panic!("{e}"),
+        }
+    }
+}
+
+#[test]
+fn growing_the_grid_past_a_sane_bound_needs_allow_grow() {
+    let base = demo();
+    // one small triangle near x = 4095 would grow 16×16 to 4096×1
+    let far = [
+        [4095.1, 0.0, -0.2],
+        [4095.4, 0.0, -0.2],
+        [4095.1, 0.0, -0.6],
+    ];
+    let e = import(&base, &[tri(far)], None, &ImportOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ImportError::GridGrowth {
+                before: (16, 16),
+                after: (4096, 16),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // 4096 × 16 / 256 = 256 times the cells, past 256 a side
+    assert_eq!(
+        e.to_string(),
+        "the mesh grows the grid from 16×16 to 4096×16 cells (256.0× the cells, past 256 cells a \
+         side); pass --allow-grow to allow it"
+    );
+    let opts = ImportOptions {
+        allow_grow: true,
+        ..ImportOptions::default()
+    };
+    let (out, s) = import(&base, &[tri(far)], None, &opts).unwrap();
+    assert_eq!(s.grid_after, (4096, 16));
+    assert_eq!(out.map().unwrap().grid_w, 4096);
+    // growing to 4× the cells or less, within 256 a side, needs nothing: 16×16 → 32×32
+    let near = [[31.1, 0.0, -31.2], [31.4, 0.0, -31.2], [31.1, 0.0, -31.6]];
+    let (_, s) = import(&base, &[tri(near)], None, &ImportOptions::default()).unwrap();
+    assert_eq!(s.grid_after, (32, 32));
+    // 33×33 is more than 4× the cells
+    let past = [[32.1, 0.0, -32.2], [32.4, 0.0, -32.2], [32.1, 0.0, -32.6]];
+    assert!(matches!(
+        import(&base, &[tri(past)], None, &ImportOptions::default()),
+        Err(ImportError::GridGrowth {
+            after: (33, 33),
+            ..
+        })
+    ));
+}

@@ -201,10 +201,20 @@ fn broken_files_are_refused_with_a_reason_before_allocating() {
     assert!(t.contains("no pixels"), "{t}");
     // the decoded size obeys the limits: 32×32 → 4096 bytes
     let f = w::file(32, 32, 1, PixelFormat::fourcc(b"DXT1"), &[0; 512]);
-    let small = Limits { max_decoded: 4000 };
+    let small = Limits {
+        max_decoded: 4000,
+        ..Limits::DEFAULT
+    };
     let t = decode(&f, &small).unwrap_err().to_string();
     assert!(t.contains("above the limit of 4000"), "{t}");
-    assert!(decode(&f, &Limits { max_decoded: 4096 }).is_ok());
+    assert!(decode(
+        &f,
+        &Limits {
+            max_decoded: 4096,
+            ..Limits::DEFAULT
+        }
+    )
+    .is_ok());
 }
 
 /// A copy of the real fixture in a temporary folder (so files can be put beside `level`).
@@ -539,6 +549,7 @@ fn damaged_dds_files_never_panic() {
     ];
     let limits = Limits {
         max_decoded: 1 << 20,
+        ..Limits::DEFAULT
     };
     let mut answered = 0;
     for f in &samples {
