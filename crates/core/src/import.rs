@@ -203,6 +203,22 @@ fn locate(imported: &Imported, t: &Triangle) -> String {
     )
 }
 
+/// Refuse a scene that places more than `Limits::max_instanced_triangles` triangles (every
+/// node instancing a mesh counted; hidden nodes too), before an importer builds anything.
+fn placed_within_limit(scene: &Scene, file: &Path) -> Result<()> {
+    levelgeom_import::count_world_triangles(
+        scene,
+        None,
+        true,
+        levelgeom_binary::Limits::DEFAULT.max_instanced_triangles,
+    )
+    .map(|_| ())
+    .map_err(|e| Error::Unsupported {
+        file: file.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
 /// The world triangles under `root`, within what is left of the instanced-triangle budget.
 fn flatten(
     scene: &Scene,
@@ -248,11 +264,19 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
                 "portals",
             ]
             .map(|n| root(scene, n));
-            let mut all = Vec::new();
-            for &r in scene.roots.iter().filter(|r| !skip.contains(&Some(**r))) {
-                all.extend(flatten(scene, Some(r), false, &mut budget, file)?);
-            }
-            all
+            let starts: Vec<usize> = scene
+                .roots
+                .iter()
+                .copied()
+                .filter(|r| !skip.contains(&Some(*r)))
+                .collect();
+            // one pass over all the roots (a pass per root was quadratic in the nodes)
+            levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(|e| {
+                Error::Unsupported {
+                    file: file.display().to_string(),
+                    message: e.to_string(),
+                }
+            })?
         }
     };
     let tris: Vec<Triangle> = tris
@@ -581,6 +605,7 @@ impl LevelFile {
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         let imported = read(mesh)?;
+        placed_within_limit(&imported.scene, mesh)?;
         let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
@@ -598,6 +623,7 @@ impl LevelFile {
         let (collision, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
+                placed_within_limit(&ci.scene, c)?;
                 warnings.extend(fold_reader_warnings(&ci.warnings));
                 inputs.extend(ci.inputs.iter().cloned());
                 (Some(ci.scene), c.display().to_string())
