@@ -153,7 +153,8 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
     let Some(found) = names
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| std::fs::symlink_metadata(p).is_ok())
+        // not `is_file`: a symlink out, a FIFO or a device of that name is found, and refused
+        .find(|p| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir()))
     else {
         return Ok(None);
     };
