@@ -195,6 +195,20 @@ fn unflatten(
             match o {
                 Some(Origin::Level(s)) => s,
                 Some(Origin::Inline(_)) => continue,
+                // a buffer the view made (detail patch quads): no bytes of the level
+                None if k < fvbs.len() => {
+                    if fvbs[k].data == ib.data {
+                        continue;
+                    }
+                    return Err(err(
+                        version,
+                        format!(
+                            "the quads of a detail patch visual (view vertex buffer {k}) were \
+                             edited; a detail patch (OGF_DPATCH sprites) has no form for them: \
+                             leave it unedited or delete it"
+                        ),
+                    ));
+                }
                 None => {
                     // a buffer the import started: beside an old buffer of the same layout
                     // with room for it (xrLC's 65,535 vertices), else a new one
@@ -454,7 +468,9 @@ fn unflatten(
                 origin.get(ig.vb_index as usize).copied().flatten(),
                 Some(Origin::Inline(_))
             );
-            if vchanged || inline {
+            // strips written as a normal visual need their containers at the top level
+            let restrip = strips && geometry_changed;
+            if vchanged || inline || restrip {
                 match place(&ig)? {
                     Place::Level(r) => set_or_push(
                         &mut v,
@@ -485,7 +501,10 @@ fn unflatten(
             }
             let same_range = (ig.ib_index, ig.ib_offset, ig.ib_count)
                 == (fg.ib_index, fg.ib_offset, fg.ib_count);
-            if !same_range || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig) {
+            if restrip
+                || !same_range
+                || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig)
+            {
                 indices_changed = true;
                 let k = ig.ib_index as usize;
                 let idx: Vec<u16> = iibs
