@@ -309,6 +309,20 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             }
         ));
     }
+    // the layout of the target build that is written (module docs)
+    loss.notes.push(match to {
+        12 => "visuals written as XRLC 12's last layout has them: OGF 4 with OGF_VCONTAINER + \
+               OGF_ICONTAINER (builds 1935–2218, xrLC of 2004-08-19 .. 2005-01); the OGF 3 \
+               layout of earlier XRLC 12 builds is not written"
+            .to_string(),
+        4 => "visuals written as OGF 2 (what blender-xray reads in XRLC 4 levels; no engine \
+              source of XRLC 4 is public)"
+            .to_string(),
+        _ => format!(
+            "visuals written as OGF 3, the format XRLC {to}'s engine loads (xrOGF_FormatVersion 3 \
+             from the engine of 2002-01-15 until 2004-08-18)"
+        ),
+    });
     if out.geomx.is_some() {
         loss.notes.push(format!(
             "level.geomx (the fast depth-pass copy) is not written: XRLC {to} has none"
