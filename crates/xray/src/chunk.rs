@@ -109,7 +109,8 @@ pub enum Context {
     VisualV3,
     /// Inside an OGF format 2 visual.
     VisualV2,
-    /// Inside an OGF 3 `OGF_P_LODS`: one chunk per detail level, each an OGF 3 chunk list.
+    /// Inside an OGF 3 `OGF_P_LODS`: one chunk per detail level, each an OGF 3 chunk list (read
+    /// by [`crate::ogf`]; chunk listings stop at the level).
     Lods,
     /// Inside `fsL_SECTORS`: one chunk per sector.
     Sectors,
@@ -217,7 +218,8 @@ pub fn name(ctx: Context, id: u32) -> Name {
                 _ => indexed("chunk", None),
             }
         }
-        Context::Lods => indexed("lod", Some(Context::VisualV3)),
+        // (not walked further: the nesting of OGF_P_LODS is not bounded by the format)
+        Context::Lods => indexed("lod", None),
         Context::Visuals => indexed("visual", Some(Context::Visual)),
         Context::Visual => match id {
             ogf::HEADER => named("OGF_HEADER", None),

@@ -485,6 +485,9 @@ fn f3(r: &mut Reader<'_>) -> Result<[f32; 3], ReadError> {
 struct Dialect {
     format: u8,
     version: u16,
+    /// Inside `OGF_FASTPATH` or an `OGF_P_LODS` level: those chunks do not nest again (a
+    /// nested one is kept raw), which bounds the recursion on hostile input.
+    nested: bool,
 }
 
 impl Dialect {
@@ -594,7 +597,9 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
             ib_offset: r.u32()?,
             ib_count: r.u32()?,
         }),
-        Some(Kind::FastPath) => OgfChunk::FastPath(read_chunks(d, r)?),
+        Some(Kind::FastPath) if !d.nested => {
+            OgfChunk::FastPath(read_chunks(Dialect { nested: true, ..d }, r)?)
+        }
         Some(Kind::TextureL) => OgfChunk::TextureL {
             texture: r.u32()?,
             shader: r.u32()?,
@@ -634,8 +639,11 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
             }
             OgfChunk::DPatches(v)
         }
-        Some(Kind::PLods) => {
-            OgfChunk::PLods(chunk::read_all(r, Context::Lods, |_, b| read_chunks(d, b))?)
+        Some(Kind::PLods) if !d.nested => {
+            let inner = Dialect { nested: true, ..d };
+            OgfChunk::PLods(chunk::read_all(r, Context::Lods, |_, b| {
+                read_chunks(inner, b)
+            })?)
         }
         _ => OgfChunk::Raw(r.take_rest().to_vec()),
     };
@@ -818,7 +826,14 @@ impl Visual {
             _ => 4,
         };
         Ok(Visual {
-            chunks: read_chunks(Dialect { format, version }, r)?,
+            chunks: read_chunks(
+                Dialect {
+                    format,
+                    version,
+                    nested: false,
+                },
+                r,
+            )?,
         })
     }
 
@@ -858,10 +873,13 @@ impl Visual {
     }
 
     /// The engine's name of this visual's type, for OGF 4 and (through
-    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`).
+    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`);
+    /// OGF 3's own types 6 and 10 are `detail_patch` and `progressive_strips`.
     pub fn type_name(&self) -> &'static str {
         match (self.header(), self.short_header()) {
             (Some(h), _) => model_type::name(h.model_type),
+            (None, Some((3, model_type_v3::DETAIL_PATCH, _))) => "detail_patch",
+            (None, Some((3, model_type_v3::PROGRESSIVE2, _))) => "progressive_strips",
             (None, Some((3, t, _))) => model_type::name(model_type_v3::to_v4(t)),
             (None, Some((_, t, _))) => model_type::name(t),
             _ => "unknown",

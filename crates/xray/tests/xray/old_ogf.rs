@@ -362,6 +362,13 @@ fn progressive_strips_and_detail_patches_of_2002_read_rebuild_and_export() {
             assert_eq!(dp[0].1, &[3, 6, 0, 0], "{what}");
             let d = dp.iter().find(|c| c.0 == 15).unwrap().1;
             assert_eq!(d.len(), 64);
+            // info names both types
+            let info = serde_json::to_value(Info::read("level", &bytes).unwrap()).unwrap();
+            let ty = |k: usize| info["visuals"][k]["type"].as_str().unwrap().to_string();
+            assert_eq!(
+                (ty(n - 2), ty(n - 1)),
+                ("progressive_strips".into(), "detail_patch".into())
+            );
             // the hierarchy lists both
             let root = &back.visuals()[n - 3];
             assert!(root.children().ends_with(&[n as u32 - 2, n as u32 - 1]));
@@ -484,4 +491,32 @@ fn a_detail_patch_chunk_of_another_size_is_kept_raw() {
         back.visuals().last().unwrap().chunks.last().unwrap().value,
         OgfChunk::Raw(_)
     ));
+}
+
+#[test]
+fn nested_p_lods_are_read_one_level_deep_and_kept() {
+    // hostile input: OGF_P_LODS inside a detail level inside OGF_P_LODS … 2000 deep. The
+    // reader reads one level of detail levels and keeps anything nested deeper raw (no
+    // unbounded recursion), and writes the bytes back unchanged
+    fn chunk(id: u32, body: &[u8]) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend((body.len() as u32).to_le_bytes());
+        v.extend_from_slice(body);
+        v
+    }
+    let mut inner = chunk(8, &[0, 0, 0, 0]);
+    for _ in 0..2000 {
+        inner = chunk(16, &chunk(0, &inner));
+    }
+    let mut bytes = chunk(1, &[3, 10, 0, 0]);
+    bytes.extend(inner);
+    let mut r = levelgeom_binary::Reader::new(&bytes);
+    let v = levelgeom_xray::ogf::Visual::read_in(&mut r, 5).unwrap();
+    let OgfChunk::PLods(levels) = &v.chunks[1].value else {
+        panic!("{:?}", v.chunks[1].value)
+    };
+    assert!(matches!(levels[0].value[0].value, OgfChunk::Raw(_)));
+    let mut w = levelgeom_binary::Writer::new();
+    v.write(&mut w).unwrap();
+    assert_eq!(w.into_inner(), bytes);
 }
