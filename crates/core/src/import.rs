@@ -163,7 +163,8 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
     let Some(found) = names
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| std::fs::symlink_metadata(p).is_ok())
+        // not `is_file`: a symlink out, a FIFO or a device of that name is found, and refused
+        .find(|p| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir()))
     else {
         return Ok(None);
     };
@@ -211,6 +212,22 @@ fn locate(imported: &Imported, t: &Triangle) -> String {
         t.primitive,
         t.index
     )
+}
+
+/// Refuse a scene that places more than `Limits::max_instanced_triangles` triangles (every
+/// node instancing a mesh counted; hidden nodes too), before an importer builds anything.
+fn placed_within_limit(scene: &Scene, file: &Path) -> Result<()> {
+    levelgeom_import::count_world_triangles(
+        scene,
+        None,
+        true,
+        levelgeom_binary::Limits::DEFAULT.max_instanced_triangles,
+    )
+    .map(|_| ())
+    .map_err(|e| Error::Unsupported {
+        file: file.display().to_string(),
+        message: e.to_string(),
+    })
 }
 
 /// The world triangles under `root`, within what is left of the instanced-triangle budget.
@@ -289,7 +306,7 @@ fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
 /// most `Limits::max_instanced_triangles` placed. None at all is refused: a scene whose nodes
 /// reach no mesh (all in a cycle, say) would otherwise remove every tile.
 fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
-    let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
+    let budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     let skip = [
         "collision",
         "swap",
@@ -298,10 +315,19 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         "portals",
     ]
     .map(|n| root(scene, n));
-    let mut tris = Vec::new();
-    for &r in scene.roots.iter().filter(|r| !skip.contains(&Some(**r))) {
-        tris.extend(flatten(scene, Some(r), false, &mut budget, file)?);
-    }
+    let starts: Vec<usize> = scene
+        .roots
+        .iter()
+        .copied()
+        .filter(|r| !skip.contains(&Some(*r)))
+        .collect();
+    // one pass over all the roots (a pass per root was quadratic in the nodes)
+    let tris = levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(|e| {
+        Error::Unsupported {
+            file: file.display().to_string(),
+            message: e.to_string(),
+        }
+    })?;
     let tris: Vec<Triangle> = tris
         .into_iter()
         .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
@@ -724,6 +750,7 @@ impl LevelFile {
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         let imported = read(mesh)?;
+        placed_within_limit(&imported.scene, mesh)?;
         let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);
         let has_tree = imported
@@ -741,6 +768,7 @@ impl LevelFile {
         let (collision, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
+                placed_within_limit(&ci.scene, c)?;
                 warnings.extend(fold_reader_warnings(&ci.warnings));
                 inputs.extend(ci.inputs.iter().cloned());
                 (Some(ci.scene), c.display().to_string())

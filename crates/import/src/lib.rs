@@ -87,7 +87,10 @@ pub use files::{
 pub use gltf_read::{read_gltf, read_gltf_with};
 pub use levelgeom_binary::Limits;
 pub use obj::{read_obj, read_obj_with, FaceLines};
-pub use world::{world_triangles, world_triangles_limited, TooManyTriangles, Triangle};
+pub use world::{
+    count_world_triangles, world_triangles, world_triangles_limited, world_triangles_under,
+    TooManyTriangles, Triangle,
+};
 
 /// How the readers read: the allocation [`Limits`] and whether embedded images are decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,9 +72,75 @@ pub fn world_triangles_limited(
     include_hidden: bool,
     limit: usize,
 ) -> Result<Vec<Triangle>, TooManyTriangles> {
+    let count = count_world_triangles(scene, root, include_hidden, limit)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(count as usize)
+        .map_err(|_| TooManyTriangles {
+            node: root.unwrap_or(0),
+            node_name: String::from("(allocation failed)"),
+            count,
+            limit: limit as u64,
+        })?;
+    visit(scene, root, include_hidden, |x, m| {
+        push_triangles(scene, x, m, &mut out);
+    });
+    Ok(out)
+}
+
+/// The triangles the nodes under `root` (or the roots) place, every node instancing a mesh
+/// counted, without building them; refused past `limit` like [`world_triangles_limited`].
+///
+/// # Errors
+/// [`TooManyTriangles`] naming the node that crossed the limit.
+pub fn count_world_triangles(
+    scene: &Scene,
+    root: Option<usize>,
+    include_hidden: bool,
+    limit: usize,
+) -> Result<u64, TooManyTriangles> {
     let mut count = 0u64;
     let mut over = None;
     visit(scene, root, include_hidden, |x, _| {
+        if over.is_some() {
+            return;
+        }
+        let Some(mesh) = scene.nodes[x].mesh.and_then(|mi| scene.meshes.get(mi)) else {
+            return;
+        };
+        count += mesh
+            .primitives
+            .iter()
+            .map(|p| (p.indices.len() / 3) as u64)
+            .sum::<u64>();
+        if count > limit as u64 {
+            over = Some(TooManyTriangles {
+                node: x,
+                node_name: scene.nodes[x].name.clone(),
+                count,
+                limit: limit as u64,
+            });
+        }
+    });
+    match over {
+        Some(e) => Err(e),
+        None => Ok(count),
+    }
+}
+
+/// [`world_triangles_limited`] from the nodes `starts` (each a start as `root` is), in one
+/// pass: for callers that take some roots and skip others, without a pass per root.
+///
+/// # Errors
+/// [`TooManyTriangles`] naming the node that crossed the limit.
+pub fn world_triangles_under(
+    scene: &Scene,
+    starts: &[usize],
+    include_hidden: bool,
+    limit: usize,
+) -> Result<Vec<Triangle>, TooManyTriangles> {
+    let mut count = 0u64;
+    let mut over = None;
+    visit_from(scene, starts, include_hidden, |x, _| {
         if over.is_some() {
             return;
         }
@@ -101,12 +167,12 @@ pub fn world_triangles_limited(
     let mut out = Vec::new();
     out.try_reserve_exact(count as usize)
         .map_err(|_| TooManyTriangles {
-            node: root.unwrap_or(0),
+            node: starts.first().copied().unwrap_or(0),
             node_name: String::from("(allocation failed)"),
             count,
             limit: limit as u64,
         })?;
-    visit(scene, root, include_hidden, |x, m| {
+    visit_from(scene, starts, include_hidden, |x, m| {
         push_triangles(scene, x, m, &mut out);
     });
     Ok(out)
@@ -118,13 +184,22 @@ fn visit(
     scene: &Scene,
     root: Option<usize>,
     include_hidden: bool,
+    f: impl FnMut(usize, &[f64; 16]),
+) {
+    match root {
+        Some(r) => visit_from(scene, &[r], include_hidden, f),
+        None => visit_from(scene, &scene.roots, include_hidden, f),
+    }
+}
+
+/// [`visit`] from several start nodes in one pass (each node still visited once).
+fn visit_from(
+    scene: &Scene,
+    starts: &[usize],
+    include_hidden: bool,
     mut f: impl FnMut(usize, &[f64; 16]),
 ) {
     let n = scene.nodes.len();
-    let starts: Vec<usize> = match root {
-        Some(r) => vec![r],
-        None => scene.roots.clone(),
-    };
     let world = scene.world_matrices();
     let mut reachable = vec![false; n];
     let mut stack: Vec<usize> = scene.roots.iter().copied().filter(|&r| r < n).collect();
@@ -135,7 +210,7 @@ fn visit(
         }
     }
     let mut seen = vec![false; n];
-    for s in starts {
+    for &s in starts {
         if s >= n {
             continue;
         }

@@ -158,3 +158,52 @@ fn a_collision_tree_in_the_mesh_file_is_named_not_used() {
         );
     }
 }
+
+/// 70,000 nodes instancing one 64-triangle mesh (4,480,000 placed > 2^22 = 4,194,304): the
+/// X-Ray import refuses it from the count, naming the node where the limit was passed
+/// (node 65,536, the 65,537th: 65,537 × 64 = 4,194,368) and the limit; so does the WAD import.
+#[test]
+fn instancing_one_mesh_from_70000_nodes_is_refused_by_both_imports() {
+    let d = tempfile::tempdir().unwrap();
+    let pos: Vec<u8> = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -1.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let idx: Vec<u8> = (0..64)
+        .flat_map(|_| [0u16, 1, 2])
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut bin = pos;
+    bin.extend_from_slice(&idx);
+    std::fs::write(d.path().join("many.bin"), &bin).unwrap();
+    let nodes: Vec<String> = (0..70_000).map(|_| r#"{"mesh":0}"#.to_string()).collect();
+    let roots: Vec<String> = (0..70_000).map(|i| i.to_string()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{},"uri":"many.bin"}}],
+"bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":384}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,-1],"max":[1,0,0]}},
+{{"bufferView":1,"componentType":5123,"count":192,"type":"SCALAR"}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1}}]}}],
+"nodes":[{}],"scenes":[{{"nodes":[{}]}}]}}"#,
+        bin.len(),
+        nodes.join(","),
+        roots.join(",")
+    );
+    let mesh = d.path().join("many.gltf");
+    std::fs::write(&mesh, json).unwrap();
+    let x = levelgeom_core::open(&fixture()).unwrap();
+    let e = x
+        .import_xray(&mesh, &XrayImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("nodes[65536] (node_65536) brings the triangles placed to 4194368, more than the limit of 4194304"),
+        "{e}"
+    );
+    let wad = levelgeom_core::demo();
+    let e = wad
+        .import(&mesh, &levelgeom_core::ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Limits::max_instanced_triangles"), "{e}");
+}

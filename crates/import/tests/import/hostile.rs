@@ -392,3 +392,14 @@ fn obj_triangles_know_their_face_line() {
     assert_eq!(l.line(1, 0, 0), Some(12));
     assert_eq!(l.line(0, 0, 3), None);
 }
+
+#[test]
+fn tobj_errors_quote_the_statement_they_failed_on() {
+    // `vt` values are left to tobj, whose error names no token: the statement is quoted
+    let text = "v 0 0 0\nv 1 0 0\nvt 0.5 zz\nv 0 1 0\nf 1 2 3\n";
+    let e = read_obj(text.as_bytes(), "t.obj", &NoFiles)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("t.obj: line 3: "), "{e}");
+    assert!(e.ends_with("(in \"vt 0.5 zz\")"), "{e}");
+}
