@@ -338,7 +338,7 @@ pub struct XrayImportOptions {
     /// Remove every visual with geometry that the mesh file does not hold, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
-    /// Write this XRLC build (13 or 14) instead of the base level's.
+    /// Write this XRLC build (4, 5, 8–14) instead of the base level's.
     pub to_version: Option<u16>,
     /// Convert to `to_version` even when that build cannot hold everything (13 → 14 quantises
     /// base UVs); without it such a conversion is refused, naming what would be lost.
@@ -414,7 +414,7 @@ impl LevelFile {
     /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
     /// mesh file maps no node to a visual (exported without custom properties); another build
     /// than 4, 5, 8–14 (4–12 are written back in their own build: no `level.geom`); a
-    /// `to_version` other than 13/14 (or any other build for 4–12), or a lossy conversion without
+    /// `to_version` other than 4, 5, 8–14, or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;

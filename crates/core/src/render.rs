@@ -18,7 +18,8 @@ pub struct RenderOptions {
     pub width: u32,
     /// Image height in pixels.
     pub height: u32,
-    /// Also draw the collision (hidden in exports and previews); WAD only for now.
+    /// Also draw the collision (hidden in exports and previews) of either engine, over the
+    /// level so it can be seen (see [`crate::LevelFile::render`]).
     pub collision: bool,
 }
 

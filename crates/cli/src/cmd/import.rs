@@ -52,10 +52,10 @@ pub struct Args {
     /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
     #[arg(long)]
     pub delete_missing: bool,
-    /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
-    /// base UVs: refused without --allow-loss). An XRLC 4, 5, 8–12 level is raised to 13 (a
-    /// real `level` + `level.geom` + `level.geomx` + version-4 `level.cform`), then 14;
-    /// what the 13 layouts cannot hold is named, and refused without --allow-loss.
+    /// X-Ray: write this XRLC build (any of 4, 5, 8–14, as `convert` does) instead of the base
+    /// level's. A conversion the target build cannot hold everything of (13 → 14 quantises
+    /// base UVs; the older builds lack some fields) names what would be lost and is refused
+    /// without --allow-loss.
     #[arg(long, value_name = "N")]
     pub to_version: Option<u16>,
     /// X-Ray: convert with --to-version even when the target build cannot hold everything
