@@ -608,7 +608,7 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let opened = levelgeom_binary::read_file(&c)
-            .map_err(|source| Error::Io {
+            .map_err(|source| Error::Input {
                 path: c.clone(),
                 source,
             })

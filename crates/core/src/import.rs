@@ -94,11 +94,20 @@ fn read(path: &Path) -> Result<Imported> {
     Ok(imported)
 }
 
+/// True when a mesh file is an export of an X-Ray level: one of its nodes carries the X-Ray
+/// `visual` index and `model_type` extras that the X-Ray export writes.
+fn is_xray_export(scene: &levelgeom_scene::Scene) -> bool {
+    scene.nodes.iter().any(|n| {
+        let has = |k: &str| n.extras.iter().any(|(key, _)| key == k);
+        has("visual") && has("model_type")
+    })
+}
+
 /// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
 /// bytes (enough for the magic, or the first keyword of a text file).
 fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
     use std::io::Read as _;
-    let io = |source| Error::Io {
+    let io = |source| Error::Input {
         path: path.to_path_buf(),
         source,
     };
@@ -274,7 +283,18 @@ impl LevelFile {
             levelgeom_wad::import::import(level, &triangles, collision.as_deref(), &wad_opts)
                 .map_err(|e| Error::Unsupported {
                     file: mesh.display().to_string(),
-                    message: e.to_string(),
+                    message: if is_xray_export(&imported.scene) {
+                        // an X-Ray export lies in X-Ray's metres, not a WAD's grid cells
+                        format!(
+                            "this is an export of an X-Ray level (its nodes carry X-Ray \
+                             `visual` properties), which a WAD cannot take; import it into the \
+                             X-Ray level it came from: levelgeom import LEVEL_DIR {} OUT_DIR \
+                             ({e})",
+                            mesh.display()
+                        )
+                    } else {
+                        e.to_string()
+                    },
                 })?;
         let bytes = new.to_bytes().map_err(|source| Error::Write {
             file: mesh.display().to_string(),
@@ -756,7 +776,7 @@ impl LevelFile {
                     p,
                     std::io::Error::new(
                         std::io::ErrorKind::AlreadyExists,
-                        "the file exists; choose another output path or pass --force",
+                        "the file exists; choose another output path or pass --force to replace it",
                     ),
                 ));
             }

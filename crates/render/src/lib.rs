@@ -263,8 +263,7 @@ pub fn render_overlay(scene: &Scene, opts: &RenderOptions) -> Image {
         return render(scene, &all);
     }
     let (w, h) = (opts.width.min(MAX_SIZE), opts.height.min(MAX_SIZE));
-    let (lo, hi) =
-        bounds(scene, true).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::splat(1.0)));
+    let (lo, hi) = bounds(scene, true).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::splat(1.0)));
     let camera = Camera::for_view(opts.view, lo, hi, w, h);
     let mut image = render_with_camera(
         scene,

@@ -65,7 +65,11 @@ pub(crate) fn draw_items(scene: &Scene, which: Which) -> Vec<DrawItem<'_>> {
             continue;
         }
         let drawn = which == Which::All || hidden == (which == Which::Hidden);
-        if let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)).filter(|_| drawn) {
+        if let Some(mesh) = node
+            .mesh
+            .and_then(|m| scene.meshes.get(m))
+            .filter(|_| drawn)
+        {
             let matrix = Mat4::from_cols_array(&worlds[i]);
             for prim in &mesh.primitives {
                 if prim.indices.len() >= 3 && !prim.positions.is_empty() {

@@ -77,13 +77,13 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     if base.format() == Format::XrayLevel {
         return run_xray(&args, &base, out);
     }
-    if args.delete_missing || args.to_version.is_some() || args.allow_loss {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--delete-missing, --to-version and --allow-loss (X-Ray options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let xray = report::given([
+        (args.delete_missing, "--delete-missing"),
+        (args.to_version.is_some(), "--to-version"),
+        (args.allow_loss, "--allow-loss"),
+    ]);
+    if !xray.is_empty() {
+        return Err(report::does_not_apply(&xray, "X-Ray", &base));
     }
     let r = base.import(
         &args.mesh,
@@ -137,13 +137,13 @@ fn run_xray(
     base: &levelgeom_core::LevelFile,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    if args.keep_tiles || args.zones.is_some() || args.default_tex.is_some() {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--keep-tiles, --zones and --default-tex (WAD options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let wad = report::given([
+        (args.keep_tiles, "--keep-tiles"),
+        (args.zones.is_some(), "--zones"),
+        (args.default_tex.is_some(), "--default-tex"),
+    ]);
+    if !wad.is_empty() {
+        return Err(report::does_not_apply(&wad, "WAD", base));
     }
     let r = base.import_xray(
         &args.mesh,

@@ -50,7 +50,11 @@ fn top(w: u32, h: u32) -> RenderOptions {
 fn collision_under_the_level_is_tinted_over_it() {
     let s = level_over_collision();
     let plain = render(&s, &top(64, 64));
-    assert_eq!(plain.pixel(32, 32), RED, "without the overlay the level hides it");
+    assert_eq!(
+        plain.pixel(32, 32),
+        RED,
+        "without the overlay the level hides it"
+    );
     let img = render_overlay(&s, &top(64, 64));
     // Hand computed: the hidden square faces up, n · l = 1/|(0.3, 1, 0.5)| = 0.86387, shade =
     // 0.35 + 0.65 · 0.86387 = 0.91152; overlay (1, 0.2, 0.8) · shade = bytes (232, 46, 186);
@@ -58,7 +62,11 @@ fn collision_under_the_level_is_tinted_over_it() {
     assert!((OVERLAY_ALPHA - 0.6).abs() < 1e-6);
     let tinted = [241, 28, 112, 255];
     assert_eq!(img.pixel(32, 32), tinted);
-    let (red, tint, bg) = (count(&img, RED), count(&img, tinted), count(&img, BACKGROUND));
+    let (red, tint, bg) = (
+        count(&img, RED),
+        count(&img, tinted),
+        count(&img, BACKGROUND),
+    );
     assert_eq!(red + tint + bg, 64 * 64, "only level, tint and sky");
     // the hidden square has a quarter of the level's area
     let share = tint as f64 / (red + tint) as f64;
