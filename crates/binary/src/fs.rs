@@ -150,7 +150,7 @@ fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "refusing to overwrite {}, which this command reads; choose another output path",
+                    "refusing to overwrite the input {} (a file this command reads); choose another output path",
                     path.display()
                 ),
             ));
