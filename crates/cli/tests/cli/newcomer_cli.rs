@@ -375,3 +375,19 @@ fn item17_counts_agree_in_number_and_zero_jobs_is_refused() {
     let (code, _, _) = run_s(&["verify", "--jobs", "0", s(&wad)]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn item18_the_demo_has_strings_to_show() {
+    let (t, wad, _) = setup();
+    let (_, out, _) = run_s(&["info", s(&wad)]);
+    // hand computed: 12 header bytes + 2 rows × 3 strings × 4-byte lengths + the strings with
+    // their NULs: "Welcome to Synthetic Island!" 29, "#001" 5, "The lever opens the gate." 26,
+    // "#002" 5, "Kuzco, over here!" 18, "#003" 5 = 88
+    let lgpc = out.lines().find(|l| l.contains("LGPC")).unwrap();
+    assert!(lgpc.contains(" 124  2 rows × 3 strings"), "{lgpc}");
+    let dir = t.path().join("x");
+    assert_eq!(run_s(&["extract", s(&wad), s(&dir)]).0, 0);
+    let csv = std::fs::read_to_string(dir.join("strings.csv")).unwrap();
+    assert!(csv.contains("0,Welcome to Synthetic Island!,#001"), "{csv}");
+    assert!(csv.contains("2,\"Kuzco, over here!\",#003"), "{csv}");
+}
