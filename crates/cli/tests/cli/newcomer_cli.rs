@@ -391,3 +391,33 @@ fn item18_the_demo_has_strings_to_show() {
     assert!(csv.contains("0,Welcome to Synthetic Island!,#001"), "{csv}");
     assert!(csv.contains("2,\"Kuzco, over here!\",#003"), "{csv}");
 }
+
+/// The pictures in `docs/` are what the documented commands draw now (docs/guide/pictures.md
+/// names them); when the renderer or the demo changes on purpose, regenerate them with those
+/// commands.
+#[test]
+fn item9_the_pictures_in_docs_are_not_stale() {
+    let t = tempfile::tempdir().unwrap();
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let demo = t.path().join("demo.png");
+    assert_eq!(run_s(&["render", "--demo", s(&demo)]).0, 0);
+    let micro = t.path().join("micro.png");
+    let fixture = xray_fixture_dir();
+    assert_eq!(
+        run_s(&["render", s(&fixture), s(&micro), "--size", "640x400"]).0,
+        0
+    );
+    for (made, doc, command) in [
+        (&demo, "demo_preview_persp.png", "levelgeom render --demo docs/demo_preview_persp.png --force"),
+        (
+            &micro,
+            "xray_fixture_persp.png",
+            "levelgeom render crates/xray/tests/data/xray-v14-micro docs/xray_fixture_persp.png --size 640x400 --force",
+        ),
+    ] {
+        assert!(
+            std::fs::read(made).unwrap() == std::fs::read(docs.join(doc)).unwrap(),
+            "docs/{doc} is stale: regenerate it with `{command}`"
+        );
+    }
+}
