@@ -294,9 +294,9 @@ pub fn render_overlay(scene: &Scene, opts: &RenderOptions) -> Image {
         if o[..3] == [0, 0, 0] {
             continue;
         }
-        for k in 0..3 {
-            let mixed = f32::from(px[k]) * (1.0 - OVERLAY_ALPHA) + f32::from(o[k]) * OVERLAY_ALPHA;
-            px[k] = (mixed + 0.5).clamp(0.0, 255.0) as u8;
+        for (d, &v) in px[..3].iter_mut().zip(&o[..3]) {
+            let mixed = f32::from(*d) * (1.0 - OVERLAY_ALPHA) + f32::from(v) * OVERLAY_ALPHA;
+            *d = (mixed + 0.5).clamp(0.0, 255.0) as u8;
         }
     }
     image
