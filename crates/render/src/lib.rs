@@ -18,6 +18,8 @@
 //! * [`render`]: a scene with one of the fitted [`View`]s ([`Camera::for_view`] over
 //!   [`bounds`]).
 //! * [`render_with_camera`]: a scene through any [`Camera`] (a glam view and projection).
+//! * [`render_overlay`]: as [`render`], with the hidden geometry (the collision) tinted over
+//!   the visible one, so that collision under the level's surfaces can be seen.
 //! * [`Image`]: the RGBA8 result, [`Image::to_png`] encodes it.
 //!
 //! # What is drawn
