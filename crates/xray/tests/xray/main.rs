@@ -19,6 +19,7 @@ mod objects;
 mod old;
 mod old_bytes;
 mod old_objects;
+mod old_ogf;
 mod old_to_old;
 mod pivots;
 mod rules;
