@@ -1,4 +1,4 @@
-//! `levelgeom import BASE.wad MESH OUT.wad [--collision C] [--keep-tiles] [--zones flat|keep]
+//! `levelgeom import BASE.wad MESH OUT.wad [--collision C] [--rebuild] [--keep-tiles] [--zones keep|flat]
 //! [--default-tex N] [--json] [--force]`
 //!
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
@@ -39,10 +39,17 @@ pub struct Args {
     /// mesh (floors and walls).
     #[arg(long, visible_alias = "coll-obj")]
     pub collision: Option<PathBuf>,
-    /// Keep the base's tiles and add the new ones (otherwise they are replaced). WAD only.
+    /// Cut every tile from the whole mesh, as for a level built from scratch (without it, an
+    /// edited export is mapped back onto the base's tiles and what was not edited is kept).
+    /// WAD only.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// With --rebuild: keep the base's tiles and add the new ones (otherwise they are
+    /// replaced). For an edit: keep the tiles the mesh does not hold (otherwise removed).
+    /// WAD only.
     #[arg(long)]
     pub keep_tiles: bool,
-    /// What happens to the zone table (default flat). WAD only.
+    /// What happens to the zone table (default keep). WAD only.
     #[arg(long, value_enum)]
     pub zones: Option<ZoneMode>,
     /// Texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`. WAD only.
@@ -89,8 +96,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         &args.mesh,
         &ImportOptions {
             collision: args.collision.clone(),
+            rebuild: args.rebuild,
             keep_tiles: args.keep_tiles,
-            zones: match args.zones.unwrap_or(ZoneMode::Flat) {
+            zones: match args.zones.unwrap_or(ZoneMode::Keep) {
                 ZoneMode::Flat => Zones::Flat,
                 ZoneMode::Keep => Zones::Keep,
             },
@@ -138,6 +146,7 @@ fn run_xray(
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let wad = report::given([
+        (args.rebuild, "--rebuild"),
         (args.keep_tiles, "--keep-tiles"),
         (args.zones.is_some(), "--zones"),
         (args.default_tex.is_some(), "--default-tex"),
