@@ -36,7 +36,7 @@ pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
 pub use fs::same_file;
 pub use fs::{
     read_file, read_regular, write_atomic, write_atomic_with, write_new, write_new_with,
-    RegularFile, MAX_INPUT_SIZE,
+    RegularFile, MAX_INPUT_SIZE, OUTPUT_EXISTS,
 };
 pub use limits::Limits;
 pub use problem::{Problem, Severity};

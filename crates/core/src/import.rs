@@ -130,10 +130,19 @@ fn read(path: &Path) -> Result<Imported> {
     Ok(imported)
 }
 
+/// True when a mesh file is an export of an X-Ray level: one of its nodes carries the X-Ray
+/// `visual` index and `model_type` extras that the X-Ray export writes.
+fn is_xray_export(scene: &levelgeom_scene::Scene) -> bool {
+    scene.nodes.iter().any(|n| {
+        let has = |k: &str| n.extras.iter().any(|(key, _)| key == k);
+        has("visual") && has("model_type")
+    })
+}
+
 /// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
 /// bytes (enough for the magic, or the first keyword of a text file).
 fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
-    let io = |source| Error::Io {
+    let io = |source| Error::Input {
         path: path.to_path_buf(),
         source,
     };
@@ -322,12 +331,13 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         .filter(|r| !skip.contains(&Some(*r)))
         .collect();
     // one pass over all the roots (a pass per root was quadratic in the nodes)
-    let tris = levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(|e| {
-        Error::Unsupported {
-            file: file.display().to_string(),
-            message: e.to_string(),
-        }
-    })?;
+    let tris =
+        levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(|e| {
+            Error::Unsupported {
+                file: file.display().to_string(),
+                message: e.to_string(),
+            }
+        })?;
     let tris: Vec<Triangle> = tris
         .into_iter()
         .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
@@ -571,6 +581,19 @@ impl LevelFile {
         // are of the new and reshaped triangles only, so its errors are not located
         let rebuilt = opts.rebuild || !names_tiles;
         let (new, summary) = result.map_err(|e| {
+            if is_xray_export(&imported.scene) {
+                // an X-Ray export lies in X-Ray's metres, not a WAD's grid cells
+                return Error::Unsupported {
+                    file: mesh.display().to_string(),
+                    message: format!(
+                        "this is an export of an X-Ray level (its nodes carry X-Ray \
+                         `visual` properties), which a WAD cannot take; import it into the \
+                         X-Ray level it came from: levelgeom import LEVEL_DIR {} OUT_DIR \
+                         ({e})",
+                        mesh.display()
+                    ),
+                };
+            }
             let coll = match &collision_file {
                 Some((p, ci)) => (p.as_path(), ci),
                 None => (mesh, &imported),
@@ -666,7 +689,7 @@ pub struct XrayImportOptions {
     /// Remove every visual with geometry that the mesh file does not hold, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
-    /// Write this XRLC build (13 or 14) instead of the base level's.
+    /// Write this XRLC build (4, 5, 8–14) instead of the base level's.
     pub to_version: Option<u16>,
     /// Convert to `to_version` even when that build cannot hold everything (13 → 14 quantises
     /// base UVs); without it such a conversion is refused, naming what would be lost.
@@ -745,7 +768,7 @@ impl LevelFile {
     /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
     /// mesh file maps no node to a visual (exported without custom properties); another build
     /// than 4, 5, 8–14 (4–12 are written back in their own build: no `level.geom`); a
-    /// `to_version` other than 13/14 (or any other build for 4–12), or a lossy conversion without
+    /// `to_version` other than 4, 5, 8–14, or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
@@ -1091,7 +1114,7 @@ impl LevelFile {
                     p,
                     std::io::Error::new(
                         std::io::ErrorKind::AlreadyExists,
-                        "the file exists; choose another output path or pass --force",
+                        "the file exists; choose another output path or pass --force to replace it",
                     ),
                 ));
             }

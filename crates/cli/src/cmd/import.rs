@@ -63,10 +63,10 @@ pub struct Args {
     /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
     #[arg(long)]
     pub delete_missing: bool,
-    /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
-    /// base UVs: refused without --allow-loss). An XRLC 4, 5, 8–12 level is raised to 13 (a
-    /// real `level` + `level.geom` + `level.geomx` + version-4 `level.cform`), then 14;
-    /// what the 13 layouts cannot hold is named, and refused without --allow-loss.
+    /// X-Ray: write this XRLC build (any of 4, 5, 8–14, as `convert` does) instead of the base
+    /// level's. A conversion the target build cannot hold everything of (13 → 14 quantises
+    /// base UVs; the older builds lack some fields) names what would be lost and is refused
+    /// without --allow-loss.
     #[arg(long, value_name = "N")]
     pub to_version: Option<u16>,
     /// X-Ray: convert with --to-version even when the target build cannot hold everything
@@ -88,13 +88,13 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     if base.format() == Format::XrayLevel {
         return run_xray(&args, &base, out);
     }
-    if args.delete_missing || args.to_version.is_some() || args.allow_loss {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--delete-missing, --to-version and --allow-loss (X-Ray options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let xray = report::given([
+        (args.delete_missing, "--delete-missing"),
+        (args.to_version.is_some(), "--to-version"),
+        (args.allow_loss, "--allow-loss"),
+    ]);
+    if !xray.is_empty() {
+        return Err(report::does_not_apply(&xray, "X-Ray", &base));
     }
     let r = base.import(
         &args.mesh,
@@ -153,19 +153,15 @@ fn run_xray(
     base: &levelgeom_core::LevelFile,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    if args.rebuild
-        || args.keep_tiles
-        || args.zones.is_some()
-        || args.default_tex.is_some()
-        || args.allow_grow
-    {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option:
-                "--rebuild, --keep-tiles, --zones, --default-tex and --allow-grow (WAD options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let wad = report::given([
+        (args.rebuild, "--rebuild"),
+        (args.keep_tiles, "--keep-tiles"),
+        (args.zones.is_some(), "--zones"),
+        (args.default_tex.is_some(), "--default-tex"),
+        (args.allow_grow, "--allow-grow"),
+    ]);
+    if !wad.is_empty() {
+        return Err(report::does_not_apply(&wad, "WAD", base));
     }
     let r = base.import_xray(
         &args.mesh,

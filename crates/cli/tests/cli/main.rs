@@ -7,6 +7,7 @@ mod convert_cli;
 mod edit_cli;
 mod extract_cli;
 mod hostile_mesh_cli;
+mod newcomer_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;
