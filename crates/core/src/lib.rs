@@ -45,12 +45,14 @@ mod level;
 mod options;
 mod render;
 pub mod replace;
+mod json_path;
+pub mod wav;
 
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
+    write_level_folder, MAX_PROBE_COORD, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
     SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
 };
 pub use info::Info;
