@@ -116,8 +116,12 @@ fn json_place(text: &[u8], path: &str) -> Option<String> {
     crate::json_path::offset_of(text, path).map(|at| format!("at byte 0x{at:08X} ({path})"))
 }
 
-/// Parse a strings JSON; an error names its byte offset and the JSON path there.
-fn strings_json(bytes: &[u8], path: &Path) -> Result<Value> {
+/// Parse a strings JSON (as `replace --strings` does); an error names its byte offset and the
+/// JSON path there.
+///
+/// # Errors
+/// [`Error::Unsupported`]: not UTF-8, or not JSON.
+pub fn strings_json(bytes: &[u8], path: &Path) -> Result<Value> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
         bad(

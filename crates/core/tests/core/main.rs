@@ -8,7 +8,6 @@ mod extract;
 mod folder;
 mod import;
 mod independent;
-mod mutation;
 mod textures;
 mod xray_import;
 mod xray_large;
