@@ -152,10 +152,13 @@ fn digest(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     m
 }
 
-/// Does the error say where? A byte offset, a JSON path, a RIFF chunk, a line, a node or an
-/// accessor.
+/// Does the error say where? A byte offset, a JSON path, a RIFF chunk, a line, a glTF
+/// object or GLB part (a triangle index alone is not a place in the file).
 fn located(e: &str) -> bool {
-    ["at 0x", "at byte", "RIFF chunk", "$.", "line ", "node", "accessor", "offset"]
+    [
+        "at 0x", "at byte", "RIFF chunk", "$.", "line ", "node", "accessor", "offset",
+        "buffers[", "bufferViews[", "images[", "meshes[", "GLB ",
+    ]
         .iter()
         .any(|n| e.contains(n))
 }

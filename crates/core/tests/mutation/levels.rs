@@ -28,6 +28,7 @@ static CONVERT_REFUSED: AtomicUsize = AtomicUsize::new(0);
 /// Edited exports imported and written.
 static EDITED: AtomicUsize = AtomicUsize::new(0);
 
+/// A base case: the files of a folder, and which of them is opened and mutated.
 struct Base {
     name: &'static str,
     files: Vec<(&'static str, Vec<u8>)>,

@@ -103,12 +103,14 @@ static ALLOCATOR: Counting = Counting;
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// The next pseudo-random number.
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
+    /// A pseudo-random number below `n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
@@ -166,4 +168,3 @@ pub fn mutate(b: &mut Vec<u8>, rng: &mut Rng) -> String {
     }
 }
 
-/// A base case: the files of a folder, and which of them is opened and mutated.
