@@ -135,7 +135,10 @@ mod tests {
     fn names_parse_back_and_others_are_not_ours() {
         let n = name(7);
         assert_eq!(parse(&n), Some((std::process::id(), host())));
-        assert_eq!(parse(".levelgeom-12-3.box.example.org.tmp"), Some((12, "box.example.org")));
+        assert_eq!(
+            parse(".levelgeom-12-3.box.example.org.tmp"),
+            Some((12, "box.example.org"))
+        );
         // the old host-less names, the manifests, anything else: not ours
         assert_eq!(parse(".levelgeom-12-3.tmp"), None);
         assert_eq!(parse(".levelgeom-export.json"), None);

@@ -193,7 +193,10 @@ mod tests {
         let twice = vec![files[0].clone(), files[0].clone()];
         assert!(write_group(&twice, &[], true).is_err());
         // replaced with force; no temporaries or backups left
-        let again: Vec<_> = files.iter().map(|(p, _)| (p.clone(), b"new".to_vec())).collect();
+        let again: Vec<_> = files
+            .iter()
+            .map(|(p, _)| (p.clone(), b"new".to_vec()))
+            .collect();
         write_group(&again, &[], true).unwrap();
         assert_eq!(std::fs::read(d.join("page_00.png")).unwrap(), b"new");
         assert_eq!(listing(d), ["page_00.png", "s.mtl", "s.obj"]);

@@ -80,12 +80,13 @@ fn bad(file: &Path, message: impl Into<String>) -> Error {
 /// [`Error::Io`] when the file cannot be read (or is no regular file, or too large);
 /// [`Error::Unsupported`] for a malformed or unplayable WAV.
 pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32, Option<String>)> {
-    let bytes = levelgeom_binary::read_regular(path, crate::wav::MAX_WAV_SIZE).map_err(|source| {
-        Error::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    })?;
+    let bytes =
+        levelgeom_binary::read_regular(path, crate::wav::MAX_WAV_SIZE).map_err(|source| {
+            Error::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
     let f = crate::wav::check(&bytes, path)?;
     let samples = crate::wav::mono16(&bytes, &f, path)?;
     let plain = f.channels == 1 && f.bits == 16 && !f.float;
@@ -179,12 +180,13 @@ impl LevelFile {
         let mut report = ReplaceReport::default();
 
         if let Some(path) = &opts.strings {
-            let bytes = levelgeom_binary::read_regular(path, MAX_STRINGS_SIZE).map_err(
-                |source| Error::Io {
-                    path: path.clone(),
-                    source,
-                },
-            )?;
+            let bytes =
+                levelgeom_binary::read_regular(path, MAX_STRINGS_SIZE).map_err(|source| {
+                    Error::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
             let doc = strings_json(&bytes, path)?;
             let list = doc["strings"].as_array().ok_or_else(|| {
                 bad(

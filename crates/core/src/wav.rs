@@ -185,7 +185,10 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
         if body.len() < 40 {
             return Err(bad(
                 file,
-                format!("{here}: an extensible format (tag 0xFFFE) of {} bytes, less than its 40", body.len()),
+                format!(
+                    "{here}: an extensible format (tag 0xFFFE) of {} bytes, less than its 40",
+                    body.len()
+                ),
             ));
         }
         tag = u16_at(body, 24);
@@ -315,9 +318,15 @@ mod tests {
     #[test]
     fn refuses_what_the_game_cannot_play_naming_the_value_and_offset() {
         let e = err(&wav(1, 1, 0, 16, &[0, 0]));
-        assert!(e.contains("'fmt ' at 0x0000000C +4: sample rate 0 Hz"), "{e}");
+        assert!(
+            e.contains("'fmt ' at 0x0000000C +4: sample rate 0 Hz"),
+            "{e}"
+        );
         let e = err(&wav(1, 1, 100_001, 16, &[0, 0]));
-        assert!(e.contains("sample rate 100001 Hz; the game plays 100 to 100000"), "{e}");
+        assert!(
+            e.contains("sample rate 100001 Hz; the game plays 100 to 100000"),
+            "{e}"
+        );
         let e = err(&wav(1, 3, 22050, 16, &[0; 6]));
         assert!(e.contains("+2: 3 channels"), "{e}");
         let e = err(&wav(1, 1, 22050, 12, &[0, 0]));
@@ -337,14 +346,23 @@ mod tests {
         let mut b = wav(1, 1, 22050, 16, &[1, 0, 2, 0]);
         b[40..44].copy_from_slice(&100u32.to_le_bytes());
         let e = err(&b);
-        assert!(e.contains("'data' at 0x00000024: declares 100 bytes of samples, the file has 4"), "{e}");
+        assert!(
+            e.contains("'data' at 0x00000024: declares 100 bytes of samples, the file has 4"),
+            "{e}"
+        );
         let mut b = wav(1, 1, 22050, 16, &[1, 0, 2, 0]);
         b[16..20].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
         let e = err(&b);
-        assert!(e.contains("'fmt ' at 0x0000000C: declares 4294967280 bytes"), "{e}");
+        assert!(
+            e.contains("'fmt ' at 0x0000000C: declares 4294967280 bytes"),
+            "{e}"
+        );
         let b = wav(1, 2, 22050, 16, &[1, 0, 2, 0, 3, 0]);
         let e = err(&b);
-        assert!(e.contains("6 bytes are not a whole number of 4-byte frames"), "{e}");
+        assert!(
+            e.contains("6 bytes are not a whole number of 4-byte frames"),
+            "{e}"
+        );
         let mut b = wav(1, 1, 22050, 16, &[]);
         b.truncate(36);
         assert!(err(&b).contains("at 0x00000024 (the end of the file): no 'data' chunk"));
@@ -367,7 +385,10 @@ mod tests {
         // 8-bit unsigned: 0 -> -32768, 128 -> 0, 255 -> 32512
         let b = wav(1, 1, 22050, 8, &[0, 128, 255]);
         let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(mono16(&b, &f, Path::new("x")).unwrap(), vec![-32768, 0, 32512]);
+        assert_eq!(
+            mono16(&b, &f, Path::new("x")).unwrap(),
+            vec![-32768, 0, 32512]
+        );
         // 24-bit 0x123456 -> round(0x123456 / 256) = 0x1234 + round(0x56/256) = 4660
         let b = wav(1, 1, 22050, 24, &[0x56, 0x34, 0x12]);
         let f = check(&b, Path::new("x")).unwrap();
@@ -379,6 +400,9 @@ mod tests {
         }
         let b = wav(3, 1, 22050, 32, &d);
         let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(mono16(&b, &f, Path::new("x")).unwrap(), vec![16384, 32767, 0]);
+        assert_eq!(
+            mono16(&b, &f, Path::new("x")).unwrap(),
+            vec![16384, 32767, 0]
+        );
     }
 }

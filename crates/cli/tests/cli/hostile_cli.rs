@@ -129,11 +129,7 @@ fn sparse_giants_are_read_only_as_far_as_used() {
     drop(f);
     let x = dir.path().join("x");
     let o = levelgeom(&["extract", s(&wad), s(&x), "--cvs", s(&cvs)]);
-    assert!(
-        o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(x.join("srpc_000.wav").is_file());
 
     let json = dir.path().join("strings.json");
@@ -141,8 +137,17 @@ fn sparse_giants_are_read_only_as_far_as_used() {
     f.set_len(3 << 30).unwrap();
     drop(f);
     refused(
-        &["replace", s(&wad), s(&dir.path().join("o.wad")), "--strings", s(&json)],
-        &["strings.json", "is 3221225472 bytes, more than the 33554432"],
+        &[
+            "replace",
+            s(&wad),
+            s(&dir.path().join("o.wad")),
+            "--strings",
+            s(&json),
+        ],
+        &[
+            "strings.json",
+            "is 3221225472 bytes, more than the 33554432",
+        ],
     );
 }
 
@@ -160,7 +165,10 @@ fn unplayable_and_broken_wavs_are_located() {
             wav(1, 0, 16, &[0; 4]),
             vec!["'fmt ' at 0x0000000C +4: sample rate 0 Hz; the game plays 100 to 100000"],
         ),
-        (wav(3, 22050, 16, &[0; 6]), vec!["'fmt ' at 0x0000000C +2: 3 channels"]),
+        (
+            wav(3, 22050, 16, &[0; 6]),
+            vec!["'fmt ' at 0x0000000C +2: 3 channels"],
+        ),
         (
             wav(1, 22050, 12, &[0; 4]),
             vec!["'fmt ' at 0x0000000C +14: 12-bit integer samples"],
@@ -219,7 +227,10 @@ fn strings_json_errors_are_located() {
 fn probe_refuses_coordinates_that_are_no_point() {
     let dir = tempfile::tempdir().unwrap();
     let wad = modder_wad(dir.path());
-    refused(&["probe", s(&wad), "NaN", "0"], &["probe x: NaN is no point of a level"]);
+    refused(
+        &["probe", s(&wad), "NaN", "0"],
+        &["probe x: NaN is no point of a level"],
+    );
     refused(&["probe", s(&wad), "--", "0", "-inf"], &["probe z: -inf"]);
     refused(&["probe", s(&wad), "1e30", "0"], &["probe x", "±524288"]);
     let o = levelgeom(&["probe", s(&wad), "524288", "0"]);
@@ -269,10 +280,15 @@ fn a_killed_processs_temporary_is_removed_by_the_next_run() {
     }
     assert!(!left.is_empty(), "the killed run left no temporary");
     assert!(
-        left.iter().all(|n| n.starts_with(".levelgeom-") && n.ends_with(".tmp")),
+        left.iter()
+            .all(|n| n.starts_with(".levelgeom-") && n.ends_with(".tmp")),
         "{left:?}"
     );
     let ok = levelgeom(&["rebuild", s(&wad), s(&out.join("b.wad"))]);
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     assert_eq!(listing(&out), ["b.wad"]);
 }

@@ -175,7 +175,11 @@ fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
         let n = s
             .nodes
             .iter()
-            .position(|n| n.extras.iter().any(|(k, v)| k == "visual" && *v == node_visual.to_string()))
+            .position(|n| {
+                n.extras
+                    .iter()
+                    .any(|(k, v)| k == "visual" && *v == node_visual.to_string())
+            })
             .unwrap();
         for (k, v) in &mut s.nodes[n].extras {
             if k == "visual" {
@@ -186,13 +190,17 @@ fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
         let glb = levelgeom_export::gltf::to_glb(&s, &Default::default()).unwrap();
         let mesh = d.path().join(format!("v{node_visual}-{value}.glb"));
         std::fs::write(&mesh, glb).unwrap();
-        (name, level.import_xray(&mesh, &XrayImportOptions::default()))
+        (
+            name,
+            level.import_xray(&mesh, &XrayImportOptions::default()),
+        )
     };
     let (name, r) = with(3, "15");
     assert!(name.starts_with("visual_0003"), "{name}");
     let e = r.map(|_| ()).unwrap_err().to_string();
     assert!(
-        e.contains(&format!("{name:?}")) && e.contains("extra \"visual\" is 15, but its name says visual 3"),
+        e.contains(&format!("{name:?}"))
+            && e.contains("extra \"visual\" is 15, but its name says visual 3"),
         "{e}"
     );
     let (name, r) = with(5, "99");
@@ -210,6 +218,10 @@ fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
         r.warnings
     );
     for (file, bytes) in &r.files {
-        assert_eq!(*bytes, std::fs::read(fixture().join(file)).unwrap(), "{file}");
+        assert_eq!(
+            *bytes,
+            std::fs::read(fixture().join(file)).unwrap(),
+            "{file}"
+        );
     }
 }

@@ -121,7 +121,9 @@ fn mutate_number(b: &mut Vec<u8>, rng: &mut Rng) -> String {
         return mutate(b, rng);
     }
     let at = starts[rng.below(starts.len())];
-    let end = (at..b.len()).find(|&i| !b[i].is_ascii_digit()).unwrap_or(b.len());
+    let end = (at..b.len())
+        .find(|&i| !b[i].is_ascii_digit())
+        .unwrap_or(b.len());
     let new: &str = [
         "4294967295",
         "99999999999999999999",
@@ -156,11 +158,22 @@ fn digest(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// object or GLB part (a triangle index alone is not a place in the file).
 fn located(e: &str) -> bool {
     [
-        "at 0x", "at byte", "RIFF chunk", "$.", "line ", "node", "accessor", "offset",
-        "buffers[", "bufferViews[", "images[", "meshes[", "GLB ",
+        "at 0x",
+        "at byte",
+        "RIFF chunk",
+        "$.",
+        "line ",
+        "node",
+        "accessor",
+        "offset",
+        "buffers[",
+        "bufferViews[",
+        "images[",
+        "meshes[",
+        "GLB ",
     ]
-        .iter()
-        .any(|n| e.contains(n))
+    .iter()
+    .any(|n| e.contains(n))
 }
 
 /// The outcome of one case, or `Err` with the broken property.
@@ -313,7 +326,9 @@ fn mutated_inputs_are_refused_cleanly_or_handled() {
     // the mutations reach every operation, and some get through
     for op in ["Sound", "Strings", "Import"] {
         assert!(
-            outcomes.keys().any(|k| k.starts_with(op) && k.ends_with("refused")),
+            outcomes
+                .keys()
+                .any(|k| k.starts_with(op) && k.ends_with("refused")),
             "no {op} case refused: {outcomes:?}"
         );
     }

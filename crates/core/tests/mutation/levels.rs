@@ -21,7 +21,6 @@ use levelgeom_core::{Error, ExportOptions, Formats};
 
 use crate::{mutate, Rng, ALLOCATION_LIMIT, LARGEST};
 
-
 /// Conversions to another build that succeeded / were refused.
 static CONVERTED: AtomicUsize = AtomicUsize::new(0);
 static CONVERT_REFUSED: AtomicUsize = AtomicUsize::new(0);
@@ -298,7 +297,9 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
 
 #[test]
 fn mutated_files_are_refused_cleanly_or_handled() {
-    let _serial = crate::SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _serial = crate::SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     crate::limit_address_space();
     crate::take_largest();
     let bases = bases();

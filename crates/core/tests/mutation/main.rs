@@ -98,7 +98,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-
 /// xorshift64*: deterministic, seeded per case.
 pub struct Rng(pub u64);
 
@@ -167,4 +166,3 @@ pub fn mutate(b: &mut Vec<u8>, rng: &mut Rng) -> String {
         }
     }
 }
-

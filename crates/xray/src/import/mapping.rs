@@ -285,21 +285,39 @@ mod tests {
         let mut w = Vec::new();
         // visual: 99 of 16
         let e = visual_claim(&node("Cube", Some("99")), 16, &mut w).unwrap_err();
-        assert!(e.contains("extra \"visual\" is 99, but the level has 16 visuals (0..15)"), "{e}");
+        assert!(
+            e.contains("extra \"visual\" is 99, but the level has 16 visuals (0..15)"),
+            "{e}"
+        );
         let e = visual_claim(&node("visual_0005_normal", Some("99")), 16, &mut w).unwrap_err();
         assert!(e.contains("and its name says visual 5"), "{e}");
         // visual: "15" on visual 3's node
         let e = visual_claim(&node("visual_0003_normal", Some("15")), 16, &mut w).unwrap_err();
-        assert!(e.contains("extra \"visual\" is 15, but its name says visual 3"), "{e}");
+        assert!(
+            e.contains("extra \"visual\" is 15, but its name says visual 3"),
+            "{e}"
+        );
         assert!(w.is_empty());
         // agreeing, float-written, copies, name only, neither
-        assert_eq!(visual_claim(&node("visual_0003_normal.001", Some("3.0")), 16, &mut w), Ok(Some(3)));
-        assert_eq!(visual_claim(&node("Cube", Some("4")), 16, &mut w), Ok(Some(4)));
-        assert_eq!(visual_claim(&node("visual_0003_normal", None), 16, &mut w), Ok(Some(3)));
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal.001", Some("3.0")), 16, &mut w),
+            Ok(Some(3))
+        );
+        assert_eq!(
+            visual_claim(&node("Cube", Some("4")), 16, &mut w),
+            Ok(Some(4))
+        );
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal", None), 16, &mut w),
+            Ok(Some(3))
+        );
         assert_eq!(visual_claim(&node("Cube", None), 16, &mut w), Ok(None));
         assert!(w.is_empty());
         // unparsable: warned, the name used
-        assert_eq!(visual_claim(&node("visual_0003_normal", Some("three")), 16, &mut w), Ok(Some(3)));
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal", Some("three")), 16, &mut w),
+            Ok(Some(3))
+        );
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("\"visual_0003_normal\": its extra \"visual\" \"three\" is no visual index; its name's visual 3 is used"), "{}", w[0]);
     }
