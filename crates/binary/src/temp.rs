@@ -101,18 +101,37 @@ pub fn sweep(dir: &Path) -> usize {
 /// The counter keeping the temporaries of one process (and its threads) apart.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh temporary file path in `dir` (not created), after sweeping `dir`.
-pub fn file_in(dir: &Path) -> PathBuf {
+/// [`sweep`] `dir` unless this process already did (a batch writes many files into one
+/// folder: it is read once).
+fn sweep_once(dir: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    {
+        let mut swept = SWEPT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if swept.contains(&key) {
+            return;
+        }
+        swept.push(key);
+    }
     sweep(dir);
+}
+
+/// A fresh temporary file path in `dir` (not created), after sweeping `dir` (once per
+/// process).
+pub fn file_in(dir: &Path) -> PathBuf {
+    sweep_once(dir);
     dir.join(name(NEXT.fetch_add(1, Ordering::Relaxed)))
 }
 
-/// Create a fresh temporary folder in `parent` (after sweeping it) and return its path.
+/// Create a fresh temporary folder in `parent` (after sweeping it, once per process) and
+/// return its path.
 ///
 /// # Errors
 /// The folder cannot be created (1000 names taken: [`io::ErrorKind::AlreadyExists`]).
 pub fn create_dir_in(parent: &Path) -> io::Result<PathBuf> {
-    sweep(parent);
+    sweep_once(parent);
     for _ in 0..1000 {
         let p = parent.join(name(NEXT.fetch_add(1, Ordering::Relaxed)));
         match std::fs::create_dir(&p) {

@@ -15,9 +15,12 @@
 //!      "data" the interleaved samples
 //! ```
 //!
-//! What the game can play: its PC build hands the sounds to DirectSound (DirectX 7), whose
-//! buffers take `DSBFREQUENCY_MIN` 100 to `DSBFREQUENCY_MAX` 100000 Hz (`dsound.h` before
+//! What the game can play: assuming its PC build's audio library (`AAL_LoadResource`) plays
+//! the sounds through DirectSound secondary buffers (the 2000-era DirectX 7), their rate must
+//! lie between `DSBFREQUENCY_MIN` 100 and `DSBFREQUENCY_MAX` 100000 Hz (`dsound.h` before
 //! `DIRECTSOUND_VERSION` 0x0900; Wine's `include/dsound.h` has the same two values). The
+//! engine's own check is not known; a rate of 0 (what the issue found written into a WAD) is
+//! outside any of them. The
 //! sounds of a WAD are mono (SMPC, [`levelgeom_wad::smpc`]): mono is taken as it is, stereo
 //! mixed down; more channels carry a speaker layout a plain mean would garble, and are refused.
 //! Integer samples of 8, 16, 24 or 32 bits and 32-bit floats are converted; other depths (12,

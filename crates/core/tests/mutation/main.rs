@@ -103,7 +103,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// The next pseudo-random number.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -114,7 +114,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
 }
@@ -140,10 +140,10 @@ pub fn mutate(b: &mut Vec<u8>, rng: &mut Rng) -> String {
             let v: u32 = match rng.below(6) {
                 0 => 0xFFFF_FFFF,
                 1 => 0x7FFF_FFFF,
-                2 => 0x8000_0000 | (rng.next() as u32 & 0xFF),
+                2 => 0x8000_0000 | (rng.next_u64() as u32 & 0xFF),
                 3 => len as u32 + rng.below(16) as u32,
                 4 => 0,
-                _ => rng.next() as u32 & 0xFFFF,
+                _ => rng.next_u64() as u32 & 0xFFFF,
             };
             if at + 4 <= b.len() {
                 b[at..at + 4].copy_from_slice(&v.to_le_bytes());
