@@ -193,7 +193,10 @@ impl LevelFile {
                     path,
                     format!(
                         "{}: no \"strings\" array (write it with levelgeom extract)",
-                        json_place(&bytes, "$.strings").unwrap_or_else(|| "$".into())
+                        // where `strings` is, else where the document starts
+                        json_place(&bytes, "$.strings")
+                            .or_else(|| json_place(&bytes, "$"))
+                            .unwrap_or_else(|| "at byte 0x00000000 ($)".into())
                     ),
                 )
             })?;

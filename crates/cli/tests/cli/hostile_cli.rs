@@ -211,6 +211,10 @@ fn strings_json_errors_are_located() {
             vec!["at byte 0x0000002D ($.strings[0].text): not JSON"],
         ),
         (
+            br#"  {"string": []}"#.to_vec(),
+            vec![r#"at byte 0x00000002 ($): no "strings" array"#],
+        ),
+        (
             br#"{"strings": [{"column": 0, "row": 0, "text": "a"}, {"column": 0}]}"#.to_vec(),
             vec![r#"at byte 0x00000033 ($.strings[1]): needs "column", "row" and "text""#],
         ),
