@@ -216,10 +216,8 @@ pub fn write_atomic_with<T>(
     // A short temporary name: the output's own name may be near the file system's limit.
     // A missing output folder is made (`demo out/level.wad` on a fresh checkout).
     std::fs::create_dir_all(&dir).map_err(|e| in_path(e, &dir))?;
-    // The counter keeps threads of one process writing into one folder apart.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".levelgeom-{}-{n}.tmp", std::process::id()));
+    // A name a later run recognises: a killed process's temporary is removed by the next write.
+    let tmp = crate::temp::file_in(&dir);
     let result = (|| {
         let f = std::fs::File::create(&tmp).map_err(|e| in_path(e, &tmp))?;
         let mut w = io::BufWriter::with_capacity(64 << 10, f);
@@ -258,7 +256,7 @@ const FOLDER_IN_THE_WAY: &str =
     "a folder of that name is in the way; give the path of a file to write (a folder is never \
      replaced)";
 
-fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
+pub(crate) fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
     for p in protect {
         if same_file(path, p) {
             return Err(io::Error::new(

@@ -29,7 +29,9 @@ mod fs;
 mod limits;
 mod problem;
 mod reader;
+mod temp;
 mod write_error;
+mod write_group;
 mod writer;
 
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
@@ -41,5 +43,7 @@ pub use fs::{
 pub use limits::Limits;
 pub use problem::{Problem, Severity};
 pub use reader::Reader;
+pub use temp::{create_dir_in as create_temp_dir, sweep as sweep_temps};
 pub use write_error::{fit, WriteError, WriteErrorKind};
+pub use write_group::{write_group, GroupError};
 pub use writer::Writer;

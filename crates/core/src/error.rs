@@ -90,6 +90,15 @@ pub enum Error {
         /// What cannot be done, and what to do instead.
         message: String,
     },
+    /// A value given to a command means nothing (a coordinate that is not finite or lies
+    /// beyond any level): which argument, and why.
+    #[error("{argument}: {message}")]
+    BadArgument {
+        /// The argument, as the user knows it (e.g. `probe x`).
+        argument: String,
+        /// What is wrong with its value.
+        message: String,
+    },
     /// A mesh file (for import) could not be read; the message names the file and, where
     /// the format has them, the line or JSON path.
     #[error(transparent)]

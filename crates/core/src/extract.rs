@@ -59,6 +59,15 @@ pub fn latin1(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| char::from(b)).collect()
 }
 
+/// The most bytes of `Music/ENGLISH.CVS` one SRPC entry may name: 16 MiB of PSX ADPCM (over
+/// six minutes of speech at 44.1 kHz; the game's lines last seconds). A larger slice is
+/// warned about and not decoded, so a hostile size never becomes a huge allocation.
+pub const MAX_CVS_SLICE: u64 = 16 << 20;
+
+/// The most bytes of `Music/ENGLISH.CVS` one `extract` reads, all entries together: 64 MiB
+/// (entries past it are warned about and not decoded).
+pub const MAX_CVS_TOTAL: u64 = 64 << 20;
+
 /// The rate a sound's WAV is written at: the CVG header's, or 22050 Hz where it says 0.
 pub fn wav_rate(header_rate: u32) -> u32 {
     if header_rate == 0 {
@@ -186,13 +195,19 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
     }
     if let Some(s) = srpc(level) {
         let base = payload_offset(level, Tag::SRPC);
-        let cvs = match &opts.cvs {
-            Some(p) => Some(std::fs::read(p).map_err(|source| Error::Io {
-                path: p.clone(),
+        // only the slices the SRPC entries name are read (a CVS archive is large, and a
+        // sparse or hostile one may claim gigabytes): never the whole file
+        fn io(p: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+            move |source| Error::Io {
+                path: p.to_path_buf(),
                 source,
-            })?),
+            }
+        }
+        let mut cvs = match &opts.cvs {
+            Some(p) => Some((levelgeom_binary::RegularFile::open(p).map_err(io(p))?, p)),
             None => None,
         };
+        let mut cvs_read = 0u64;
         for (i, r) in s.refs.iter().enumerate() {
             let mut item = json!({
                 "kind": "speech",
@@ -207,25 +222,34 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
                 "cvs_size": r.cvs_size,
                 "file": Value::Null,
             });
-            if let Some(cvs) = &cvs {
-                let (o, n) = (r.cvs_offset as usize, r.cvs_size as usize);
-                match cvs.get(o..o.saturating_add(n)) {
-                    Some(slice) => {
-                        let name = format!("srpc_{i:03}.wav");
-                        let rate = r.sample_rate_hz().round() as u32;
-                        let wav = wav_bytes(&levelgeom_wad::adpcm::decode(slice), rate.max(1))
-                            .map_err(|e| Error::Unsupported {
-                                file: name.clone(),
-                                message: e.to_string(),
-                            })?;
-                        item["file"] = json!(name);
-                        files.push((name, wav));
-                    }
-                    None => warnings.push(format!(
+            if let Some((cvs, p)) = &mut cvs {
+                let (o, n) = (u64::from(r.cvs_offset), u64::from(r.cvs_size));
+                if o.saturating_add(n) > cvs.len() {
+                    warnings.push(format!(
                         "SRPC/refs[{i}]: bytes {o}..{} lie past the end of the CVS file ({} bytes)",
-                        o.saturating_add(n),
+                        o + n,
                         cvs.len()
-                    )),
+                    ));
+                } else if n > MAX_CVS_SLICE {
+                    warnings.push(format!(
+                        "SRPC/refs[{i}]: {n} bytes of speech, more than the {MAX_CVS_SLICE} one entry may have; not decoded"
+                    ));
+                } else if cvs_read + n > MAX_CVS_TOTAL {
+                    warnings.push(format!(
+                        "SRPC/refs[{i}]: the entries so far read {cvs_read} bytes of the CVS file, and {n} more would pass the {MAX_CVS_TOTAL} one extract reads; not decoded"
+                    ));
+                } else {
+                    cvs_read += n;
+                    let slice = cvs.read_slice(o, n).map_err(io(p))?;
+                    let name = format!("srpc_{i:03}.wav");
+                    let rate = r.sample_rate_hz().round() as u32;
+                    let wav = wav_bytes(&levelgeom_wad::adpcm::decode(&slice), rate.max(1))
+                        .map_err(|e| Error::Unsupported {
+                            file: name.clone(),
+                            message: e.to_string(),
+                        })?;
+                    item["file"] = json!(name);
+                    files.push((name, wav));
                 }
             }
             items.push(item);

@@ -475,6 +475,11 @@ fn located(
     }
 }
 
+/// The largest |x| or |z| `probe` takes: 524288, where the WAD's tile positions end (MAP's
+/// B transforms hold them as i32 in 20.12 fixed point, `round(A.pos · 4096)`:
+/// 2³¹ / 4096 = 524288; see `levelgeom_wad::check`). Farther points are no point of any level.
+pub const MAX_PROBE_COORD: f32 = 524_288.0;
+
 impl LevelFile {
     /// Import the edited mesh file `mesh` (OBJ, glTF or GLB in export space) into this level
     /// and return the new file's bytes (nothing is written; see the CLI's `import`).
@@ -643,8 +648,19 @@ impl LevelFile {
     /// found the way the engine does (only the tiles of the cell that holds the point).
     ///
     /// # Errors
-    /// The level is not a WAD.
+    /// [`Error::BadArgument`] for a coordinate that is not finite or lies beyond
+    /// [`MAX_PROBE_COORD`]; [`Error::Unsupported`] when the level is not a WAD.
     pub fn probe(&self, x: f32, z: f32) -> Result<Vec<ProbeHit>> {
+        for (name, v) in [("x", x), ("z", z)] {
+            if !v.is_finite() || v.abs() > MAX_PROBE_COORD {
+                return Err(Error::BadArgument {
+                    argument: format!("probe {name}"),
+                    message: format!(
+                        "{v} is no point of a level: a coordinate is a finite number within ±{MAX_PROBE_COORD} (the range of the WAD's 20.12 fixed-point positions)"
+                    ),
+                });
+            }
+        }
         match &self.content {
             Content::Wad(level) => Ok(levelgeom_wad::probe::probe(level, x, z)),
             _ => Err(Error::Unsupported {
@@ -1013,25 +1029,8 @@ pub fn write_level_folder(
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    let mut tmp = None;
-    for n in 0..1000u32 {
-        let p = parent.join(format!(".levelgeom-import-{}-{n}.tmp", std::process::id()));
-        match std::fs::create_dir(&p) {
-            Ok(()) => {
-                tmp = Some(p);
-                break;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io(&p)(e)),
-        }
-    }
-    let tmp = tmp.ok_or_else(|| {
-        err(
-            &parent,
-            std::io::ErrorKind::AlreadyExists,
-            "no free temporary folder name",
-        )
-    })?;
+    // a name a later run recognises: a killed process's folder is removed by the next write
+    let tmp = levelgeom_binary::create_temp_dir(&parent).map_err(io(&parent))?;
     let staged = files.iter().try_for_each(|(name, bytes)| {
         let p = tmp.join(name);
         std::fs::write(&p, bytes).map_err(io(&p))
@@ -1104,25 +1103,11 @@ impl LevelFile {
                 }
             })?;
         files.extend(pngs.into_iter().map(|(n, b)| (dir.join(n), b)));
-        let io = |path: &Path, source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if !force {
-            if let Some((p, _)) = files.iter().find(|(p, _)| p.exists()) {
-                return Err(io(
-                    p,
-                    std::io::Error::new(
-                        std::io::ErrorKind::AlreadyExists,
-                        "the file exists; choose another output path or pass --force to replace it",
-                    ),
-                ));
-            }
-        }
-        let protect = [self.path()];
-        for (p, bytes) in &files {
-            levelgeom_binary::write_atomic(p, bytes, &protect).map_err(|e| io(p, e))?;
-        }
+        // the OBJ, its MTL and its pages: all or nothing
+        levelgeom_binary::write_group(&files, &[self.path()], force).map_err(|e| Error::Io {
+            path: e.path,
+            source: e.source,
+        })?;
         Ok(SampleReport {
             files: files
                 .iter()

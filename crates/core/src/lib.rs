@@ -41,17 +41,19 @@ mod export;
 pub mod extract;
 mod import;
 mod info;
+mod json_path;
 mod level;
 mod options;
 mod render;
 pub mod replace;
+pub mod wav;
 
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
     write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
-    SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
+    SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones, MAX_PROBE_COORD,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};

@@ -69,99 +69,93 @@ fn bad(file: &Path, message: impl Into<String>) -> Error {
 
 /// Read a PCM WAV as the mono 16-bit samples a WAD sound holds: `(samples, rate, note)`.
 ///
-/// Mono 16-bit integer PCM is taken as it is (`note` is `None`). Anything else hound reads is
-/// converted, and `note` says from what: several channels are mixed down to their mean
-/// (rounded to nearest, ties away from zero), 8-bit samples are shifted up (`s · 256`), 24- and
-/// 32-bit ones rounded down to 16 bits (`round(s / 2^(bits−16))`), float samples scaled by
-/// 32768 and rounded; every result clamped to −32768…32767. The sample rate is kept (the CVG
-/// header takes the WAV's).
+/// The file must be a regular file of at most [`crate::wav::MAX_WAV_SIZE`] bytes; its RIFF
+/// chunks are walked and its format checked first ([`crate::wav::check`]: a sample rate,
+/// channel count or bit depth the game cannot play is refused, naming the value, the chunk and
+/// its offset). Mono 16-bit integer PCM is taken as it is (`note` is `None`); anything else is
+/// converted ([`crate::wav::mono16`]) and `note` says from what. The sample rate is kept (the
+/// CVG header takes the WAV's).
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read (or is no regular file, or too large);
+/// [`Error::Unsupported`] for a malformed or unplayable WAV.
 pub fn read_wav(path: &Path) -> Result<(Vec<i16>, u32, Option<String>)> {
-    let mut r = hound::WavReader::open(path).map_err(|e| match e {
-        hound::Error::IoError(source) => Error::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        e => bad(path, format!("not a WAV file this can read: {e}")),
-    })?;
-    let spec = r.spec();
-    let sample_error = |e: hound::Error| bad(path, format!("sample data: {e}"));
-    let channels = usize::from(spec.channels.max(1));
-    let plain = spec.channels == 1
-        && spec.bits_per_sample == 16
-        && spec.sample_format == hound::SampleFormat::Int;
-    if plain {
-        let samples = r
-            .samples::<i16>()
-            .collect::<std::result::Result<Vec<i16>, _>>()
-            .map_err(sample_error)?;
-        return Ok((samples, spec.sample_rate, None));
-    }
-    // every sample as a value on the 16-bit scale, then the frames mixed down
-    let scaled: Vec<f64> = match spec.sample_format {
-        hound::SampleFormat::Int => {
-            let scale = 2f64.powi(i32::from(spec.bits_per_sample) - 16);
-            r.samples::<i32>()
-                .map(|x| x.map(|v| f64::from(v) / scale))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(sample_error)?
-        }
-        hound::SampleFormat::Float => r
-            .samples::<f32>()
-            .map(|x| x.map(|v| f64::from(v) * 32768.0))
-            .collect::<std::result::Result<_, _>>()
-            .map_err(sample_error)?,
-    };
-    if scaled.len() % channels != 0 {
-        return Err(bad(
-            path,
-            format!(
-                "{} samples are not a whole number of {channels}-channel frames",
-                scaled.len()
-            ),
-        ));
-    }
-    let samples = scaled
-        .chunks_exact(channels)
-        .map(|f| {
-            let mean = f.iter().sum::<f64>() / channels as f64;
-            let v = if mean.is_finite() { mean.round() } else { 0.0 };
-            v.clamp(-32768.0, 32767.0) as i16
-        })
-        .collect();
-    let note = format!(
-        "{}: {} channel(s), {}-bit {} at {} Hz converted to mono 16-bit PCM{}",
-        path.display(),
-        spec.channels,
-        spec.bits_per_sample,
-        match spec.sample_format {
-            hound::SampleFormat::Int => "integer",
-            hound::SampleFormat::Float => "float",
-        },
-        spec.sample_rate,
-        if channels > 1 {
-            " (channels mixed down to their mean)"
-        } else {
-            ""
-        }
-    );
-    Ok((samples, spec.sample_rate, Some(note)))
+    let bytes =
+        levelgeom_binary::read_regular(path, crate::wav::MAX_WAV_SIZE).map_err(|source| {
+            Error::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let f = crate::wav::check(&bytes, path)?;
+    let samples = crate::wav::mono16(&bytes, &f, path)?;
+    let plain = f.channels == 1 && f.bits == 16 && !f.float;
+    let note = (!plain).then(|| {
+        format!(
+            "{}: {} channel(s), {}-bit {} at {} Hz converted to mono 16-bit PCM{}",
+            path.display(),
+            f.channels,
+            f.bits,
+            if f.float { "float" } else { "integer" },
+            f.sample_rate,
+            if f.channels > 1 {
+                " (channels mixed down to their mean)"
+            } else {
+                ""
+            }
+        )
+    });
+    Ok((samples, f.sample_rate, note))
 }
 
-/// ISO-8859-1 encoding of a text (no NULs, nothing past U+00FF).
-fn latin1_bytes(text: &str, file: &Path, at: &str) -> Result<Vec<u8>> {
+/// The largest `strings.json` `replace --strings` reads: 32 MiB (a level's strings, as
+/// `extract` writes them, take a few hundred KB).
+pub const MAX_STRINGS_SIZE: u64 = 32 << 20;
+
+/// `at byte 0x… ($.path)` for the value at a JSON path of `text`, if it is there.
+fn json_place(text: &[u8], path: &str) -> Option<String> {
+    crate::json_path::offset_of(text, path).map(|at| format!("at byte 0x{at:08X} ({path})"))
+}
+
+/// Parse a strings JSON (as `replace --strings` does); an error names its byte offset and the
+/// JSON path there.
+///
+/// # Errors
+/// [`Error::Unsupported`]: not UTF-8, or not JSON.
+pub fn strings_json(bytes: &[u8], path: &Path) -> Result<Value> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        bad(
+            path,
+            format!(
+                "at byte 0x{at:08X} ({}): not UTF-8 (byte 0x{:02X}); a strings JSON is UTF-8 text",
+                crate::json_path::path_at(bytes, at),
+                bytes.get(at).copied().unwrap_or(0)
+            ),
+        )
+    })?;
+    serde_json::from_str(text).map_err(|e| {
+        let at = crate::json_path::offset_of_line_column(bytes, e.line(), e.column());
+        bad(
+            path,
+            format!(
+                "at byte 0x{at:08X} ({}): not JSON: {e}",
+                crate::json_path::path_at(bytes, at)
+            ),
+        )
+    })
+}
+
+/// ISO-8859-1 encoding of a text (no NULs, nothing past U+00FF); the error says which
+/// character.
+fn latin1_bytes(text: &str) -> std::result::Result<Vec<u8>, String> {
     text.chars()
         .map(|c| match u8::try_from(u32::from(c)) {
-            Ok(0) => Err(bad(
-                file,
-                format!("{at}: a NUL character ends a string in LGPC"),
-            )),
+            Ok(0) => Err("a NUL character ends a string in LGPC".to_string()),
             Ok(b) => Ok(b),
-            Err(_) => Err(bad(
-                file,
-                format!(
-                    "{at}: {c:?} (U+{:04X}) is not in ISO-8859-1, the WAD's text bytes",
-                    u32::from(c)
-                ),
+            Err(_) => Err(format!(
+                "{c:?} (U+{:04X}) is not in ISO-8859-1, the WAD's text bytes",
+                u32::from(c)
             )),
         })
         .collect()
@@ -186,16 +180,24 @@ impl LevelFile {
         let mut report = ReplaceReport::default();
 
         if let Some(path) = &opts.strings {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            let doc: Value =
-                serde_json::from_str(&text).map_err(|e| bad(path, format!("not JSON: {e}")))?;
+            let bytes =
+                levelgeom_binary::read_regular(path, MAX_STRINGS_SIZE).map_err(|source| {
+                    Error::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            let doc = strings_json(&bytes, path)?;
             let list = doc["strings"].as_array().ok_or_else(|| {
                 bad(
                     path,
-                    "no \"strings\" array (write it with levelgeom extract)",
+                    format!(
+                        "{}: no \"strings\" array (write it with levelgeom extract)",
+                        // where `strings` is, else where the document starts
+                        json_place(&bytes, "$.strings")
+                            .or_else(|| json_place(&bytes, "$"))
+                            .unwrap_or_else(|| "at byte 0x00000000 ($)".into())
+                    ),
                 )
             })?;
             let file = self.display_name();
@@ -215,13 +217,17 @@ impl LevelFile {
             };
             let old = cells.clone();
             for (k, s) in list.iter().enumerate() {
-                let at = format!("strings[{k}]");
+                // located only on error: finding an offset walks the text
+                let at = |p: String| json_place(&bytes, &p).unwrap_or(p);
                 let (Some(c), Some(r), Some(txt)) =
                     (s["column"].as_u64(), s["row"].as_u64(), s["text"].as_str())
                 else {
                     return Err(bad(
                         path,
-                        format!("{at}: needs \"column\", \"row\" and \"text\""),
+                        format!(
+                            "{}: needs \"column\", \"row\" and \"text\"",
+                            at(format!("$.strings[{k}]"))
+                        ),
                     ));
                 };
                 let (c, r) = (c as usize, r as usize);
@@ -229,10 +235,15 @@ impl LevelFile {
                 if r >= rows || c >= cols {
                     return Err(bad(
                         path,
-                        format!("{at}: column {c}, row {r} is outside the table ({cols} columns × {rows} rows)"),
+                        format!(
+                            "{}: column {c}, row {r} is outside the table ({cols} columns × {rows} rows)",
+                            at(format!("$.strings[{k}]"))
+                        ),
                     ));
                 }
-                cells[c * rows + r] = latin1_bytes(txt, path, &at)?;
+                cells[c * rows + r] = latin1_bytes(txt).map_err(|m| {
+                    bad(path, format!("{}: {m}", at(format!("$.strings[{k}].text"))))
+                })?;
             }
             if cells != old {
                 let mut data = Vec::new();

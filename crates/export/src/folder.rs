@@ -662,15 +662,9 @@ fn temp_folder(outdir: &Path) -> Result<PathBuf, FolderError> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(io_err("cannot create the folder", &parent))?;
-    for n in 0u32.. {
-        let p = parent.join(format!(".levelgeom-{}-{n}.tmp", std::process::id()));
-        match fs::create_dir(&p) {
-            Ok(()) => return Ok(p),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => continue,
-            Err(e) => return Err(io_err("cannot create a temporary folder", &p)(e)),
-        }
-    }
-    unreachable!("the loop returns")
+    // a name a later run recognises: a killed process's folder is removed by the next export
+    levelgeom_binary::create_temp_dir(&parent)
+        .map_err(io_err("cannot create a temporary folder in", &parent))
 }
 
 /// Write the export files of `scene` into `outdir` (see the module docs), all or nothing.

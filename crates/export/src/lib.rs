@@ -107,6 +107,38 @@ pub fn texture_file_name(texture: &Texture) -> String {
     levelgeom_scene::texture_file_name(&texture.name)
 }
 
+/// A texture reference the export writes for a name the level gives (MTL `map_Kd`), kept
+/// inside the export folder whatever the name says: a relative `/`-separated path of plain
+/// components is kept as it is; anything else (a `..`, `.` or empty component, an absolute
+/// path, a backslash, a drive letter or URI scheme `:`, a control character) becomes one file
+/// name in the folder, its other characters than ASCII letters, digits, `_`, `-` and `.` made
+/// `_` (`..\..\secret.dds` → `.._.._secret.dds`).
+pub fn inside_reference(uri: &str) -> String {
+    let plain = !uri.is_empty()
+        && !uri.starts_with('/')
+        && !uri.contains(['\\', ':'])
+        && !uri.chars().any(char::is_control)
+        && uri.split('/').all(|c| !matches!(c, "" | "." | ".."));
+    if plain {
+        return uri.to_string();
+    }
+    let flat: String = uri
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if flat.chars().all(|c| c == '.') {
+        format!("_{flat}")
+    } else {
+        flat
+    }
+}
+
 /// Encode every texture with decoded pixels ([`TextureSource::Rgba8`]) of `scene` as PNG, or
 /// only those listed in `subset` (scene texture indices; indices out of range and textures
 /// without pixels are skipped): `(`[`texture_file_name`]`, PNG bytes)` in texture order.

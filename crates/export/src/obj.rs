@@ -458,8 +458,18 @@ pub fn write_obj(
                 Some(tex) => {
                     let file = match &tex.source {
                         TextureSource::Rgba8 { .. } => crate::texture_file_name(tex),
-                        TextureSource::External { uri } | TextureSource::Unresolved { uri } => {
-                            uri.clone()
+                        // a file we linked from the textures folder the user gave
+                        TextureSource::External { uri } => uri.clone(),
+                        // the level's own name: it must not lead a viewer out of the folder
+                        TextureSource::Unresolved { uri } => {
+                            let inside = crate::inside_reference(uri);
+                            if inside != *uri {
+                                rep.warn(format!(
+                                    "material {i} {:?}: texture {:?} would be read from outside the export folder; the MTL names {inside:?}",
+                                    mat.name, uri
+                                ));
+                            }
+                            inside
                         }
                     };
                     let _ = writeln!(mtl, "map_Kd {file}");
@@ -765,5 +775,59 @@ mod tests {
             "{v} in {}",
             &one.obj[at..at + 200]
         );
+    }
+
+    #[test]
+    fn texture_references_stay_inside_the_export_folder() {
+        use levelgeom_scene::{Material, Texture};
+        // the names an X-Ray shader table gives (`..\..\..\secret04`, backslashes made `/`
+        // and `.dds` added by the X-Ray scene), an absolute one, a drive letter, a fine one
+        let names = [
+            ("../../../secret04.dds", ".._.._.._secret04.dds"),
+            ("/etc/passwd.dds", "_etc_passwd.dds"),
+            ("c:/windows/x.dds", "c__windows_x.dds"),
+            ("levels/l01/floor.dds", "levels/l01/floor.dds"),
+            ("..", "_.."),
+        ];
+        let mut scene = Scene::default();
+        let mut prims = Vec::new();
+        for (k, (uri, _)) in names.iter().enumerate() {
+            scene.textures.push(Texture {
+                name: format!("t{k}"),
+                source: TextureSource::Unresolved {
+                    uri: (*uri).to_string(),
+                },
+            });
+            scene.materials.push(Material {
+                name: format!("m{k}"),
+                texture: Some(k),
+                ..Material::default()
+            });
+            prims.push(Primitive {
+                material: Some(k),
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+                indices: vec![0, 1, 2],
+                ..Primitive::default()
+            });
+        }
+        let mesh = scene.add_mesh(Mesh {
+            name: "m".into(),
+            primitives: prims,
+        });
+        let n = scene.add_node(Node {
+            name: "n".into(),
+            mesh: Some(mesh),
+            ..Node::default()
+        });
+        scene.roots.push(n);
+        let o = to_obj(&scene, &ObjOptions::default());
+        let maps: Vec<&str> = o
+            .mtl
+            .lines()
+            .filter_map(|l| l.strip_prefix("map_Kd "))
+            .collect();
+        assert_eq!(maps, names.map(|(_, want)| want));
+        assert_eq!(o.warnings.len(), 4, "{:?}", o.warnings);
+        assert!(o.warnings[0].contains("\"../../../secret04.dds\" would be read from outside"));
     }
 }

@@ -489,7 +489,7 @@ fn bad_replacements_are_refused_with_a_reason() {
     let arg = format!("0={}", s(&odd));
     refused(
         &["replace", s(&wad), s(&out), "--sound", &arg],
-        "invalid data chunk length",
+        "RIFF chunk 'data' at 0x00000024: 110 bytes are not a whole number of 4-byte frames",
     );
     // a sound that does not exist, an ID that is no number
     let arg = format!("7={}", s(&a.join("smpc_000.wav")));

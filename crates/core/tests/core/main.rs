@@ -8,7 +8,6 @@ mod extract;
 mod folder;
 mod import;
 mod independent;
-mod mutation;
 mod textures;
 mod wad_edit;
 mod xray_import;

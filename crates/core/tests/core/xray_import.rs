@@ -207,3 +207,70 @@ fn instancing_one_mesh_from_70000_nodes_is_refused_by_both_imports() {
         .to_string();
     assert!(e.contains("Limits::max_instanced_triangles"), "{e}");
 }
+
+/// Issue 24: a node's extra `visual` out of range (99 of 16), or disagreeing with its name
+/// (`"15"` on visual 3's node), is an error naming the node and both values — it used to
+/// become a new mesh, or claim visual 15, and remove the visual the name names. An extra that
+/// is no number is warned about and the name is used (the level comes back unchanged).
+#[test]
+fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
+    let d = tempfile::tempdir().unwrap();
+    let level = levelgeom_core::open(&fixture()).unwrap();
+    let scene = level
+        .to_scene(&levelgeom_core::EngineOptions::default())
+        .unwrap();
+    let with = |node_visual: usize, value: &str| {
+        let mut s = scene.clone();
+        let n = s
+            .nodes
+            .iter()
+            .position(|n| {
+                n.extras
+                    .iter()
+                    .any(|(k, v)| k == "visual" && *v == node_visual.to_string())
+            })
+            .unwrap();
+        for (k, v) in &mut s.nodes[n].extras {
+            if k == "visual" {
+                *v = value.to_string();
+            }
+        }
+        let name = s.nodes[n].name.clone();
+        let glb = levelgeom_export::gltf::to_glb(&s, &Default::default()).unwrap();
+        let mesh = d.path().join(format!("v{node_visual}-{value}.glb"));
+        std::fs::write(&mesh, glb).unwrap();
+        (
+            name,
+            level.import_xray(&mesh, &XrayImportOptions::default()),
+        )
+    };
+    let (name, r) = with(3, "15");
+    assert!(name.starts_with("visual_0003"), "{name}");
+    let e = r.map(|_| ()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("{name:?}"))
+            && e.contains("extra \"visual\" is 15, but its name says visual 3"),
+        "{e}"
+    );
+    let (name, r) = with(5, "99");
+    let e = r.map(|_| ()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("{name:?}"))
+            && e.contains("extra \"visual\" is 99, but the level has 16 visuals (0..15), and its name says visual 5"),
+        "{e}"
+    );
+    let (name, r) = with(2, "two");
+    let r = r.unwrap();
+    assert!(
+        r.warnings.iter().any(|w| w.contains(&format!("{name:?}: its extra \"visual\" \"two\" is no visual index; its name's visual 2 is used"))),
+        "{:?}",
+        r.warnings
+    );
+    for (file, bytes) in &r.files {
+        assert_eq!(
+            *bytes,
+            std::fs::read(fixture().join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}

@@ -27,25 +27,79 @@ pub(crate) fn has_copy_suffix(name: &str) -> bool {
 }
 
 /// The visual index a node names: extra `visual`, else the `visual_NNNN` name prefix.
+/// Lenient (for the exporter's own scenes, whose two always agree); an edited scene is read
+/// with [`visual_claim`].
 pub(crate) fn visual_of(node: &levelgeom_scene::Node) -> Option<usize> {
-    if let Some((_, v)) = node.extras.iter().find(|(k, _)| k == "visual") {
-        // Blender may write a number back as a float ("12.0")
-        let v = v.trim();
-        if let Ok(i) = v.parse::<usize>() {
-            return Some(i);
-        }
-        if let Ok(f) = v.parse::<f64>() {
-            if f >= 0.0 && f.fract() == 0.0 && f < 1e9 {
-                return Some(f as usize);
-            }
-        }
+    extra_visual(node)
+        .and_then(Result::ok)
+        .or_else(|| name_visual(&node.name))
+}
+
+/// The extra `visual`: `None` without one, `Err(raw text)` when it is no visual index.
+fn extra_visual(node: &levelgeom_scene::Node) -> Option<Result<usize, String>> {
+    let (_, raw) = node.extras.iter().find(|(k, _)| k == "visual")?;
+    // Blender may write a number back as a float ("12.0")
+    let v = raw.trim();
+    if let Ok(i) = v.parse::<usize>() {
+        return Some(Ok(i));
     }
-    let rest = base_name(&node.name).strip_prefix("visual_")?;
+    match v.parse::<f64>() {
+        Ok(f) if f >= 0.0 && f.fract() == 0.0 && f < 1e9 => Some(Ok(f as usize)),
+        _ => Some(Err(raw.clone())),
+    }
+}
+
+/// The `visual_NNNN` prefix of a name (Blender's `.001` suffix ignored).
+fn name_visual(name: &str) -> Option<usize> {
+    let rest = base_name(name).strip_prefix("visual_")?;
     let digits: &str = rest.split('_').next()?;
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()
+}
+
+/// The visual an edited node claims, of a level with `nv` visuals: its extra `visual`, else
+/// its name's `visual_NNNN`; `Ok(None)` for a node that names none (a new mesh).
+///
+/// An extra `visual` that is no index is warned about (into `warnings`, naming the node and the
+/// text) and the name is used. An extra naming no visual of the level, or disagreeing with
+/// the index in the node's name, is an error naming the node and both values: either way the
+/// node cannot be told apart from a new mesh or another visual, and reading it as one would
+/// remove the visual the other value names.
+pub(crate) fn visual_claim(
+    node: &levelgeom_scene::Node,
+    nv: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Option<usize>, String> {
+    let named = name_visual(&node.name);
+    let extra = match extra_visual(node) {
+        Some(Ok(v)) => Some(v),
+        Some(Err(raw)) => {
+            warnings.push(format!(
+                "node {:?}: its extra \"visual\" {raw:?} is no visual index; {}",
+                node.name,
+                match named {
+                    Some(n) => format!("its name's visual {n} is used"),
+                    None => "it is read as a new mesh".into(),
+                }
+            ));
+            None
+        }
+        None => None,
+    };
+    match (extra, named) {
+        (Some(v), _) if v >= nv => Err(format!(
+            "its extra \"visual\" is {v}, but the level has {nv} visuals (0..{}){}; give the visual it edits, or remove the extra to add it as a new mesh",
+            nv.saturating_sub(1),
+            named.map_or(String::new(), |n| format!(", and its name says visual {n}"))
+        )),
+        (Some(v), Some(n)) if v != n => Err(format!(
+            "its extra \"visual\" is {v}, but its name says visual {n}; make them agree (rename the node or fix the extra)"
+        )),
+        (Some(v), _) => Ok(Some(v)),
+        (None, n) => Ok(n),
+    }
 }
 
 /// For every node: true when it is inside one of the non-visual trees or places a light.
@@ -212,8 +266,59 @@ mod tests {
         assert_eq!(visual_of(&n), Some(7));
         n.extras[0].1 = "7.0".into();
         assert_eq!(visual_of(&n), Some(7));
+        n.extras[0].1 = "seven".into();
+        assert_eq!(visual_of(&n), None);
         assert!(has_copy_suffix("visual_0001_normal.001"));
         assert!(!has_copy_suffix("visual_0001_normal"));
         assert_eq!(base_name("lights.002"), "lights");
+    }
+
+    #[test]
+    fn an_edited_nodes_claim_is_checked_against_the_level_and_its_name() {
+        let node = |name: &str, extra: Option<&str>| Node {
+            name: name.into(),
+            extras: extra
+                .map(|e| vec![("visual".to_string(), e.to_string())])
+                .unwrap_or_default(),
+            ..Node::default()
+        };
+        let mut w = Vec::new();
+        // visual: 99 of 16
+        let e = visual_claim(&node("Cube", Some("99")), 16, &mut w).unwrap_err();
+        assert!(
+            e.contains("extra \"visual\" is 99, but the level has 16 visuals (0..15)"),
+            "{e}"
+        );
+        let e = visual_claim(&node("visual_0005_normal", Some("99")), 16, &mut w).unwrap_err();
+        assert!(e.contains("and its name says visual 5"), "{e}");
+        // visual: "15" on visual 3's node
+        let e = visual_claim(&node("visual_0003_normal", Some("15")), 16, &mut w).unwrap_err();
+        assert!(
+            e.contains("extra \"visual\" is 15, but its name says visual 3"),
+            "{e}"
+        );
+        assert!(w.is_empty());
+        // agreeing, float-written, copies, name only, neither
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal.001", Some("3.0")), 16, &mut w),
+            Ok(Some(3))
+        );
+        assert_eq!(
+            visual_claim(&node("Cube", Some("4")), 16, &mut w),
+            Ok(Some(4))
+        );
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal", None), 16, &mut w),
+            Ok(Some(3))
+        );
+        assert_eq!(visual_claim(&node("Cube", None), 16, &mut w), Ok(None));
+        assert!(w.is_empty());
+        // unparsable: warned, the name used
+        assert_eq!(
+            visual_claim(&node("visual_0003_normal", Some("three")), 16, &mut w),
+            Ok(Some(3))
+        );
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("\"visual_0003_normal\": its extra \"visual\" \"three\" is no visual index; its name's visual 3 is used"), "{}", w[0]);
     }
 }

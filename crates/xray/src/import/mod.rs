@@ -338,7 +338,13 @@ fn import_view(
         if e_excl[i] {
             continue;
         }
-        match mapping::visual_of(node) {
+        let claim = mapping::visual_claim(node, nv, &mut summary.warnings).map_err(|message| {
+            ImportError::Node {
+                node: node.name.clone(),
+                message,
+            }
+        })?;
+        match claim {
             Some(v) if v < nv => claims[v].push(i),
             Some(v) => {
                 summary.warnings.push(format!(

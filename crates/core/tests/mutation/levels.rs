@@ -14,121 +14,18 @@
 //! `cargo test` runs a few hundred cases; `.ci/run` runs thousands in release mode
 //! (`LEVELGEOM_MUTATIONS=N`).
 
-#![allow(unsafe_code)] // the counting allocator below, nothing else
-
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use levelgeom_core::{Error, ExportOptions, Formats};
 
-/// No reader may ask for more than this in one allocation on these small files.
-const ALLOCATION_LIMIT: usize = 256 << 20;
+use crate::{mutate, Rng, ALLOCATION_LIMIT, LARGEST};
 
-struct Counting;
-
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
 /// Conversions to another build that succeeded / were refused.
 static CONVERTED: AtomicUsize = AtomicUsize::new(0);
 static CONVERT_REFUSED: AtomicUsize = AtomicUsize::new(0);
 /// Edited exports imported and written.
 static EDITED: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; it only records the
-// largest size asked for, and refuses (null, as an allocator may) requests above 4 GiB so
-// that an over-allocation bug fails this test instead of the machine.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        if layout.size() > 4 << 30 {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: the caller upholds `alloc`'s contract, which is System's too.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        if new_size > 4 << 30 {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: as for `alloc`; `ptr` came from this allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// xorshift64*: deterministic, seeded per case.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
-
-/// One mutation of `b`; returns what it did, for the failure message.
-fn mutate(b: &mut Vec<u8>, rng: &mut Rng) -> String {
-    let len = b.len();
-    match rng.below(7) {
-        0 => {
-            let at = rng.below(len);
-            b.truncate(at);
-            format!("truncate at {at}")
-        }
-        1 | 2 => {
-            let at = rng.below(len);
-            if let Some(x) = b.get_mut(at) {
-                *x ^= 1 << rng.below(8);
-            }
-            format!("flip a bit at {at}")
-        }
-        3 | 4 => {
-            let at = rng.below(len / 4) * 4;
-            let v: u32 = match rng.below(6) {
-                0 => 0xFFFF_FFFF,
-                1 => 0x7FFF_FFFF,
-                2 => 0x8000_0000 | (rng.next() as u32 & 0xFF),
-                3 => len as u32 + rng.below(16) as u32,
-                4 => 0,
-                _ => rng.next() as u32 & 0xFFFF,
-            };
-            if at + 4 <= b.len() {
-                b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            format!("u32 0x{v:08X} at {at}")
-        }
-        5 => {
-            let at = rng.below(len);
-            let n = rng.below(64).min(len - at.min(len));
-            b.drain(at..at + n);
-            format!("delete {n} bytes at {at}")
-        }
-        _ => {
-            let at = rng.below(len);
-            let n = rng.below(64).min(len - at.min(len));
-            let copy: Vec<u8> = b[at..at + n].to_vec();
-            let to = rng.below(b.len());
-            b.splice(to..to, copy);
-            format!("duplicate {n} bytes of {at} at {to}")
-        }
-    }
-}
 
 /// A base case: the files of a folder, and which of them is opened and mutated.
 struct Base {
@@ -427,6 +324,11 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
 
 #[test]
 fn mutated_files_are_refused_cleanly_or_handled() {
+    let _serial = crate::SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    crate::limit_address_space();
+    crate::take_largest();
     let bases = bases();
     let n = case_count();
     let tmp = tempfile::tempdir().unwrap();
