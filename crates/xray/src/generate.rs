@@ -615,6 +615,9 @@ pub fn old_light_chunk(v: u16) -> LevelChunk {
     }
 }
 
+/// The name [`old_level`] writes into the 128-byte header of XRLC 4–10.
+pub const OLD_LEVEL_NAME: &str = "gen_old_level";
+
 /// Generate a `level` of XRLC 4, 5, 8, 9, 10, 11 or 12 (the geometry inside it):
 ///
 /// | visual | type | geometry |
@@ -650,12 +653,10 @@ pub fn old_level(opts: Options) -> Level {
     let lmap = old_static(&OLD_QUAD, false);
     let lit = old_static(&OLD_QUAD_LIT, true);
     let tree = old_tree_vertices();
+    // the build's header form: 128 bytes with the name up to XRLC 10, then the u32 version
     let mut chunks = vec![Framed::plain(
         1,
-        LevelChunk::Header(Header {
-            version: v,
-            quality: 1,
-        }),
+        crate::level::header_chunk(v, 0, OLD_LEVEL_NAME.as_bytes()),
     )];
     // --- tables
     let texture_l = |tex: u32, sh: u32| {
@@ -978,7 +979,12 @@ pub fn old_level(opts: Options) -> Level {
         let cf = old_cform(2)
             .to_bytes()
             .expect("the generated collision is two triangles");
-        chunks.push(Framed::plain(id(Part::Cform), LevelChunk::Raw(cf)));
+        // LZHUF-packed, as xrLC wrote it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
+        // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`)
+        chunks.push(Framed::plain(
+            id(Part::Cform) | COMPRESSED,
+            LevelChunk::Raw(cf),
+        ));
     }
     let portal = OLD_PORTAL;
     let portals = if v >= 8 {

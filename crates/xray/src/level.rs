@@ -4,7 +4,7 @@
 //!
 //! | id | name | payload |
 //! |---|---|---|
-//! | 1 | `fsL_HEADER` | `u16 version (14); u16 quality` |
+//! | 1 | `fsL_HEADER` | `u16 version (14); u16 quality`; older forms in [`HeaderForm`] |
 //! | 2 | `fsL_SHADERS` | [`crate::shaders`] |
 //! | 3 | `fsL_VISUALS` | nested chunks 0, 1, 2, …, each an OGF visual ([`crate::ogf`]) |
 //! | 4 | `fsL_PORTALS` | 80-byte portals ([`crate::sectors`]) |
@@ -44,6 +44,7 @@
 
 use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
+use crate::cform::Cform;
 use crate::chunk::{self, Context, Framed};
 use crate::fvf::FvfBuffer;
 use crate::geom::{self, Header, SwiItem, VertexBuffer};
@@ -74,21 +75,11 @@ pub fn known_version(v: u16) -> bool {
     VERSIONS.contains(&v)
 }
 
-/// Builds of the game known to have written levels of XRLC `version` (xray_re's table), as a
-/// hint for `info`: e.g. `"builds 1096, 1097"`.
-pub fn build_hint(version: u16) -> Option<&'static str> {
-    Some(match version {
-        4 => "builds 1096, 1097",
-        5 => "build 1098",
-        8 => "builds 1114, 1154",
-        9 => "build 1472",
-        10 => "build 1475",
-        11 => "build 1537",
-        12 => "builds 1580–2218",
-        13 => "build 2215",
-        14 => "SoC release, CS, CoP",
-        _ => return None,
-    })
+/// Builds of the game known to have written levels of XRLC `version`, as a hint for `info`:
+/// e.g. `"build 1098"`; every layout's builds where the version had several
+/// ([`crate::builds::hint`]).
+pub fn build_hint(version: u16) -> Option<String> {
+    crate::builds::hint(version)
 }
 
 /// What a top-level chunk of `level` holds; which id means what depends on the version.
@@ -175,10 +166,197 @@ pub fn id_of(version: u16, p: Part) -> Option<u32> {
     (1..=12).find(|&i| part(version, i) == Some(p))
 }
 
-/// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any.
+/// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any:
+/// chunk 1 of 4 bytes (XRLC 11–14) or of [`NAMED_HEADER_SIZE`] bytes (XRLC 4–10; see
+/// [`HeaderForm`]). The low 16 bits of the version word (the whole `u16` in 13/14).
 pub fn version_of(bytes: &[u8]) -> Option<u16> {
-    (bytes.len() >= 10 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0])
+    (bytes.len() >= 10 && starts_with_header(bytes))
         .then(|| u16::from_le_bytes([bytes[8], bytes[9]]))
+}
+
+/// True when `bytes` start with an `fsL_HEADER` chunk head of either size (4 or
+/// [`NAMED_HEADER_SIZE`] bytes): the signature of a `level` or `level.geom` file.
+pub fn starts_with_header(bytes: &[u8]) -> bool {
+    let named = (NAMED_HEADER_SIZE as u32).to_le_bytes();
+    bytes.len() >= 8
+        && bytes[0..4] == [1, 0, 0, 0]
+        && (bytes[4..8] == [4, 0, 0, 0] || bytes[4..8] == named)
+}
+
+/// Size of the XRLC 4–10 `fsL_HEADER` payload: `u32 XRLC_version; char name[124]`.
+pub const NAMED_HEADER_SIZE: usize = 128;
+
+/// Length of the name field of the XRLC 4–10 header.
+pub const HEADER_NAME_LEN: usize = 124;
+
+/// The form of `fsL_HEADER` (`hdrLEVEL`) that xrLC wrote for an XRLC version. xrLC writes
+/// `sizeof(hdrLEVEL)` (xrLC/Build.cpp, 2002-01-15 `05d999e07a`: `fs.open_chunk(fsL_HEADER);
+/// hdrLEVEL H; ZeroMemory(&H,sizeof(H))`); the struct by engine history
+/// (`xr_3da/xrLevel.h` in SkyLoaderr/xray-engine-repo):
+///
+/// | XRLC | `hdrLEVEL` | bytes | evidence |
+/// |---|---|---|---|
+/// | 4 | not in the history (it starts at XRLC 5); both forms are read, [`Named`](HeaderForm::Named) is written as for 5 | 128 | inferred |
+/// | 5–10 | `u32 XRLC_version; char name[124]` | 128 | `b4385f03b0` 2002-01-15 (5) … `6e603975e5` 2003-06-20 (10) |
+/// | 11, 12, 13 | `u32 XRLC_version` | 4 | `8215fde6bc` 2003-08-29 (11) … `728f27bce1` 2005-04-22 |
+/// | 14 | `u16 XRLC_version; u16 XRLC_quality` | 4 | `355d582495` 2005-09-07 |
+///
+/// xray_re (`xr_level.cxx` `xr_level::load`) skips the 124 name bytes for 5 and 8 only and
+/// reads `u16 version, u16 quality` otherwise; blender-xray reads `u16, u16` (its importer
+/// ignores what follows). In the `u32` forms we read the word as two `u16`s like they do:
+/// the second is the version's high half, 0 in every file xrLC wrote, so quality reads 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderForm {
+    /// `u32 XRLC_version; char name[124]` (XRLC 4–10).
+    Named,
+    /// `u32 XRLC_version` (XRLC 11–13).
+    Version32,
+    /// `u16 XRLC_version; u16 XRLC_quality` (XRLC 14).
+    Quality,
+}
+
+/// The header form xrLC wrote for XRLC `version` (see [`HeaderForm`]); unknown versions above
+/// 14 get the 14 form, unknown ones below 11 the named one.
+pub fn header_form(version: u16) -> HeaderForm {
+    match version {
+        ..=10 => HeaderForm::Named,
+        11..=13 => HeaderForm::Version32,
+        _ => HeaderForm::Quality,
+    }
+}
+
+/// The `fsL_HEADER` chunk payload a writer puts into a `level` of XRLC `version`, in that
+/// build's form ([`header_form`]): for 4–10 the version and `name` (cut to 123 bytes so a NUL
+/// ends it, the rest zero, as xrLC's `ZeroMemory` + `strcpy` leaves it); for 11–13 the `u32`
+/// version (quality dropped: their engines compare the whole word with their version); for
+/// 14 version and `quality`.
+pub fn header_chunk(version: u16, quality: u16, name: &[u8]) -> LevelChunk {
+    match header_form(version) {
+        HeaderForm::Named => {
+            let mut field = [0u8; HEADER_NAME_LEN];
+            let n = name
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(name.len())
+                .min(HEADER_NAME_LEN - 1);
+            field[..n].copy_from_slice(&name[..n]);
+            LevelChunk::NamedHeader(NamedHeader {
+                header: Header {
+                    version,
+                    quality: 0,
+                },
+                name: field,
+            })
+        }
+        HeaderForm::Version32 => LevelChunk::Header(Header {
+            version,
+            quality: 0,
+        }),
+        HeaderForm::Quality => LevelChunk::Header(Header { version, quality }),
+    }
+}
+
+/// The XRLC 4–10 header (128 bytes): the version word and the level's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedHeader {
+    /// The `u32` version read as two `u16`s: `version` and, as `quality`, its high half (0 in
+    /// files xrLC wrote).
+    pub header: Header,
+    /// `char name[124]` as stored: NUL-terminated text, the bytes after the NUL kept verbatim.
+    pub name: [u8; HEADER_NAME_LEN],
+}
+
+impl NamedHeader {
+    /// Read the 128-byte payload.
+    pub fn read(r: &mut Reader<'_>) -> Result<NamedHeader, ReadError> {
+        let h = NamedHeader {
+            header: Header {
+                version: r.u16()?,
+                quality: r.u16()?,
+            },
+            name: r.array()?,
+        };
+        r.finish()?;
+        Ok(h)
+    }
+
+    /// Write the 128 bytes.
+    pub fn write(&self, w: &mut Writer) {
+        self.header.write(w);
+        w.bytes(&self.name);
+    }
+
+    /// The name up to its first NUL (lossy UTF-8; xrLC wrote the level folder's name).
+    pub fn name_text(&self) -> String {
+        let n = self
+            .name
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.name.len());
+        String::from_utf8_lossy(&self.name[..n]).into_owned()
+    }
+}
+
+/// Fill an empty name field of the 128-byte header that starts the `level` file `bytes` with
+/// `name` (cut to 123 bytes, then NUL; the field was all zero) and say whether it did: what a
+/// writer does when the source had no name to keep, with the output folder's name, as xrLC
+/// wrote its `L_name`. Bytes of any other file, or with a name already, are left as they are.
+pub fn fill_header_name(bytes: &mut [u8], name: &str) -> bool {
+    let field = 12..12 + HEADER_NAME_LEN;
+    let named = (NAMED_HEADER_SIZE as u32).to_le_bytes();
+    if bytes.len() < field.end || bytes[0..4] != [1, 0, 0, 0] || bytes[4..8] != named {
+        return false;
+    }
+    if bytes[field.clone()].iter().any(|&b| b != 0) {
+        return false;
+    }
+    let n = name.len().min(HEADER_NAME_LEN - 1);
+    bytes[12..12 + n].copy_from_slice(&name.as_bytes()[..n]);
+    true
+}
+
+/// The collision an XRLC 4–9 `level` keeps inside itself (`fsL_CFORM`), parsed; `None` for
+/// other versions or without the chunk. xrLC wrote the chunk packed, as
+/// `fsL_CFORM | CFS_CompressMark` (xrLC/xrBuildCForm.cpp from 2002-01-15 `05d999e07a` to
+/// 2003-06-13 `bf250a46c8`: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`), so the chunk is
+/// found by its id without the compression bit and unpacked; a plain one is read as it is.
+/// Errors carry the file offset (inside a packed chunk: the offset in its unpacked bytes,
+/// under `fsL_CFORM/lzhuf`).
+pub fn embedded_cform(bytes: &[u8], limits: Limits) -> Result<Option<Cform>, ReadError> {
+    let Some(version) = version_of(bytes).filter(|v| (4..=9).contains(v)) else {
+        return Ok(None);
+    };
+    let mut r = Reader::with_limits(bytes, limits);
+    let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
+        if part(version, h.id()) != Some(Part::Cform) {
+            b.take_rest();
+            return Ok(None);
+        }
+        let base = b.pos();
+        let path = b.path();
+        let body = b.take_rest();
+        Cform::read(body).map(|(c, _)| Some(c)).map_err(|mut e| {
+            e.offset += base as u64;
+            let mut segs = path.0.clone();
+            segs.extend(e.path.0);
+            e.path = levelgeom_binary::ChunkPath(segs);
+            e
+        })
+    })?;
+    Ok(chunks.into_iter().find_map(|c| c.value))
+}
+
+/// Read `fsL_HEADER` in the form its size says (4 or [`NAMED_HEADER_SIZE`] bytes; either is
+/// accepted for every version, so a file is read as written).
+fn read_header(r: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
+    match r.remaining() {
+        4 => Ok(LevelChunk::Header(Header::read(r)?)),
+        NAMED_HEADER_SIZE => Ok(LevelChunk::NamedHeader(NamedHeader::read(r)?)),
+        n => Err(r.invalid(format!(
+            "fsL_HEADER of {n} bytes: expected 4 (XRLC 11–14: version) or 128 (XRLC 4–10: \
+             version + 124-byte name)"
+        ))),
+    }
 }
 
 /// The naming context of a whole `level` file's chunks (by its version).
@@ -360,8 +538,10 @@ pub struct OldGlow {
 /// A top-level chunk of `level`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LevelChunk {
-    /// 1.
+    /// 1: the 4-byte header (XRLC 11–14; see [`HeaderForm`]).
     Header(Header),
+    /// 1: the 128-byte header of XRLC 4–10, with the level's name.
+    NamedHeader(NamedHeader),
     /// 2.
     Shaders(Vec<ShaderEntry>),
     /// 3: the visuals, each a nested chunk (its id is its index).
@@ -691,10 +871,43 @@ impl Level {
         Ok(w.into_inner())
     }
 
-    /// The header.
+    /// The header's version and quality (of either form; in the `u32` forms of XRLC 4–13
+    /// the quality is the version word's high half, see [`HeaderForm`]).
     pub fn header(&self) -> Option<Header> {
         self.chunks.iter().find_map(|c| match c.value {
             LevelChunk::Header(h) => Some(h),
+            LevelChunk::NamedHeader(h) => Some(h.header),
+            _ => None,
+        })
+    }
+
+    /// The name in an XRLC 4–10 header (up to its NUL), `None` for a 4-byte header.
+    pub fn header_name(&self) -> Option<String> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::NamedHeader(h) => Some(h.name_text()),
+            _ => None,
+        })
+    }
+
+    /// Replace the name field of an XRLC 4–10 header with `name` (all 124 bytes as given);
+    /// false when the header is a 4-byte one (nothing changed).
+    pub fn set_header_name(&mut self, name: &[u8; HEADER_NAME_LEN]) -> bool {
+        for c in &mut self.chunks {
+            if let LevelChunk::NamedHeader(h) = &mut c.value {
+                h.name = *name;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The stored form of the header ([`HeaderForm::Named`] for 128 bytes; a 4-byte header
+    /// is [`HeaderForm::Quality`] for 14, else [`HeaderForm::Version32`]).
+    pub fn header_form(&self) -> Option<HeaderForm> {
+        self.chunks.iter().find_map(|c| match c.value {
+            LevelChunk::Header(h) if h.version >= 14 => Some(HeaderForm::Quality),
+            LevelChunk::Header(_) => Some(HeaderForm::Version32),
+            LevelChunk::NamedHeader(_) => Some(HeaderForm::Named),
             _ => None,
         })
     }
@@ -817,7 +1030,7 @@ impl Level {
 /// Decode top-level chunk `id` of a level of XRLC `version`.
 fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
     Ok(match part(version, id) {
-        Some(Part::Header) => LevelChunk::Header(Header::read(b)?),
+        Some(Part::Header) => read_header(b)?,
         Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
         Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
         Some(Part::Visuals) => {
@@ -843,6 +1056,7 @@ fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadE
 fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
     match c {
         LevelChunk::Header(h) => h.write(w),
+        LevelChunk::NamedHeader(h) => h.write(w),
         LevelChunk::Shaders(s) => shaders::write(s, w)?,
         LevelChunk::Visuals(vs) => {
             for v in vs {

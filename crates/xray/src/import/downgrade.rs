@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use crate::chunk::{Framed, COMPRESSED};
 use crate::fvf::{FvfBuffer, UvOrder};
-use crate::geom::{Geom, Header, SlideWindow};
+use crate::geom::{Geom, SlideWindow};
 use crate::level::{Level, LevelChunk, Part};
 use crate::ogf::{
     self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual,
@@ -147,12 +147,11 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
     counts.report(to, &mut loss);
 
     // --- the level's chunks, in xrLC's order
+    // the header form of the target build (128 bytes with the name up to 10; the caller
+    // puts the source's name in, crate::level::header_chunk)
     let mut chunks = vec![Framed::plain(
         crate::level::HEADER,
-        LevelChunk::Header(Header {
-            version: to,
-            quality,
-        }),
+        crate::level::header_chunk(to, quality, b""),
     )];
     let lights = src.lights();
     let (light_chunk, controllers) = records::lights(to, lights);
@@ -226,8 +225,11 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
                          version-2 cform XRLC {to} embeds has no place for them)"
                     ));
                 }
+                // packed as xrLC packed it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
+                // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`;
+                // level.cform from 2003-06-20)
                 chunks.push(Framed::plain(
-                    id_of(to, Part::Cform)?,
+                    id_of(to, Part::Cform)? | COMPRESSED,
                     LevelChunk::Raw(c2.to_bytes()?),
                 ));
                 loss.notes.push(format!(

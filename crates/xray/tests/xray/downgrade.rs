@@ -153,9 +153,11 @@ fn reread(i: &Imported, to: u16, what: &str) -> Level {
         })
         .collect();
     assert_eq!(sorted, want, "{what}: chunk ids");
-    // VB, IB and SWIS compressed in 12 only
+    // VB, IB and SWIS compressed in 12 only; the embedded cform of 4–9 packed as xrLC did
+    // (xrLC/xrBuildCForm.cpp: fsL_CFORM|CFS_CompressMark)
+    let cform_id = if to <= 5 { 6 } else { 5 };
     for c in &l.chunks {
-        let packed = to == 12 && matches!(c.id(), 9..=11);
+        let packed = to == 12 && matches!(c.id(), 9..=11) || to <= 9 && c.id() == cform_id;
         assert_eq!(
             c.raw_id & 0x8000_0000 != 0,
             packed,

@@ -289,7 +289,10 @@ fn old_visuals_name_their_types_and_versions_their_builds() {
     });
     let names: Vec<&str> = l.visuals().iter().map(|v| v.type_name()).collect();
     assert_eq!(names, ["normal", "normal", "hierarchy"]);
-    assert_eq!(levelgeom_xray::level::build_hint(5), Some("build 1098"));
+    assert_eq!(
+        levelgeom_xray::level::build_hint(5).as_deref(),
+        Some("build 1098")
+    );
     assert_eq!(levelgeom_xray::level::build_hint(7), None);
 }
 
