@@ -1028,3 +1028,77 @@ pub fn old_level(opts: Options) -> Level {
     ));
     Level { chunks }
 }
+
+/// The record layouts xrLC changed within one XRLC version (issue 22): a generated level of
+/// that version as xrLC wrote it on a given date, for [`old_level_era`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// XRLC 11 before 2003-09-02: 24-byte LOD vertices, 96-byte `OGF_TREEDEF2`.
+    Xrlc11Early,
+    /// XRLC 11, 2003-09-02..04: 24-byte LOD vertices, 112-byte `OGF_TREEDEF2` (`_tmp_` words).
+    Xrlc11Tmp,
+    /// XRLC 11, 2003-09-05..08: 28-byte LOD vertices, 112-byte `OGF_TREEDEF2`.
+    Xrlc11TmpSun,
+    /// XRLC 12 before 2003-10-20: 24-byte glows.
+    Xrlc12EarlyGlows,
+}
+
+/// [`old_level`] (uncompressed) of the era's version with the era's record layouts: the same
+/// positions and UVs, so every export's triangles equal the latest layout's (a 24-byte LOD
+/// vertex has no sun byte: it reads 255, its padding 0; a 96-byte tree has no sun colour:
+/// scale 1, bias 0, as generated). The `_tmp_` words are `0x11111111` and `0x22222222`.
+/// Sources: xrLC/OGF_Face_Save.cpp (`3d8b88e0f9` 2003-09-02 `sizeof(c_scale)` of the 24-byte
+/// `base_color`; `c0caf6bf27` 2003-09-09 `5*sizeof(float)`), LOD vertices 28 bytes from
+/// 2003-09-05, xrLC/Build.cpp glows (`b58740e604` 2003-10-17 24 bytes, `2dd23ba610`
+/// 2003-10-20 18 bytes).
+pub fn old_level_era(era: Era) -> Level {
+    let version = if era == Era::Xrlc12EarlyGlows { 12 } else { 11 };
+    let mut l = old_level(Options {
+        version,
+        compress: false,
+    });
+    for c in &mut l.chunks {
+        match &mut c.value {
+            LevelChunk::Visuals(vs) => {
+                for v in vs.iter_mut() {
+                    for oc in &mut v.value.chunks {
+                        oc.value = match (&oc.value, era) {
+                            (OgfChunk::LodDef(q), Era::Xrlc11Early | Era::Xrlc11Tmp) => {
+                                // no sun byte or padding in a 24-byte vertex: they read
+                                // 255 and 0
+                                let sunless = |v: &ogf::LodVertex| ogf::LodVertex {
+                                    sun: 255,
+                                    pad: [0; 3],
+                                    ..*v
+                                };
+                                OgfChunk::LodDefOld(
+                                    q.iter().map(|x| x.each_ref().map(sunless)).collect(),
+                                )
+                            }
+                            (OgfChunk::TreeDef(t), Era::Xrlc11Early) => OgfChunk::TreeDefOld(*t),
+                            (OgfChunk::TreeDef(t), Era::Xrlc11Tmp | Era::Xrlc11TmpSun) => {
+                                OgfChunk::TreeDefTmp(*t, [[0x11; 4], [0x22; 4]])
+                            }
+                            (x, _) => x.clone(),
+                        };
+                    }
+                }
+            }
+            LevelChunk::Glows(gs) if era == Era::Xrlc12EarlyGlows => {
+                // u32 texture and shader: here both the combined table entry
+                let old = gs
+                    .iter()
+                    .map(|g| crate::level::OldGlow {
+                        position: g.position,
+                        radius: g.radius,
+                        texture: u32::from(g.shader),
+                        shader: u32::from(g.shader),
+                    })
+                    .collect();
+                c.value = LevelChunk::OldGlows(old);
+            }
+            _ => {}
+        }
+    }
+    l
+}

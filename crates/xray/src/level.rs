@@ -35,8 +35,8 @@
 //! | lights | 4, 5 | 124 bytes: D3D7 `D3DLIGHT7` (104 bytes, the same fields and order as D3D9's) + [`OldLightTail::Build5`] |
 //! | lights | 8 | 176 bytes: `D3DLIGHT7` + [`OldLightTail::Build8`] (`u32 frame; u32 flags; char name[64]`) |
 //! | lights | 9–14 | 108 bytes: `u32 controller` + `D3DLIGHT9` ([`Light`]) |
-//! | glows | 4–11 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
-//! | glows | 12–14 | 18 bytes ([`Glow`]) |
+//! | glows | 4–11, early 12 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
+//! | glows | 12 (xrLC from 2003-10-20), 13, 14 | 18 bytes ([`Glow`]); 12 is read by the chunk's size |
 //! | portals | 4, 5 | 80 bytes, the vertex count *before* the six vertices ([`LevelChunk::PortalsV5`]) |
 //!
 //! Old lights store no controller; [`OldLight::to_light`] gives the one xray_re assigns. The
@@ -568,7 +568,7 @@ pub enum LevelChunk {
     PortalsV5(Vec<Portal>),
     /// XRLC 4, 5, 8: lights with D3D7 records ([`OldLight`]).
     OldLights(Vec<OldLight>),
-    /// XRLC 4–11: 24-byte glows ([`OldGlow`]).
+    /// XRLC 4–11 and early 12: 24-byte glows ([`OldGlow`]).
     OldGlows(Vec<OldGlow>),
     /// Unknown, or a part whose old layout is kept verbatim.
     Raw(Vec<u8>),
@@ -716,6 +716,47 @@ fn walk_ibs(r: &mut Reader<'_>) -> Result<(), ReadError> {
         r.pop();
     }
     r.finish()
+}
+
+/// The glow record size of an XRLC 12 `fsL_GLOWS` chunk. xrLC wrote 24-byte records
+/// (`{f32 pos[3]; f32 radius; u32 texture; u32 shader}`, string indices) until 2003-10-19 and
+/// 18-byte ones (`u16` shader) from 2003-10-20 (xrLC/Build.cpp `b58740e604` 2003-10-17 →
+/// `2dd23ba610` 2003-10-20), both under XRLC 12. Decided by the chunk's size; a size both
+/// divide (a multiple of 72) is decided by which reading gives sane glows (positions and
+/// radius neither NaN, infinite, denormal nor beyond 10⁷; a positive radius), and refused
+/// when both or neither do.
+fn glow_size(r: &Reader<'_>) -> Result<usize, ReadError> {
+    let n = r.remaining();
+    let fits = |size: usize| n % size == 0;
+    match (fits(24), fits(18)) {
+        (true, false) => Ok(24),
+        (false, true) => Ok(18),
+        (true, true) if n == 0 => Ok(18),
+        (true, true) => {
+            let body = r.rest();
+            let sane = |size: usize| {
+                body.chunks_exact(size).all(|g| {
+                    let f = |k: usize| f32::from_le_bytes([g[k], g[k + 1], g[k + 2], g[k + 3]]);
+                    // no NaN, infinity or denormal (bytes of an integer read as a float)
+                    let plain = |x: f32| x == 0.0 || x.is_normal() && x.abs() < 1.0e7;
+                    let rad = f(12);
+                    (0..3).all(|i| plain(f(4 * i))) && plain(rad) && rad > 0.0
+                })
+            };
+            match (sane(24), sane(18)) {
+                (true, false) => Ok(24),
+                (false, true) => Ok(18),
+                _ => Err(r.invalid(format!(
+                    "glow chunk of {n} bytes reads as 24-byte records (xrLC to 2003-10-19) and \
+                     as 18-byte ones (from 2003-10-20) alike: the layout is ambiguous"
+                ))),
+            }
+        }
+        (false, false) => Err(r.invalid(format!(
+            "glow chunk of {n} bytes is a multiple of neither 24 (xrLC to 2003-10-19) nor 18 \
+             (from 2003-10-20)"
+        ))),
+    }
 }
 
 fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
@@ -1042,6 +1083,11 @@ fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadE
         Some(Part::Portals) => LevelChunk::PortalsV5(sectors::read_portals_v5(b)?),
         Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
         Some(Part::Lights) => LevelChunk::OldLights(read_old_lights(b, version)?),
+        // XRLC 12 has both glow records (24 bytes to 2003-10-19, 18 from 2003-10-20)
+        Some(Part::Glows) if version == 12 => match glow_size(b)? {
+            24 => LevelChunk::OldGlows(read_old_glows(b)?),
+            _ => LevelChunk::Glows(read_glows(b)?),
+        },
         Some(Part::Glows) if version >= 12 => LevelChunk::Glows(read_glows(b)?),
         Some(Part::Glows) => LevelChunk::OldGlows(read_old_glows(b)?),
         Some(Part::Sectors) => LevelChunk::Sectors(sectors::read_sectors(b)?),

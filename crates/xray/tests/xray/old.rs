@@ -21,7 +21,7 @@ fn scene_of(l: &Level) -> Scene {
 }
 
 /// Every triangle of the scene in world space (glTF frame), each corner with its UV0.
-fn world_triangles(s: &Scene) -> Vec<[([f32; 3], [f32; 2]); 3]> {
+pub fn world_triangles(s: &Scene) -> Vec<[([f32; 3], [f32; 2]); 3]> {
     let w = s.world_matrices();
     let mut out = Vec::new();
     for (n, node) in s.nodes.iter().enumerate() {

@@ -298,3 +298,123 @@ fn a_damaged_packed_cform_is_an_error_with_its_place() {
         .to_string();
     assert!(e.contains("fsL_CFORM") && e.contains("LZHUF"), "{e}");
 }
+
+/// The payload sizes of every `OGF_LODDEF2` and `OGF_TREEDEF2` chunk and of the glow chunk.
+fn record_sizes(l: &Level) -> (Vec<usize>, Vec<usize>, usize) {
+    use levelgeom_xray::ogf::OgfChunk;
+    let bytes_of = |c: &OgfChunk| -> usize {
+        let v = levelgeom_xray::ogf::Visual {
+            chunks: vec![levelgeom_xray::chunk::Framed::plain(1, c.clone())],
+        };
+        let mut w = levelgeom_binary::Writer::new();
+        v.write(&mut w).unwrap();
+        w.into_inner().len() - 8
+    };
+    let (mut lod, mut tree) = (Vec::new(), Vec::new());
+    for v in l.visuals() {
+        for c in &v.chunks {
+            match &c.value {
+                OgfChunk::LodDef(_) | OgfChunk::LodDefOld(_) => lod.push(bytes_of(&c.value)),
+                OgfChunk::TreeDef(_) | OgfChunk::TreeDefOld(_) | OgfChunk::TreeDefTmp(..) => {
+                    tree.push(bytes_of(&c.value))
+                }
+                _ => {}
+            }
+        }
+    }
+    let glows = l.glows().len() * 18 + l.old_glows().len() * 24;
+    (lod, tree, glows)
+}
+
+#[test]
+fn records_the_engine_resized_within_a_version_are_read_by_size() {
+    use generate::Era;
+    // (era, LOD chunk, TREEDEF chunks, glow chunk): 8 quads × 4 vertices × 24 or 28 bytes;
+    // 16 + 4 + 4, 16 + 2 × (5 + 1) or 16 + 5 + 5 floats; 24 or 18 bytes per glow
+    let cases = [
+        (Era::Xrlc11Early, 8 * 4 * 24, 96, 24),
+        (Era::Xrlc11Tmp, 8 * 4 * 24, 112, 24),
+        (Era::Xrlc11TmpSun, 8 * 4 * 28, 112, 24),
+        (Era::Xrlc12EarlyGlows, 8 * 4 * 28, 104, 24),
+    ];
+    for (era, lod, tree, glow) in cases {
+        let l = generate::old_level_era(era);
+        let bytes = l.to_bytes().unwrap();
+        let back = Level::read(&bytes).unwrap().0;
+        assert_eq!(back.to_bytes().unwrap(), bytes, "{era:?}");
+        assert_eq!(
+            record_sizes(&back),
+            (vec![lod], vec![tree, tree], glow),
+            "{era:?}"
+        );
+        // the same triangles at the same places as the latest layout of the version
+        let latest = generate::old_level(Options {
+            version: l.version().unwrap(),
+            compress: false,
+        });
+        let g = Geom { chunks: Vec::new() };
+        let a = levelgeom_xray::to_scene(&back, &g, &SceneOptions::default()).unwrap();
+        let b = levelgeom_xray::to_scene(&latest, &g, &SceneOptions::default()).unwrap();
+        assert_eq!(
+            super::old::world_triangles(&a),
+            super::old::world_triangles(&b),
+            "{era:?}"
+        );
+        let t = back.visuals()[2].treedef().unwrap();
+        assert_eq!(t.xform, generate::old_tree_xform(0), "{era:?}");
+    }
+}
+
+#[test]
+fn an_unknown_record_size_is_a_clear_error() {
+    let l = generate::old_level(Options {
+        version: 11,
+        compress: false,
+    });
+    let mut bytes = l.to_bytes().unwrap();
+    // OGF_LODDEF2 (id 21) of the LOD visual: 896 bytes; claim 4 fewer and shift the rest
+    let at = (0..bytes.len() - 8)
+        .find(|&i| bytes[i..i + 8] == [21, 0, 0, 0, 0x80, 3, 0, 0])
+        .expect("the 896-byte LOD chunk");
+    bytes[at + 4..at + 8].copy_from_slice(&892u32.to_le_bytes());
+    let e = Level::read(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("OGF_LODDEF2 of 892 bytes") && e.contains("24-byte"),
+        "{e}"
+    );
+}
+
+#[test]
+fn xrlc_12_glows_of_a_size_both_records_divide() {
+    let mut l = generate::old_level(Options {
+        version: 12,
+        compress: false,
+    });
+    let set = |l: &mut Level, raw: Vec<u8>| {
+        for c in &mut l.chunks {
+            // fsL_GLOWS is chunk 7 in XRLC 12
+            if c.id() == 7 {
+                c.value = LevelChunk::Raw(raw.clone());
+            }
+        }
+    };
+    // three 24-byte glows = 72 bytes, also four 18-byte records; only the 24-byte reading
+    // gives plain floats (the 18-byte one reads index bytes as denormal floats)
+    let mut raw = Vec::new();
+    for k in 0..3u32 {
+        for x in [1.0f32 + k as f32, 2.0, 3.0, 0.5] {
+            raw.extend_from_slice(&x.to_le_bytes());
+        }
+        raw.extend_from_slice(&5u32.to_le_bytes());
+        raw.extend_from_slice(&5u32.to_le_bytes());
+    }
+    set(&mut l, raw);
+    let bytes = l.to_bytes().unwrap();
+    let back = Level::read(&bytes).unwrap().0;
+    assert_eq!(back.old_glows().len(), 3);
+    assert_eq!(back.old_glows()[2].position, [3.0, 2.0, 3.0]);
+    // 72 bytes of zeros read as neither (radius 0): refused, saying why
+    set(&mut l, vec![0; 72]);
+    let e = Level::read(&l.to_bytes().unwrap()).unwrap_err().to_string();
+    assert!(e.contains("ambiguous") && e.contains("72 bytes"), "{e}");
+}

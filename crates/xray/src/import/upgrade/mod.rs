@@ -344,7 +344,8 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
             "{raw} visual chunks without a format-4 counterpart (kept raw in the old level)"
         ));
     }
-    if version <= 10 {
+    // the old record layouts, decided by size (XRLC 11 has either LOD vertex)
+    if version <= 11 {
         let has = |f: fn(&OgfChunk) -> bool| {
             old.visuals()
                 .iter()
@@ -352,12 +353,21 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
         };
         if has(|x| matches!(x, OgfChunk::TreeDefOld(_))) {
             c.notes.push(
-                "tree colour sun (XRLC ≤ 10 has none): scale 1, bias 0 in OGF_TREEDEF2".into(),
+                "tree colour sun (96-byte OGF_TREEDEF2, xrLC before 2003-09-02, has none): \
+                 scale 1, bias 0"
+                    .into(),
+            );
+        }
+        if has(|x| matches!(x, OgfChunk::TreeDefTmp(..))) {
+            c.notes.push(
+                "the base_color _tmp_ words of 112-byte OGF_TREEDEF2 (xrLC 2003-09-02..08) are \
+                 not written: the 104-byte record has none"
+                    .into(),
             );
         }
         if has(|x| matches!(x, OgfChunk::LodDefOld(_))) {
             c.notes
-                .push("LOD billboard sun (XRLC ≤ 10 has none): 255, padding 0".into());
+                .push("LOD billboard sun (24-byte LOD vertices, xrLC before 2003-09-05, have none): 255, padding 0".into());
         }
     }
     // one-layer lightmaps
