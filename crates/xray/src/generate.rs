@@ -993,6 +993,13 @@ pub fn old_level(opts: Options) -> Level {
         LevelChunk::PortalsV5(vec![portal])
     };
     chunks.push(Framed::plain(id(Part::Portals), portals));
+    if let Some(lc) = crate::level::id_of(v, Part::LightControl) {
+        // 9–11: the controller table their renderers open unconditionally, before the lights
+        chunks.push(Framed::plain(
+            lc,
+            LevelChunk::Raw(crate::level::light_control(2)),
+        ));
+    }
     chunks.push(Framed::plain(id(Part::Lights), old_light_chunk(v)));
     let (glow_shader, glow_texture) = match v {
         4 | 5 => (2, 2),

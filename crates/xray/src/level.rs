@@ -23,8 +23,8 @@
 //! |---|---|
 //! | 4, 5 | 2 textures, 3 shaders, 4 visuals, 5 VB (FVF), 6 cform, 7 portals, 8 lights, 9 light key frames, 10 glows, 11 sectors |
 //! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors |
-//! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 shader constants, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
-//! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
+//! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 light control, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
+//! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 5 light control, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
 //! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
 //!
 //! The buffers have the layouts of `level.geom`'s chunks ([`crate::geom`]), FVF buffers those
@@ -40,7 +40,9 @@
 //! | portals | 4, 5 | 80 bytes, the vertex count *before* the six vertices ([`LevelChunk::PortalsV5`]) |
 //!
 //! Old lights store no controller; [`OldLight::to_light`] gives the one xray_re assigns. The
-//! embedded cform of 4–9, shader constants and light key frames are kept raw.
+//! embedded cform of 4–9 (found and unpacked by [`embedded_cform`]), the light controllers of
+//! 9–11 ([`Part::LightControl`], written by [`light_control`]) and light key frames are kept
+//! raw.
 
 use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
@@ -105,8 +107,13 @@ pub enum Part {
     Cform,
     /// `fsL_PORTALS`.
     Portals,
-    /// `fsL_SHADER_CONSTANT` (XRLC 9; kept raw).
-    ShaderConstant,
+    /// `fsL_LIGHT_CONTROL` (XRLC 9: chunk 7, 10/11: chunk 5; kept raw): the light
+    /// controllers, `{char name[64]; u32 count; u32 data[count]}` until the chunk's end
+    /// (`xr_3da/xrRender_R1/FLightsController.cpp` `CLightDB_Static::Load`, 2003-06-20
+    /// `6e603975e5`; xrLC copies the editor's table, `xrLC/xrSaveLights.cpp`). xray_re names
+    /// 9's chunk 7 `FSL9_SHADER_CONSTANT // ???`; the engine's `xrLevel.h` of XRLC 9
+    /// (`b61b6efa96`, 2002-12-26) says `fsL_LIGHT_CONTROL`.
+    LightControl,
     /// `fsL_LIGHT_DYNAMIC`.
     Lights,
     /// `fsL_LIGHT_KEY_FRAMES` (XRLC 4, 5; kept raw).
@@ -140,13 +147,14 @@ pub fn part(version: u16, id: u32) -> Option<Part> {
         (8 | 9, 5) => Cform,
         (8 | 9, 6) => Portals,
         (8, 7) => Lights,
-        (9, 7) => ShaderConstant,
+        (9, 7) => LightControl,
         (9, 8) => Lights,
         (8 | 9, 9) => Glows,
         (8 | 9, 10) => Sectors,
         (9, 11) => IndexBuffers,
         (9, 12) => VertexBuffers,
         (8 | 9, _) => return None,
+        (10 | 11, 5) => LightControl,
         (10..=12, 9) => IndexBuffers,
         (10..=12, 10) => VertexBuffers,
         (12, 11) => Swis,
@@ -295,6 +303,33 @@ impl NamedHeader {
             .unwrap_or(self.name.len());
         String::from_utf8_lossy(&self.name[..n]).into_owned()
     }
+}
+
+/// The names xrLC's level editor gives its standard light controllers, in the order our
+/// controller ids use them (0 hemisphere, 1 sun, 2 static: [`old_light_controller`]); from
+/// `LCONTROL_HEMI`, `LCONTROL_DIR0`, `LCONTROL_STATIC` (Editors/.../communicate.h,
+/// 2003-06-20 `6e603975e5`).
+pub const LIGHT_CONTROLLERS: [&str; 3] = ["$hemi", "$dir0", "$static"];
+
+/// The `fsL_LIGHT_CONTROL` payload a writer puts into a level of XRLC 9–11 whose lights use
+/// controller ids up to `max_controller`: one record `{char name[64]; u32 count = 0}` per id
+/// (the standard names of [`LIGHT_CONTROLLERS`], then `controller_3`, …), no animation data.
+/// The renderers open the chunk without a null check (`FLightsController.cpp`, `Light_DB.cpp`)
+/// and `IReader::open_chunk` returns null for a chunk of size 0 (xrCore/FS.cpp,
+/// `6e603975e5`), so the table is never empty: at least the three standard controllers.
+pub fn light_control(max_controller: u32) -> Vec<u8> {
+    let n = max_controller.saturating_add(1).clamp(3, 256);
+    let mut out = Vec::with_capacity(n as usize * 68);
+    for k in 0..n {
+        let mut name = [0u8; 64];
+        let text = LIGHT_CONTROLLERS
+            .get(k as usize)
+            .map_or_else(|| format!("controller_{k}"), |s| (*s).to_string());
+        name[..text.len()].copy_from_slice(text.as_bytes());
+        out.extend_from_slice(&name);
+        out.extend_from_slice(&0u32.to_le_bytes());
+    }
+    out
 }
 
 /// Fill an empty name field of the 128-byte header that starts the `level` file `bytes` with

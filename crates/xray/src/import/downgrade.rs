@@ -251,6 +251,15 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             LevelChunk::PortalsV5(portals)
         },
     ));
+    if let Some(id) = crate::level::id_of(to, Part::LightControl) {
+        // 9–11: their renderers open fsL_LIGHT_CONTROL unconditionally; xrLC writes it just
+        // before the lights (xrLC/xrSaveLights.cpp)
+        let max = lights.iter().map(|l| l.controller).max().unwrap_or(0);
+        chunks.push(Framed::plain(
+            id,
+            LevelChunk::Raw(crate::level::light_control(max)),
+        ));
+    }
     chunks.push(Framed::plain(id_of(to, Part::Lights)?, light_chunk));
     chunks.push(Framed::plain(id_of(to, Part::Glows)?, glow_chunk));
     chunks.push(Framed::plain(

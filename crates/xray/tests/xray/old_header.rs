@@ -163,6 +163,16 @@ fn conversion_writes_the_header_form_of_every_target() {
             },
         )
         .unwrap();
+        // the conversion names the layout and builds it writes (crate::builds)
+        let notes = out.summary.conversion.clone().unwrap().notes;
+        let want = match to {
+            12 => {
+                "written as XRLC 12, OGF 4 layout of builds 1935–2218 (the latest of its 2 layouts)"
+            }
+            9 => "written as XRLC 9 of build 1472",
+            _ => "written as XRLC",
+        };
+        assert!(notes[0].starts_with(want), "→ {to}: {notes:?}");
         let bytes = out.level.to_bytes().unwrap();
         let (id, size, body) = header_of(&bytes);
         assert_eq!((id, size), (1, engine_header_size(to)), "→ {to}");
