@@ -1048,6 +1048,10 @@ pub enum Era {
     Xrlc11TmpSun,
     /// XRLC 12 before 2003-10-20: 24-byte glows.
     Xrlc12EarlyGlows,
+    /// Late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): the visuals' indices in one
+    /// `fsL_IBUFFERS` (chunk 11) buffer, each visual naming its range by `OGF_ICONTAINER`
+    /// (19) instead of holding `OGF_INDICES`.
+    Xrlc8Late,
 }
 
 /// [`old_level`] (uncompressed) of the era's version with the era's record layouts: the same
@@ -1059,11 +1063,42 @@ pub enum Era {
 /// 2003-09-05, xrLC/Build.cpp glows (`b58740e604` 2003-10-17 24 bytes, `2dd23ba610`
 /// 2003-10-20 18 bytes).
 pub fn old_level_era(era: Era) -> Level {
-    let version = if era == Era::Xrlc12EarlyGlows { 12 } else { 11 };
+    let version = match era {
+        Era::Xrlc12EarlyGlows => 12,
+        Era::Xrlc8Late => 8,
+        _ => 11,
+    };
     let mut l = old_level(Options {
         version,
         compress: false,
     });
+    if era == Era::Xrlc8Late {
+        let mut ib: Vec<u16> = Vec::new();
+        for c in &mut l.chunks {
+            if let LevelChunk::Visuals(vs) = &mut c.value {
+                for v in vs.iter_mut() {
+                    for oc in &mut v.value.chunks {
+                        if let OgfChunk::Indices(x) = &oc.value {
+                            let at = ib.len() as u32;
+                            ib.extend_from_slice(x);
+                            *oc = Framed::plain(
+                                ogf::v3::ICONTAINER,
+                                OgfChunk::IContainer([0, at, x.len() as u32]),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // after the vertex buffers, as the 9 layout has it
+        let at = l
+            .chunks
+            .iter()
+            .position(|c| matches!(c.value, LevelChunk::FvfBuffers(_)))
+            .map_or(1, |k| k + 1);
+        l.chunks
+            .insert(at, Framed::plain(11, LevelChunk::IndexBuffers(vec![ib])));
+    }
     for c in &mut l.chunks {
         match &mut c.value {
             LevelChunk::Visuals(vs) => {

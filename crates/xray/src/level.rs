@@ -22,7 +22,7 @@
 //! | XRLC | ids |
 //! |---|---|
 //! | 4, 5 | 2 textures, 3 shaders, 4 visuals, 5 VB (FVF), 6 cform, 7 portals, 8 lights, 9 light key frames, 10 glows, 11 sectors |
-//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors |
+//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors; late 8 (xrLC from 2002-08-30) 11 IB, visuals with `OGF_ICONTAINER` |
 //! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 light control, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
 //! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 5 light control, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
 //! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
@@ -99,7 +99,7 @@ pub enum Part {
     VertexBuffers,
     /// `fsL_VB` / `fsL_VB_OLD`: FVF vertex buffers (XRLC 4–9).
     FvfBuffers,
-    /// `fsL_IB` (XRLC 9–12).
+    /// `fsL_IB` (XRLC 9–12; `fsL_IBUFFERS` of late XRLC 8).
     IndexBuffers,
     /// `fsL_SWIS` (XRLC 12).
     Swis,
@@ -151,7 +151,10 @@ pub fn part(version: u16, id: u32) -> Option<Part> {
         (9, 8) => Lights,
         (8 | 9, 9) => Glows,
         (8 | 9, 10) => Sectors,
-        (9, 11) => IndexBuffers,
+        // late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): fsL_IBUFFERS, the layout of 9's
+        // (FStaticRender_Loader.cpp `LoadBuffers`: u32 count; count × {u32 n; u16[n]}),
+        // opened only when present, so early-8 levels without it load too
+        (8 | 9, 11) => IndexBuffers,
         (9, 12) => VertexBuffers,
         (8 | 9, _) => return None,
         (10 | 11, 5) => LightControl,

@@ -428,3 +428,51 @@ fn xrlc_12_glows_of_a_size_both_records_divide() {
     let e = Level::read(&l.to_bytes().unwrap()).unwrap_err().to_string();
     assert!(e.contains("ambiguous") && e.contains("72 bytes"), "{e}");
 }
+
+#[test]
+fn late_xrlc_8_index_buffers_are_read() {
+    // xrLC from 2002-08-30 (`66fe78212a`, xr_3da/xrLevel.h: fsL_IBUFFERS = 11 after
+    // fsL_SECTORS; FStaticRender_Loader.cpp LoadBuffers: u32 count, count × {u32 n, u16[n]})
+    let l = generate::old_level_era(generate::Era::Xrlc8Late);
+    let bytes = l.to_bytes().unwrap();
+    let back = Level::read(&bytes).unwrap().0;
+    assert_eq!(back.to_bytes().unwrap(), bytes);
+    // the two quads' 6 indices each, one buffer: hand-known (generator's OLD_QUAD_TRIS)
+    let ibs = back
+        .index_buffers()
+        .expect("chunk 11 read as index buffers");
+    assert_eq!(ibs, [vec![0u16, 3, 2, 0, 2, 1, 0, 3, 2, 0, 2, 1]]);
+    let ic: Vec<[u32; 3]> = back
+        .visuals()
+        .iter()
+        .filter_map(|v| {
+            v.chunks.iter().find_map(|c| match c.value {
+                levelgeom_xray::ogf::OgfChunk::IContainer(x) => Some(x),
+                _ => None,
+            })
+        })
+        .collect();
+    assert_eq!(ic, [[0, 0, 6], [0, 6, 6]]);
+    // the same triangles as the early layout (indices inside the visuals)
+    let early = generate::old_level(Options {
+        version: 8,
+        compress: false,
+    });
+    let g = Geom { chunks: Vec::new() };
+    let a = levelgeom_xray::to_scene(&back, &g, &SceneOptions::default()).unwrap();
+    let b = levelgeom_xray::to_scene(&early, &g, &SceneOptions::default()).unwrap();
+    let (ta, tb) = (
+        super::old::world_triangles(&a),
+        super::old::world_triangles(&b),
+    );
+    assert_eq!(ta.len(), 4);
+    assert_eq!(ta, tb);
+    // info walks it; the rules pass
+    let info = Info::read("level", &bytes).unwrap().to_string();
+    assert!(info.contains("fsL_IB"), "{info}");
+    let f = levelgeom_xray::flat::flatten(&back);
+    assert_eq!(
+        levelgeom_xray::check::level(&f.level, Some(&f.geom), None),
+        vec![]
+    );
+}
