@@ -9,7 +9,7 @@ WAD, or the X-Ray level folder, the scene came from.
 bl_info = {
     "name": "levelgeom (Argonaut WAD, X-Ray level)",
     "author": "levelgeom",
-    "version": (0, 1, 0),
+    "version": (0, 2, 0),
     "blender": (3, 4, 0),
     "location": "File > Import > Argonaut level WAD / X-Ray level; "
     "File > Export > Argonaut level WAD / X-Ray level",
@@ -38,8 +38,29 @@ def _prefs(context):
 
 
 def binary(context):
+    """The levelgeom executable to run (the preferences' path, else PATH), checked to be
+    levelgeom (a wrong one is a LevelgeomError naming it, not a traceback)."""
     prefs = _prefs(context)
-    return runner.find_binary(prefs.binary if prefs is not None else "")
+    return runner.check_binary(runner.find_binary(prefs.binary if prefs is not None else ""))
+
+
+# what each importer reads, in the add-on's words (for refusing the other kind)
+KIND_WORDS = {
+    "wad": ("an Argonaut level WAD", "File > Import > Argonaut level WAD"),
+    "xray": ("an X-Ray level", "File > Import > X-Ray level"),
+}
+KIND_OF_FORMAT = {"argonaut-wad": "wad", "xray-level": "xray"}
+
+
+def _refuse_other_kind(exe, path, kind):
+    """Raise a LevelgeomError in the add-on's words when `path` is a level of the other kind
+    than the importer's (a WAD given to the X-Ray importer, an X-Ray level to the WAD one)."""
+    found = KIND_OF_FORMAT.get(runner.level_format(exe, path))
+    if found is not None and found != kind:
+        what, menu = KIND_WORDS[found]
+        expected = KIND_WORDS[kind][0]
+        name = os.path.basename(path.rstrip(os.sep)) or path
+        raise LevelgeomError(f"{name} is {what}, not {expected}: import it with {menu}")
 
 
 class LEVELGEOM_AddonPreferences(bpy.types.AddonPreferences):
@@ -76,10 +97,13 @@ def _run_guarded(op, context, body):
 def _import_level(op, context, path, export_args, kind):
     exe = binary(context)
     path = os.path.abspath(bpy.path.abspath(path))
+    _refuse_other_kind(exe, path, kind)
     tmp = tempfile.mkdtemp(prefix="levelgeom-")
     try:
         out = os.path.join(tmp, "export")
-        runner.run(exe, ["export", path, out, "--format", "gltf"] + export_args)
+        # the temporary folder is named in no message: it is gone when the user reads it
+        ran = runner.run_full(exe, ["export", path, out, "--format", "gltf"] + export_args,
+                              hidden={out: "the export", tmp: "the export"})
         counts = scene_io.import_export_folder(context, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -95,7 +119,10 @@ def _import_level(op, context, path, export_args, kind):
     name = os.path.basename(path.rstrip(os.sep))
     if name == "level" or os.path.isdir(path):  # an X-Ray level: its folder says which
         name = os.path.basename(os.path.dirname(path)) if name == "level" else name
-    op.report({"INFO"}, f"levelgeom: imported {name}: " + ", ".join(parts))
+    for w in ran.warnings:
+        op.report({"WARNING"}, f"levelgeom: {w}")
+    warned = f" ({len(ran.warnings)} warning(s))" if ran.warnings else ""
+    op.report({"INFO"}, f"levelgeom: imported {name}: " + ", ".join(parts) + warned)
     return {"FINISHED"}
 
 
@@ -196,11 +223,22 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
     )
     zones: EnumProperty(
         name="Zones",
-        items=[("flat", "Flat", "Everything visible from everywhere"),
-               ("keep", "Keep", "Keep the WAD's zone table")],
-        default="flat",
+        items=[("keep", "Keep", "Keep the WAD's zone table; new tiles get the zone of their cell"),
+               ("flat", "Flat", "Everything visible from everywhere")],
+        default="keep",
     )
-    keep_tiles: BoolProperty(name="Keep tiles", description="Keep the original tiles and add the new ones", default=False)
+    keep_tiles: BoolProperty(
+        name="Keep tiles",
+        description="Keep the base WAD's tiles the scene no longer holds (with Rebuild: keep all of "
+        "its tiles and add the new ones)",
+        default=False,
+    )
+    rebuild: BoolProperty(
+        name="Rebuild",
+        description="Re-cut every tile from the meshes (for a level built from scratch) instead of "
+        "keeping what was not edited (a levelgeom from before issue 23 always does)",
+        default=False,
+    )
 
     def invoke(self, context, event):
         base = context.scene.get("levelgeom_base", "")
@@ -224,16 +262,24 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
             raise LevelgeomError(
                 "this scene is an X-Ray level: write it back with File > Export > X-Ray level"
             )
-        level = scene_io.role_collection(scene, "level")
-        if level is None or scene_io.mesh_count(level) == 0:
-            raise LevelgeomError(f"no meshes in the collection {scene_io.COLLECTION_NAMES['level']!r}")
+        # the level collection and every other mesh outside the collision, swap and objects
+        # collections (a cube added with Shift+A lands in the active collection, unparented)
+        level_obs, others = scene_io.level_export_objects(context)
+        if not any(o.type == "MESH" for o in level_obs + others):
+            raise LevelgeomError(
+                f"no meshes to write: the collection {scene_io.COLLECTION_NAMES['level']!r} and the "
+                "rest of the scene (outside the collision, swap and objects collections) hold none"
+            )
         collision = scene_io.role_collection(scene, "collision")
         use_collision = self.collision_source == "AUTO" and scene_io.mesh_count(collision) > 0
         exe = binary(context)
         out = os.path.abspath(bpy.path.abspath(self.filepath))
         tmp = tempfile.mkdtemp(prefix="levelgeom-")
         try:
-            level_glb = scene_io.export_collection_glb(context, level, os.path.join(tmp, "level.glb"))
+            level_glb = scene_io.export_objects_glb(context, level_obs + others, os.path.join(tmp, "level.glb"))
+            # a root of its own in the GLB (an object outside the level tree) goes under `level`,
+            # where import reads the level geometry
+            scene_io.roots_under_level(level_glb)
             args = ["import", base, level_glb, out]
             if use_collision:
                 args += ["--collision", scene_io.export_collection_glb(
@@ -241,14 +287,25 @@ class EXPORT_SCENE_OT_levelgeom_wad(bpy.types.Operator, ExportHelper):
             args += ["--zones", self.zones, "--json", "--force"]
             if self.keep_tiles:
                 args.append("--keep-tiles")
-            result = runner.run_json(exe, args)
+            # a levelgeom whose import has no --rebuild re-cuts every tile anyway
+            if self.rebuild and "--rebuild" in runner.run(exe, ["import", "--help"]):
+                args.append("--rebuild")
+            result = runner.run_json(exe, args, hidden={tmp: "the exported scene"})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         for w in (result.get("warnings") or [])[:5]:
             self.report({"WARNING"}, f"levelgeom: {w}")
+        meshes = [o.name for o in others]
+        if meshes:
+            shown = ", ".join(meshes[:5]) + (", …" if len(meshes) > 5 else "")
+            self.report({"INFO"}, f"levelgeom: also wrote {len(meshes)} mesh(es) from outside the "
+                        f"collection {scene_io.COLLECTION_NAMES['level']!r}: {shown}")
         label = f"collection {collision.name!r}" if use_collision else None
-        self.report({"INFO"}, runner.summary_text(result, label))
+        line = runner.summary_text(result, label)
+        self.report({"INFO"}, line)
         scene["levelgeom_last_import"] = str(result.get("output", out))
+        scene["levelgeom_last_summary"] = line
+        scene["levelgeom_last_result"] = json.dumps(result)
         return {"FINISHED"}
 
 
@@ -369,7 +426,7 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
                 if self.allow_loss:
                     args.append("--allow-loss")
             args += ["--json", "--force"]
-            result = runner.run_json(exe, args)
+            result = runner.run_json(exe, args, hidden={tmp: "the exported scene"})
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         warnings = result.get("warnings") or []

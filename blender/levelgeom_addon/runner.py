@@ -36,38 +36,115 @@ def find_binary(configured=""):
     )
 
 
-def run(binary, args, timeout=600):
-    """Run `binary args…`; returns its stdout. Raises LevelgeomError with its stderr on failure."""
+class Output:
+    """What a successful run printed: stdout, and the warnings it printed on stderr."""
+
+    def __init__(self, stdout, warnings):
+        self.stdout = stdout
+        self.warnings = warnings
+
+
+WARNING_PREFIX = "levelgeom: warning: "
+
+
+def _hide(text, hidden):
+    """`text` with each key of `hidden` (a temporary path) replaced by its value."""
+    for path, name in (hidden or {}).items():
+        if path:
+            text = text.replace(path.rstrip("/\\") + os.sep, name + "/").replace(path, name)
+    return text
+
+
+def stderr_warnings(stderr):
+    """The warnings of a run's stderr: the `levelgeom: warning: …` lines (without the prefix)
+    and the `… more warnings not shown` line."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith(WARNING_PREFIX):
+            out.append(line[len(WARNING_PREFIX):])
+        elif line.startswith("levelgeom: ") and line.endswith(" not shown"):
+            out.append(line[len("levelgeom: "):])
+    return out
+
+
+def run_full(binary, args, timeout=600, hidden=None):
+    """Run `binary args…`; returns its Output. Raises LevelgeomError with its stderr on failure.
+
+    `hidden` maps temporary paths to the words the user sees instead (`{tmp: "the export"}`):
+    applied to every message and warning, so no temporary path reaches the UI."""
     cmd = [binary] + [str(a) for a in args]
+    what = f"levelgeom {args[0]}" if args else "levelgeom"
     try:
-        proc = subprocess.run(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            timeout=timeout,
-        )
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
     except FileNotFoundError:
-        raise LevelgeomError(f"levelgeom binary not found: {binary}")
+        raise LevelgeomError(f"levelgeom binary not found: {binary}") from None
     except PermissionError:
-        raise LevelgeomError(f"levelgeom binary is not executable: {binary}")
+        raise LevelgeomError(f"levelgeom binary is not executable: {binary}") from None
     except subprocess.TimeoutExpired:
-        raise LevelgeomError(f"levelgeom {args[0]} did not finish within {timeout} s")
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace").strip()
+        raise LevelgeomError(f"{what} did not finish within {timeout} s") from None
+    except OSError as e:  # e.g. not an executable for this system (exec format error)
+        raise LevelgeomError(f"{binary} cannot be run ({e.strerror or e}): {WRONG_BINARY}") from None
+    stdout = _hide(proc.stdout.decode("utf-8", "replace"), hidden)
+    stderr = _hide(proc.stderr.decode("utf-8", "replace").strip(), hidden)
     if proc.returncode != 0:
-        msg = stderr or f"levelgeom {args[0]} exited with code {proc.returncode}"
+        msg = stderr or f"{what} exited with code {proc.returncode}"
         raise LevelgeomError(msg)
-    return stdout
+    return Output(stdout, stderr_warnings(stderr))
 
 
-def run_json(binary, args, timeout=600):
+def run(binary, args, timeout=600, hidden=None):
+    """Run `binary args…`; returns its stdout (see run_full)."""
+    return run_full(binary, args, timeout, hidden).stdout
+
+
+def run_json(binary, args, timeout=600, hidden=None):
     """Run a `--json` command and parse what it prints."""
-    out = run(binary, args, timeout)
+    out = run(binary, args, timeout, hidden)
     try:
         return json.loads(out)
     except ValueError:
-        raise LevelgeomError(f"levelgeom {args[0]} --json printed no JSON: {out[:200]!r}")
+        what = f"levelgeom {args[0]}" if args else "levelgeom"
+        raise LevelgeomError(f"{what} --json printed no JSON: {out[:200]!r}") from None
+
+
+WRONG_BINARY = (
+    "point the add-on preferences' path (Edit > Preferences > Add-ons > levelgeom) at the "
+    "`levelgeom` executable, or clear it to use PATH"
+)
+_CHECKED = {}
+
+
+def check_binary(binary):
+    """Make sure `binary` is levelgeom: its `--version` prints `levelgeom …`. Remembered per path
+    and modification time. Raises LevelgeomError naming what it is instead."""
+    try:
+        key = (binary, os.stat(binary).st_mtime_ns)
+    except OSError:
+        key = (binary, None)
+    if _CHECKED.get(key):
+        return binary
+    try:
+        proc = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise LevelgeomError(f"{binary} is not levelgeom (asked for its version, it did not answer): {WRONG_BINARY}") from None
+    except OSError as e:
+        raise LevelgeomError(f"{binary} cannot be run ({e.strerror or e}): {WRONG_BINARY}") from None
+    first = proc.stdout.decode("utf-8", "replace").strip().splitlines()[:1]
+    if proc.returncode != 0 or not first or not first[0].startswith(BINARY_NAME + " "):
+        said = first[0][:80] if first else f"nothing, exit code {proc.returncode}"
+        raise LevelgeomError(f"{binary} is not levelgeom (asked for its version, it printed {said!r}): {WRONG_BINARY}")
+    _CHECKED[key] = True
+    return binary
+
+
+def level_format(binary, path):
+    """`argonaut-wad`, `xray-level` or another format name `levelgeom info` gives the file (or
+    folder); None when it is not a level file levelgeom knows."""
+    try:
+        info = run_json(binary, ["info", path, "--json"])
+    except LevelgeomError:
+        return None
+    return info.get("format") if isinstance(info, dict) else None
 
 
 SUMMARY_KEYS = ("tiles", "models", "faces", "polygons", "uv_misfits", "degenerate")
@@ -80,13 +157,26 @@ def summary_text(result, collision_label=None):
     parts = [f"wrote {out}" + (f" ({result['bytes']} bytes)" if "bytes" in result else "")]
     summary = result.get("summary") or {}
     if isinstance(summary, dict):
+        edit = summary.get("edit")
+        if isinstance(edit, dict):
+            parts.append(wad_edit_text(edit))
+        grids = [summary.get("grid_before"), summary.get("grid_after")]
+        if all(isinstance(g, list) and len(g) == 2 for g in grids) and grids[0] != grids[1]:
+            parts.append("grid {}×{} -> {}×{}".format(*grids[0], *grids[1]))
         for k in SUMMARY_KEYS:
             if k in summary:
                 parts.append(f"{k} {summary[k]}")
         for k, v in summary.items():
             if k in SUMMARY_KEYS or k.startswith("collision_source"):
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v:
+            if k == "edit" or k.startswith("grid_"):
+                continue
+            if isinstance(v, list):
+                # lists of tile indices (kept, moved, removed, … of an import that maps tiles
+                # back): their count and the first indices
+                if v and all(isinstance(x, (int, str)) for x in v):
+                    parts.append(f"{k} {len(v)}{_indices(v)}")
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or v:
                 if isinstance(v, (int, float, str, bool)):
                     parts.append(f"{k} {v}")
     collision = result.get("collision")
@@ -96,6 +186,28 @@ def summary_text(result, collision_label=None):
     if warnings:
         parts.append(f"{len(warnings)} warning(s)")
     return "levelgeom: " + ", ".join(parts)
+
+
+def wad_edit_text(edit):
+    """What an import that maps tiles back did to the base's tiles (the summary's `edit` object):
+    `base tiles: kept K, moved M (indices), reshaped …, removed …, added A`, the swap records
+    dropped and where the collision came from, the zero counts left out but kept and moved."""
+    def tiles(key):
+        v = edit.get(key) or []
+        return [x.get("tile") if isinstance(x, dict) else x for x in v]
+
+    parts = [f"kept {len(tiles('kept'))}", f"moved {len(tiles('moved'))}{_indices(tiles('moved'))}"]
+    for key in ("reshaped", "recut", "removed", "missing_kept"):
+        if tiles(key):
+            parts.append(f"{key.replace('_', ' ')} {len(tiles(key))}{_indices(tiles(key))}")
+    if tiles("added"):
+        parts.append(f"added {len(tiles('added'))}")
+    if tiles("swaps_dropped"):
+        parts.append(f"swap records dropped {len(tiles('swaps_dropped'))}{_indices(tiles('swaps_dropped'))}")
+    text = "base tiles: " + ", ".join(parts)
+    if edit.get("collision"):
+        text += f"; collision {edit['collision']}"
+    return text
 
 
 def _indices(v, most=10):

@@ -2,8 +2,10 @@
 import contextlib
 import importlib
 import inspect
+import json
 import os
 import re
+import struct
 
 import bpy
 
@@ -41,7 +43,9 @@ def numpy_shim():
         import numpy
     except ImportError:
         return
-    if not hasattr(numpy, "bool"):
+    # `hasattr(numpy, "bool")` itself warns (FutureWarning from numpy's module __getattr__):
+    # look at the module's own attributes instead
+    if "bool" not in vars(numpy):
         numpy.bool = bool
 
 
@@ -217,7 +221,8 @@ def _operator_kwargs(op, wanted):
 
 def export_collection_glb(context, coll, path):
     """Write every object of `coll` (hidden ones too) as GLB in export space (+Y up, modifiers
-    applied, custom properties as extras, no images: import reads the page from the name)."""
+    applied, custom properties as extras, no images: import reads the page from the name).
+    On Blender < 3.5 the colours go through point_domain_colours (see there)."""
     view_layer = context.view_layer
     lc = find_layer_collection(view_layer.layer_collection, coll)
     if lc is None:
@@ -255,11 +260,225 @@ def export_collection_glb(context, coll, path):
                 "export_morph": False,
             },
         )
-        op(filepath=path, **kwargs)
+        with point_domain_colours(coll.all_objects):
+            op(filepath=path, **kwargs)
     finally:
         view_layer.active_layer_collection = prev_active
         lc.exclude, lc.hide_viewport, coll.hide_viewport = saved
     return path
+
+
+# the roles whose collections are not level geometry (File > Export > Argonaut level WAD writes
+# every other mesh of the scene)
+NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals")
+# roots of a level GLB that `levelgeom import` does not read as level geometry
+NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals")
+
+
+def level_export_objects(context):
+    """What the WAD export writes: (the level collection's objects, the other meshes). The other
+    meshes are every mesh object of the view layer outside the collections levelgeom's imports
+    made (level, collision, swap, objects, portals; those of an earlier import into the same
+    scene too), in any collection, parented or not (Shift+A puts a new object in the active
+    collection, unparented). Objects of a collection excluded from the view layer (its checkbox
+    off) are not in the view layer, so not written."""
+    scene = context.scene
+    level = role_collection(scene, "level")
+    level_obs = list(level.all_objects) if level is not None else []
+    taken = {o.as_pointer() for o in level_obs}
+    for role in NOT_LEVEL_ROLES:
+        coll = role_collection(scene, role)
+        if coll is not None:
+            taken.update(o.as_pointer() for o in coll.all_objects)
+    for coll in scene.collection.children_recursive:
+        if coll.get("levelgeom_role"):
+            taken.update(o.as_pointer() for o in coll.all_objects)
+    others = [o for o in context.view_layer.objects if o.type == "MESH" and o.as_pointer() not in taken]
+    return level_obs, others
+
+
+def export_objects_glb(context, objects, path):
+    """export_collection_glb for a list of objects: they are linked (not moved) into a temporary
+    collection, which is exported and removed again; the scene is left as it was."""
+    scene = context.scene
+    tmp = bpy.data.collections.new("levelgeom export (temporary)")
+    try:
+        scene.collection.children.link(tmp)
+        for ob in objects:
+            tmp.objects.link(ob)
+        return export_collection_glb(context, tmp, path)
+    finally:
+        bpy.data.collections.remove(tmp)
+
+
+def _node_matrix(node):
+    from mathutils import Matrix, Quaternion, Vector
+
+    if "matrix" in node:
+        a = node["matrix"]
+        return Matrix([[a[r], a[4 + r], a[8 + r], a[12 + r]] for r in range(4)])
+    t = Vector(node.get("translation", (0.0, 0.0, 0.0)))
+    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
+    s = Vector(node.get("scale", (1.0, 1.0, 1.0)))
+    return Matrix.LocRotScale(t, Quaternion((w, x, y, z)), s)
+
+
+def _read_glb(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, _version, _length = struct.unpack_from("<4sII", data, 0)
+    json_len, json_type = struct.unpack_from("<I4s", data, 12)
+    if magic != b"glTF" or json_type != b"JSON":
+        raise RuntimeError(f"{os.path.basename(path)}: not a GLB")
+    return json.loads(data[20 : 20 + json_len]), data[20 + json_len :]
+
+
+def _write_glb(path, doc, rest):
+    text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 4)
+    head = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(text) + len(rest))
+    with open(path, "wb") as f:
+        f.write(head + struct.pack("<I4s", len(text), b"JSON") + text + rest)
+
+
+def roots_under_level(path):
+    """Make every root of the GLB at `path` other than `level` (or Blender's `level.001`) and the
+    trees import does not read as level geometry (collision, swap, objects, portals) a child of
+    the `level` root, its world placement unchanged, so that `levelgeom import` reads it with the
+    level: a mesh added outside the level collection, unparented, comes out of Blender's exporter
+    as a root of its own, and import reads only the `level` tree of a file that has one. Returns the names of the
+    nodes moved (none when the file has no single `level` root)."""
+    doc, rest = _read_glb(path)
+    nodes = doc.get("nodes", [])
+    scenes = doc.get("scenes", [])
+    if not scenes:
+        return []
+    scene = scenes[doc.get("scene", 0)]
+    roots = scene.get("nodes", [])
+    # `level`, or `level.001` when the scene holds an earlier import's `level` too
+    level = [r for r in roots if re.fullmatch(r"level(\.\d{3})?", nodes[r].get("name", ""))]
+    if len(level) != 1:
+        return []
+    lv = level[0]
+    moved = [r for r in roots if r != lv and nodes[r].get("name") not in NOT_LEVEL_ROOTS]
+    if not moved:
+        return []
+    level_matrix = _node_matrix(nodes[lv])
+    if any(k in nodes[lv] for k in ("matrix", "translation", "rotation", "scale")):
+        inverse = level_matrix.inverted_safe()
+        for r in moved:
+            m = inverse @ _node_matrix(nodes[r])
+            for k in ("translation", "rotation", "scale"):
+                nodes[r].pop(k, None)
+            nodes[r]["matrix"] = [m[row][col] for col in range(4) for row in range(4)]
+    nodes[lv]["children"] = nodes[lv].get("children", []) + moved
+    scene["nodes"] = [r for r in roots if r not in moved]
+    _write_glb(path, doc, rest)
+    return [nodes[r].get("name", f"node {r}") for r in moved]
+
+
+def colour_fix_needed():
+    """Blender's glTF exporter before 3.5 reads face-corner colours by vertex index instead of
+    corner index (KhronosGroup/glTF-Blender-IO#1815, #1841, #1856; fixed for 3.5): each corner
+    gets the colour of another corner. Point-domain colours it reads right."""
+    return bpy.app.version < (3, 5, 0)
+
+
+def _split_vertices_by_colour(me, name):
+    """Give every corner colour of a vertex its own vertex (the geometry is unchanged)."""
+    import bmesh
+
+    bm = bmesh.new()
+    try:
+        bm.from_mesh(me)
+        layer = bm.loops.layers.color.get(name) or bm.loops.layers.float_color.get(name)
+        if layer is None:
+            return
+        for v in list(bm.verts):
+            groups = {}
+            for loop in v.link_loops:
+                groups.setdefault(tuple(loop[layer]), []).append(loop)
+            for loops in list(groups.values())[1:]:
+                for loop in loops:
+                    bmesh.utils.loop_separate(loop)
+        bm.to_mesh(me)
+    finally:
+        bm.free()
+
+
+def _corner_colours(me, name):
+    import numpy
+
+    attr = me.color_attributes[name]
+    colours = numpy.empty(len(me.loops) * 4, dtype=numpy.float32)
+    attr.data.foreach_get("color", colours)
+    vertex = numpy.empty(len(me.loops), dtype=numpy.int32)
+    me.loops.foreach_get("vertex_index", vertex)
+    return colours.reshape(-1, 4), vertex
+
+
+def point_colour_copy(me):
+    """A copy of mesh `me` whose render colour attribute, a face-corner one, is a point-domain
+    FLOAT_COLOR attribute of the same name and the same values as the exporter reads them
+    (`color`, linear floats): vertices whose corners differ in colour are split first, so that
+    no corner changes colour. None when `me` has no face-corner render colour."""
+    import numpy
+
+    index = me.color_attributes.render_color_index
+    if index < 0 or index >= len(me.color_attributes):
+        return None
+    attr = me.color_attributes[index]
+    if attr.domain != "CORNER":
+        return None
+    name = attr.name
+    copy = me.copy()
+    colours, vertex = _corner_colours(copy, name)
+    per_vertex = numpy.ones((len(copy.vertices), 4), dtype=numpy.float32)
+    per_vertex[vertex] = colours
+    if not numpy.array_equal(per_vertex[vertex], colours):
+        _split_vertices_by_colour(copy, name)
+        colours, vertex = _corner_colours(copy, name)
+        per_vertex = numpy.ones((len(copy.vertices), 4), dtype=numpy.float32)
+        per_vertex[vertex] = colours
+    copy.color_attributes.remove(copy.color_attributes[name])
+    point = copy.color_attributes.new(name, "FLOAT_COLOR", "POINT")
+    point.data.foreach_set("color", per_vertex.ravel())
+    found = copy.color_attributes.find(name)
+    copy.color_attributes.render_color_index = found
+    copy.color_attributes.active_color_index = found
+    return copy
+
+
+@contextlib.contextmanager
+def point_domain_colours(objects):
+    """While active, on Blender < 3.5 (colour_fix_needed), every mesh object of `objects` whose
+    render colours are face-corner ones shows a point_colour_copy of its mesh, under the mesh's
+    own name; afterwards the objects get their meshes (and names) back and the copies are
+    removed. Yields the number of meshes replaced. Nothing changes on 3.5 and later."""
+    swapped = []  # (original mesh, copy, its objects, original name)
+    try:
+        if colour_fix_needed():
+            by_mesh = {}
+            for ob in objects:
+                if ob.type == "MESH" and ob.data is not None:
+                    by_mesh.setdefault(ob.data.as_pointer(), (ob.data, []))[1].append(ob)
+            for me, obs in by_mesh.values():
+                copy = point_colour_copy(me)
+                if copy is None:
+                    continue
+                name = me.name
+                swapped.append((me, copy, obs, name))
+                me.name = name[:40] + " (levelgeom original)"
+                copy.name = name
+                for ob in obs:
+                    ob.data = copy
+        yield len(swapped)
+    finally:
+        for me, copy, obs, name in reversed(swapped):
+            for ob in obs:
+                ob.data = me
+            bpy.data.meshes.remove(copy)
+            me.name = name
 
 
 def mesh_count(coll):

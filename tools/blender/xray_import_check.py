@@ -33,8 +33,8 @@ import subprocess
 import sys
 import types
 
-import bpy  # noqa: E402  (Blender's module)
 import addon_utils  # noqa: E402
+import bpy  # noqa: E402  (Blender's module)
 
 try:
     import numpy

@@ -17,6 +17,7 @@ back to glTF (x, y, z) = (X, Z, -Y):
   * material names fit Blender's 63 bytes.
 Prints one line per check and `xray_objects_check: PASS` or exits 1.
 """
+import pathlib
 import sys
 
 import bpy
@@ -46,7 +47,7 @@ def to_gltf(v):
 
 
 before = {}
-for line in open(baseline):
+for line in pathlib.Path(baseline).read_text().splitlines():
     f = line.split()
     if f[0] != "fixture":
         continue
@@ -81,7 +82,7 @@ for name, tris in sorted(before.items()):
         e = max(abs(o[k] - c[k]) for k in range(3))
         check(e <= 1e-5, f"{name}: origin at its box centre (off by {e:.2e})")
     for key in ("visual", "model_type", "shader_id", "sector"):
-        check(key in ob.keys(), f"{name}: custom property {key}")
+        check(key in ob, f"{name}: custom property {key}")
     check(ob.get("visual") == str(int(name[7:11])), f"{name}: visual = {ob.get('visual')}")
 print(f"worst vertex distance {worst:.2e}")
 

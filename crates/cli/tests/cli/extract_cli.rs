@@ -620,7 +620,9 @@ fn objects_and_lights_in_the_glb_files() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !node_ok || !tool.join("node_modules").is_dir() {
-        eprintln!("skipped: glTF validator not installed");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     }
     for f in ["objects.glb", "level.glb"] {

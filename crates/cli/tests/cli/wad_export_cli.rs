@@ -880,7 +880,7 @@ fn assimp_loads_the_exports_with_every_face() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !assimp_ok {
-        eprintln!("skipped: assimp not installed");
+        levelgeom_testkit::tool_missing("assimp (apt-get install assimp-utils)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -955,7 +955,9 @@ fn exports_are_deterministic_and_valid_gltf() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !node_ok || !tool.join("node_modules").is_dir() {
-        eprintln!("skipped: glTF validator not installed");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     }
     for f in ["level.glb", "collision.glb", "swap.glb", "objects.glb"] {

@@ -216,7 +216,9 @@ fn export_writes_glb_obj_mtl_and_validates() {
         assert!(o.status.success(), "{s}");
         assert!(s.contains(": 0 errors"), "{s}");
     } else {
-        eprintln!("glTF validator not available; skipped");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
     }
     // --lods adds the 5 LOD billboard meshes; --format obj writes only OBJ/MTL
     let out2 = d.path().join("out2");
@@ -355,7 +357,9 @@ fn validate(glb: &Path) {
         && tool.is_dir()
         && Command::new("node").arg("--version").output().is_ok())
     {
-        eprintln!("glTF validator not available; skipped");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     }
     let o = Command::new("bash").arg(&script).arg(glb).output().unwrap();
@@ -401,10 +405,11 @@ fn generated_progressive_and_compressed_levels_export_and_validate() {
 fn independent_progressive_files_report_their_windows() {
     let dir =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/independent/v14_lzhuf");
-    if !dir.is_dir() {
-        eprintln!("independent files missing; skipped");
-        return;
-    }
+    assert!(
+        dir.is_dir(),
+        "committed fixture {} is missing",
+        dir.display()
+    );
     let v = info_json(&dir.join("level.geom"));
     // expectations: VB chunk compressed; one SWI item with 3 windows
     assert_eq!(v["chunks"][1]["compressed"], true);

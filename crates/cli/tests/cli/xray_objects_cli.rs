@@ -47,7 +47,9 @@ fn validate(glb: &Path) {
         && tool.is_dir()
         && Command::new("node").arg("--version").output().is_ok())
     {
-        eprintln!("glTF validator not available; skipped");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     }
     let o = Command::new("bash").arg(&script).arg(glb).output().unwrap();

@@ -39,7 +39,9 @@ fn import(keep_tiles: bool, out: &Path) {
 #[test]
 fn an_independent_checker_finds_the_import_of_an_independent_edit_consistent() {
     if !python() {
-        eprintln!("python3 not found: the independent checker was not run");
+        levelgeom_testkit::tool_missing(
+            "python3 (the independent checker tools/fixtures/check_wad.py)",
+        );
         return;
     }
     let expect: Value = serde_json::from_str(
@@ -134,7 +136,9 @@ fn obj_objects(text: &str) -> Vec<(String, Vec<[f64; 3]>)> {
 #[test]
 fn objects_land_where_an_independent_reading_of_the_map_puts_them() {
     if !python() {
-        eprintln!("python3 not found: the independent object reader was not run");
+        levelgeom_testkit::tool_missing(
+            "python3 (the independent object reader tools/fixtures/check_wad.py)",
+        );
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -151,7 +151,9 @@ fn validate(glb: &Path) {
     let script = crate::workspace(".ci/validate-gltf.sh");
     let tool = crate::workspace("tools/gltf-validator/node_modules");
     if !(tool.is_dir() && Command::new("node").arg("--version").output().is_ok()) {
-        eprintln!("glTF validator not available; skipped");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     }
     let o = Command::new("bash").arg(&script).arg(glb).output().unwrap();

@@ -57,7 +57,9 @@ fn khronos_validator_accepts_glb_and_gltf() {
         }
     }
     let Some((ok, text)) = validate(&[&glb, &gltf]) else {
-        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     };
     println!("{text}");
@@ -78,7 +80,9 @@ fn khronos_validator_accepts_repaired_awkward_scene() {
     assert!(!out.warnings.is_empty());
     std::fs::write(&glb, &out.bytes).unwrap();
     let Some((ok, text)) = validate(&[&glb]) else {
-        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     };
     println!("{text}");
@@ -102,7 +106,9 @@ fn khronos_validator_rejects_a_corrupted_glb() {
     let glb = dir.path().join("broken.glb");
     std::fs::write(&glb, &bytes).unwrap();
     let Some((ok, text)) = validate(&[&glb]) else {
-        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     };
     assert!(!ok, "{text}");
@@ -147,7 +153,7 @@ fn assimp_loads_obj_with_world_space_geometry() {
         }
     }
     let Some((ok, text)) = assimp_info(&obj) else {
-        println!("skipped: assimp not on PATH");
+        levelgeom_testkit::tool_missing("assimp (apt-get install assimp-utils)");
         return;
     };
     assert!(ok, "{text}");
@@ -171,7 +177,7 @@ fn assimp_loads_glb() {
     let glb = dir.path().join("test.glb");
     std::fs::write(&glb, to_glb(&scene(), &GltfOptions::default()).unwrap()).unwrap();
     let Some((ok, text)) = assimp_info(&glb) else {
-        println!("skipped: assimp not on PATH");
+        levelgeom_testkit::tool_missing("assimp (apt-get install assimp-utils)");
         return;
     };
     assert!(ok, "{text}");
@@ -193,7 +199,9 @@ fn khronos_validator_accepts_lights() {
     )
     .unwrap();
     let Some((ok, text)) = validate(&[&glb]) else {
-        println!("skipped: node or tools/gltf-validator/node_modules missing");
+        levelgeom_testkit::tool_missing(
+            "the glTF validator (node + tools/gltf-validator/node_modules)",
+        );
         return;
     };
     assert!(ok, "{text}");

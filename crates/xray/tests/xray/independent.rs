@@ -35,14 +35,16 @@ fn unit(a: [f32; 3]) -> [f32; 3] {
 }
 
 fn variants() -> Vec<(String, Value)> {
-    let Some(e) = expect() else {
-        eprintln!("independent expectations missing; skipping");
-        return Vec::new();
-    };
-    e["variants"]
+    let e = expect().expect("the committed independent expectations must be there and parse");
+    let v: Vec<(String, Value)> = e["variants"]
         .as_object()
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    assert!(
+        !v.is_empty(),
+        "the independent expectations list no variants"
+    );
+    v
 }
 
 fn load(v: &Value, key: &str) -> Vec<u8> {
