@@ -636,7 +636,11 @@ pub const OLD_LEVEL_NAME: &str = "gen_old_level";
 /// the vertex-lit quad `FLOAT3, NORMAL, COLOR, FLOAT2`; 12 the late-v12 36-byte layouts with
 /// `FLOAT2` base UVs and the tree `mu_model` layout, VB/IB/SWIS LZHUF-compressed. Materials:
 /// `OGF_TEXTURE_L` into the tables before 12, the header's shader id from 12. XRLC ≤ 9 embed
-/// [`old_cform`]; `compress` also compresses the shader chunk. Every build has one portal
+/// [`old_cform`], LZHUF-packed as xrLC wrote it; 4–10 have the 128-byte header named
+/// [`OLD_LEVEL_NAME`], 11 and 12 the `u32` one; 9–11 the light controller table
+/// ([`crate::level::light_control`]). 8 is the early layout (indices in the visuals) and 11 the
+/// latest record sizes; [`old_level_era`] gives the other dated layouts. `compress` also
+/// compresses the shader chunk. Every build has one portal
 /// ([`OLD_PORTAL`], listed by sector 0), one light ([`old_light_chunk`]'s values) and one glow
 /// at [`OLD_GLOW_POSITION`] with [`OLD_GLOW_RADIUS`], shader `effects\glow` and texture
 /// `glow\glow_04` (their own table entries, appended after the visuals' ones).
