@@ -408,6 +408,7 @@ impl LevelFiles {
         ));
         let flat = crate::flat::flatten(&self.level);
         let mut problems = check::level(&flat.level, Some(&flat.geom), None);
+        problems.extend(check::old_header(&self.level));
         problems.extend(
             check::geom(&flat.geom)
                 .into_iter()

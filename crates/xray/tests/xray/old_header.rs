@@ -129,6 +129,12 @@ fn a_4_byte_header_in_an_old_build_is_still_read() {
     let l = Level::read(&bytes).unwrap().0;
     assert_eq!((l.version(), l.header_name()), (Some(5), None));
     assert_eq!(l.to_bytes().unwrap(), bytes);
+    // read, but the XRLC 5 engine would not load it: check says so
+    let p = levelgeom_xray::check::old_header(&l);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].message.contains("128-byte hdrLEVEL"), "{p:?}");
+    let named = Level::read(&src).unwrap().0;
+    assert_eq!(levelgeom_xray::check::old_header(&named), vec![]);
 }
 
 #[test]
