@@ -356,8 +356,7 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
             ("11", "XRLC 11", "builds 1558, 1569: SHORT4 static UVs (lossy: needs Allow loss)"),
             ("10", "XRLC 10", "build 1475"),
             ("9", "XRLC 9", "build 1472: collision inside level"),
-            ("8", "XRLC 8", "FVF vertices; the late layout (xrLC from 2002-08-30): one index "
-             "buffer chunk (builds 1114, 1154 have the early one)"),
+            ("8", "XRLC 8", "builds 1114, 1154: FVF vertices, indices in each visual"),
             ("5", "XRLC 5", "build 1098: FVF vertices, separate shader and texture tables"),
             ("4", "XRLC 4", "builds 1096/1097 (as reported by blender-xray's users)"),
         ],

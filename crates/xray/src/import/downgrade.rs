@@ -5,7 +5,7 @@
 //! | | 12 | 10, 11 | 9 | 8 | 5, 4 |
 //! |---|---|---|---|---|---|
 //! | vertices | the 13 buffers' bytes (late-v12 layouts, `FLOAT2` base UV) | `FLOAT3, D3DCOLOR N, SHORT4 (u·1024, v·1024, lu·32768, lv·32768)`; vertex-lit `FLOAT3, N, COLOR, FLOAT2`; trees `FLOAT3, N, SHORT4 (u·2048, v·2048, wind, 0)` | FVF in `fsL_VB_OLD` | FVF | FVF, texture sets lightmap first |
-//! | indices | IB chunk | IB chunk | IB chunk | IB chunk 11 + `OGF_ICONTAINER` (late 8, xrLC from 2002-08-30; early 8 had `OGF_INDICES`) | `OGF_INDICES` |
+//! | indices | IB chunk | IB chunk | IB chunk | `OGF_INDICES` per visual (early 8; late 8's IB chunk 11 is read, not written) | `OGF_INDICES` |
 //! | compression | VB, IB, SWIS LZHUF | – | – | – | – |
 //! | visuals | OGF 3; progressive and tree-PM visuals OGF 4 (their sliding windows in SWIS / `OGF_SWIDATA`) | OGF 3 | OGF 3 | OGF 3 | OGF 2 |
 //! | material | header shader id (13's table) | `OGF_TEXTURE_L` into one table | same | same | into the texture and shader tables |
@@ -192,9 +192,10 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             LevelChunk::FvfBuffers(fvf),
         ));
     }
-    // from 8: 8 is written in its late layout (xrLC from 2002-08-30: fsL_IBUFFERS +
-    // OGF_ICONTAINER), the latest of its two
-    if to >= 8 {
+    // from 9 (8 is written in its early layout, indices inside the visuals: the one of the
+    // public builds 1114/1154 and of both peer readers; the late-8 engine opens fsL_IBUFFERS
+    // only when present, crate::builds)
+    if to >= 9 {
         chunks.push(Framed::plain(
             id_of(to, Part::IndexBuffers)? | packed,
             LevelChunk::IndexBuffers(ibs.to_vec()),
@@ -526,7 +527,7 @@ impl VisualWriter<'_> {
                 )
             })?;
         let mut c = vec![oc(vid, OgfChunk::VContainer(vcont))];
-        if self.to >= 8 {
+        if self.to >= 9 {
             c.push(oc(
                 ogf::v3::ICONTAINER,
                 OgfChunk::IContainer([g.ib_index, off, count]),

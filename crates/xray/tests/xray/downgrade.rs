@@ -24,8 +24,8 @@ const TARGETS: [u16; 7] = [12, 11, 10, 9, 8, 5, 4];
 fn ids_of(v: u16) -> Vec<u32> {
     match v {
         4 | 5 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-        // late 8 (xrLC from 2002-08-30): 11 = fsL_IBUFFERS (xr_3da/xrLevel.h `66fe78212a`)
-        8 => vec![1, 2, 3, 4, 5, 6, 7, 9, 10, 11],
+        // early 8 (the late layout's 11 = fsL_IBUFFERS is read, not written)
+        8 => vec![1, 2, 3, 4, 5, 6, 7, 9, 10],
         9 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
         // 5 = fsL_LIGHT_CONTROL (xr_3da/xrLevel.h of XRLC 10/11, 2003-06-20 / 2003-08-29)
         10 | 11 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
