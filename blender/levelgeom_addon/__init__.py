@@ -351,13 +351,14 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
             ("13", "XRLC 13", "level.geom with FLOAT2 base UVs (lossless from 14)"),
             ("14", "XRLC 14", "level.geom with SHORT2 base UVs + fractions (SoC release, CS, "
              "CoP; from 13 this quantises UVs and needs Allow loss)"),
-            ("12", "XRLC 12", "builds 1580–2218: geometry inside level, LZHUF-compressed"),
-            ("11", "XRLC 11", "build 1537: SHORT4 static UVs (lossy: needs Allow loss)"),
+            ("12", "XRLC 12", "builds 1580–2218 (the layout of 1935–2218): geometry inside "
+             "level, LZHUF-compressed"),
+            ("11", "XRLC 11", "builds 1558, 1569: SHORT4 static UVs (lossy: needs Allow loss)"),
             ("10", "XRLC 10", "build 1475"),
             ("9", "XRLC 9", "build 1472: collision inside level"),
             ("8", "XRLC 8", "builds 1114, 1154: FVF vertices, indices in each visual"),
             ("5", "XRLC 5", "build 1098: FVF vertices, separate shader and texture tables"),
-            ("4", "XRLC 4", "builds 1096, 1097"),
+            ("4", "XRLC 4", "builds 1096/1097 (as reported by blender-xray's users)"),
         ],
         default="SAME",
     )

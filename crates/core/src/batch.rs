@@ -131,9 +131,6 @@ impl Found {
 // ---------------------------------------------------------------------------------------------
 // Discovery
 
-/// The first 8 bytes of an X-Ray chunk file that starts with its 4-byte header chunk 1.
-const XRAY_HEADER: [u8; 8] = [1, 0, 0, 0, 4, 0, 0, 0];
-
 /// The files of an X-Ray level besides `level`, in the order they are listed and verified.
 const XRAY_COMPANIONS: [&str; 3] = ["level.geom", "level.geomx", "level.cform"];
 
@@ -252,7 +249,9 @@ impl Walker {
             });
             return;
         }
-        if bytes.starts_with(&XRAY_HEADER) {
+        // an X-Ray chunk file starting with its header chunk 1: 4 bytes (XRLC 11–14) or 128
+        // (XRLC 4–10, with the level's name)
+        if levelgeom_xray::level::starts_with_header(&bytes) {
             // only these are read whole: what kind of X-Ray file it is needs its chunk list
             let kind = levelgeom_binary::read_file(p)
                 .ok()

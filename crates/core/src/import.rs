@@ -949,6 +949,24 @@ impl LevelFile {
     }
 }
 
+/// `files` with the empty name field of an XRLC 4–10 `level` header filled with the name of
+/// the folder they go into (as xrLC wrote the level's name there); `None` when there is
+/// nothing to fill (a 4-byte header, or the source's name kept).
+pub fn named_xray_level(
+    files: &[(String, Vec<u8>)],
+    outdir: &Path,
+) -> Option<Vec<(String, Vec<u8>)>> {
+    let name = outdir.file_name()?.to_string_lossy().into_owned();
+    let k = files.iter().position(|(n, _)| n == "level")?;
+    let mut bytes = files[k].1.clone();
+    if !levelgeom_xray::level::fill_header_name(&mut bytes, &name) {
+        return None;
+    }
+    let mut out = files.to_vec();
+    out[k].1 = bytes;
+    Some(out)
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     levelgeom_binary::same_file(a, b)
 }

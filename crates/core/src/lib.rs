@@ -52,8 +52,9 @@ pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit, ProbeKind,
-    SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones, MAX_PROBE_COORD,
+    named_xray_level, write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit,
+    ProbeKind, SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
+    MAX_PROBE_COORD,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};

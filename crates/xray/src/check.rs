@@ -895,3 +895,36 @@ fn lod_textures(
         }
     }
 }
+
+/// XRLC 5–13: the header's size against the engine's `hdrLEVEL` of that version
+/// ([`crate::level::HeaderForm`]): the XRLC 5–10 engines read 128 bytes (version + name), 11–13
+/// a `u32` version. A header of the other size is read, but that build's game would not load
+/// it (an error). XRLC 4's header form is not known from any source: not checked.
+pub fn old_header(l: &Level) -> Vec<Problem> {
+    use crate::level::{header_form, HeaderForm};
+    let Some(v) = l.version().filter(|v| (5..=13).contains(v)) else {
+        return Vec::new();
+    };
+    let size = |f: HeaderForm| if f == HeaderForm::Named { 128 } else { 4 };
+    let want = header_form(v);
+    match l.header_form() {
+        Some(HeaderForm::Named) if want != HeaderForm::Named => vec![Problem::new(
+            "fsL_HEADER",
+            format!(
+                "a 128-byte header (version + name) in XRLC {v}; its engine reads a {}-byte \
+                 hdrLEVEL (xr_3da/xrLevel.h)",
+                size(want)
+            ),
+        )],
+        Some(HeaderForm::Version32 | HeaderForm::Quality) if want == HeaderForm::Named => {
+            vec![Problem::new(
+                "fsL_HEADER",
+                format!(
+                    "a 4-byte header in XRLC {v}; its engine reads the 128-byte hdrLEVEL \
+                     (u32 version; char name[124]; xr_3da/xrLevel.h 2002-01-15..2003-06-20)"
+                ),
+            )]
+        }
+        _ => Vec::new(),
+    }
+}

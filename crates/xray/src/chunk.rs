@@ -187,7 +187,7 @@ pub fn name(ctx: Context, id: u32) -> Name {
                 Some(Part::Swis) => named("fsL_SWIS", None),
                 Some(Part::Cform) => named("fsL_CFORM", None),
                 Some(Part::Portals) => named("fsL_PORTALS", None),
-                Some(Part::ShaderConstant) => named("fsL_SHADER_CONSTANT", None),
+                Some(Part::LightControl) => named("fsL_LIGHT_CONTROL", None),
                 Some(Part::Lights) => named("fsL_LIGHT_DYNAMIC", None),
                 Some(Part::LightKeyFrames) => named("fsL_LIGHT_KEY_FRAMES", None),
                 Some(Part::Glows) => named("fsL_GLOWS", None),

@@ -200,38 +200,23 @@ pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> 
     Ok(Some(CformFile { path, cform }))
 }
 
-/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (not compressed), parsed.
+/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (packed or not), parsed
+/// ([`crate::level::embedded_cform`]).
 fn embedded_cform(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
     if !level_path.is_file() {
         return Ok(None);
     }
     let bytes = read_bytes(level_path)?;
-    let Some(v) = crate::level::version_of(&bytes).filter(|v| (4..=9).contains(v)) else {
-        return Ok(None);
-    };
-    let mut pos = 0usize;
-    while let Some(h) = bytes.get(pos..pos.saturating_add(8)) {
-        let id = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
-        let size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
-        let Some(body) = bytes.get(pos + 8..(pos + 8).saturating_add(size)) else {
-            break;
-        };
-        if crate::level::part(v, id) == Some(crate::level::Part::Cform) {
-            let (cform, _) = Cform::read(body).map_err(|mut source| {
-                source.offset += (pos + 8) as u64;
-                FilesError::Read {
-                    path: level_path.to_path_buf(),
-                    source,
-                }
-            })?;
-            return Ok(Some(CformFile {
-                path: level_path.to_path_buf(),
-                cform,
-            }));
+    let cform = crate::level::embedded_cform(&bytes, Limits::DEFAULT).map_err(|source| {
+        FilesError::Read {
+            path: level_path.to_path_buf(),
+            source,
         }
-        pos += 8 + size;
-    }
-    Ok(None)
+    })?;
+    Ok(cform.map(|cform| CformFile {
+        path: level_path.to_path_buf(),
+        cform,
+    }))
 }
 
 /// What [`LevelFiles::check`] found: notes on which files were checked together, then the
@@ -423,6 +408,7 @@ impl LevelFiles {
         ));
         let flat = crate::flat::flatten(&self.level);
         let mut problems = check::level(&flat.level, Some(&flat.geom), None);
+        problems.extend(check::old_header(&self.level));
         problems.extend(
             check::geom(&flat.geom)
                 .into_iter()

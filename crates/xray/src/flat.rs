@@ -563,6 +563,10 @@ pub fn flatten(level: &Level) -> Flat {
                 crate::level::PORTALS,
                 LevelChunk::Portals(p.clone()),
             )),
+            // the view's header is the 13/14 one: version (and the word's high half)
+            LevelChunk::NamedHeader(h) => {
+                chunks.push(Framed::plain(c.id(), LevelChunk::Header(h.header)))
+            }
             LevelChunk::Header(_)
             | LevelChunk::Portals(_)
             | LevelChunk::Lights(_)

@@ -619,6 +619,9 @@ pub fn old_light_chunk(v: u16) -> LevelChunk {
     }
 }
 
+/// The name [`old_level`] writes into the 128-byte header of XRLC 4–10.
+pub const OLD_LEVEL_NAME: &str = "gen_old_level";
+
 /// Generate a `level` of XRLC 4, 5, 8, 9, 10, 11 or 12 (the geometry inside it):
 ///
 /// | visual | type | geometry |
@@ -637,7 +640,11 @@ pub fn old_light_chunk(v: u16) -> LevelChunk {
 /// the vertex-lit quad `FLOAT3, NORMAL, COLOR, FLOAT2`; 12 the late-v12 36-byte layouts with
 /// `FLOAT2` base UVs and the tree `mu_model` layout, VB/IB/SWIS LZHUF-compressed. Materials:
 /// `OGF_TEXTURE_L` into the tables before 12, the header's shader id from 12. XRLC ≤ 9 embed
-/// [`old_cform`]; `compress` also compresses the shader chunk. Every build has one portal
+/// [`old_cform`], LZHUF-packed as xrLC wrote it; 4–10 have the 128-byte header named
+/// [`OLD_LEVEL_NAME`], 11 and 12 the `u32` one; 9–11 the light controller table
+/// ([`crate::level::light_control`]). 8 is the early layout (indices in the visuals) and 11 the
+/// latest record sizes; [`old_level_era`] gives the other dated layouts. `compress` also
+/// compresses the shader chunk. Every build has one portal
 /// ([`OLD_PORTAL`], listed by sector 0), one light ([`old_light_chunk`]'s values) and one glow
 /// at [`OLD_GLOW_POSITION`] with [`OLD_GLOW_RADIUS`], shader `effects\glow` and texture
 /// `glow\glow_04` (their own table entries, appended after the visuals' ones).
@@ -654,12 +661,10 @@ pub fn old_level(opts: Options) -> Level {
     let lmap = old_static(&OLD_QUAD, false);
     let lit = old_static(&OLD_QUAD_LIT, true);
     let tree = old_tree_vertices();
+    // the build's header form: 128 bytes with the name up to XRLC 10, then the u32 version
     let mut chunks = vec![Framed::plain(
         1,
-        LevelChunk::Header(Header {
-            version: v,
-            quality: 1,
-        }),
+        crate::level::header_chunk(v, 0, OLD_LEVEL_NAME.as_bytes()),
     )];
     // --- tables
     let texture_l = |tex: u32, sh: u32| {
@@ -982,7 +987,12 @@ pub fn old_level(opts: Options) -> Level {
         let cf = old_cform(2)
             .to_bytes()
             .expect("the generated collision is two triangles");
-        chunks.push(Framed::plain(id(Part::Cform), LevelChunk::Raw(cf)));
+        // LZHUF-packed, as xrLC wrote it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
+        // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`)
+        chunks.push(Framed::plain(
+            id(Part::Cform) | COMPRESSED,
+            LevelChunk::Raw(cf),
+        ));
     }
     let portal = OLD_PORTAL;
     let portals = if v >= 8 {
@@ -991,6 +1001,13 @@ pub fn old_level(opts: Options) -> Level {
         LevelChunk::PortalsV5(vec![portal])
     };
     chunks.push(Framed::plain(id(Part::Portals), portals));
+    if let Some(lc) = crate::level::id_of(v, Part::LightControl) {
+        // 9–11: the controller table their renderers open unconditionally, before the lights
+        chunks.push(Framed::plain(
+            lc,
+            LevelChunk::Raw(crate::level::light_control(2)),
+        ));
+    }
     chunks.push(Framed::plain(id(Part::Lights), old_light_chunk(v)));
     let (glow_shader, glow_texture) = match v {
         4 | 5 => (2, 2),
@@ -1301,4 +1318,113 @@ pub fn strips_and_patches(l: &mut Level) {
     }
     vs.push(Framed::plain(first, Visual { chunks: strips }));
     vs.push(Framed::plain(first + 1, Visual { chunks: dp }));
+}
+
+/// The record layouts xrLC changed within one XRLC version (issue 22): a generated level of
+/// that version as xrLC wrote it on a given date, for [`old_level_era`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// XRLC 11 before 2003-09-02: 24-byte LOD vertices, 96-byte `OGF_TREEDEF2`.
+    Xrlc11Early,
+    /// XRLC 11, 2003-09-02..04: 24-byte LOD vertices, 112-byte `OGF_TREEDEF2` (`_tmp_` words).
+    Xrlc11Tmp,
+    /// XRLC 11, 2003-09-05..08: 28-byte LOD vertices, 112-byte `OGF_TREEDEF2`.
+    Xrlc11TmpSun,
+    /// XRLC 12 before 2003-10-20: 24-byte glows.
+    Xrlc12EarlyGlows,
+    /// Late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): the visuals' indices in one
+    /// `fsL_IBUFFERS` (chunk 11) buffer, each visual naming its range by `OGF_ICONTAINER`
+    /// (19) instead of holding `OGF_INDICES`.
+    Xrlc8Late,
+}
+
+/// [`old_level`] (uncompressed) of the era's version with the era's record layouts: the same
+/// positions and UVs, so every export's triangles equal the latest layout's (a 24-byte LOD
+/// vertex has no sun byte: it reads 255, its padding 0; a 96-byte tree has no sun colour:
+/// scale 1, bias 0, as generated). The `_tmp_` words are `0x11111111` and `0x22222222`.
+/// Sources: xrLC/OGF_Face_Save.cpp (`3d8b88e0f9` 2003-09-02 `sizeof(c_scale)` of the 24-byte
+/// `base_color`; `c0caf6bf27` 2003-09-09 `5*sizeof(float)`), LOD vertices 28 bytes from
+/// 2003-09-05, xrLC/Build.cpp glows (`b58740e604` 2003-10-17 24 bytes, `2dd23ba610`
+/// 2003-10-20 18 bytes).
+pub fn old_level_era(era: Era) -> Level {
+    let version = match era {
+        Era::Xrlc12EarlyGlows => 12,
+        Era::Xrlc8Late => 8,
+        _ => 11,
+    };
+    let mut l = old_level(Options {
+        version,
+        compress: false,
+    });
+    if era == Era::Xrlc8Late {
+        let mut ib: Vec<u16> = Vec::new();
+        for c in &mut l.chunks {
+            if let LevelChunk::Visuals(vs) = &mut c.value {
+                for v in vs.iter_mut() {
+                    for oc in &mut v.value.chunks {
+                        if let OgfChunk::Indices(x) = &oc.value {
+                            let at = ib.len() as u32;
+                            ib.extend_from_slice(x);
+                            *oc = Framed::plain(
+                                ogf::v3::ICONTAINER,
+                                OgfChunk::IContainer([0, at, x.len() as u32]),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // after the vertex buffers, as the 9 layout has it
+        let at = l
+            .chunks
+            .iter()
+            .position(|c| matches!(c.value, LevelChunk::FvfBuffers(_)))
+            .map_or(1, |k| k + 1);
+        l.chunks
+            .insert(at, Framed::plain(11, LevelChunk::IndexBuffers(vec![ib])));
+    }
+    for c in &mut l.chunks {
+        match &mut c.value {
+            LevelChunk::Visuals(vs) => {
+                for v in vs.iter_mut() {
+                    for oc in &mut v.value.chunks {
+                        oc.value = match (&oc.value, era) {
+                            (OgfChunk::LodDef(q), Era::Xrlc11Early | Era::Xrlc11Tmp) => {
+                                // no sun byte or padding in a 24-byte vertex: they read
+                                // 255 and 0
+                                let sunless = |v: &ogf::LodVertex| ogf::LodVertex {
+                                    sun: 255,
+                                    pad: [0; 3],
+                                    ..*v
+                                };
+                                OgfChunk::LodDefOld(
+                                    q.iter().map(|x| x.each_ref().map(sunless)).collect(),
+                                )
+                            }
+                            (OgfChunk::TreeDef(t), Era::Xrlc11Early) => OgfChunk::TreeDefOld(*t),
+                            (OgfChunk::TreeDef(t), Era::Xrlc11Tmp | Era::Xrlc11TmpSun) => {
+                                OgfChunk::TreeDefTmp(*t, [[0x11; 4], [0x22; 4]])
+                            }
+                            (x, _) => x.clone(),
+                        };
+                    }
+                }
+            }
+            LevelChunk::Glows(gs) if era == Era::Xrlc12EarlyGlows => {
+                // u32 texture and shader: here both the combined table entry
+                let old = gs
+                    .iter()
+                    .map(|g| crate::level::OldGlow {
+                        position: g.position,
+                        radius: g.radius,
+                        texture: u32::from(g.shader),
+                        shader: u32::from(g.shader),
+                    })
+                    .collect();
+                c.value = LevelChunk::OldGlows(old);
+            }
+            _ => {}
+        }
+    }
+    l
 }

@@ -3,7 +3,7 @@
 //!
 //! JSON: `{"file", "size", "format", "chunks": [{"path", "id", "offset", "size", "compressed",
 //! "depth", "decoded_size"?}], …}` plus per format `xray-geom` (`version`, `quality`,
-//! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality`, `shaders`,
+//! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality` (null up to XRLC 12), `name` (XRLC 4–10), `shaders`,
 //! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
 //! `faces`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
 
@@ -165,8 +165,10 @@ pub struct SectorInfo {
 pub struct LevelInfo {
     /// XRLC version.
     pub version: Option<u16>,
-    /// Build quality.
+    /// Build quality (`None` for XRLC 4–12, whose header has no quality field).
     pub quality: Option<u16>,
+    /// The level's name in an XRLC 4–10 header (`None` for a 4-byte header).
+    pub name: Option<String>,
     /// Shader table entries as text.
     pub shaders: Vec<String>,
     /// Visuals.
@@ -180,7 +182,7 @@ pub struct LevelInfo {
     /// Sectors.
     pub sectors: Vec<SectorInfo>,
     /// Builds of the game known to have written this XRLC version ([`crate::level::build_hint`]).
-    pub build: Option<&'static str>,
+    pub build: Option<String>,
 }
 
 /// `level.cform`.
@@ -372,7 +374,9 @@ fn level_info(l: &Level) -> LevelInfo {
     let shaders = l.shaders().unwrap_or(&[]);
     LevelInfo {
         version: h.map(|h| h.version),
-        quality: h.map(|h| h.quality),
+        // up to XRLC 12 the second u16 is the version word's high half, not a quality
+        quality: h.filter(|h| h.version >= 13).map(|h| h.quality),
+        name: l.header_name(),
         shaders: shaders.iter().map(|s| s.text()).collect(),
         visuals: l
             .visuals()
@@ -505,6 +509,19 @@ impl fmt::Display for Info {
             Body::Chunks {} => (None, None),
         };
         match (version, quality) {
+            (Some(v), None) if matches!(self.body, Body::Level(_)) => {
+                // XRLC 4–12: no quality field; the name where the header has one
+                let mut line = format!("  XRLC version {v}");
+                if let Body::Level(l) = &self.body {
+                    if let Some(b) = &l.build {
+                        line += &format!(" ({b})");
+                    }
+                    if let Some(n) = &l.name {
+                        line += &format!(", name {n:?}");
+                    }
+                }
+                writeln!(f, "{line}")?
+            }
             (Some(v), Some(q)) => {
                 // the builds of an old XRLC version (13/14 lines stay as they were)
                 let build = match &self.body {

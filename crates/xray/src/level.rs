@@ -4,7 +4,7 @@
 //!
 //! | id | name | payload |
 //! |---|---|---|
-//! | 1 | `fsL_HEADER` | `u16 version (14); u16 quality` |
+//! | 1 | `fsL_HEADER` | `u16 version (14); u16 quality`; older forms in [`HeaderForm`] |
 //! | 2 | `fsL_SHADERS` | [`crate::shaders`] |
 //! | 3 | `fsL_VISUALS` | nested chunks 0, 1, 2, …, each an OGF visual ([`crate::ogf`]) |
 //! | 4 | `fsL_PORTALS` | 80-byte portals ([`crate::sectors`]) |
@@ -22,9 +22,9 @@
 //! | XRLC | ids |
 //! |---|---|
 //! | 4, 5 | 2 textures, 3 shaders, 4 visuals, 5 VB (FVF), 6 cform, 7 portals, 8 lights, 9 light key frames, 10 glows, 11 sectors |
-//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors |
-//! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 shader constants, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
-//! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
+//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors; late 8 (xrLC from 2002-08-30) 11 IB, visuals with `OGF_ICONTAINER` |
+//! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 light control, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
+//! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 5 light control, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
 //! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
 //!
 //! The buffers have the layouts of `level.geom`'s chunks ([`crate::geom`]), FVF buffers those
@@ -35,15 +35,18 @@
 //! | lights | 4, 5 | 124 bytes: D3D7 `D3DLIGHT7` (104 bytes, the same fields and order as D3D9's) + [`OldLightTail::Build5`] |
 //! | lights | 8 | 176 bytes: `D3DLIGHT7` + [`OldLightTail::Build8`] (`u32 frame; u32 flags; char name[64]`) |
 //! | lights | 9–14 | 108 bytes: `u32 controller` + `D3DLIGHT9` ([`Light`]) |
-//! | glows | 4–11 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
-//! | glows | 12–14 | 18 bytes ([`Glow`]) |
+//! | glows | 4–11, early 12 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
+//! | glows | 12 (xrLC from 2003-10-20), 13, 14 | 18 bytes ([`Glow`]); 12 is read by the chunk's size |
 //! | portals | 4, 5 | 80 bytes, the vertex count *before* the six vertices ([`LevelChunk::PortalsV5`]) |
 //!
 //! Old lights store no controller; [`OldLight::to_light`] gives the one xray_re assigns. The
-//! embedded cform of 4–9, shader constants and light key frames are kept raw.
+//! embedded cform of 4–9 (found and unpacked by [`embedded_cform`]), the light controllers of
+//! 9–11 ([`Part::LightControl`], written by [`light_control`]) and light key frames are kept
+//! raw.
 
 use levelgeom_binary::{Limits, ReadError, Reader, Warning, WriteError, Writer};
 
+use crate::cform::Cform;
 use crate::chunk::{self, Context, Framed};
 use crate::fvf::FvfBuffer;
 use crate::geom::{self, Header, SwiItem, VertexBuffer};
@@ -74,21 +77,11 @@ pub fn known_version(v: u16) -> bool {
     VERSIONS.contains(&v)
 }
 
-/// Builds of the game known to have written levels of XRLC `version` (xray_re's table), as a
-/// hint for `info`: e.g. `"builds 1096, 1097"`.
-pub fn build_hint(version: u16) -> Option<&'static str> {
-    Some(match version {
-        4 => "builds 1096, 1097",
-        5 => "build 1098",
-        8 => "builds 1114, 1154",
-        9 => "build 1472",
-        10 => "build 1475",
-        11 => "build 1537",
-        12 => "builds 1580–2218",
-        13 => "build 2215",
-        14 => "SoC release, CS, CoP",
-        _ => return None,
-    })
+/// Builds of the game known to have written levels of XRLC `version`, as a hint for `info`:
+/// e.g. `"build 1098"`; every layout's builds where the version had several
+/// ([`crate::builds::hint`]).
+pub fn build_hint(version: u16) -> Option<String> {
+    crate::builds::hint(version)
 }
 
 /// What a top-level chunk of `level` holds; which id means what depends on the version.
@@ -106,7 +99,7 @@ pub enum Part {
     VertexBuffers,
     /// `fsL_VB` / `fsL_VB_OLD`: FVF vertex buffers (XRLC 4–9).
     FvfBuffers,
-    /// `fsL_IB` (XRLC 9–12).
+    /// `fsL_IB` (XRLC 9–12; `fsL_IBUFFERS` of late XRLC 8).
     IndexBuffers,
     /// `fsL_SWIS` (XRLC 12).
     Swis,
@@ -114,8 +107,13 @@ pub enum Part {
     Cform,
     /// `fsL_PORTALS`.
     Portals,
-    /// `fsL_SHADER_CONSTANT` (XRLC 9; kept raw).
-    ShaderConstant,
+    /// `fsL_LIGHT_CONTROL` (XRLC 9: chunk 7, 10/11: chunk 5; kept raw): the light
+    /// controllers, `{char name[64]; u32 count; u32 data[count]}` until the chunk's end
+    /// (`xr_3da/xrRender_R1/FLightsController.cpp` `CLightDB_Static::Load`, 2003-06-20
+    /// `6e603975e5`; xrLC copies the editor's table, `xrLC/xrSaveLights.cpp`). xray_re names
+    /// 9's chunk 7 `FSL9_SHADER_CONSTANT // ???`; the engine's `xrLevel.h` of XRLC 9
+    /// (`b61b6efa96`, 2002-12-26) says `fsL_LIGHT_CONTROL`.
+    LightControl,
     /// `fsL_LIGHT_DYNAMIC`.
     Lights,
     /// `fsL_LIGHT_KEY_FRAMES` (XRLC 4, 5; kept raw).
@@ -149,13 +147,17 @@ pub fn part(version: u16, id: u32) -> Option<Part> {
         (8 | 9, 5) => Cform,
         (8 | 9, 6) => Portals,
         (8, 7) => Lights,
-        (9, 7) => ShaderConstant,
+        (9, 7) => LightControl,
         (9, 8) => Lights,
         (8 | 9, 9) => Glows,
         (8 | 9, 10) => Sectors,
-        (9, 11) => IndexBuffers,
+        // late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): fsL_IBUFFERS, the layout of 9's
+        // (FStaticRender_Loader.cpp `LoadBuffers`: u32 count; count × {u32 n; u16[n]}),
+        // opened only when present, so early-8 levels without it load too
+        (8 | 9, 11) => IndexBuffers,
         (9, 12) => VertexBuffers,
         (8 | 9, _) => return None,
+        (10 | 11, 5) => LightControl,
         (10..=12, 9) => IndexBuffers,
         (10..=12, 10) => VertexBuffers,
         (12, 11) => Swis,
@@ -175,10 +177,224 @@ pub fn id_of(version: u16, p: Part) -> Option<u32> {
     (1..=12).find(|&i| part(version, i) == Some(p))
 }
 
-/// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any.
+/// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any:
+/// chunk 1 of 4 bytes (XRLC 11–14) or of [`NAMED_HEADER_SIZE`] bytes (XRLC 4–10; see
+/// [`HeaderForm`]). The low 16 bits of the version word (the whole `u16` in 13/14).
 pub fn version_of(bytes: &[u8]) -> Option<u16> {
-    (bytes.len() >= 10 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0])
+    (bytes.len() >= 10 && starts_with_header(bytes))
         .then(|| u16::from_le_bytes([bytes[8], bytes[9]]))
+}
+
+/// True when `bytes` start with an `fsL_HEADER` chunk head of either size (4 or
+/// [`NAMED_HEADER_SIZE`] bytes): the signature of a `level` or `level.geom` file.
+pub fn starts_with_header(bytes: &[u8]) -> bool {
+    let named = (NAMED_HEADER_SIZE as u32).to_le_bytes();
+    bytes.len() >= 8
+        && bytes[0..4] == [1, 0, 0, 0]
+        && (bytes[4..8] == [4, 0, 0, 0] || bytes[4..8] == named)
+}
+
+/// Size of the XRLC 4–10 `fsL_HEADER` payload: `u32 XRLC_version; char name[124]`.
+pub const NAMED_HEADER_SIZE: usize = 128;
+
+/// Length of the name field of the XRLC 4–10 header.
+pub const HEADER_NAME_LEN: usize = 124;
+
+/// The form of `fsL_HEADER` (`hdrLEVEL`) that xrLC wrote for an XRLC version. xrLC writes
+/// `sizeof(hdrLEVEL)` (xrLC/Build.cpp, 2002-01-15 `05d999e07a`: `fs.open_chunk(fsL_HEADER);
+/// hdrLEVEL H; ZeroMemory(&H,sizeof(H))`); the struct by engine history
+/// (`xr_3da/xrLevel.h` in SkyLoaderr/xray-engine-repo):
+///
+/// | XRLC | `hdrLEVEL` | bytes | evidence |
+/// |---|---|---|---|
+/// | 4 | not in the history (it starts at XRLC 5); both forms are read, [`Named`](HeaderForm::Named) is written as for 5 | 128 | inferred |
+/// | 5–10 | `u32 XRLC_version; char name[124]` | 128 | `b4385f03b0` 2002-01-15 (5) … `6e603975e5` 2003-06-20 (10) |
+/// | 11, 12, 13 | `u32 XRLC_version` | 4 | `8215fde6bc` 2003-08-29 (11) … `728f27bce1` 2005-04-22 |
+/// | 14 | `u16 XRLC_version; u16 XRLC_quality` | 4 | `355d582495` 2005-09-07 |
+///
+/// xray_re (`xr_level.cxx` `xr_level::load`) skips the 124 name bytes for 5 and 8 only and
+/// reads `u16 version, u16 quality` otherwise; blender-xray reads `u16, u16` (its importer
+/// ignores what follows). In the `u32` forms we read the word as two `u16`s like they do:
+/// the second is the version's high half, 0 in every file xrLC wrote, so quality reads 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderForm {
+    /// `u32 XRLC_version; char name[124]` (XRLC 4–10).
+    Named,
+    /// `u32 XRLC_version` (XRLC 11–13).
+    Version32,
+    /// `u16 XRLC_version; u16 XRLC_quality` (XRLC 14).
+    Quality,
+}
+
+/// The header form xrLC wrote for XRLC `version` (see [`HeaderForm`]); unknown versions above
+/// 14 get the 14 form, unknown ones below 11 the named one.
+pub fn header_form(version: u16) -> HeaderForm {
+    match version {
+        ..=10 => HeaderForm::Named,
+        11..=13 => HeaderForm::Version32,
+        _ => HeaderForm::Quality,
+    }
+}
+
+/// The `fsL_HEADER` chunk payload a writer puts into a `level` of XRLC `version`, in that
+/// build's form ([`header_form`]): for 4–10 the version and `name` (cut to 123 bytes so a NUL
+/// ends it, the rest zero, as xrLC's `ZeroMemory` + `strcpy` leaves it); for 11–13 the `u32`
+/// version (quality dropped: their engines compare the whole word with their version); for
+/// 14 version and `quality`.
+pub fn header_chunk(version: u16, quality: u16, name: &[u8]) -> LevelChunk {
+    match header_form(version) {
+        HeaderForm::Named => {
+            let mut field = [0u8; HEADER_NAME_LEN];
+            let n = name
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(name.len())
+                .min(HEADER_NAME_LEN - 1);
+            field[..n].copy_from_slice(&name[..n]);
+            LevelChunk::NamedHeader(NamedHeader {
+                header: Header {
+                    version,
+                    quality: 0,
+                },
+                name: field,
+            })
+        }
+        HeaderForm::Version32 => LevelChunk::Header(Header {
+            version,
+            quality: 0,
+        }),
+        HeaderForm::Quality => LevelChunk::Header(Header { version, quality }),
+    }
+}
+
+/// The XRLC 4–10 header (128 bytes): the version word and the level's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedHeader {
+    /// The `u32` version read as two `u16`s: `version` and, as `quality`, its high half (0 in
+    /// files xrLC wrote).
+    pub header: Header,
+    /// `char name[124]` as stored: NUL-terminated text, the bytes after the NUL kept verbatim.
+    pub name: [u8; HEADER_NAME_LEN],
+}
+
+impl NamedHeader {
+    /// Read the 128-byte payload.
+    pub fn read(r: &mut Reader<'_>) -> Result<NamedHeader, ReadError> {
+        let h = NamedHeader {
+            header: Header {
+                version: r.u16()?,
+                quality: r.u16()?,
+            },
+            name: r.array()?,
+        };
+        r.finish()?;
+        Ok(h)
+    }
+
+    /// Write the 128 bytes.
+    pub fn write(&self, w: &mut Writer) {
+        self.header.write(w);
+        w.bytes(&self.name);
+    }
+
+    /// The name up to its first NUL (lossy UTF-8; xrLC wrote the level folder's name).
+    pub fn name_text(&self) -> String {
+        let n = self
+            .name
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(self.name.len());
+        String::from_utf8_lossy(&self.name[..n]).into_owned()
+    }
+}
+
+/// The names xrLC's level editor gives its standard light controllers, in the order our
+/// controller ids use them (0 hemisphere, 1 sun, 2 static: [`old_light_controller`]); from
+/// `LCONTROL_HEMI`, `LCONTROL_DIR0`, `LCONTROL_STATIC` (Editors/.../communicate.h,
+/// 2003-06-20 `6e603975e5`).
+pub const LIGHT_CONTROLLERS: [&str; 3] = ["$hemi", "$dir0", "$static"];
+
+/// The `fsL_LIGHT_CONTROL` payload a writer puts into a level of XRLC 9–11 whose lights use
+/// controller ids up to `max_controller`: one record `{char name[64]; u32 count = 0}` per id
+/// (the standard names of [`LIGHT_CONTROLLERS`], then `controller_3`, …), no animation data.
+/// The renderers open the chunk without a null check (`FLightsController.cpp`, `Light_DB.cpp`)
+/// and `IReader::open_chunk` returns null for a chunk of size 0 (xrCore/FS.cpp,
+/// `6e603975e5`), so the table is never empty: at least the three standard controllers.
+pub fn light_control(max_controller: u32) -> Vec<u8> {
+    let n = max_controller.saturating_add(1).clamp(3, 256);
+    let mut out = Vec::with_capacity(n as usize * 68);
+    for k in 0..n {
+        let mut name = [0u8; 64];
+        let text = LIGHT_CONTROLLERS
+            .get(k as usize)
+            .map_or_else(|| format!("controller_{k}"), |s| (*s).to_string());
+        name[..text.len()].copy_from_slice(text.as_bytes());
+        out.extend_from_slice(&name);
+        out.extend_from_slice(&0u32.to_le_bytes());
+    }
+    out
+}
+
+/// Fill an empty name field of the 128-byte header that starts the `level` file `bytes` with
+/// `name` (cut to 123 bytes, then NUL; the field was all zero) and say whether it did: what a
+/// writer does when the source had no name to keep, with the output folder's name, as xrLC
+/// wrote its `L_name`. Bytes of any other file, or with a name already, are left as they are.
+pub fn fill_header_name(bytes: &mut [u8], name: &str) -> bool {
+    let field = 12..12 + HEADER_NAME_LEN;
+    let named = (NAMED_HEADER_SIZE as u32).to_le_bytes();
+    if bytes.len() < field.end || bytes[0..4] != [1, 0, 0, 0] || bytes[4..8] != named {
+        return false;
+    }
+    if bytes[field.clone()].iter().any(|&b| b != 0) {
+        return false;
+    }
+    let n = name.len().min(HEADER_NAME_LEN - 1);
+    bytes[12..12 + n].copy_from_slice(&name.as_bytes()[..n]);
+    true
+}
+
+/// The collision an XRLC 4–9 `level` keeps inside itself (`fsL_CFORM`), parsed; `None` for
+/// other versions or without the chunk. xrLC wrote the chunk packed, as
+/// `fsL_CFORM | CFS_CompressMark` (xrLC/xrBuildCForm.cpp from 2002-01-15 `05d999e07a` to
+/// 2003-06-13 `bf250a46c8`: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`), so the chunk is
+/// found by its id without the compression bit and unpacked; a plain one is read as it is.
+/// Errors carry the file offset (inside a packed chunk: the offset in its unpacked bytes,
+/// under `fsL_CFORM/lzhuf`).
+pub fn embedded_cform(bytes: &[u8], limits: Limits) -> Result<Option<Cform>, ReadError> {
+    let Some(version) = version_of(bytes).filter(|v| (4..=9).contains(v)) else {
+        return Ok(None);
+    };
+    let mut r = Reader::with_limits(bytes, limits);
+    let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
+        if part(version, h.id()) != Some(Part::Cform) {
+            b.take_rest();
+            return Ok(None);
+        }
+        let base = b.pos();
+        let path = b.path();
+        let body = b.take_rest();
+        Cform::read(body).map(|(c, _)| Some(c)).map_err(|mut e| {
+            e.offset += base as u64;
+            let mut segs = path.0.clone();
+            segs.extend(e.path.0);
+            e.path = levelgeom_binary::ChunkPath(segs);
+            e
+        })
+    })?;
+    Ok(chunks.into_iter().find_map(|c| c.value))
+}
+
+/// Read `fsL_HEADER` in the form its size says (4 or [`NAMED_HEADER_SIZE`] bytes; either is
+/// accepted for every version, so a file is read as written).
+fn read_header(r: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
+    match r.remaining() {
+        4 => Ok(LevelChunk::Header(Header::read(r)?)),
+        NAMED_HEADER_SIZE => Ok(LevelChunk::NamedHeader(NamedHeader::read(r)?)),
+        n => Err(r.invalid(format!(
+            "fsL_HEADER of {n} bytes: expected 4 (XRLC 11–14: version) or 128 (XRLC 4–10: \
+             version + 124-byte name)"
+        ))),
+    }
 }
 
 /// The naming context of a whole `level` file's chunks (by its version).
@@ -360,8 +576,10 @@ pub struct OldGlow {
 /// A top-level chunk of `level`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LevelChunk {
-    /// 1.
+    /// 1: the 4-byte header (XRLC 11–14; see [`HeaderForm`]).
     Header(Header),
+    /// 1: the 128-byte header of XRLC 4–10, with the level's name.
+    NamedHeader(NamedHeader),
     /// 2.
     Shaders(Vec<ShaderEntry>),
     /// 3: the visuals, each a nested chunk (its id is its index).
@@ -388,7 +606,7 @@ pub enum LevelChunk {
     PortalsV5(Vec<Portal>),
     /// XRLC 4, 5, 8: lights with D3D7 records ([`OldLight`]).
     OldLights(Vec<OldLight>),
-    /// XRLC 4–11: 24-byte glows ([`OldGlow`]).
+    /// XRLC 4–11 and early 12: 24-byte glows ([`OldGlow`]).
     OldGlows(Vec<OldGlow>),
     /// Unknown, or a part whose old layout is kept verbatim.
     Raw(Vec<u8>),
@@ -536,6 +754,47 @@ fn walk_ibs(r: &mut Reader<'_>) -> Result<(), ReadError> {
         r.pop();
     }
     r.finish()
+}
+
+/// The glow record size of an XRLC 12 `fsL_GLOWS` chunk. xrLC wrote 24-byte records
+/// (`{f32 pos[3]; f32 radius; u32 texture; u32 shader}`, string indices) until 2003-10-19 and
+/// 18-byte ones (`u16` shader) from 2003-10-20 (xrLC/Build.cpp `b58740e604` 2003-10-17 →
+/// `2dd23ba610` 2003-10-20), both under XRLC 12. Decided by the chunk's size; a size both
+/// divide (a multiple of 72) is decided by which reading gives sane glows (positions and
+/// radius neither NaN, infinite, denormal nor beyond 10⁷; a positive radius), and refused
+/// when both or neither do.
+fn glow_size(r: &Reader<'_>) -> Result<usize, ReadError> {
+    let n = r.remaining();
+    let fits = |size: usize| n % size == 0;
+    match (fits(24), fits(18)) {
+        (true, false) => Ok(24),
+        (false, true) => Ok(18),
+        (true, true) if n == 0 => Ok(18),
+        (true, true) => {
+            let body = r.rest();
+            let sane = |size: usize| {
+                body.chunks_exact(size).all(|g| {
+                    let f = |k: usize| f32::from_le_bytes([g[k], g[k + 1], g[k + 2], g[k + 3]]);
+                    // no NaN, infinity or denormal (bytes of an integer read as a float)
+                    let plain = |x: f32| x == 0.0 || x.is_normal() && x.abs() < 1.0e7;
+                    let rad = f(12);
+                    (0..3).all(|i| plain(f(4 * i))) && plain(rad) && rad > 0.0
+                })
+            };
+            match (sane(24), sane(18)) {
+                (true, false) => Ok(24),
+                (false, true) => Ok(18),
+                _ => Err(r.invalid(format!(
+                    "glow chunk of {n} bytes reads as 24-byte records (xrLC to 2003-10-19) and \
+                     as 18-byte ones (from 2003-10-20) alike: the layout is ambiguous"
+                ))),
+            }
+        }
+        (false, false) => Err(r.invalid(format!(
+            "glow chunk of {n} bytes is a multiple of neither 24 (xrLC to 2003-10-19) nor 18 \
+             (from 2003-10-20)"
+        ))),
+    }
 }
 
 fn read_glows(r: &mut Reader<'_>) -> Result<Vec<Glow>, ReadError> {
@@ -691,10 +950,43 @@ impl Level {
         Ok(w.into_inner())
     }
 
-    /// The header.
+    /// The header's version and quality (of either form; in the `u32` forms of XRLC 4–13
+    /// the quality is the version word's high half, see [`HeaderForm`]).
     pub fn header(&self) -> Option<Header> {
         self.chunks.iter().find_map(|c| match c.value {
             LevelChunk::Header(h) => Some(h),
+            LevelChunk::NamedHeader(h) => Some(h.header),
+            _ => None,
+        })
+    }
+
+    /// The name in an XRLC 4–10 header (up to its NUL), `None` for a 4-byte header.
+    pub fn header_name(&self) -> Option<String> {
+        self.chunks.iter().find_map(|c| match &c.value {
+            LevelChunk::NamedHeader(h) => Some(h.name_text()),
+            _ => None,
+        })
+    }
+
+    /// Replace the name field of an XRLC 4–10 header with `name` (all 124 bytes as given);
+    /// false when the header is a 4-byte one (nothing changed).
+    pub fn set_header_name(&mut self, name: &[u8; HEADER_NAME_LEN]) -> bool {
+        for c in &mut self.chunks {
+            if let LevelChunk::NamedHeader(h) = &mut c.value {
+                h.name = *name;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The stored form of the header ([`HeaderForm::Named`] for 128 bytes; a 4-byte header
+    /// is [`HeaderForm::Quality`] for 14, else [`HeaderForm::Version32`]).
+    pub fn header_form(&self) -> Option<HeaderForm> {
+        self.chunks.iter().find_map(|c| match c.value {
+            LevelChunk::Header(h) if h.version >= 14 => Some(HeaderForm::Quality),
+            LevelChunk::Header(_) => Some(HeaderForm::Version32),
+            LevelChunk::NamedHeader(_) => Some(HeaderForm::Named),
             _ => None,
         })
     }
@@ -817,7 +1109,7 @@ impl Level {
 /// Decode top-level chunk `id` of a level of XRLC `version`.
 fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
     Ok(match part(version, id) {
-        Some(Part::Header) => LevelChunk::Header(Header::read(b)?),
+        Some(Part::Header) => read_header(b)?,
         Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
         Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
         Some(Part::Visuals) => {
@@ -829,6 +1121,11 @@ fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadE
         Some(Part::Portals) => LevelChunk::PortalsV5(sectors::read_portals_v5(b)?),
         Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
         Some(Part::Lights) => LevelChunk::OldLights(read_old_lights(b, version)?),
+        // XRLC 12 has both glow records (24 bytes to 2003-10-19, 18 from 2003-10-20)
+        Some(Part::Glows) if version == 12 => match glow_size(b)? {
+            24 => LevelChunk::OldGlows(read_old_glows(b)?),
+            _ => LevelChunk::Glows(read_glows(b)?),
+        },
         Some(Part::Glows) if version >= 12 => LevelChunk::Glows(read_glows(b)?),
         Some(Part::Glows) => LevelChunk::OldGlows(read_old_glows(b)?),
         Some(Part::Sectors) => LevelChunk::Sectors(sectors::read_sectors(b)?),
@@ -843,6 +1140,7 @@ fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadE
 fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {
     match c {
         LevelChunk::Header(h) => h.write(w),
+        LevelChunk::NamedHeader(h) => h.write(w),
         LevelChunk::Shaders(s) => shaders::write(s, w)?,
         LevelChunk::Visuals(vs) => {
             for v in vs {

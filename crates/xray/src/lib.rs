@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod bench_level;
+pub mod builds;
 pub mod cform;
 pub mod check;
 pub mod chunk;
@@ -76,13 +77,13 @@ pub enum Kind {
 
 /// Classify `bytes`, or `None` if they are not an X-Ray file.
 ///
-/// A file that starts with the 4-byte header chunk 1 is X-Ray even when damaged further on (so
+/// A file that starts with the header chunk 1 (4 or 128 bytes) is X-Ray even when damaged further on (so
 /// that reading it reports where); otherwise the chunks must tile the file exactly.
 pub fn kind(bytes: &[u8]) -> Option<Kind> {
     if cform::sniff(bytes) {
         return Some(Kind::Cform);
     }
-    let header_first = bytes.len() >= 12 && bytes[0..8] == [1, 0, 0, 0, 4, 0, 0, 0];
+    let header_first = bytes.len() >= 12 && level::starts_with_header(bytes);
     let (ids, tiles) = chunk::scan_ids(bytes);
     if !header_first && (!tiles || ids.iter().any(|&i| i == 0 || i > 0xFFFF)) {
         // not a chunk file: a damaged collision file still goes to its reader, which says

@@ -465,6 +465,11 @@ pub enum OgfChunk {
     /// OGF 3 `OGF_P_LODS`: the detail levels of a progressive-strips visual, coarsest first
     /// (the nested chunk ids are the level numbers 0, 1, …).
     PLods(Vec<Framed<Lod>>),
+    /// `OGF_TREEDEF2` of xrLC 2003-09-02 to 2003-09-08 (112 bytes): each colour written as
+    /// the whole `base_color {Fvector rgb; float hemi; float sun; float _tmp_}`
+    /// (xrLC/OGF_Face_Save.cpp `3d8b88e0f9` `fs.w(&c_scale, sizeof(c_scale))`; xrLC/xrFace.h);
+    /// the two `_tmp_` words (after scale, after bias) kept verbatim.
+    TreeDefTmp(TreeDef, [[u8; 4]; 2]),
     /// Unknown, verbatim.
     Raw(Vec<u8>),
 }
@@ -526,9 +531,12 @@ fn read_lod(r: &mut Reader<'_>, with_sun: bool) -> Result<Vec<[LodVertex; 4]>, R
     Ok(quads)
 }
 
+/// `OGF_LODDEF2` with 24-byte vertices: 8 quads × 4 × 24.
+const LOD_OLD_SIZE: usize = 8 * 4 * 24;
+/// `OGF_LODDEF2` with 28-byte vertices: 8 quads × 4 × 28.
+const LOD_SIZE: usize = 8 * 4 * 28;
+
 fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
-    // LOD/tree records before XRLC 11 (unknown versions are read as 13/14 throughout)
-    let old = crate::level::known_version(d.version) && d.version <= 10;
     let c = match kind_of_in(d.format, d.version, id) {
         Some(Kind::Header) if d.format < 4 => OgfChunk::ShortHeader {
             format_version: r.u8()?,
@@ -571,9 +579,43 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
                 OgfChunk::Children(v)
             }
         }
-        Some(Kind::LodDef) if old => OgfChunk::LodDefOld(read_lod(r, false)?),
-        Some(Kind::LodDef) => OgfChunk::LodDef(read_lod(r, true)?),
-        Some(Kind::TreeDef) if old => {
+        // by the chunk's size (issue 22): the LOD vertex grew from 24 to 28 bytes (sun + pad)
+        // on 2003-09-05, within XRLC 11 (xrLC/OGF_Face_Save.cpp; xray_re reads 28 from 11)
+        Some(Kind::LodDef) if r.remaining() == LOD_OLD_SIZE => {
+            OgfChunk::LodDefOld(read_lod(r, false)?)
+        }
+        Some(Kind::LodDef) if r.remaining() == LOD_SIZE => OgfChunk::LodDef(read_lod(r, true)?),
+        Some(Kind::LodDef) => {
+            return Err(r.invalid(format!(
+                "OGF_LODDEF2 of {} bytes: 8 quads of 24-byte (to 2003-09-04, {LOD_OLD_SIZE}) or \
+                 28-byte vertices ({LOD_SIZE}) are known",
+                r.remaining()
+            )))
+        }
+        // TREEDEF by size: 96 (rgb+hemi colours) to 2003-09-01, 112 (whole base_color with
+        // _tmp_) 2003-09-02..08, 104 (5 floats each) from 2003-09-09 (xrLC/OGF_Face_Save.cpp)
+        Some(Kind::TreeDef) if r.remaining() == 112 => {
+            let xform = r.f32s::<16>()?;
+            let c_scale = r.f32s::<5>()?;
+            let t0 = r.array::<4>()?;
+            let c_bias = r.f32s::<5>()?;
+            let t1 = r.array::<4>()?;
+            OgfChunk::TreeDefTmp(
+                TreeDef {
+                    xform,
+                    c_scale,
+                    c_bias,
+                },
+                [t0, t1],
+            )
+        }
+        Some(Kind::TreeDef) if !matches!(r.remaining(), 96 | 104) => {
+            return Err(r.invalid(format!(
+                "OGF_TREEDEF2 of {} bytes: 96, 112 and 104 are known",
+                r.remaining()
+            )))
+        }
+        Some(Kind::TreeDef) if r.remaining() == 96 => {
             let xform = r.f32s::<16>()?;
             let s = r.f32s::<4>()?;
             let b = r.f32s::<4>()?;
@@ -799,6 +841,13 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) -> Result<(), WriteError> {
                 chunk::write_framed(w, Context::Lods, l, |cs, w| write_chunks(cs, w))?;
             }
         }
+        OgfChunk::TreeDefTmp(t, tmp) => {
+            w.f32s(&t.xform);
+            w.f32s(&t.c_scale);
+            w.bytes(&tmp[0]);
+            w.f32s(&t.c_bias);
+            w.bytes(&tmp[1]);
+        }
         OgfChunk::Raw(b) => w.bytes(b),
     }
     Ok(())
@@ -940,7 +989,7 @@ impl Visual {
     /// The tree instance definition.
     pub fn treedef(&self) -> Option<TreeDef> {
         self.find(|c| match c {
-            OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) => Some(*t),
+            OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) | OgfChunk::TreeDefTmp(t, _) => Some(*t),
             _ => None,
         })
     }

@@ -207,7 +207,10 @@ pub(crate) fn write_xray(
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     report::warnings(&r.warnings);
-    let written = levelgeom_core::write_level_folder(output, &r.files, protect, force)?;
+    // an XRLC 4–10 header without a name from the source gets the output folder's
+    let named = levelgeom_core::named_xray_level(&r.files, output);
+    let files = named.as_deref().unwrap_or(&r.files);
+    let written = levelgeom_core::write_level_folder(output, files, protect, force)?;
     if json {
         let v = serde_json::json!({
             "output": output.display().to_string(),

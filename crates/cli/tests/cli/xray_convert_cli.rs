@@ -41,11 +41,25 @@ fn import(level: &Path, mesh: &Path, out: &Path, extra: &[&str]) -> (i32, Value,
     )
 }
 
-/// The XRLC version in a file's header chunk (chunk 1 first, 4 bytes).
+/// The XRLC version in a file's header chunk (chunk 1 first): the engine's `hdrLEVEL` is 128
+/// bytes (`u32 version; char name[124]`) in a `level` of XRLC 4–10, 4 bytes otherwise
+/// (`xr_3da/xrLevel.h`, 2002-01-15 to 2003-06-20, then from 2003-08-29).
 fn header_version(path: &Path) -> u16 {
     let b = std::fs::read(path).unwrap();
-    assert_eq!(&b[..8], &[1, 0, 0, 0, 4, 0, 0, 0], "{}", path.display());
-    u16::from_le_bytes([b[8], b[9]])
+    let v = u16::from_le_bytes([b[8], b[9]]);
+    let size = if v <= 10 && path.ends_with("level") {
+        128
+    } else {
+        4
+    };
+    assert_eq!(&b[..4], &[1, 0, 0, 0], "{}", path.display());
+    assert_eq!(
+        u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        size,
+        "{}",
+        path.display()
+    );
+    v
 }
 
 /// The `v` and `vt` lines of an OBJ export (positions and base UVs as text).
@@ -254,6 +268,9 @@ fn fixture_to_12_and_10_writes_level_and_cform_only() {
         .is_empty());
     assert_eq!(names(&v10), ["level", "level.cform"]);
     assert_eq!(header_version(&v10.join("level")), 10);
+    // the fixture has no name to keep: the 128-byte header names the level after its folder
+    let lb = std::fs::read(v10.join("level")).unwrap();
+    assert_eq!(&lb[12..16], b"v10\0");
     let (code, text, err) = run(&[os("check"), v10.as_os_str()]);
     assert_eq!(code, 0, "{text}{err}");
     assert_eq!(

@@ -447,3 +447,25 @@ fn a_stop_flag_starts_no_new_level() {
         "only the finished level is there, no temporary folder"
     );
 }
+
+/// Levels of XRLC 4–10 start with a 128-byte header chunk (`u32 version; char name[124]`,
+/// the engine's `hdrLEVEL` of 2002-01-15 to 2003-06-20), not the 4-byte one: found alike.
+#[test]
+fn discovery_finds_an_old_level_with_a_128_byte_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("l01_escape");
+    fs::create_dir_all(&d).unwrap();
+    let (lb, _) = levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options {
+        version: 5,
+        compress: false,
+    });
+    assert_eq!(&lb[..8], &[1, 0, 0, 0, 128, 0, 0, 0]);
+    fs::write(d.join("level"), &lb).unwrap();
+    let found = batch::find_levels(&[tmp.path().to_path_buf()]);
+    let levels: Vec<(String, &str)> = found
+        .iter()
+        .filter(|f| f.is_level())
+        .map(|f| (rel(tmp.path(), &f.path), f.format().unwrap()))
+        .collect();
+    assert_eq!(levels, [("l01_escape".to_string(), "xray-level")]);
+}

@@ -208,6 +208,10 @@ pub fn convert(
     } else if at != to {
         c.absorb(geom_build(out, at, to, derived_geomx)?);
     }
+    // the layout written, with the builds it is for (crate::builds: the latest layout where
+    // the version had several)
+    c.notes
+        .insert(0, format!("written as {}", crate::builds::target_name(to)));
     if !c.lost.is_empty() && !allow_loss {
         return Err(ImportError::Loss {
             from,

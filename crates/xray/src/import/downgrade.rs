@@ -5,7 +5,7 @@
 //! | | 12 | 10, 11 | 9 | 8 | 5, 4 |
 //! |---|---|---|---|---|---|
 //! | vertices | the 13 buffers' bytes (late-v12 layouts, `FLOAT2` base UV) | `FLOAT3, D3DCOLOR N, SHORT4 (u·1024, v·1024, lu·32768, lv·32768)`; vertex-lit `FLOAT3, N, COLOR, FLOAT2`; trees `FLOAT3, N, SHORT4 (u·2048, v·2048, wind, 0)` | FVF in `fsL_VB_OLD` | FVF | FVF, texture sets lightmap first |
-//! | indices | IB chunk | IB chunk | IB chunk | `OGF_INDICES` per visual | `OGF_INDICES` |
+//! | indices | IB chunk | IB chunk | IB chunk | `OGF_INDICES` per visual (early 8; late 8's IB chunk 11 is read, not written) | `OGF_INDICES` |
 //! | compression | VB, IB, SWIS LZHUF | – | – | – | – |
 //! | visuals | OGF 4 with `OGF_VCONTAINER` (7) + `OGF_ICONTAINER` (8), the layout of builds 1935–2218 ([`VisualWriter::ogf4`]) | OGF 3 | OGF 3 | OGF 3 | OGF 3 (5), OGF 2 (4) |
 //! | material | header shader id (13's table) | `OGF_TEXTURE_L` into one table | same | same | into the texture and shader tables |
@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 
 use crate::chunk::{Framed, COMPRESSED};
 use crate::fvf::{FvfBuffer, UvOrder};
-use crate::geom::{Geom, Header, SlideWindow};
+use crate::geom::{Geom, SlideWindow};
 use crate::level::{Level, LevelChunk, Part};
 use crate::ogf::{
     self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual,
@@ -155,12 +155,11 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
     counts.report(to, &mut loss);
 
     // --- the level's chunks, in xrLC's order
+    // the header form of the target build (128 bytes with the name up to 10; the caller
+    // puts the source's name in, crate::level::header_chunk)
     let mut chunks = vec![Framed::plain(
         crate::level::HEADER,
-        LevelChunk::Header(Header {
-            version: to,
-            quality,
-        }),
+        crate::level::header_chunk(to, quality, b""),
     )];
     let lights = src.lights();
     let (light_chunk, controllers) = records::lights(to, lights);
@@ -201,6 +200,9 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             LevelChunk::FvfBuffers(fvf),
         ));
     }
+    // from 9 (8 is written in its early layout, indices inside the visuals: the one of the
+    // public builds 1114/1154 and of both peer readers; the late-8 engine opens fsL_IBUFFERS
+    // only when present, crate::builds)
     if to >= 9 {
         chunks.push(Framed::plain(
             id_of(to, Part::IndexBuffers)? | packed,
@@ -234,8 +236,11 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
                          version-2 cform XRLC {to} embeds has no place for them)"
                     ));
                 }
+                // packed as xrLC packed it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
+                // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`;
+                // level.cform from 2003-06-20)
                 chunks.push(Framed::plain(
-                    id_of(to, Part::Cform)?,
+                    id_of(to, Part::Cform)? | COMPRESSED,
                     LevelChunk::Raw(c2.to_bytes()?),
                 ));
                 loss.notes.push(format!(
@@ -257,6 +262,15 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             LevelChunk::PortalsV5(portals)
         },
     ));
+    if let Some(id) = crate::level::id_of(to, Part::LightControl) {
+        // 9–11: their renderers open fsL_LIGHT_CONTROL unconditionally; xrLC writes it just
+        // before the lights (xrLC/xrSaveLights.cpp)
+        let max = lights.iter().map(|l| l.controller).max().unwrap_or(0);
+        chunks.push(Framed::plain(
+            id,
+            LevelChunk::Raw(crate::level::light_control(max)),
+        ));
+    }
     chunks.push(Framed::plain(id_of(to, Part::Lights)?, light_chunk));
     chunks.push(Framed::plain(id_of(to, Part::Glows)?, glow_chunk));
     chunks.push(Framed::plain(

@@ -283,6 +283,16 @@ pub fn import(
         import_view(base, edited, collision_mesh, &same)?
     };
     out.summary.conversion = convert::convert(&mut out, version, target, opts.allow_loss)?;
+    if target != version {
+        // the name of an XRLC 4–10 header follows the level into another 4–10 build
+        let name = base.level.chunks.iter().find_map(|c| match &c.value {
+            crate::level::LevelChunk::NamedHeader(h) => Some(h.name),
+            _ => None,
+        });
+        if let Some(name) = name {
+            out.level.set_header_name(&name);
+        }
+    }
     out.summary.build_in = version;
     out.summary.build_out = target;
     Ok(out)

@@ -414,6 +414,7 @@ fn unflatten(
                         | OgfChunk::ChildrenNarrow(_)
                         | OgfChunk::TreeDef(_)
                         | OgfChunk::TreeDefOld(_)
+                        | OgfChunk::TreeDefTmp(..)
                         | OgfChunk::LodDef(_)
                         | OgfChunk::LodDefOld(_)
                 ) && (c.id() != 9 || !matches!(c.value, OgfChunk::Raw(_)))
@@ -618,7 +619,7 @@ fn unflatten(
         let kids = iv.children().to_vec();
         for c in &mut v.chunks {
             match &mut c.value {
-                OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) => {
+                OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) | OgfChunk::TreeDefTmp(t, _) => {
                     if let Some(n) = itd.filter(|n| Some(*n) != ftd) {
                         *t = n;
                     }

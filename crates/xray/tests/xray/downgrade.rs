@@ -24,9 +24,11 @@ const TARGETS: [u16; 7] = [12, 11, 10, 9, 8, 5, 4];
 fn ids_of(v: u16) -> Vec<u32> {
     match v {
         4 | 5 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        // early 8 (the late layout's 11 = fsL_IBUFFERS is read, not written)
         8 => vec![1, 2, 3, 4, 5, 6, 7, 9, 10],
         9 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
-        10 | 11 => vec![1, 2, 3, 4, 6, 7, 8, 9, 10],
+        // 5 = fsL_LIGHT_CONTROL (xr_3da/xrLevel.h of XRLC 10/11, 2003-06-20 / 2003-08-29)
+        10 | 11 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
         12 => vec![1, 2, 3, 4, 6, 7, 8, 9, 10, 11],
         _ => unreachable!(),
     }
@@ -146,16 +148,41 @@ fn reread(i: &Imported, to: u16, what: &str) -> Level {
     }
     let want: Vec<u32> = ids_of(to)
         .into_iter()
-        .filter(|&x| !(to == 9 && matches!(x, 7 | 12) || to <= 5 && x == 9))
+        .filter(|&x| !(to == 9 && x == 12 || to <= 5 && x == 9))
         .filter(|&x| {
             let cform = if to <= 5 { 6 } else { 5 };
             !(to <= 9 && x == cform && embedded(&l).is_none())
         })
         .collect();
     assert_eq!(sorted, want, "{what}: chunk ids");
-    // VB, IB and SWIS compressed in 12 only
+    // 9–11: fsL_LIGHT_CONTROL (9: chunk 7, 10/11: chunk 5), never empty (the engine's
+    // IReader::open_chunk gives null for size 0 and the renderer does not check): records of
+    // `char name[64]; u32 count` (+ count u32), here the editor's three standard controllers
+    if (9..=11).contains(&to) {
+        let id = if to == 9 { 7 } else { 5 };
+        let raw = l
+            .chunks
+            .iter()
+            .find_map(|c| match &c.value {
+                LevelChunk::Raw(b) if c.id() == id => Some(b.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{what}: fsL_LIGHT_CONTROL"));
+        assert!(raw.len() >= 3 * 68, "{what}");
+        for (k, name) in ["$hemi", "$dir0", "$static"].iter().enumerate() {
+            let r = &raw[k * 68..k * 68 + 68];
+            assert_eq!(&r[..name.len()], name.as_bytes(), "{what}");
+            assert_eq!(&r[64..68], &[0, 0, 0, 0], "{what}: no keys");
+        }
+        let idx = ids.iter().position(|&x| x == id).unwrap();
+        let lights = ids.iter().position(|&x| x == id + 1).unwrap();
+        assert_eq!(idx + 1, lights, "{what}: just before the lights");
+    }
+    // VB, IB and SWIS compressed in 12 only; the embedded cform of 4–9 packed as xrLC did
+    // (xrLC/xrBuildCForm.cpp: fsL_CFORM|CFS_CompressMark)
+    let cform_id = if to <= 5 { 6 } else { 5 };
     for c in &l.chunks {
-        let packed = to == 12 && matches!(c.id(), 9..=11);
+        let packed = to == 12 && matches!(c.id(), 9..=11) || to <= 9 && c.id() == cform_id;
         assert_eq!(
             c.raw_id & 0x8000_0000 != 0,
             packed,

@@ -18,6 +18,7 @@ mod independent;
 mod objects;
 mod old;
 mod old_bytes;
+mod old_header;
 mod old_objects;
 mod old_ogf;
 mod old_to_old;

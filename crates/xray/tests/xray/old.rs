@@ -21,7 +21,7 @@ fn scene_of(l: &Level) -> Scene {
 }
 
 /// Every triangle of the scene in world space (glTF frame), each corner with its UV0.
-fn world_triangles(s: &Scene) -> Vec<[([f32; 3], [f32; 2]); 3]> {
+pub fn world_triangles(s: &Scene) -> Vec<[([f32; 3], [f32; 2]); 3]> {
     let w = s.world_matrices();
     let mut out = Vec::new();
     for (n, node) in s.nodes.iter().enumerate() {
@@ -289,7 +289,10 @@ fn old_visuals_name_their_types_and_versions_their_builds() {
     });
     let names: Vec<&str> = l.visuals().iter().map(|v| v.type_name()).collect();
     assert_eq!(names, ["normal", "normal", "hierarchy"]);
-    assert_eq!(levelgeom_xray::level::build_hint(5), Some("build 1098"));
+    assert_eq!(
+        levelgeom_xray::level::build_hint(5).as_deref(),
+        Some("build 1098")
+    );
     assert_eq!(levelgeom_xray::level::build_hint(7), None);
 }
 

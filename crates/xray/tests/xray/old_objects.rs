@@ -326,23 +326,51 @@ fn truncated_old_records_are_errors_with_their_offsets() {
 
 #[test]
 fn info_names_old_visual_types_and_builds_without_decoding_buffers() {
+    // xray_re's xr_level_version.h, corrected where the issue's sources say otherwise: XRLC 11
+    // is builds 1558/1569 (1537 unofficial), XRLC 12 has an OGF 3 and an OGF 4 layout, XRLC 4
+    // is not in xray_re's table
     let builds = [
-        (4, "builds 1096, 1097"),
+        (
+            4,
+            "builds 1096/1097 (blender-xray's users; not in xray_re's table)",
+        ),
         (5, "build 1098"),
-        (8, "builds 1114, 1154"),
+        (
+            8,
+            "early layout (indices inside the visuals): builds 1114, 1154 (xray_re reads them \
+             without an index buffer chunk); late layout (fsL_IBUFFERS + OGF_ICONTAINER): no \
+             public build known",
+        ),
         (9, "build 1472"),
         (10, "build 1475"),
-        (11, "build 1537"),
-        (12, "builds 1580–2218"),
+        (11, "builds 1558, 1569 (1537 unofficial)"),
+        (
+            12,
+            "OGF 3 layout: builds 1580–1865; OGF 4 layout: builds 1935–2218",
+        ),
     ];
     for o in options() {
         let (lb, _) = generate::level_bytes(o);
         let info = Info::read("level", &lb).unwrap();
         let build = builds.iter().find(|b| b.0 == o.version).unwrap().1;
         let text = info.to_string();
+        // no quality before XRLC 13; the name of the 128-byte header up to XRLC 10
+        let name = if o.version <= 10 {
+            format!(", name \"{}\"", generate::OLD_LEVEL_NAME)
+        } else {
+            String::new()
+        };
         assert!(
-            text.contains(&format!("XRLC version {} ({build}), quality 1", o.version)),
+            text.contains(&format!("XRLC version {} ({build}){name}\n", o.version)),
             "{text}"
+        );
+        assert_eq!(
+            serde_json::to_value(&info).unwrap()["name"],
+            if o.version <= 10 {
+                serde_json::json!(generate::OLD_LEVEL_NAME)
+            } else {
+                serde_json::Value::Null
+            }
         );
         assert!(!text.contains("unknown"), "{text}");
         let j = serde_json::to_value(&info).unwrap();

@@ -366,7 +366,7 @@ fn chunks_the_13_level_cannot_carry_are_named() {
     let out = convert(&l, &export(&l), 13, true).unwrap();
     let lost = out.summary.conversion.clone().unwrap().lost;
     for want in [
-        "chunk 7 of `level` (ShaderConstant, 4 bytes)",
+        "chunk 7 of `level` (LightControl, 4 bytes)",
         "chunk 40 of `level` (unknown, 6 bytes)",
         "1 visual chunks without a format-4 counterpart",
     ] {

@@ -219,12 +219,29 @@ fn xrlc_visual(
     Visual { chunks }
 }
 
+/// True when `b` is a `fsL_LIGHT_CONTROL` table of `{char name[64]; u32 count}` records that
+/// all have `count = 0`.
+fn keyless_controllers(b: &[u8]) -> bool {
+    !b.is_empty() && b.len() % 68 == 0 && b.chunks_exact(68).all(|r| r[64..68] == [0; 4])
+}
+
 /// What the old level has that the 13 level does not keep as it was (see the module docs).
 fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
     // chunks of `level` the view has no place for
     for x in &old.chunks {
         let part = level::part(version, x.id());
         if let (LevelChunk::Raw(b), p) = (&x.value, part) {
+            // a light controller table without keys (the names only, as our writers make
+            // it) holds nothing the 13 level's lights lack: a note, not a loss
+            if p == Some(Part::LightControl) && keyless_controllers(b) {
+                c.notes.push(format!(
+                    "fsL_LIGHT_CONTROL (chunk {}, {} controllers without keys) is not written: \
+                     XRLC 13 has no such chunk",
+                    x.id(),
+                    b.len() / 68
+                ));
+                continue;
+            }
             if p != Some(Part::Cform) {
                 c.lost.push(format!(
                     "chunk {} of `level` ({}, {} bytes): the XRLC 13 level has no place for it",
@@ -344,7 +361,8 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
             "{raw} visual chunks without a format-4 counterpart (kept raw in the old level)"
         ));
     }
-    if version <= 10 {
+    // the old record layouts, decided by size (XRLC 11 has either LOD vertex)
+    if version <= 11 {
         let has = |f: fn(&OgfChunk) -> bool| {
             old.visuals()
                 .iter()
@@ -352,12 +370,21 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
         };
         if has(|x| matches!(x, OgfChunk::TreeDefOld(_))) {
             c.notes.push(
-                "tree colour sun (XRLC ≤ 10 has none): scale 1, bias 0 in OGF_TREEDEF2".into(),
+                "tree colour sun (96-byte OGF_TREEDEF2, xrLC before 2003-09-02, has none): \
+                 scale 1, bias 0"
+                    .into(),
+            );
+        }
+        if has(|x| matches!(x, OgfChunk::TreeDefTmp(..))) {
+            c.notes.push(
+                "the base_color _tmp_ words of 112-byte OGF_TREEDEF2 (xrLC 2003-09-02..08) are \
+                 not written: the 104-byte record has none"
+                    .into(),
             );
         }
         if has(|x| matches!(x, OgfChunk::LodDefOld(_))) {
             c.notes
-                .push("LOD billboard sun (XRLC ≤ 10 has none): 255, padding 0".into());
+                .push("LOD billboard sun (24-byte LOD vertices, xrLC before 2003-09-05, have none): 255, padding 0".into());
         }
     }
     // one-layer lightmaps
