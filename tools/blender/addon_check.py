@@ -835,7 +835,7 @@ def model_data_end(m):
 
 def tile_records(wad, colour_offsets=None):
     """Per tile of `wad`, read by the independent checker: (MAP A record, MAP B record, colour
-    block, TRAK model header + data), each as the file's bytes (seed §5, spec §12.1: the colour
+    block, TRAK model header + data), each as the file's bytes (docs/formats/argonaut-wad.md §18, §12.1: the colour
     block of tile i is its model's vertex count × layers words, then, for a swap tile, its swap
     model's; records and blocks in tile order after the swap records)."""
     cw = independent_checker()
@@ -947,8 +947,10 @@ def roots_under_level_check(work):
 
 
 def colour_byte(c):
-    """The MAP colour byte of a linear glTF colour channel: round(sRGB(c) · 128), clamped (spec
-    §12.1: the byte / 128 is the displayed colour; glTF COLOR_0 is linear)."""
+    """The MAP colour byte of a linear glTF colour channel: round(sRGB(c) · 128), clamped.
+
+    docs/formats/argonaut-wad.md §12.1: the byte / 128 is the displayed colour; glTF COLOR_0 is linear.
+    """
     return max(0, min(255, round(max(0.0, min(1.0, linear_to_srgb(c))) * 128)))
 
 

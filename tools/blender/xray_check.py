@@ -422,7 +422,9 @@ def compare_cform(name, level_dir, work, expect, reference=None):
            str(len(theirs)))
     record(len(ours) == expect, f"{name} cform: our collision.glb has {expect} triangles",
            str(len(ours)))
-    unordered = lambda ts: sorted(tuple(sorted(t)) for t in ts)
+    def unordered(ts):
+        return sorted(tuple(sorted(t)) for t in ts)
+
     record(unordered(ours) == unordered(theirs), f"{name} cform: same triangles at the same places")
     record(ours == theirs, f"{name} cform: same winding")
 

@@ -1,4 +1,4 @@
-//! PSX (SPU) ADPCM, the codec of SMPC `cvg ` sounds (spec §5, §7; ENG-RE `smpc_chunk.py`;
+//! PSX (SPU) ADPCM, the codec of SMPC `cvg ` sounds (docs/formats/argonaut-wad.md §5, §7; ENG-RE `smpc_chunk.py`;
 //! FFmpeg `argo_cvg.c` uses `ADPCM_PSX` for the PS1 CVG files).
 //!
 //! ```text

@@ -2,7 +2,7 @@
 //!
 //! In Croc 2 PC this is `u32 n`, n DirectMusic entries and 40-byte records; in TENG the loader
 //! (`sub_558D70`) reads a count and hands the stream to the audio library, and the layout is
-//! only partly known (spec §5). An empty AMPC is just `u32 0` (spec §12.8). The payload is kept
+//! only partly known (docs/formats/argonaut-wad.md §5). An empty AMPC is just `u32 0` (docs/formats/argonaut-wad.md §12.8). The payload is kept
 //! verbatim; [`Ampc::count`] reads the leading count when there is one.
 
 use levelgeom_binary::{ReadError, Reader, Writer};

@@ -1,4 +1,4 @@
-//! Authoring: the computations a writer of new geometry needs to keep the seed's §8
+//! Authoring: the computations a writer of new geometry needs to keep the docs/formats/argonaut-wad.md §21
 //! consistency rules (the ones [`crate::check`] tests).
 //!
 //! The generator ([`crate::generate`]) builds its levels with these functions, and a mesh
@@ -9,7 +9,7 @@
 //! 2. give every vertex the smoothed normal of the faces around it with [`smooth_normals`];
 //! 3. set the batch flag 0x8 with [`set_batch_flags`] (first face, every render-state change,
 //!    at least every [`MAX_BATCH_FACES`] faces);
-//! 4. encode collision polygons with [`collision_polygon`] (planes per spec §12.4:
+//! 4. encode collision polygons with [`collision_polygon`] (planes per docs/formats/argonaut-wad.md §12.4:
 //!    `n_q = round(127·n̂)`, `d = round(32·n_q·P)`, refused when `d` leaves the i16 range;
 //!    [`collision_polygon_fitted`] for imported meshes, whose edges keep both corners inside);
 //! 5. compute the bounding box with [`bounds`], [`grow`], [`box_centre`] and [`box_corners`]
@@ -48,7 +48,7 @@ pub fn normalize_or_up(a: Vec3) -> Vec3 {
     unit(v(a)).unwrap_or(V3::Y).to_array()
 }
 
-/// The plane of a triangle as the format defines it (seed §8.2):
+/// The plane of a triangle as the format defines it (docs/formats/argonaut-wad.md §21.1):
 /// `n = normalize((b − a) × (c − a))`, `d = n · a`. Degenerate triangles (length of the cross
 /// product ≤ 1e-12, or not finite) give `None`.
 pub fn face_plane(a: Vec3, b: Vec3, c: Vec3) -> Option<(Vec3, f32)> {
@@ -62,7 +62,7 @@ pub fn face_plane(a: Vec3, b: Vec3, c: Vec3) -> Option<(Vec3, f32)> {
     Some((n.to_array(), n.dot(a)))
 }
 
-/// Seed §8.1: every vertex normal is the normalised sum of the (stored) plane normals of the
+/// docs/formats/argonaut-wad.md §21.1: every vertex normal is the normalised sum of the (stored) plane normals of the
 /// faces that use the vertex, summed in face order; a vertex no face uses gets +y. Face
 /// indices past `vertices` are ignored ([`crate::check`] reports them).
 pub fn smooth_normals(vertices: &mut [Vertex], faces: &[Face]) {
@@ -79,7 +79,7 @@ pub fn smooth_normals(vertices: &mut [Vertex], faces: &[Face]) {
     }
 }
 
-/// Seed §8.3: set the batch flag 0x8 on the first face, on every face whose render state
+/// docs/formats/argonaut-wad.md §21.2: set the batch flag 0x8 on the first face, on every face whose render state
 /// differs from the previous face's, and after [`MAX_BATCH_FACES`] faces without one; clear
 /// it everywhere else. `states[i]` is face i's render-state key (texture page and blend mode,
 /// [`crate::check::render_state`] of its texture entry); faces without a state are treated as
@@ -105,7 +105,7 @@ pub fn quantize_normal(n: Vec3) -> [i8; 3] {
 }
 
 /// An encoded collision plane through `p` with unit normal `n` (both game space, spec
-/// §12.4): `n_q = round(127·n)`, `d = round(32 · n_q·p)`, so that the engine's surface
+/// docs/formats/argonaut-wad.md §12.4): `n_q = round(127·n)`, `d = round(32 · n_q·p)`, so that the engine's surface
 /// `32·n_q·x − d = 0` passes through `p`. A `d` outside the i16 range (a plane more than about
 /// 8 units from the tile origin) is an error on the field `d`, not clamped.
 pub fn collision_plane(n: Vec3, p: Vec3) -> Result<CollisionPlane, WriteError> {
@@ -259,7 +259,7 @@ pub fn bounds(points: impl IntoIterator<Item = Vec3>) -> Option<(Vec3, Vec3)> {
     Some((lo, hi))
 }
 
-/// A box grown by `margin` on every side (seed §9 uses 1/128).
+/// A box grown by `margin` on every side (docs/formats/argonaut-wad.md §22 uses 1/128).
 pub fn grow(lo: Vec3, hi: Vec3, margin: f32) -> (Vec3, Vec3) {
     (
         (v(lo) - V3::splat(margin)).to_array(),

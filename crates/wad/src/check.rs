@@ -1,4 +1,4 @@
-//! Consistency rules a game-loadable level must keep (seed §8, spec §5, §12).
+//! Consistency rules a game-loadable level must keep (docs/formats/argonaut-wad.md §21, §5, §12).
 //!
 //! [`check`] runs every rule over a typed level and returns one [`Problem`] per broken rule,
 //! each naming the chunk and the model/tile/face, e.g.
@@ -7,13 +7,13 @@
 //! offset (the file header, a misplaced chunk); the others have none and display as
 //! `path: message`. The rules:
 //!
-//! **File** (seed §8.6): the u32 header is the file length − 4 (bias 0, as in every TENG file;
+//! **File** (docs/formats/argonaut-wad.md §21.6): the u32 header is the file length − 4 (bias 0, as in every TENG file;
 //! groove.exe ignores it, but the project's writers and ENG's packer keep it that way).
 //!
 //! **Models (TRAK and STPC)**
-//! * the pointer fields (+0x70, +0x74, +0x80 and, in STPC, +0x88) are 0 in files (seed §3: the
+//! * the pointer fields (+0x70, +0x74, +0x80 and, in STPC, +0x88) are 0 in files (docs/formats/argonaut-wad.md §16: the
 //!   loader sets them). A non-zero pointer also betrays a record boundary read wrongly, e.g. an
-//!   STPC count taken as N where the file meant N − 1 (spec §10.5);
+//!   STPC count taken as N where the file meant N − 1 (docs/formats/argonaut-wad.md §10.5);
 //! * header counts equal the array lengths (vertices, faces, collision groups; STPC bone
 //!   count and per-bone vertex counts summing to the vertex count; rigid vertex count = the
 //!   vertex count for rigid models, 0 for skinned ones);
@@ -23,19 +23,19 @@
 //! * the first face carries the batch flag 0x8, no run of more than [`MAX_BATCH_FACES`] faces
 //!   goes without it, and (when TEXT is known) the flag is set wherever the render state
 //!   (texture page, blend mode) changes; a batch of at most 256 triangles also keeps within
-//!   the renderer's batch output buffer of about 4800 vertices (seed §8.3), so that limit
+//!   the renderer's batch output buffer of about 4800 vertices (docs/formats/argonaut-wad.md §21.3), so that limit
 //!   needs no rule of its own;
 //! * face planes agree with their vertices: `n = normalize((v1 − v0) × (v2 − v0))` within
 //!   [`PLANE_NORMAL_TOLERANCE`] per component, `d = n · v0` within [`PLANE_D_TOLERANCE`];
 //!   degenerate triangles are reported;
 //! * the vertex normals of vertices that faces use have unit length (within
-//!   [`NORMAL_LENGTH_TOLERANCE`]; seed §8.1 writes them as smoothed face normals);
+//!   [`NORMAL_LENGTH_TOLERANCE`]; docs/formats/argonaut-wad.md §21.1 writes them as smoothed face normals);
 //! * the bounding box (8 corners in the header's order and centre) is an axis-aligned box
 //!   that holds every vertex (within [`BOX_TOLERANCE`]);
 //! * collision polygons: the surface plane has a non-zero normal, used edge planes too, a
 //!   triangle's fifth plane is zero, and every used plane lies within
 //!   [`MAX_COLLISION_DISTANCE`] units of the tile origin. The engine's surface is
-//!   `n̂·p = d / (32·|n_q|)` (spec §12.4), so the rule is `|d| ≤ 8 · 32 · |n_q|`; with
+//!   `n̂·p = d / (32·|n_q|)` (docs/formats/argonaut-wad.md §12.4), so the rule is `|d| ≤ 8 · 32 · |n_q|`; with
 //!   `|n_q| ≈ 127` that is the i16/4096 limit the seed gives (8 units).
 //!
 //! **TEXT**
@@ -48,9 +48,9 @@
 //! * tile, transform, model-index and colour lists all hold N entries; the zone grid W·H;
 //! * A and B agree: `B.pos = round(A.pos · 4096)` with z negated (±1), `B.ry = A.rot`,
 //!   `B.rx = B.rz = 0`; `A.model` = the model-index entry; `anim_flag` is 0 or 1;
-//! * every tile lies inside the grid (the loader's cell formula, spec §12.6);
+//! * every tile lies inside the grid (the loader's cell formula, docs/formats/argonaut-wad.md §12.6);
 //! * model indices are below the TRAK model count; zone numbers below 32;
-//! * colour blocks are sized by the models (nVerts per layer, layer count by the §12.1 rule)
+//! * colour blocks are sized by the models (nVerts per layer, layer count by the docs/formats/argonaut-wad.md §12.1 rule)
 //!   and a swap tile has its extra block exactly when the loader reads one;
 //! * the tile-swap block is present iff WFPC & 0x10000, holds one record per flagged tile,
 //!   its model A is that tile's model and both models are valid TRAK indices;
@@ -64,7 +64,7 @@
 //! 8-bit, 0x80 → RLE, else raw 16-bit) with `width · height` pixels; LGPC `rows · cols`
 //! lengths.
 //!
-//! **Chunk order** (spec §2.7): WFPC before SPRT, STPC and MAP; TEXT before TRAK and STPC;
+//! **Chunk order** (docs/formats/argonaut-wad.md §2.7): WFPC before SPRT, STPC and MAP; TEXT before TRAK and STPC;
 //! TRAK and STPC before MAP; at most one WFPC, TEXT, TRAK, STPC and MAP; END present and last.
 //! Texture pages have a width and a height above 0.
 
@@ -142,7 +142,7 @@ pub fn check(level: &Level) -> Vec<Problem> {
     out.0
 }
 
-/// Seed §8.6: the file header is the file length − 4. `Level::to_bytes` keeps the header's bias
+/// docs/formats/argonaut-wad.md §21.6: the file header is the file length − 4. `Level::to_bytes` keeps the header's bias
 /// when lengths change, so a bias other than 0 stays wrong in every rebuilt file.
 fn check_header(level: &Level) -> Vec<Problem> {
     let mut out = Out(Vec::new());
@@ -603,7 +603,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
     }
 }
 
-/// Seed §8.1: vertex normals are the smoothed (unit) normals of the faces around a vertex.
+/// docs/formats/argonaut-wad.md §21.1: vertex normals are the smoothed (unit) normals of the faces around a vertex.
 /// Vertices no face uses (the water plane's) are not lit by anything and are left alone.
 fn check_normals(out: &mut Out, at: &str, m: &Model) {
     let mut used = vec![false; m.vertices.len()];

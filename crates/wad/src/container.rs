@@ -1,4 +1,4 @@
-//! The raw chunk container (spec §2 and §4): it always round-trips byte for byte.
+//! The raw chunk container (docs/formats/argonaut-wad.md §2 and §4): it always round-trips byte for byte.
 //!
 //! ```text
 //! offset | size | meaning
@@ -16,7 +16,7 @@
 //! At each chunk the candidate next offset is `payload_start + size`. It is accepted when it is
 //! the end of the file or holds a known (or printable) tag. Otherwise, for a chunk the game reads
 //! as a stream without looking at its size ([`Tag::is_streamed`], MAP being the known case:
-//! Croc 2 PC files sometimes declare 4 bytes more than MAP holds, spec §2.6), `−4` and then `+4`
+//! Croc 2 PC files sometimes declare 4 bytes more than MAP holds, docs/formats/argonaut-wad.md §2.6), `−4` and then `+4`
 //! are tried, and accepted only if a **known** tag (or the end of the file) is there, so a
 //! shifted guess never lands on look-alike bytes; the declared size is kept, the payload is the bytes actually taken and a
 //! [`Warning`] records the difference. `END ` stops the walk: its payload is its declared size

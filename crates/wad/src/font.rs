@@ -6,7 +6,7 @@
 //!        |            |   +0 texture entry, +2 baseline, +4 width, +6 height
 //! ```
 //!
-//! The field names come from the PSX reading of the same table (Rartrin `FontPSX`, spec §3)
+//! The field names come from the PSX reading of the same table (Rartrin `FontPSX`, docs/formats/argonaut-wad.md §3)
 //! **\[M\]**; the game reads exactly 2048 bytes.
 
 use levelgeom_binary::{ReadError, Reader, Writer};

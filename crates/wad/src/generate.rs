@@ -20,7 +20,7 @@
 //!   `d = n · v0`; smoothed vertex normals; bounding boxes grown
 //!   by 1/128; batch flags at the first face, at every render-state change and every 256
 //!   faces; collision polygons in game space (z mirrored) with planes encoded per spec
-//!   §12.4 (`n_q = round(127·n̂)`, `d = round(32·n_q·P)`), terrain triangles in group 0, rock
+//!   docs/formats/argonaut-wad.md §12.4 (`n_q = round(127·n̂)`, `d = round(32·n_q·P)`), terrain triangles in group 0, rock
 //!   walls in group 1, rock tops in group 2.
 //! * TEXT: `pages` 256×256 pages (page 1 raw 16-bit, the others RLE, the last one with
 //!   transparent texels), 16 texture entries of 64×64 per page, then four flat-colour entries.
@@ -28,7 +28,7 @@
 //!   animation record (2 frames, odd delta count 3 → padded later frames), the WFPC & 0x100
 //!   cutscene tail, and a small script area.
 //! * MAP: A and B records consistent, zones (island zone 1), vertex colours with one to three
-//!   sets (the set count sometimes on a later entry than the first, spec §12.1), one tile swap
+//!   sets (the set count sometimes on a later entry than the first, docs/formats/argonaut-wad.md §12.1), one tile swap
 //!   whose model-B block inherits the tile's set count, objects, a chain table with Y words,
 //!   the view distance and the final u16.
 //!
@@ -71,7 +71,7 @@ pub const WATER_Y: f32 = -2.75;
 pub const ENTRIES_PER_PAGE: usize = 16;
 /// Flat-colour texture entries after the page entries.
 pub const FLAT_ENTRIES: usize = 4;
-/// Bounding-box margin (seed §9: "1/128 margin is probably enough").
+/// Bounding-box margin (docs/formats/argonaut-wad.md §22: "1/128 margin is probably enough").
 pub const BOX_MARGIN: f32 = 1.0 / 128.0;
 /// Quads per side of the bridge deck (model 1): 2 · 12² = 288 faces.
 pub const BRIDGE_SUBDIVISIONS: u32 = 12;
@@ -580,7 +580,7 @@ impl<'a> Gen<'a> {
                     model_b: 1,
                 });
                 // Model B's own first layer says one set; the loader still reads the
-                // tile's count (the running maximum is not reset, spec §12.1).
+                // tile's count (the running maximum is not reset, docs/formats/argonaut-wad.md §12.1).
                 let mut l = self.colour_block(&models[1], 1, false);
                 if let Some(first) = l.first_mut() {
                     for c in first.iter_mut() {

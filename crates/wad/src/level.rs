@@ -4,7 +4,7 @@
 //! chunk's payload with a reader bounded to that payload, with the chunk tag on the error path
 //! (`at 0x0001A2F0 in MAP/tiles[17]: …`), and requires each model to consume its payload
 //! exactly. Chunks that depend on earlier ones get what they need: SPRT and STPC the WFPC flags,
-//! MAP the WFPC flags and the TRAK vertex counts (spec §2.7); a MAP before WFPC or TRAK is an
+//! MAP the WFPC flags and the TRAK vertex counts (docs/formats/argonaut-wad.md §2.7); a MAP before WFPC or TRAK is an
 //! error. Tags without a typed model (RIMG, PRLT, unknown printable tags) are kept raw.
 //!
 //! Every [`Chunk`] remembers the absolute offset of its header in the file it was read from

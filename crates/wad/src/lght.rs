@@ -1,4 +1,4 @@
-//! `LGHT`: lights (ENG Bible; hdc0; Rartrin `LightPC`; spec §5). Read as a stream by `sub_42C180`.
+//! `LGHT`: lights (ENG Bible; hdc0; Rartrin `LightPC`; docs/formats/argonaut-wad.md §5). Read as a stream by `sub_42C180`.
 //!
 //! ```text
 //! offset | size | meaning

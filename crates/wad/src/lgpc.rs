@@ -1,4 +1,4 @@
-//! `LGPC`: the language string table (ENG Bible; hdc0; Rartrin `LGPCChunk`; spec §5, §12.8).
+//! `LGPC`: the language string table (ENG Bible; hdc0; Rartrin `LGPCChunk`; docs/formats/argonaut-wad.md §5, §12.8).
 //!
 //! ```text
 //! offset | size          | meaning

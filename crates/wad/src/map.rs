@@ -1,7 +1,7 @@
 //! MAP: the tile grid that places TRAK models, plus vertex colours, zones, objects and paths.
 //!
 //! The game reads MAP as a stream (`sub_42AC50`), so the true end of the chunk is where these
-//! reads end. Layout, in file order (seed §5, spec §5 and §12):
+//! reads end. Layout, in file order (docs/formats/argonaut-wad.md §18, §5 and §12):
 //!
 //! | Part | Size | Meaning |
 //! |---|---|---|
@@ -21,7 +21,7 @@
 //! | view distance | 4 | only if `WFPC & 0x10`: u32 (default 200 when absent) |
 //! | final | 2 | u16 |
 //!
-//! # Vertex colours (spec §12.1)
+//! # Vertex colours (docs/formats/argonaut-wad.md §12.1)
 //!
 //! For tile i with model m = `model_indices[i]`: the first layer is `nVerts(m) × u32` RGBA
 //! (0x80 = 1.0). The layer count is the **maximum of byte 3 over all entries of that first
@@ -209,7 +209,7 @@ fn alpha(c: u32) -> u8 {
 
 /// The number of colour layers the loader reads for a block whose first layer is `first`,
 /// given the running maximum `running` of byte 3 so far (start with 0 for a tile's main
-/// block). Returns (layer count, new running maximum). Spec §12.1.
+/// block). Returns (layer count, new running maximum). docs/formats/argonaut-wad.md §12.1.
 pub fn colour_layer_count(first: &[u32], running: u8) -> (usize, u8) {
     let m = first.iter().map(|&c| alpha(c)).fold(running, u8::max);
     (usize::from(m.max(1)), m)
@@ -600,7 +600,7 @@ impl Map {
         Ok(())
     }
 
-    /// The grid cell of a tile position as the loader computes it (spec §12.6):
+    /// The grid cell of a tile position as the loader computes it (docs/formats/argonaut-wad.md §12.6):
     /// `(int)(x − 0.5) − (int)(z + 0.5) · W`, or `None` outside the grid.
     pub fn cell_of(&self, pos: Vec3) -> Option<usize> {
         let cx = (pos[0] - 0.5).trunc();

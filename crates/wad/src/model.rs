@@ -31,7 +31,7 @@
 //!    Plane 0 is the surface, planes 1..4 the inward edges; `type & 1` marks a quad (4 edges),
 //!    otherwise a triangle whose fifth plane is zero. Collision data is in game space (z
 //!    mirrored against the render vertices). The engine evaluates `32·n_q·p − d` in 20.12
-//!    fixed point (spec §12.4), so a plane's surface is `n̂·p = d / (32·|n_q|)`.
+//!    fixed point (docs/formats/argonaut-wad.md §12.4), so a plane's surface is `n̂·p = d / (32·|n_q|)`.
 //!
 //! Every field is kept as read (f32 bit patterns included), so an unmodified model writes back
 //! byte for byte. Counts in the header are kept as stored; [`Model::sync_header`] recomputes

@@ -1,11 +1,11 @@
 //! Height probes: the collision surfaces over and under a point, found the way the engine's
-//! floor/ceiling query (`sub_4036D0`, seed §3) finds them.
+//! floor/ceiling query (`sub_4036D0`, docs/formats/argonaut-wad.md §16) finds them.
 //!
 //! Only the tiles of the grid cell that holds the point are searched (MAP's cell lists, the
-//! loader's cell formula of spec §12.6 applied to each tile's position). The point is taken
+//! loader's cell formula of docs/formats/argonaut-wad.md §12.6 applied to each tile's position). The point is taken
 //! relative to the tile and turned by −rot into the model's frame, then into game space
 //! (z negated); each collision polygon's planes are decoded as the exporter decodes them
-//! ([`crate::scene::collision::export_plane`]: `n_q · p = d / 32`, spec §12.4). A polygon
+//! ([`crate::scene::collision::export_plane`]: `n_q · p = d / 32`, docs/formats/argonaut-wad.md §12.4). A polygon
 //! whose surface normal has a non-zero y gives the height of its surface plane at the point,
 //! and counts when that surface point lies inside all its edge planes (within [`EDGE_TOLERANCE`] units: the encoding rounds a plane's offset to 1/4064 unit, so a
 //! point on the shared edge of two polygons could otherwise fall between them).

@@ -1,4 +1,4 @@
-//! The PC per-texture RLE16 scheme (spec §6.1; groove.exe `sub_406A10`).
+//! The PC per-texture RLE16 scheme (docs/formats/argonaut-wad.md §6.1; groove.exe `sub_406A10`).
 //!
 //! A stream is a sequence of little-endian `u16` words forming packets:
 //!
@@ -22,7 +22,7 @@
 //! * A pixel the decoder leaves unwritten (the last one when no packet covers it, or the only
 //!   pixel of a 1×1 page) is returned as `0` (transparent); in the game it keeps whatever the
 //!   buffer held.
-//! * [`encode`] follows the rules of §6.1: runs and literals within their limits, never past
+//! * [`encode`] follows the rules of docs/formats/argonaut-wad.md §6.1: runs and literals within their limits, never past
 //!   `N`, and never a final packet starting at pixel `N − 1` (the last pixel is folded into the
 //!   packet before it). For `N <= 1` it emits an empty stream, since the game writes nothing.
 //!   The original encoder's choices are unknown, so unchanged pages keep their stored bytes and
@@ -129,7 +129,7 @@ fn run_len(p: &[u16], i: usize) -> usize {
     p[i..].iter().take(MAX_RUN).take_while(|&&x| x == v).count()
 }
 
-/// Encode `pixels` (`N = pixels.len()`) as an RLE16 stream obeying the rules of §6.1.
+/// Encode `pixels` (`N = pixels.len()`) as an RLE16 stream obeying the rules of docs/formats/argonaut-wad.md §6.1.
 pub fn encode(pixels: &[u16]) -> Vec<u8> {
     let n = pixels.len();
     if n <= 1 {

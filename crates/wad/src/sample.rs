@@ -1,4 +1,4 @@
-//! Sample geometry to import (seed §10 `geom_demo`): two blocks and a ramp, optionally on a
+//! Sample geometry to import (docs/formats/argonaut-wad.md §23 `geom_demo`): two blocks and a ramp, optionally on a
 //! paved square, built from texture-tile quads of the base level's own texture entries.
 //!
 //! Every quad shows one whole texture entry: its two triangles carry exactly the corner UVs

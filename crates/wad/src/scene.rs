@@ -21,15 +21,15 @@
 //! # Decisions
 //! * **World positions are baked into the vertices** of one mesh per tile (node matrix =
 //!   identity), so OBJ and glTF carry the same numbers and a vertex's position can be checked
-//!   without composing transforms; placement per seed §2 ([`placement`]). Models are not
+//!   without composing transforms; placement per docs/formats/argonaut-wad.md §15 ([`placement`]). Models are not
 //!   shared between tiles because their vertex colours differ per tile anyway.
 //! * The model a tile draws is taken from MAP's model-index list (what the renderer and the
 //!   colour blocks use); record A's `model` is the same in every known level, and a mismatch
 //!   is reported as a warning.
 //! * Winding: the game's front face is the side the stored face plane points to; see
 //!   [`mesh`] for why that means the stored order `(v0, v1, v2)` in glTF.
-//! * UVs per seed §3 ([`uv`]), vertex colours per seed §5 / spec §12.1 ([`colour`]),
-//!   materials per page and render state ([`material`]), collision per spec §12.4
+//! * UVs per docs/formats/argonaut-wad.md §16 ([`uv`]), vertex colours per docs/formats/argonaut-wad.md §18 / §12.1 ([`colour`]),
+//!   materials per page and render state ([`material`]), collision per docs/formats/argonaut-wad.md §12.4
 //!   ([`collision`]).
 //! * Textures: one per TEXT page, named `page_NN`, decoded to RGBA8 (8-bit pages through the
 //!   palette their texture entries name, see [`TextView::from_text`]). A page that cannot be
@@ -41,7 +41,7 @@
 //!   own); `extras.swap_state` tells them apart. Collision is
 //!   exported for the tiles' own models only (the alternative's would overlap). A swap record
 //!   whose model A is not the tile's model, and records beyond the flagged tiles, are warned
-//!   about (the k-th record belongs to the k-th flagged tile, seed §5.10).
+//!   about (the k-th record belongs to the k-th flagged tile, docs/formats/argonaut-wad.md §18.10).
 //! * Objects in place: see [`objects`] (placement rule, what is confirmed). Lights: see
 //!   [`lights`].
 //! * Object catalogue: STPC vertices are exported as stored. For skinned models that is taken to be the
@@ -138,7 +138,7 @@ impl TextView {
     /// The entries and decoded pages of a TEXT chunk.
     ///
     /// An 8-bit page is decoded through the palette its texture entries name in their second
-    /// byte (spec §6.1: the material's palette byte selects it). A page is exported as one
+    /// byte (docs/formats/argonaut-wad.md §6.1: the material's palette byte selects it). A page is exported as one
     /// image, so when its entries name different palettes the first entry's wins (with a
     /// warning); when no entry names a valid palette, the first palette is used.
     pub fn from_text(text: &Text) -> TextView {

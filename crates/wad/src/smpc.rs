@@ -1,4 +1,4 @@
-//! `SMPC`: sound samples as PC `cvg ` entries (ENG `smpc_chunk.py`; hdc0 `cvg2wav.py`, spec §5/§7).
+//! `SMPC`: sound samples as PC `cvg ` entries (ENG `smpc_chunk.py`; hdc0 `cvg2wav.py`, docs/formats/argonaut-wad.md §5/§7).
 //!
 //! ```text
 //! offset | size      | meaning

@@ -1,4 +1,4 @@
-//! `SRPC`: speech references into `Music/ENGLISH.CVS` (ENG `SRPC_CPRS_REVERSE.md`, spec §5).
+//! `SRPC`: speech references into `Music/ENGLISH.CVS` (ENG `SRPC_CPRS_REVERSE.md`, docs/formats/argonaut-wad.md §5).
 //!
 //! ```text
 //! offset | size  | meaning

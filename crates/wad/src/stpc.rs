@@ -5,14 +5,14 @@
 //!
 //! | Part | Size | Meaning |
 //! |---|---|---|
-//! | `u32 n` | 4 | model count **N** (the number of model records, not N − 1; spec §12.2) |
+//! | `u32 n` | 4 | model count **N** (the number of model records, not N − 1; docs/formats/argonaut-wad.md §12.2) |
 //! | models | n × (0x8C + arrays) | each 0x8C header is followed by its own arrays ([`crate::model`]); skinned models start their arrays with `bone_count × u16` vertices per bone |
 //! | `u32 n2` | 4 | animation record count |
-//! | animations | … | n2 × ([`AnimHeader`] + data), header and data alternating (spec §12.3) |
+//! | animations | … | n2 × ([`AnimHeader`] + data), header and data alternating (docs/formats/argonaut-wad.md §12.3) |
 //! | tail | … | only if `WFPC & 0x100`: `u32 n3`, then per cutscene a 16-byte [`CutsceneHead`], `count × 8` info bytes, and `count` animation records stored TRAK-style (all headers, then all data) |
 //! | scripts | rest | the strat/script area, referenced by offsets from MAP; kept raw |
 //!
-//! ## Animation record (spec §12.3)
+//! ## Animation record (docs/formats/argonaut-wad.md §12.3)
 //!
 //! 32-byte header: +0x00 nA, +0x08 nFrames, +0x0C 0 when a frame table follows, +0x10 nDelta,
 //! +0x18 nBones; the other words are pointers (0 in files). Then: `nA × 4` bytes;
@@ -24,7 +24,7 @@
 //! ## N vs N − 1, and how trouble is detected
 //!
 //! The stored model count is taken as N records (the game's loader `sub_42AB50` relocates N,
-//! the seed counts 33 models for a stored 33; spec §12.2). The bytes decide it as well: the
+//! the seed counts 33 models for a stored 33; docs/formats/argonaut-wad.md §12.2). The bytes decide it as well: the
 //! words after the last model must be the animation count and well-formed animation records,
 //! which is what the round trip of every test file shows. Were a file written with N − 1
 //! semantics, the N-th "header" would be read from the animation count and the animation data
@@ -384,7 +384,7 @@ impl Stpc {
 
     /// The payload as [`Stpc::write`] writes it, with the offset of every model record inside
     /// it (its `0x8C`-byte header): the offsets MAP object definitions and their `0x00B2`
-    /// operands name (STPC-relative, spec §2.7).
+    /// operands name (STPC-relative, docs/formats/argonaut-wad.md §2.7).
     pub fn encode_with_model_offsets(&self) -> Result<(Vec<u8>, Vec<u32>), WriteError> {
         let mut w = Writer::new();
         let mut offsets = Vec::with_capacity(self.models.len());

@@ -148,7 +148,7 @@ impl Tag {
     }
 
     /// True for chunks the game reads as a stream without looking at their size, so a wrong
-    /// declared size goes unnoticed by the game (spec §2.6): WFPC, FONT, SPRT, MAP, LGHT, LNFO,
+    /// declared size goes unnoticed by the game (docs/formats/argonaut-wad.md §2.6): WFPC, FONT, SPRT, MAP, LGHT, LNFO,
     /// LGPC, RIMG.
     pub fn is_streamed(&self) -> bool {
         [
@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(Tag::STPC.0, *b"CPTS");
         assert_eq!(Tag::MAP.0, *b" PAM");
         assert_eq!(Tag::END.0, *b" DNE");
-        // the engine compares the LE u32 with 'STPC' = 0x53545043 (spec §2.2)
+        // the engine compares the LE u32 with 'STPC' = 0x53545043 (docs/formats/argonaut-wad.md §2.2)
         assert_eq!(u32::from_le_bytes(Tag::STPC.0), 0x5354_5043);
         assert_eq!(u32::from_le_bytes(Tag::MAP.0), 0x4D41_5020);
         assert_eq!(Tag::MAP.name(), "MAP ");

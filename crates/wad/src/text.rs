@@ -1,4 +1,4 @@
-//! `TEXT`: palettes, texture pages, texture entries and effects (spec §5, §6; seed §7).
+//! `TEXT`: palettes, texture pages, texture entries and effects (docs/formats/argonaut-wad.md §5, §6; §20).
 //!
 //! groove.exe reads the whole chunk by its size (`sub_4067B0`) and parses it at END
 //! (`sub_406880` → `sub_406AB0` → `sub_406D30` → `sub_406E40`):
@@ -25,7 +25,7 @@
 //! ```
 //!
 //! `flags & 0x7F` of a page selects a pixel format in the exe; real pages are RLE with flags
-//! 0x81..0x87 (spec §12.8). 16-bit pixels are ABGR1555: red in bits 0–4, green 5–9, blue 10–14,
+//! 0x81..0x87 (docs/formats/argonaut-wad.md §12.8). 16-bit pixels are ABGR1555: red in bits 0–4, green 5–9, blue 10–14,
 //! bit 15 alpha ([`abgr1555_to_rgba8`]).
 //!
 //! Byte exactness: RLE pages keep their compressed bytes as read, so an unchanged page is

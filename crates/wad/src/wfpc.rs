@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Several later chunks change their layout with these bits, so WFPC must come before SPRT,
-//! STPC and MAP (spec §2.7). Sampled values: t1l1m001 `0x18410690`, t0i0m000 `0x08000490`.
+//! STPC and MAP (docs/formats/argonaut-wad.md §2.7). Sampled values: t1l1m001 `0x18410690`, t0i0m000 `0x08000490`.
 
 use levelgeom_binary::{ReadError, Reader, Writer};
 
@@ -24,7 +24,7 @@ pub const SPRT_TABLE: u32 = 0x10_0000;
 pub const MAP_CHAIN: u32 = 0x20_0000;
 /// With [`MAP_CHAIN`]: one more `u32` (Y) per chain point.
 pub const MAP_CHAIN_Y: u32 = 0x400_0000;
-/// Set in real levels; no known consumer in groove.exe (spec §12.5).
+/// Set in real levels; no known consumer in groove.exe (docs/formats/argonaut-wad.md §12.5).
 pub const UNKNOWN_0X08000000: u32 = 0x800_0000;
 /// Runtime only: the per-tile colour-pointer table is twice as large.
 pub const RUNTIME_WIDE_COLOURS: u32 = 0x1000_0000;

@@ -2,7 +2,7 @@
 //! and a `level.geom` holding its buffers, so that the scene conversion and the consistency
 //! rules written for 13/14 apply unchanged ([`flatten`]).
 //!
-//! What the view does, per build (spec §3):
+//! What the view does, per build (docs/formats/xray-level.md §3):
 //!
 //! * **Buffers**: D3D9 vertex buffers of `level` are taken as they are; FVF buffers become
 //!   buffers with the equivalent declaration ([`crate::fvf::declaration`], texture sets in the

@@ -17,7 +17,7 @@
 //! ## Older builds (XRLC 4–12)
 //!
 //! Up to XRLC 12 there is no `level.geom`: the vertex and index buffers are chunks of `level`
-//! itself, and the chunk ids move with the version ([`part`]; spec §3):
+//! itself, and the chunk ids move with the version ([`part`]; docs/formats/xray-level.md §3):
 //!
 //! | XRLC | ids |
 //! |---|---|

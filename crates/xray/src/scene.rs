@@ -24,7 +24,7 @@
 //!   light, not albedo — → the custom attribute `_LIGHT` (RGBA; with
 //!   [`SceneOptions::vertex_light`] `colors[0]` instead, for the baked look), hemi/sun → scalars
 //!   `_HEMI`/`_SUN`, tree wind → `_WIND`; normals and tangents normalised.
-//! * Space (spec §2.4): X-Ray is left-handed; every position, normal, tangent and matrix is
+//! * Space (docs/formats/xray-level.md §2.4): X-Ray is left-handed; every position, normal, tangent and matrix is
 //!   mirrored in z (`(x, y, −z)`, matrices conjugated by `diag(1, 1, −1)`) and every triangle's
 //!   winding reversed, so faces stay front faces in glTF's right-handed frame. UVs are not
 //!   flipped (D3D and glTF share the top-left origin).

@@ -1,7 +1,7 @@
 //! The vertex codec: raw vertex bytes ⇄ positions, normals, tangents, UVs and colours, driven
 //! by a [`Declaration`].
 //!
-//! Every element gets a *role* from its usage, usage index and type (spec §2.3):
+//! Every element gets a *role* from its usage, usage index and type (docs/formats/xray-level.md §2.3):
 //!
 //! | element | role | decode | encode (xrLC) |
 //! |---|---|---|---|

@@ -153,7 +153,7 @@ fn no_output_may_be_an_input_even_with_force() {
     let (code, err) = import(d, &d.join("m.obj"), &mtl, &["--force"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("refusing to overwrite the input file"),
+        err.contains("refusing to overwrite the input"),
         "{err}"
     );
     assert_eq!(

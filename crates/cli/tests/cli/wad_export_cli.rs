@@ -59,7 +59,7 @@ fn near(v: &[f32], p: [f32; 3], tol: f32) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The seed's placement, by hand
 
-/// World position of local point `p` on tile `t`, per seed §2:
+/// World position of local point `p` on tile `t`, per docs/formats/argonaut-wad.md §15:
 /// `X = x + vx·cos a − vz·sin a; Y = y + vy; Z = z + vx·sin a + vz·cos a`, `a = rot/4096·2π`.
 fn place(level: &Level, t: usize, p: [f32; 3]) -> [f32; 3] {
     let tile = &level.map().unwrap().tiles[t];
@@ -89,7 +89,7 @@ fn first_faced_tile(level: &Level) -> usize {
         .unwrap()
 }
 
-/// `min(1, byte / 128)` for the R, G, B bytes of a stored colour word (seed §5.11).
+/// `min(1, byte / 128)` for the R, G, B bytes of a stored colour word (docs/formats/argonaut-wad.md §18.11).
 fn colour_of(word: u32) -> [f32; 3] {
     let [r, g, b, _] = word.to_le_bytes();
     [r, g, b].map(|x| (f32::from(x) / 128.0).min(1.0))
@@ -298,7 +298,7 @@ fn export_all_writes_every_file_with_the_level_in_it() {
         .iter()
         .all(|(n, _)| n.ends_with("_swap")));
 
-    // A known vertex: the first faced tile's vertex 0, placed by hand per seed §2.
+    // A known vertex: the first faced tile's vertex 0, placed by hand per docs/formats/argonaut-wad.md §15.
     let t = first_faced_tile(&level);
     let want = world(&level, t, 0);
     assert!(obj.v.iter().all(|v| v.len() == 6), "positions + colours");

@@ -284,7 +284,7 @@ fn a_gltf_as_blender_writes_it_lands_where_its_node_transform_puts_it() {
     ];
     let uvs: [[f32; 2]; 4] = [[u0, v0], [u0, v1], [u1, v1], [u1, v0]];
     // split along the 01–10 diagonal: both halves then show rectangle corners the engine's
-    // corner flags can express (seed §3: three of the four corners, in one orientation)
+    // corner flags can express (docs/formats/argonaut-wad.md §16: three of the four corners, in one orientation)
     let idx: [u16; 6] = [0, 1, 3, 1, 2, 3];
     let mut bin = Vec::new();
     pos.iter()

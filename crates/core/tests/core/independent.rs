@@ -1,7 +1,7 @@
 //! Import checked by tools written from the format notes alone (tools/fixtures): the
 //! independent WAD (`make_indep_wad.py`) plus an independently written edit
 //! (`make_indep_obj.py`: a platform and a ramp, with hand-computed probe heights) imported, then
-//! parsed by the independent checker `check_wad.py` (every seed §8 rule, and with `--base` every
+//! parsed by the independent checker `check_wad.py` (every docs/formats/argonaut-wad.md §21 rule, and with `--base` every
 //! untouched byte), and probed at the points the edit's expectations list.
 //!
 //! Needs `python3` (the CI machine has it); without it the test says so and passes.

@@ -3,7 +3,7 @@
 //! root of its own), imported back. What must hold comes from outside our writer:
 //! * untouched tiles: the base's own records and models (compared with the base file);
 //! * a moved tile: the probe heights of the base at the point the move maps there (glTF's
-//!   rotation convention: +90° about +y takes (x, z) to (z, −x); seed §2's placement turns by
+//!   rotation convention: +90° about +y takes (x, z) to (z, −x); docs/formats/argonaut-wad.md §15's placement turns by
 //!   `[[cos, −sin], [sin, cos]]`, so that is yaw −1024 ≡ +3072);
 //! * the new cube and the reshaped tile: heights computed by hand from the transform;
 //! * `check` and the independent `tools/fixtures/check_wad.py` (with `--base`).

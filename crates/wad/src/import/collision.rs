@@ -1,4 +1,4 @@
-//! Collision triangles → per-cell collision pieces (seed §8.5, spec §12.4).
+//! Collision triangles → per-cell collision pieces (docs/formats/argonaut-wad.md §21.5, §12.4).
 //!
 //! The engine tests only the tiles of the cell the player stands in, so every triangle goes
 //! into every cell its xz projection overlaps: by a positive area for ordinary triangles, or

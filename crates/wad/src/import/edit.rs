@@ -6,7 +6,7 @@
 //! * **untouched** (same triangles, UVs, colours and materials): the tile's MAP records
 //!   (A, B, model index, colour block, swap record) and its TRAK model stay byte for byte;
 //! * **moved** by a translation to another cell centre and/or height and a quarter-turn yaw:
-//!   only records A and B change (and the swap record's cell and height, seed §5.10); the model,
+//!   only records A and B change (and the swap record's cell and height, docs/formats/argonaut-wad.md §18.10); the model,
 //!   so its collision, moves with the placement;
 //! * **moved off the grid, or reshaped**: the tile is removed and the node's triangles are cut
 //!   into new tiles like new geometry ([`super::cut`]);
@@ -22,9 +22,9 @@
 //!
 //! Models are never removed or renumbered (swap records and other tiles may share them); new
 //! models are appended to TRAK. MAP refers to tiles only through the order of the swap list
-//! (record k belongs to the k-th tile with an anim flag, seed §5.10): removing a swap tile
+//! (record k belongs to the k-th tile with an anim flag, docs/formats/argonaut-wad.md §18.10): removing a swap tile
 //! drops its record, so the rest still pair up. No other part of MAP is known to name tiles:
-//! objects hold positions and indices into the params and waypoint lists (spec §8), waypoints
+//! objects hold positions and indices into the params and waypoint lists (docs/formats/argonaut-wad.md §8), waypoints
 //! and paths hold positions; the 90-byte door records are kept raw and not understood (a tile
 //! index in them, none known, would not be renumbered). All of them stay byte for byte.
 //!
@@ -476,7 +476,7 @@ pub fn edit(
             if let Some(s) = swap {
                 let mut s = *s;
                 if let Some(p) = pos {
-                    // seed §5.10: {cellX, y (20.12), cellZ}
+                    // docs/formats/argonaut-wad.md §18.10: {cellX, y (20.12), cellZ}
                     s.pos = [
                         (f64::from(p[0]) - 0.5).round() as i32,
                         (f64::from(p[1]) * 4096.0).round() as i32,

@@ -1,8 +1,8 @@
-//! The MAP tile part for imported tiles (seed §8.4).
+//! The MAP tile part for imported tiles (docs/formats/argonaut-wad.md §21.4).
 //!
 //! Changed: the tile count, records A (float) and B (fixed point, z negated, ry = rot), the
 //! model indices, the vertex-colour blocks (one set of nVerts words per tile, byte 3 = 0, so
-//! the §12.1 layer count is 1), the swap block (emptied when the original tiles are replaced,
+//! the docs/formats/argonaut-wad.md §12.1 layer count is 1), the swap block (emptied when the original tiles are replaced,
 //! kept when they are kept: new tiles have `anim_flag` 0 and come after the old ones, so the
 //! k-th record still belongs to the k-th flagged tile), the grid size when the mesh leaves it
 //! (the zone grid is laid out again, new cells in zone 0) and the zones per [`Zones`].

@@ -6,8 +6,8 @@
 //! The reference is the base level run through the exporter's own scene conversion
 //! ([`crate::scene::build`]): the `tile_TTTT_mMMM` children of `level` and the `matNN_grpG`
 //! children of `collision`, flattened into world-space triangles. So the comparison is with
-//! exactly the numbers export writes (positions placed per seed §2, UVs per seed §3, colours
-//! per spec §12.1), not with a second derivation of them.
+//! exactly the numbers export writes (positions placed per docs/formats/argonaut-wad.md §15, UVs per docs/formats/argonaut-wad.md §16, colours
+//! per docs/formats/argonaut-wad.md §12.1), not with a second derivation of them.
 //!
 //! # Equal triangles
 //! Two triangles are equal when, for one of the three cyclic rotations of the corners (an
@@ -19,9 +19,9 @@
 //! other.
 //!
 //! # Moves the grid can express
-//! A tile is placed by a position and a yaw in quarter turns (seed §2: `X = x + vx·cos a −
+//! A tile is placed by a position and a yaw in quarter turns (docs/formats/argonaut-wad.md §15: `X = x + vx·cos a −
 //! vz·sin a`, `Y = y + vy`, `Z = z + vx·sin a + vz·cos a`; the loader files it in the cell
-//! `floor(x) + floor(−z)·W`, spec §12.6, so x and z stay at cell centres). For each of the
+//! `floor(x) + floor(−z)·W`, docs/formats/argonaut-wad.md §12.6, so x and z stay at cell centres). For each of the
 //! four quarter turns `q`, the model-space corners (the export's world corners moved back by
 //! the old placement) are placed with yaw `rot + q·1024` and the translation that brings
 //! their mean onto the mean of the node's corners; x and z are snapped to the nearest cell

@@ -4,7 +4,7 @@
 //! Argonaut WAD": right-handed, +y up, one unit per cell, cells at x ∈ [0, W), z ∈ (−H, 0];
 //! triangles counter-clockwise seen from their front, glTF's convention) and optional
 //! collision triangles, and writes new TRAK models and the MAP tile part, keeping every rule of
-//! seed §8 (with spec §12 where it corrects the seed) so that [`crate::check::check`] passes.
+//! docs/formats/argonaut-wad.md §21 (with docs/formats/argonaut-wad.md §12 where it corrects the seed) so that [`crate::check::check`] passes.
 //! Everything else stays byte-identical: every chunk other than TRAK and MAP, and MAP's
 //! params, doors, waypoints, objects, chain table, view distance and final word (only the zone
 //! table and grid change, per [`Zones`]); the file header keeps its bias
@@ -22,7 +22,7 @@
 //! * [`tiling`]: triangles → cells (by centroid) → tile models in the cell's frame (origin the
 //!   cell centre, rotation 0), at most 8000 vertices each;
 //! * [`collision`]: collision triangles → pieces in every cell they cover, within the ±8-unit
-//!   range of their tile (clipped otherwise), encoded per spec §12.4 with
+//!   range of their tile (clipped otherwise), encoded per docs/formats/argonaut-wad.md §12.4 with
 //!   [`author::collision_polygon_fitted`] in game space (z negated);
 //! * [`map`]: the MAP tile records, colours, swaps, grid and zones.
 //!

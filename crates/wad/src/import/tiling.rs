@@ -1,4 +1,4 @@
-//! Cutting the world mesh into tile models (seed §8.1–8.3).
+//! Cutting the world mesh into tile models (docs/formats/argonaut-wad.md §21.1–21.3).
 //!
 //! * **Cell**: a triangle belongs to the cell of its centroid, `(floor(x), floor(−z))`; it is
 //!   not clipped, so a model may reach beyond its cell (real models reach up to ±2.4 units; the

@@ -1,4 +1,4 @@
-//! Collision polygons, decoded the way the engine evaluates them (seed §3, spec §12.4).
+//! Collision polygons, decoded the way the engine evaluates them (docs/formats/argonaut-wad.md §16, §12.4).
 //!
 //! A 32-byte polygon is `u8 type, u8 material` and five planes `{i8 nx, ny, nz; u8 pad; i16 d}`:
 //! plane 0 is the surface, planes 1..4 the edges (normals pointing inwards). `type` bit 0 marks

@@ -1,11 +1,11 @@
-//! Vertex colours from MAP (seed §5.11, spec §12.1).
+//! Vertex colours from MAP (docs/formats/argonaut-wad.md §18.11, §12.1).
 //!
 //! Each placed tile has, per vertex of its model, one u32 per colour set, stored as the bytes
 //! `R, G, B, A` (so `R` is the low byte of the little-endian u32). `0x80` means 1.0: the game
 //! doubles the byte and clamps, so a channel is `min(1, byte / 128)`.
 //!
 //! The fourth byte is not a colour: byte 3 of the tile's entries carries the number of colour
-//! sets (the loader takes the maximum over the first set, spec §12.1) and then overwrites entry
+//! sets (the loader takes the maximum over the first set, docs/formats/argonaut-wad.md §12.1) and then overwrites entry
 //! 0 with that count; no renderer use of it as alpha is known. The export therefore writes
 //! **alpha = 1.0** for every vertex, and the raw bytes stay in the WAD model untouched.
 //!

@@ -1,11 +1,11 @@
 //! One model placed in the world → one scene mesh (world positions baked into the vertices).
 //!
 //! # Winding
-//! The renderer (`sub_556510`, spec §12.9) draws a face when `camera · n − d ≥ ε` with `n` the
+//! The renderer (`sub_556510`, docs/formats/argonaut-wad.md §12.9) draws a face when `camera · n − d ≥ ε` with `n` the
 //! *stored* face plane, so the game's front side is the side `n` points to, whatever the
 //! vertex order. glTF's front side is the one from which the triangle runs counter-clockwise,
 //! which in its right-handed space is the side `(p1 − p0) × (p2 − p0)` points to. Export space
-//! (seed §2) is right-handed with +y up, the same as glTF, and the tile yaw is a proper
+//! (docs/formats/argonaut-wad.md §15) is right-handed with +y up, the same as glTF, and the tile yaw is a proper
 //! rotation. So a face is emitted as `(v0, v1, v2)` when its geometric normal agrees with the
 //! stored plane (`g · n ≥ 0`, true for every face the format's own rule
 //! `n = normalize((v1 − v0) × (v2 − v0))` made) and as `(v0, v2, v1)` otherwise; a mirrored

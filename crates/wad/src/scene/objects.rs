@@ -3,7 +3,7 @@
 //! definition references are instanced under it.
 //!
 //! # What is confirmed and what is not
-//! * **Record layout** (spec §8, §13; ENG-RE `map_full_chunk.py` `MapObjectRecord`, which
+//! * **Record layout** (docs/formats/argonaut-wad.md §8, §13; ENG-RE `map_full_chunk.py` `MapObjectRecord`, which
 //!   follows the loader `sub_42AC50`): `u16 rot[3]` (4096ths of a turn), `i32 pos[3]` (20.12
 //!   fixed point, game space), `u32` definition offset (STPC-relative: the loader makes it
 //!   `STPC base + offset`), eight `u32`, two `u16`. Our [`MapObject`] reads exactly these 58

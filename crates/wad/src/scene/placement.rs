@@ -1,4 +1,4 @@
-//! Where a tile's model lands in the world: the MAP "A" placement (seed §2).
+//! Where a tile's model lands in the world: the MAP "A" placement (docs/formats/argonaut-wad.md §15).
 //!
 //! TRAK vertices are in the model's local export space (right-handed, +y up, roughly
 //! −0.5..0.5 in x and z). MAP record A places the model with a float position `(x, y, z)` and

@@ -1,8 +1,8 @@
-//! Texture coordinates: the engine has no free UVs (seed §3).
+//! Texture coordinates: the engine has no free UVs (docs/formats/argonaut-wad.md §16).
 //!
 //! Every triangle shows one half of a rectangle of a texture page, named by a TEXT texture
 //! entry (`u8 u0, u1, v0, v1`, with `u1`/`v1` inclusive). The runtime expands the entry to
-//! `U0 = u0/w, U1 = (u1+1)/w, V0 = v0/h, V1 = (v1+1)/h` (spec §5, `sub_407240`; `w = h = 256`
+//! `U0 = u0/w, U1 = (u1+1)/w, V0 = v0/h, V1 = (v1+1)/h` (docs/formats/argonaut-wad.md §5, `sub_407240`; `w = h = 256`
 //! for every real page). Three face flags pick the corners of the three vertices
 //! `(v0, v1, v2)`, with `m` = flag 0x20 (mirror U), `a = m ? U0 : U1`, `b = m ? U1 : U0`:
 //!

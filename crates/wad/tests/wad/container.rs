@@ -1,4 +1,4 @@
-//! The raw container walk (spec §2, §4): offsets, sizes, END, trailing bytes, the header bias,
+//! The raw container walk (docs/formats/argonaut-wad.md §2, §4): offsets, sizes, END, trailing bytes, the header bias,
 //! MAP size quirks and the errors for broken files. All files are written by hand here.
 
 use levelgeom_wad::container::{header_bias, RawWad};
@@ -111,7 +111,7 @@ fn end_size_past_the_end_is_an_error() {
 
 #[test]
 fn map_declared_4_bytes_too_large_is_a_warning_and_round_trips() {
-    // MAP holds 8 bytes but declares 12 (the Croc 2 PC quirk, spec §2.6)
+    // MAP holds 8 bytes but declares 12 (the Croc 2 PC quirk, docs/formats/argonaut-wad.md §2.6)
     let bytes = file(
         0,
         &[

@@ -13,7 +13,7 @@ fn demo() -> Level {
     generate::generate(&LevelSpec::demo()).unwrap()
 }
 
-/// The seed's tile transformation (§2), in f64 with the rotation as an angle.
+/// The seed's tile transformation (docs/formats/argonaut-wad.md §15), in f64 with the rotation as an angle.
 fn world(tile_pos: Vec3, rot: u32, v: Vec3) -> [f64; 3] {
     let a = f64::from(rot) / 4096.0 * std::f64::consts::TAU;
     let (x, y, z) = (
@@ -111,7 +111,7 @@ fn water_plane_is_model_zero_with_hand_computed_collision() {
     let c = &m.collision[0];
     assert_eq!(c.material, 0x1E);
     assert_eq!(c.kind & 1, 1, "a quad");
-    // Surface: n_q = (0, 127, 0), d = round(32 · 127 · −2.75) = −11176 (spec §12.4).
+    // Surface: n_q = (0, 127, 0), d = round(32 · 127 · −2.75) = −11176 (docs/formats/argonaut-wad.md §12.4).
     assert_eq!(c.planes[0].normal, [0, 127, 0]);
     assert_eq!(c.planes[0].d, -11176);
     // Edges at ±0.5 with inward normals ±127: d = round(32 · 127 · −0.5) = −2032.
@@ -219,7 +219,7 @@ fn faces_point_up_and_uv_flags_follow_the_quad_rule() {
 
 #[test]
 fn collision_surfaces_pass_through_the_render_mesh() {
-    // The engine tests 32·n_q·p − d (spec §12.4). For each terrain collision triangle, the
+    // The engine tests 32·n_q·p − d (docs/formats/argonaut-wad.md §12.4). For each terrain collision triangle, the
     // game-space corners of its render face are on the surface (|…| small against 32·127)
     // and inside every edge plane.
     let level = demo();

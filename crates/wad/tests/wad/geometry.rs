@@ -381,7 +381,7 @@ fn swap_block_inherits_the_running_maximum() {
 
 #[test]
 fn colour_set_count_rule_vectors() {
-    // (first layer, running max in) → (layers, running max out), spec §12.1.
+    // (first layer, running max in) → (layers, running max out), docs/formats/argonaut-wad.md §12.1.
     assert_eq!(map::colour_layer_count(&[0, 0, 0], 0), (1, 0));
     assert_eq!(map::colour_layer_count(&[0x0100_0000, 0], 0), (1, 1));
     assert_eq!(map::colour_layer_count(&[0x0200_0000, 0], 0), (2, 2));
@@ -722,7 +722,7 @@ fn independent_file_typed_values() {
     assert_eq!(m.view_distance, Some(200));
     assert_eq!(m.final_u16, 1);
     assert!(m.chains.is_none());
-    // colour layers per tile (tile 3: the marker 2 sits on entry 1, the max rule of §12.1;
+    // colour layers per tile (tile 3: the marker 2 sits on entry 1, the max rule of docs/formats/argonaut-wad.md §12.1;
     // its swap block for model 3 inherits 2 layers)
     let layers: Vec<(usize, Option<usize>)> = m
         .colours

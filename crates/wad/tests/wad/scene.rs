@@ -1,5 +1,5 @@
-//! WAD → scene conversion, checked against values computed by hand from the seed (§2, §3, §5)
-//! and the spec (§12.1, §12.4, §12.9). The levels are built directly as typed models here, so
+//! WAD → scene conversion, checked against values computed by hand from the format notes (docs/formats/argonaut-wad.md §15, §16, §18)
+//! and the format notes (docs/formats/argonaut-wad.md §12.1, §12.4, §12.9). The levels are built directly as typed models here, so
 //! every expected number follows from the construction, not from the code under test.
 
 use levelgeom_scene::{AlphaMode, Primitive, Scene};
@@ -132,7 +132,7 @@ fn tri_normal(p: &Primitive, t: usize) -> [f32; 3] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Winding (spec §12.9)
+// Winding (docs/formats/argonaut-wad.md §12.9)
 
 /// A floor triangle whose stored plane normal points up (+y): the game draws it to a camera
 /// above it. Its vertices run v0 (−.5,0,−.5) → v1 (−.5,0,.5) → v2 (.5,0,.5):
@@ -204,7 +204,7 @@ fn stored_plane_decides_front_and_mirror_keeps_it() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Placement (seed §2)
+// Placement (docs/formats/argonaut-wad.md §15)
 
 /// One model placed four times, rotated 0/1024/2048/3072. Vertex v0 = (0.25, 0.5, −0.125):
 /// X = x + vx·cos a − vz·sin a, Z = z + vx·sin a + vz·cos a:
@@ -261,7 +261,7 @@ fn rotated_tiles_place_vertices_per_seed() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// UVs (seed §3)
+// UVs (docs/formats/argonaut-wad.md §16)
 
 /// Entry (u0, u1, v0, v1) = (16, 47, 64, 127) on a 256² page: U0 = 0.0625, U1 = 48/256 =
 /// 0.1875, V0 = 0.25, V1 = 128/256 = 0.5. Not mirrored: a = U1, b = U0; mirrored (0x20):
@@ -390,7 +390,7 @@ fn flat_colour_double_sided_blend_and_bad_index() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Vertex colours (seed §5.11, spec §12.1)
+// Vertex colours (docs/formats/argonaut-wad.md §18.11, §12.1)
 
 /// Two colour sets; vertex 0 has bytes (0x80, 0x40, 0x20, 0x02) in set 0 → (1, .5, .25) alpha
 /// 1, and (0x10, 0xFF, 0x00, 0x00) in set 1 → (0.125, 1 (clamped), 0). A 0x4000 face is white.
@@ -521,7 +521,7 @@ fn swap_tile_gets_its_own_node() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Collision (spec §12.4)
+// Collision (docs/formats/argonaut-wad.md §12.4)
 
 /// Encode a convex polygon (export-space corners, counter-clockwise about its up-facing
 /// normal) as the engine stores it: game space (z negated), `n_q = round(127·n̂)`,
@@ -883,7 +883,7 @@ fn level_without_map_is_an_error() {
 // B's generator: facts of its construction (terrain heights, the water plane), not its code
 
 /// The generator builds terrain vertices on `terrain_height` in world space and rotates them
-/// into each tile's frame; placing them back per seed §2 must land every terrain grid point on
+/// into each tile's frame; placing them back per docs/formats/argonaut-wad.md §15 must land every terrain grid point on
 /// that surface. Its collision polygons trace the same terrain (group 0, material 0) and the
 /// water plane at y = −2.75 (material 0x1E).
 #[test]
@@ -994,7 +994,7 @@ fn damaged_but_parsable_levels_convert() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 8-bit pages go through the palette their entries name (spec §6.1)
+// 8-bit pages go through the palette their entries name (docs/formats/argonaut-wad.md §6.1)
 
 /// Page 0 is 8-bit, 2×1, indices [1, 0]. Palette 0 maps 1 → 0x801F (ABGR1555 red, alpha bit
 /// set), palette 1 maps 1 → 0x83E0 (green); index 0 is word 0 (transparent) in both. The

@@ -1,6 +1,6 @@
 //! `--to-version`: the imported level written in the other `level.geom` build, XRLC 13 ⇄ 14.
 //!
-//! The two builds differ only in how the geometry files encode vertices (spec §3; every chunk
+//! The two builds differ only in how the geometry files encode vertices (docs/formats/xray-level.md §3; every chunk
 //! id and every `level` chunk, OGF visual and `level.cform` is the same):
 //!
 //! | | XRLC 13 | XRLC 14 |

@@ -1,6 +1,6 @@
 //! `--to-version`: an import written as the other `level.geom` build (XRLC 13 ⇄ 14).
 //!
-//! The facts compared with are the spec's (§2.2, §3): v14 static layouts of 32 bytes with a
+//! The facts compared with are the format notes' (docs/formats/xray-level.md §2.2, §3): v14 static layouts of 32 bytes with a
 //! SHORT2 base UV, v13 ones of 36 bytes with FLOAT2, v13 `level.geomx` 16 bytes, v14 12; the
 //! base-UV encoding `s16 = ⌊uv·1024⌋`, `frac = ⌊255.5·(uv·1024 − s16)⌋`, worked out by hand
 //! for one value below; the original files' bytes and geometry.

@@ -1,7 +1,7 @@
 //! `--to-version 4|5|8–12` from XRLC 13/14: the real fixture and the generated 13/14 levels
 //! converted unedited to every old build, read back by our reader in that build.
 //!
-//! The facts compared with: the chunk ids of each build (spec §3, independent of the writer's
+//! The facts compared with: the chunk ids of each build (docs/formats/xray-level.md §3, independent of the writer's
 //! table: written out here), the OGF format of each build (3 for 8–12, 2 for 4/5), the export
 //! of the 13/14 original (world-space triangles, base UVs within the build's stated
 //! quantisation: exact for 12 and the FVF builds' floats, `⌊uv·1024⌋/1024` — below 1/1024 —
@@ -20,7 +20,7 @@ use super::import_old::embedded;
 
 const TARGETS: [u16; 7] = [12, 11, 10, 9, 8, 5, 4];
 
-/// The top-level chunk ids of each build (spec §3 table), header first.
+/// The top-level chunk ids of each build (docs/formats/xray-level.md §3 table), header first.
 fn ids_of(v: u16) -> Vec<u32> {
     match v {
         4 | 5 => vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
@@ -580,7 +580,7 @@ fn raw_chunks(b: &[u8]) -> Vec<(u32, &[u8])> {
     out
 }
 
-/// Record sizes of the old builds (README table, spec §3): lights 124 (4/5), 176 (8), 108
+/// Record sizes of the old builds (README table, docs/formats/xray-level.md §3): lights 124 (4/5), 176 (8), 108
 /// (9+); glows 24 before 12, 18 from 12; portals 80 bytes with the vertex count at byte 4 in
 /// 4/5 and at byte 76 from 8. The fixture has one light, one glow and one 4-vertex portal.
 #[test]

@@ -1,5 +1,5 @@
 //! The real xrLC v14 micro level (blender-xray test data): byte-exact rebuilds, vertex codec
-//! round trips and facts stated in the fixture README / spec §8, checked independently.
+//! round trips and facts stated in the fixture README / docs/formats/xray-level.md §8, checked independently.
 
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::ogf::model_type;
@@ -144,7 +144,7 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 
 #[test]
 fn decoded_normals_agree_with_face_winding_and_uvs_are_in_range() {
-    // Spec §2.3: cross(p1-p0, p2-p0) agrees with the decoded normal (x = byte 2). Measured
+    // docs/formats/xray-level.md §2.3: cross(p1-p0, p2-p0) agrees with the decoded normal (x = byte 2). Measured
     // independently (Python): per visual the mean cosine is 1.0 except visual 1 (0.98) and the
     // smooth-shaded visual 2 (0.80, min 0.44); no vertex normal points away from its face.
     let g = Geom::read(&read("level.geom")).unwrap().0;

@@ -1,5 +1,5 @@
 //! Old-build levels assembled byte by byte here (not by the crate's writer or generator), from
-//! the layouts in the spec (§3) and blender-xray's reader: the reader must find the hand-put
+//! the layouts in the format notes (docs/formats/xray-level.md §3) and blender-xray's reader: the reader must find the hand-put
 //! values, rebuild the bytes exactly, and the export must put them where the engine would.
 
 use levelgeom_scene::Scene;

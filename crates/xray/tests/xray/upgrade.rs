@@ -3,7 +3,7 @@
 //!
 //! The facts compared with: the generator's hand-known values (`generate::OLD_QUAD`,
 //! `old_uv`, `old_tree_xform`, `old_cform`: the quad's collision faces with material 3), the
-//! spec's layouts (§2.2, §3: v13 static vertices 36 bytes, v14 32, trees 32, level.geomx 16 /
+//! the layouts of (docs/formats/xray-level.md §2.2, §3: v13 static vertices 36 bytes, v14 32, trees 32, level.geomx 16 /
 //! 12 bytes; chunk order 1, 4, 6, 7, 3, 2, 8), and the original level's own export.
 
 use levelgeom_scene::Scene;

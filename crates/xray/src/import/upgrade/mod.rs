@@ -155,7 +155,7 @@ pub(super) fn to_13(out: &mut Imported, from: u16) -> Result<Conversion, ImportE
     Ok(c)
 }
 
-/// Where chunk `id` goes among a visual's chunks of model type `t` (xrLC's order, spec §5.1);
+/// Where chunk `id` goes among a visual's chunks of model type `t` (xrLC's order, docs/formats/xray-level.md §5.1);
 /// chunks not in the list go last, in their order.
 fn rank(t: Option<u8>, id: u32) -> usize {
     use ogf::{CHILDREN_L, FASTPATH, GCONTAINER, HEADER, LODDEF2, SWICONTAINER, SWIDATA, TREEDEF2};
