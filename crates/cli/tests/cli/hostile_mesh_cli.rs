@@ -152,10 +152,7 @@ fn no_output_may_be_an_input_even_with_force() {
     let mtl = d.join("m.mtl");
     let (code, err) = import(d, &d.join("m.obj"), &mtl, &["--force"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("refusing to overwrite the input"),
-        "{err}"
-    );
+    assert!(err.contains("refusing to overwrite the input"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&mtl).unwrap(),
         "newmtl page_00\nKd 1 1 1\n"
