@@ -440,6 +440,10 @@ UNREADABLE = {
                  "visuals: blender-xray has no reader for either; our export of them is "
                  "checked against the generator's facts by `cargo test -p levelgeom-xray "
                  "--test xray old_ogf`",
+    "v8-late": "XRLC 8 with fsL_IBUFFERS (chunk 11) and OGF_ICONTAINER (19), as xrLC wrote from "
+               "2002-08-30: blender-xray reads XRLC 8 without index buffers and fails on it; our "
+               "export of it is checked against the early layout's by `cargo test -p "
+               "levelgeom-xray --test xray old_header`",
 }
 
 

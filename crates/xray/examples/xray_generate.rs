@@ -3,11 +3,13 @@
 //! for independent readers such as blender-xray (`tools/blender/xray_check.py`); and the era
 //! variants of [`generate::OldVisuals`]: `DIR/v12-ogf4/` (XRLC 12 with the OGF 4 visuals of
 //! builds 1935–2218) and `DIR/v5-strips/` (XRLC 5 with a progressive-strips and a detail patch
-//! visual, which no peer reads).
+//! visual, which no peer reads); and the dated record layouts of [`generate::Era`]: `v8-late`
+//! (index buffers in XRLC 8), `v11-early`, `v11-tmp`, `v11-tmpsun` (24/28-byte LOD vertices,
+//! 96/112-byte tree records) and `v12-earlyglows` (24-byte glows).
 //!
 //! `cargo run -p levelgeom-xray --example xray_generate -- DIR`
 
-use levelgeom_xray::generate::{self, OldVisuals, Options};
+use levelgeom_xray::generate::{self, Era, OldVisuals, Options};
 use levelgeom_xray::level::LevelChunk;
 use levelgeom_xray::ogf::OgfChunk;
 
@@ -80,6 +82,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         levelgeom_binary::write_atomic(&d.join("level"), &l.to_bytes()?, &[])?;
         if version >= 10 {
+            let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
+            levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;
+        }
+        println!("{}", d.display());
+    }
+    // the record layouts of particular xrLC dates (`generate::old_level_era`)
+    for (name, era) in [
+        ("v8-late", Era::Xrlc8Late),
+        ("v11-early", Era::Xrlc11Early),
+        ("v11-tmp", Era::Xrlc11Tmp),
+        ("v11-tmpsun", Era::Xrlc11TmpSun),
+        ("v12-earlyglows", Era::Xrlc12EarlyGlows),
+    ] {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d)?;
+        let l = generate::old_level_era(era);
+        levelgeom_binary::write_atomic(&d.join("level"), &l.to_bytes()?, &[])?;
+        if matches!(era, Era::Xrlc11Early | Era::Xrlc11Tmp | Era::Xrlc11TmpSun | Era::Xrlc12EarlyGlows) {
             let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
             levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;
         }
