@@ -150,6 +150,7 @@ fn render_triangles(scene: &Scene) -> Vec<Triangle> {
                 "objects",
                 "objects_catalogue",
                 "portals",
+                "occluders",
             ]
             .map(|n| root(scene, n));
             scene

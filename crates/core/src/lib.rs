@@ -75,6 +75,10 @@ pub enum Format {
     XrayGeom,
     /// An X-Ray `level.cform` (collision).
     XrayCform,
+    /// An X-Ray `level.hom` (occluders).
+    XrayHom,
+    /// An X-Ray `level.som` (sound occluders).
+    XraySom,
     /// Another X-Ray chunk file.
     XrayChunks,
 }
@@ -87,6 +91,8 @@ impl Format {
             Format::XrayLevel => "xray-level",
             Format::XrayGeom => "xray-geom",
             Format::XrayCform => "xray-cform",
+            Format::XrayHom => "xray-hom",
+            Format::XraySom => "xray-som",
             Format::XrayChunks => "xray-chunks",
         }
     }
@@ -98,6 +104,8 @@ impl Format {
             Format::XrayLevel => "an X-Ray level",
             Format::XrayGeom => "an X-Ray level.geom",
             Format::XrayCform => "an X-Ray level.cform",
+            Format::XrayHom => "an X-Ray level.hom",
+            Format::XraySom => "an X-Ray level.som",
             Format::XrayChunks => "an X-Ray chunk file",
         }
     }
@@ -243,6 +251,12 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                 } else {
                     None
                 };
+                let occluders = if siblings {
+                    levelgeom_xray::files::occluders_beside(&path)
+                        .map_err(|e| beside_error(&file, e))?
+                } else {
+                    Default::default()
+                };
                 let files = levelgeom_xray::files::LevelFiles {
                     level_path: path.clone(),
                     level,
@@ -250,6 +264,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                     geom,
                     geomx,
                     cform,
+                    occluders,
                 };
                 (Content::XrayLevel(Box::new(files)), warnings)
             }
