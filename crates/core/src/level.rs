@@ -360,6 +360,11 @@ impl LevelFile {
                          `level` file beside it (visuals, shaders). Give the level folder or \
                          its `level` file."
                     }
+                    levelgeom_xray::Kind::Hom | levelgeom_xray::Kind::Som => {
+                        "a level.hom or level.som holds only occluder polygons; export them \
+                         with the level: give the level folder or its `level` file and \
+                         --occluders."
+                    }
                     _ => "export needs an X-Ray `level` file (or its folder)",
                 };
                 return Err(Error::Unsupported {

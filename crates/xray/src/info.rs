@@ -6,7 +6,7 @@
 //! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality`, `shaders`,
 //! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
 //! `faces`), `xray-hom` / `xray-som` (`version`, `polygons`, `two_sided`, `bbox`, and for the SOM
-//! `occlusion`: `[factor, polygons]` pairs) or `xray-chunks` (the chunk list only); `warnings` when there are any.
+//! `occlusion`: `[{"factor", "polygons"}]`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
 
 use std::fmt;
 
@@ -618,7 +618,10 @@ impl fmt::Display for Info {
                     writeln!(f, "  bounds {lo:?} – {hi:?}")?;
                 }
                 if let Some(occ) = &o.occlusion {
-                    let list: Vec<String> = occ.iter().map(|(v, n)| format!("{v} × {n}")).collect();
+                    let list: Vec<String> = occ
+                        .iter()
+                        .map(|o| format!("{} × {}", o.factor, o.polygons))
+                        .collect();
                     writeln!(f, "  occlusion factors: {}", list.join(", "))?;
                 }
             }

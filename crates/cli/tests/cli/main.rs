@@ -12,3 +12,4 @@ mod xray_cli;
 mod xray_convert_cli;
 mod xray_import_cli;
 mod xray_objects_cli;
+mod xray_occluders_cli;

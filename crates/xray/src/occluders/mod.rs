@@ -500,7 +500,16 @@ pub struct OccludersInfo {
     pub bbox: Option<[[f32; 3]; 2]>,
     /// SOM only: the distinct occlusion factors with their polygon counts, ascending.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub occlusion: Option<Vec<(f32, usize)>>,
+    pub occlusion: Option<Vec<Occlusion>>,
+}
+
+/// How many SOM polygons have one occlusion factor.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Occlusion {
+    /// The factor.
+    pub factor: f32,
+    /// Polygons with it.
+    pub polygons: usize,
 }
 
 impl<P: Polygon> Occluders<P> {
@@ -536,13 +545,16 @@ impl Hom {
 impl Som {
     /// The summary `info` shows, with the occlusion factors.
     pub fn info(&self) -> OccludersInfo {
-        let mut occ: Vec<(f32, usize)> = Vec::new();
+        let mut occ: Vec<Occlusion> = Vec::new();
         let mut values: Vec<f32> = self.polys().map(|p| p.occ).collect();
         values.sort_by(f32::total_cmp);
         for v in values {
             match occ.last_mut() {
-                Some((last, n)) if last.to_bits() == v.to_bits() => *n += 1,
-                _ => occ.push((v, 1)),
+                Some(o) if o.factor.to_bits() == v.to_bits() => o.polygons += 1,
+                _ => occ.push(Occlusion {
+                    factor: v,
+                    polygons: 1,
+                }),
             }
         }
         OccludersInfo {
