@@ -1,10 +1,13 @@
 //! Write the generator's level of every XRLC version into `DIR/vN/` (`level`, `level.geom`
 //! for 13/14, `level.cform` beside the levels from 10 on, where the collision left `level`),
-//! for independent readers such as blender-xray (`tools/blender/xray_check.py`).
+//! for independent readers such as blender-xray (`tools/blender/xray_check.py`); and the era
+//! variants of [`generate::OldVisuals`]: `DIR/v12-ogf4/` (XRLC 12 with the OGF 4 visuals of
+//! builds 1935–2218) and `DIR/v5-strips/` (XRLC 5 with a progressive-strips and a detail patch
+//! visual, which no peer reads).
 //!
 //! `cargo run -p levelgeom-xray --example xray_generate -- DIR`
 
-use levelgeom_xray::generate::{self, Options};
+use levelgeom_xray::generate::{self, OldVisuals, Options};
 use levelgeom_xray::level::LevelChunk;
 use levelgeom_xray::ogf::OgfChunk;
 
@@ -56,6 +59,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if !g.is_empty() {
             levelgeom_binary::write_atomic(&d.join("level.geom"), &g, &[])?;
         }
+        if version >= 10 {
+            let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
+            levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;
+        }
+        println!("{}", d.display());
+    }
+    for (name, version, layout) in [
+        ("v12-ogf4", 12, OldVisuals::Ogf4),
+        ("v5-strips", 5, OldVisuals::StripsAndPatches),
+    ] {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d)?;
+        let l = generate::old_level_with(
+            Options {
+                version,
+                compress: false,
+            },
+            layout,
+        );
+        levelgeom_binary::write_atomic(&d.join("level"), &l.to_bytes()?, &[])?;
         if version >= 10 {
             let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
             levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;

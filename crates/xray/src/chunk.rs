@@ -109,6 +109,9 @@ pub enum Context {
     VisualV3,
     /// Inside an OGF format 2 visual.
     VisualV2,
+    /// Inside an OGF 3 `OGF_P_LODS`: one chunk per detail level, each an OGF 3 chunk list (read
+    /// by [`crate::ogf`]; chunk listings stop at the level).
+    Lods,
     /// Inside `fsL_SECTORS`: one chunk per sector.
     Sectors,
     /// Inside a sector.
@@ -214,14 +217,20 @@ pub fn name(ctx: Context, id: u32) -> Name {
                 Some(Kind::ChildrenL) => named("OGF_CHILDREN_L", None),
                 Some(Kind::LodDef) => named("OGF_LODDEF2", None),
                 Some(Kind::TreeDef) => named("OGF_TREEDEF2", None),
+                Some(Kind::DPatch) => named("OGF_DPATCH", None),
+                Some(Kind::PLods) => named("OGF_P_LODS", Some(Context::Lods)),
                 _ => indexed("chunk", None),
             }
         }
+        // (not walked further: the nesting of OGF_P_LODS is not bounded by the format)
+        Context::Lods => indexed("lod", None),
         Context::Visuals => indexed("visual", Some(Context::Visual)),
         Context::Visual => match id {
             ogf::HEADER => named("OGF_HEADER", None),
             ogf::TEXTURE => named("OGF_TEXTURE", None),
             ogf::SWIDATA => named("OGF_SWIDATA", None),
+            ogf::VCONTAINER => named("OGF_VCONTAINER", None),
+            ogf::ICONTAINER => named("OGF_ICONTAINER", None),
             ogf::CHILDREN_L => named("OGF_CHILDREN_L", None),
             ogf::LODDEF2 => named("OGF_LODDEF2", None),
             ogf::TREEDEF2 => named("OGF_TREEDEF2", None),

@@ -156,6 +156,63 @@ pub fn vipm_full_detail(raw: &[u8], indices: &mut [u16], vertex_count: u32) -> R
     Ok(())
 }
 
+/// The four corners of the quad that stands for a detail patch sprite, in X-Ray space, with
+/// the engine's texture coordinates: `up` is the patch normal (normalised; +y when it has no
+/// length), `right` the component of +x (or of +z when the normal is nearly ±x) across it; the
+/// corners are `P − S·right − S·up` (UV 0, 1), `P − S·right + S·up` (0, 0), `P + S·right +
+/// S·up` (1, 0), `P + S·right − S·up` (1, 1), as `FDetailPatch::Render` (`b4385f03b0`) places
+/// its screen corners `(cx ∓ size, cy ± size)`. Drawn as triangles (0, 1, 2), (0, 2, 3).
+pub fn dpatch_quad(p: &ogf::DPatch) -> [([f32; 3], [f32; 2]); 4] {
+    let norm = |v: [f32; 3]| {
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        (l > 1e-12 && l.is_finite()).then(|| v.map(|x| x / l))
+    };
+    let up = norm(p.normal).unwrap_or([0.0, 1.0, 0.0]);
+    let a = if up[0].abs() < 0.9 {
+        [1.0, 0.0, 0.0]
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    let d = a[0] * up[0] + a[1] * up[1] + a[2] * up[2];
+    let right = norm([a[0] - d * up[0], a[1] - d * up[1], a[2] - d * up[2]]).unwrap_or(a);
+    let s = p.size;
+    let at = |r: f32, u: f32| [0, 1, 2].map(|k| p.position[k] + r * s * right[k] + u * s * up[k]);
+    [
+        (at(-1.0, -1.0), [0.0, 1.0]),
+        (at(-1.0, 1.0), [0.0, 0.0]),
+        (at(1.0, 1.0), [1.0, 0.0]),
+        (at(1.0, -1.0), [1.0, 1.0]),
+    ]
+}
+
+/// The view's vertex buffer of a detail patch visual's quads ([`dpatch_quad`]).
+fn dpatch_buffer(patches: &[ogf::DPatch]) -> VertexBuffer {
+    use crate::decl::DeclType::*;
+    let decl = Declaration::new(vec![
+        Element::new(0, Float3, Usage::Position, 0),
+        Element::new(12, Float3, Usage::Normal, 0),
+        Element::new(24, D3dColor, Usage::Color, 0),
+        Element::new(28, Float2, Usage::TexCoord, 0),
+    ]);
+    let mut data = Vec::with_capacity(patches.len() * 4 * 36);
+    for p in patches {
+        for (pos, uv) in dpatch_quad(p) {
+            for x in pos.iter().chain(&p.normal) {
+                data.extend_from_slice(&x.to_le_bytes());
+            }
+            data.extend_from_slice(&p.color.to_le_bytes());
+            for x in uv {
+                data.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+    VertexBuffer {
+        decl,
+        count: (patches.len() * 4) as u32,
+        data: data.into(),
+    }
+}
+
 /// Build the view. Any XRLC 13/14 level comes back with an empty geom (use its own files).
 pub fn flatten(level: &Level) -> Flat {
     let version = level.version().unwrap_or(14);
@@ -198,7 +255,13 @@ pub fn flatten(level: &Level) -> Flat {
         let (mut t, mut sid) = match (short, v.header()) {
             (Some((format, t, sid)), _) => {
                 let t4 = if format == 3 {
-                    model_type_v3::to_v4(t)
+                    match t {
+                        // drawn through the view's quads / the full detail level
+                        model_type_v3::DETAIL_PATCH | model_type_v3::PROGRESSIVE2 => {
+                            model_type::NORMAL
+                        }
+                        _ => model_type_v3::to_v4(t),
+                    }
                 } else {
                     t
                 };
@@ -238,7 +301,18 @@ pub fn flatten(level: &Level) -> Flat {
         let mut vipm: Option<&[u8]> = None;
         let mut vrange: Option<[u32; 3]> = None;
         let mut irange: Option<[u32; 3]> = None;
-        for c in &v.chunks {
+        // OGF 3 progressive strips: the last detail level (the full one) is the geometry
+        let strips = v.chunks.iter().find_map(|c| match &c.value {
+            OgfChunk::PLods(l) => Some(l.as_slice()),
+            _ => None,
+        });
+        if strips.is_some_and(<[_]>::is_empty) {
+            warnings.push(format!("visual {i}: OGF_P_LODS holds no detail level"));
+        }
+        let full: &[Framed<OgfChunk>] = strips
+            .and_then(<[_]>::last)
+            .map_or(&[], |l| l.value.as_slice());
+        for c in v.chunks.iter().chain(full) {
             match &c.value {
                 // a container names one of the level's own buffers; the view's extra ones
                 // (SHORT4 splits, inline data) must not be reachable through a bad index
@@ -277,6 +351,28 @@ pub fn flatten(level: &Level) -> Flat {
                 }
                 OgfChunk::Raw(raw) if c.id() == 9 && short.is_some_and(|s| s.0 == 3) => {
                     vipm = Some(raw.as_slice());
+                }
+                OgfChunk::DPatches(all) => {
+                    // 16-bit indices reach 16384 quads
+                    let ps = &all[..all.len().min(16384)];
+                    if ps.len() < all.len() {
+                        warnings.push(format!(
+                            "visual {i}: {} detail patches; the first {} are exported (16-bit \
+                             indices)",
+                            all.len(),
+                            ps.len()
+                        ));
+                    }
+                    vbs.push(dpatch_buffer(ps));
+                    vrange = Some([vbs.len() as u32 - 1, 0, (ps.len() * 4) as u32]);
+                    irange = Some([
+                        inline_ib_index,
+                        inline_ib.len() as u32,
+                        (ps.len() * 6) as u32,
+                    ]);
+                    for b in (0..ps.len()).map(|k| (4 * k) as u16) {
+                        inline_ib.extend_from_slice(&[b, b + 1, b + 2, b, b + 2, b + 3]);
+                    }
                 }
                 _ => {}
             }

@@ -393,9 +393,13 @@ pub const OLD_QUAD_TRIS: [u16; 6] = [0, 3, 2, 0, 2, 1];
 /// The pyramid's four side triangles.
 pub const OLD_TREE_TRIS: [u16; 12] = [0, 4, 1, 1, 4, 2, 2, 4, 3, 3, 4, 0];
 
-/// What an old generated level holds, by version: `(trees and LOD, OGF format)`.
+/// What an old generated level holds, by version: `(trees and LOD, OGF format)`. The format is
+/// what each build's engine loads: OGF 3 from XRLC 5 (the engine of 2002-01-15, xray-engine-repo
+/// `b4385f03b0`, `XRCL_PRODUCTION_VERSION 5`, `xrOGF_FormatVersion = 3`, `FBasicVisual::Load`
+/// verifies it; xray_re `xr_ogf_format.h`: "OGF v3 - builds 1098, 1114, 1154"); XRLC 4 predates
+/// that history, and OGF 2 is what blender-xray reads in such levels (`Chunks_v2`).
 pub fn old_features(version: u16) -> (bool, u8) {
-    (version >= 9, if version <= 5 { 2 } else { 3 })
+    (version >= 9, if version <= 4 { 2 } else { 3 })
 }
 
 /// Base UV of a generated static vertex (hand-known: `x/4 + 1/2`, `z/4 + 1/2`).
@@ -626,8 +630,8 @@ pub fn old_light_chunk(v: u16) -> LevelChunk {
 /// | last | hierarchy | children 0, 1 (and 4) |
 ///
 /// Layouts: XRLC 4/5 FVF buffers `XYZ|NORMAL|TEX2` (lightmap set first) and `XYZ|DIFFUSE|TEX1`,
-/// OGF 2 visuals with `OGF_VCONTAINER` + inline `OGF_INDICES`; 8 the same with OGF 3 and the
-/// texture set first; 9 FVF buffers in `fsL_VB_OLD` (trees `XYZ|NORMAL|TEX1`) and an index
+/// visuals with `OGF_VCONTAINER` + inline `OGF_INDICES` (OGF 2 in 4, OGF 3 in 5,
+/// [`old_features`]); 8 the same with OGF 3 and the texture set first; 9 FVF buffers in `fsL_VB_OLD` (trees `XYZ|NORMAL|TEX1`) and an index
 /// buffer chunk; 10/11 D3D9 `FLOAT3, D3DCOLOR NORMAL, SHORT4 TEXCOORD0` shared by the static
 /// quad (`u·1024, v·1024, lu·32768, lv·32768`) and the trees (`u·2048, v·2048, wind, 0`),
 /// the vertex-lit quad `FLOAT3, NORMAL, COLOR, FLOAT2`; 12 the late-v12 36-byte layouts with
@@ -1021,4 +1025,280 @@ pub fn old_level(opts: Options) -> Level {
         )]),
     ));
     Level { chunks }
+}
+
+// ------------------------------------------------------------------------------------------
+// Visual layouts of particular eras (issue 22): OGF 4 in XRLC 12, progressive strips and
+// detail patches of 2002
+
+/// Which visual layout [`old_level_with`] writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OldVisuals {
+    /// What [`old_level`] writes (OGF 2/3; in XRLC 12 the early OGF 3 layout).
+    #[default]
+    Plain,
+    /// XRLC 12 only: the OGF 4 visuals of builds 1935–2218 (2004-08-19 .. 2005-01), see
+    /// [`ogf4_visuals`].
+    Ogf4,
+    /// XRLC 5 and 8: [`old_level`] plus a progressive-strips visual and a detail patch visual
+    /// of the 2002 engine, see [`strips_and_patches`].
+    StripsAndPatches,
+}
+
+/// [`old_level`] in the visual layout `layout` (a layout that does not exist in the version,
+/// e.g. OGF 4 before XRLC 12, gives [`old_level`] unchanged).
+pub fn old_level_with(opts: Options, layout: OldVisuals) -> Level {
+    let mut l = old_level(opts);
+    match (layout, opts.version) {
+        (OldVisuals::Ogf4, 12) => ogf4_visuals(&mut l),
+        (OldVisuals::StripsAndPatches, 5 | 8) => strips_and_patches(&mut l),
+        _ => {}
+    }
+    l
+}
+
+fn visuals_mut(l: &mut Level) -> Option<&mut Vec<Framed<Visual>>> {
+    l.chunks.iter_mut().find_map(|c| match &mut c.value {
+        LevelChunk::Visuals(v) => Some(v),
+        _ => None,
+    })
+}
+
+/// The sliding windows the OGF 4 generator gives the vertex-lit quad (made progressive):
+/// `sw[0]` both triangles (full detail), `sw[1]` the second one.
+pub const OGF4_QUAD_WINDOWS: [SlideWindow; 2] = [
+    SlideWindow {
+        offset: 0,
+        num_tris: 2,
+        num_verts: 4,
+    },
+    SlideWindow {
+        offset: 3,
+        num_tris: 1,
+        num_verts: 4,
+    },
+];
+
+/// Rewrite the XRLC 12 visuals of [`old_level`] as xrLC wrote them from 2004-08-19 on
+/// (`xrLC/OGF_Face_Save.cpp` and `OGF_Face.cpp` at xray-engine-repo `a5f427d74b`, 2004-10-29;
+/// chunk ids of `xr_3da/Fmesh.h` `8e15ee2845`): one 44-byte `OGF_HEADER` (format 4: bbox and
+/// sphere inside it), `OGF_VCONTAINER` (7) + `OGF_ICONTAINER` (8) instead of the OGF 3 ids 10
+/// and 19, `OGF_TREEDEF2` 12, `OGF_LODDEF2` 11, `OGF_CHILDREN_L` 10, format-4 model types.
+/// Chunk order as xrLC's: normal `VCONTAINER, ICONTAINER, HEADER`; tree `VCONTAINER,
+/// ICONTAINER, TREEDEF2, HEADER[, SWICONTAINER]`; hierarchy `HEADER, CHILDREN_L`; LOD `HEADER,
+/// CHILDREN_L, LODDEF2`. Visual 1 (the vertex-lit quad) becomes `MT_PROGRESSIVE` with its
+/// windows [`OGF4_QUAD_WINDOWS`] in `OGF_P_LODS` (6, the engine's `FProgressive::Load` of
+/// `28af5534e8`); tree 2 becomes `MT_TREE_PM` on SWIS item 0 (`OGF_SWICONTAINER`, from
+/// 2004-10-29), tree 3 stays `MT_TREE_ST`.
+pub fn ogf4_visuals(l: &mut Level) {
+    use crate::ogf::model_type_v3 as t3;
+    let Some(vs) = visuals_mut(l) else { return };
+    for (i, f) in vs.iter_mut().enumerate() {
+        let v = &f.value;
+        let Some((_, t, sid)) = v.short_header() else {
+            continue;
+        };
+        let (lo, hi) = v
+            .find_chunk(|c| match c {
+                OgfChunk::Bbox { min, max } => Some((*min, *max)),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let (c, r) = v
+            .find_chunk(|c| match c {
+                OgfChunk::BSphere { center, radius } => Some((*center, *radius)),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let mut t4 = t3::to_v4(t);
+        if t == t3::TREE && i == 2 {
+            t4 = model_type::TREE_PM;
+        }
+        if t == t3::NORMAL && i == 1 {
+            t4 = model_type::PROGRESSIVE;
+        }
+        let header = oc(
+            ogf::HEADER,
+            OgfChunk::Header(OgfHeader {
+                format_version: 4,
+                model_type: t4,
+                shader_id: sid,
+                bbox_min: lo,
+                bbox_max: hi,
+                sphere_center: c,
+                sphere_radius: r,
+            }),
+        );
+        let mut out = Vec::new();
+        for x in &v.chunks {
+            match &x.value {
+                OgfChunk::VContainer(r) => out.push(oc(ogf::VCONTAINER, OgfChunk::VContainer(*r))),
+                OgfChunk::IContainer(r) => out.push(oc(ogf::ICONTAINER, OgfChunk::IContainer(*r))),
+                OgfChunk::TreeDef(td) => out.push(oc(ogf::TREEDEF2, OgfChunk::TreeDef(*td))),
+                _ => {}
+            }
+        }
+        let children = v.children().to_vec();
+        match t4 {
+            model_type::HIERARCHY => {
+                out.push(header);
+                out.push(oc(ogf::CHILDREN_L, OgfChunk::Children(children)));
+            }
+            model_type::LOD => {
+                out.push(header);
+                out.push(oc(ogf::CHILDREN_L, OgfChunk::Children(children)));
+                let q = v.lod_quads().unwrap_or(&[]).to_vec();
+                out.push(oc(ogf::LODDEF2, OgfChunk::LodDef(q)));
+            }
+            model_type::PROGRESSIVE => {
+                out.push(header);
+                out.push(oc(
+                    ogf::SWIDATA,
+                    OgfChunk::SwiData(SwiItem {
+                        reserved: [0; 4],
+                        windows: OGF4_QUAD_WINDOWS.to_vec(),
+                    }),
+                ));
+            }
+            model_type::TREE_PM => {
+                out.push(header);
+                out.push(oc(ogf::SWICONTAINER, OgfChunk::SwiContainer(0)));
+            }
+            _ => out.push(header),
+        }
+        f.value = Visual { chunks: out };
+    }
+}
+
+/// The quad of the progressive-strips visual ([`strips_and_patches`]), X-Ray space; drawn by
+/// [`OLD_QUAD_TRIS`].
+pub const OLD_QUAD_STRIPS: [[f32; 3]; 4] = [
+    [6.0, 0.0, -1.0],
+    [8.0, 0.0, -1.0],
+    [8.0, 0.0, 1.0],
+    [6.0, 0.0, 1.0],
+];
+
+/// The detail patches of [`strips_and_patches`]: one standing on +y at `(10, 0.25, 10)` with
+/// half-size 0.25, one on −z at `(12, 0.5, 10)` with half-size 0.5.
+pub fn old_dpatches() -> Vec<ogf::DPatch> {
+    vec![
+        ogf::DPatch {
+            position: [10.0, 0.25, 10.0],
+            normal: [0.0, 1.0, 0.0],
+            size: 0.25,
+            color: 0xFF80_C040,
+        },
+        ogf::DPatch {
+            position: [12.0, 0.5, 10.0],
+            normal: [0.0, 0.0, -1.0],
+            size: 0.5,
+            color: 0x8000_00FF,
+        },
+    ]
+}
+
+/// Add to an XRLC 5 or 8 [`old_level`] the two visual types of the engine of 2002 no peer
+/// reads, appended after the hierarchy root (which lists them as children):
+///
+/// * `MT_PROGRESSIVE_STRIPS` (OGF 3 type 10) on [`OLD_QUAD_STRIPS`]: `OGF_TEXTURE_L`,
+///   `OGF_BBOX`, `OGF_BSPHERE`, `OGF_P_LODS` with two detail levels as xrLC's
+///   `Save_Progressive` (`05d999e07a`) writes them, each `{OGF_VCONTAINER, OGF_INDICES}` on its
+///   own vertices in a vertex-lit FVF buffer appended to the level's: level 0 the corners 0, 2,
+///   3 (one triangle), level 1 all four (both triangles, the full detail), then `OGF_HEADER`
+///   last as xrLC writes it;
+/// * `MT_DETAIL_PATCH` (type 6) with `OGF_DPATCH` holding [`old_dpatches`] (32-byte records of
+///   `FDetailPatch.h`, `b4385f03b0`).
+pub fn strips_and_patches(l: &mut Level) {
+    use crate::fvf::{self, FvfBuffer, UvOrder};
+    use crate::ogf::{model_type_v3 as t3, v3};
+    let Some(version) = l.version() else { return };
+    let (tex, sh) = if version <= 5 { (1, 1) } else { (4, 3) };
+    // the strips' vertices: level 0 = corners 0, 2, 3; level 1 = all four
+    let lod0 = [OLD_QUAD_STRIPS[0], OLD_QUAD_STRIPS[2], OLD_QUAD_STRIPS[3]];
+    let mut pos = lod0.to_vec();
+    pos.extend(OLD_QUAD_STRIPS);
+    let verts = old_static(&pos, true);
+    let buf = FvfBuffer::encode(
+        fvf::XYZ | fvf::DIFFUSE | fvf::TEX1,
+        UvOrder::for_version(version),
+        &verts,
+    )
+    .expect("seven generated vertices");
+    let mut vb_index = 0;
+    for c in &mut l.chunks {
+        if let LevelChunk::FvfBuffers(b) = &mut c.value {
+            b.push(buf.clone());
+            vb_index = b.len() as u32 - 1;
+        }
+    }
+    let bounds = |pts: &[[f32; 3]]| {
+        let (lo, hi) = bbox_of(pts);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let d = [0, 1, 2].map(|k| hi[k] - c[k]);
+        [
+            oc(v3::BBOX, OgfChunk::Bbox { min: lo, max: hi }),
+            oc(
+                v3::BSPHERE,
+                OgfChunk::BSphere {
+                    center: c,
+                    radius: (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt(),
+                },
+            ),
+        ]
+    };
+    let level = |k: u32, first: u32, n: u32, ix: &[u16]| {
+        Framed::plain(
+            k,
+            vec![
+                oc(v3::VCONTAINER, OgfChunk::VContainer([vb_index, first, n])),
+                oc(v3::INDICES, OgfChunk::Indices(ix.to_vec())),
+            ],
+        )
+    };
+    let mut strips = vec![oc(
+        v3::TEXTURE_L,
+        OgfChunk::TextureL {
+            texture: tex,
+            shader: sh,
+        },
+    )];
+    strips.extend(bounds(&OLD_QUAD_STRIPS));
+    strips.push(oc(
+        v3::P_LODS,
+        OgfChunk::PLods(vec![
+            // (0, 3, 2) of the quad = local (0, 2, 1) over corners 0, 2, 3
+            level(0, 0, 3, &[0, 2, 1]),
+            level(1, 3, 4, &OLD_QUAD_TRIS),
+        ]),
+    ));
+    strips.push(oc(ogf::HEADER, short_header(3, t3::PROGRESSIVE2, 0)));
+    let patches = old_dpatches();
+    let corners: Vec<[f32; 3]> = patches
+        .iter()
+        .flat_map(|p| crate::flat::dpatch_quad(p).map(|c| c.0))
+        .collect();
+    let mut dp = vec![
+        oc(ogf::HEADER, short_header(3, t3::DETAIL_PATCH, 0)),
+        oc(
+            v3::TEXTURE_L,
+            OgfChunk::TextureL {
+                texture: tex,
+                shader: sh,
+            },
+        ),
+    ];
+    dp.extend(bounds(&corners));
+    dp.push(oc(v3::DPATCH, OgfChunk::DPatches(patches)));
+    let Some(vs) = visuals_mut(l) else { return };
+    let first = vs.len() as u32;
+    if let Some(root) = vs.last_mut() {
+        for c in &mut root.value.chunks {
+            if let OgfChunk::Children(k) = &mut c.value {
+                k.extend([first, first + 1]);
+            }
+        }
+    }
+    vs.push(Framed::plain(first, Visual { chunks: strips }));
+    vs.push(Framed::plain(first + 1, Visual { chunks: dp }));
 }

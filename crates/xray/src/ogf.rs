@@ -39,9 +39,36 @@
 //! | 21 | – | `OGF_LODDEF2` | as format 4; before XRLC 11 the vertices are 24 bytes (no sun, no pad) |
 //! | 22 | – | `OGF_TREEDEF2` | as format 4; before XRLC 11 `c_scale`/`c_bias` are `{rgb, hemi}` (96 bytes in all) |
 //!
+//! | 15 | – | `OGF_DPATCH` | detail patch sprites: 32-byte `DPatch {f32 P[3]; f32 N[3]; f32 S; u32 C}` ([`DPatch`]) |
+//! | 16 | – | `OGF_P_LODS` | `MT_PROGRESSIVE_STRIPS`: nested chunks 0, 1, …, one per detail level, each `{OGF_VCONTAINER or OGF_VERTICES, OGF_INDICES}`; the last one is the full detail |
+//!
 //! OGF 3 model types ([`model_type_v3`]): 0 normal, 1 hierarchy, 2 progressive (fixed VIPM),
-//! 8 cached, 10 progressive, 11 LOD, 12 tree. LOD and tree layouts before XRLC 11 also apply to
-//! format-4 visuals of such levels.
+//! 6 detail patch, 8 cached, 10 progressive strips, 11 LOD, 12 tree. LOD and tree layouts before
+//! XRLC 11 also apply to format-4 visuals of such levels.
+//!
+//! `OGF_DPATCH` and `OGF_P_LODS` are read as the engine of 2002-01-15 reads them
+//! (xray-engine-repo `b4385f03b0`: `xr_3da/FDetailPatch.cpp` asserts a size that is a multiple
+//! of `sizeof(DPatch)` = 32, `#pragma pack(4)`; `xr_3da/FProgressive.cpp` opens `OGF_P_LODS`
+//! and reads nested chunks 0, 1, … until one is missing, each with `OGF_VCONTAINER` (else
+//! `OGF_VERTICES`) and `OGF_INDICES`) and as xrLC of the same date writes them (`xrLC/
+//! OGF_Face_Save.cpp` `05d999e07a` `OGF::Save_Progressive`: up to 16 samples, the last one with
+//! every vertex). Neither xray_re (`xr_ogf_v3.cxx` `load_dpatch` is `xr_not_implemented`,
+//! `load_lods` wants an `OGF_HEADER` in each level) nor blender-xray reads them.
+//!
+//! ## OGF 4 in XRLC 12 (builds 1935–2218)
+//!
+//! From 2004-08-19 (xray-engine-repo `8e15ee2845`, `xr_3da/Fmesh.h`) level visuals are format
+//! 4 with the 44-byte `OGF_HEADER` and format-4 chunk ids, but there is no `OGF_GCONTAINER` yet
+//! (it came with XRLC 13 on 2005-02-01, `5b2b88979b`): the geometry is `OGF_VCONTAINER` (7) +
+//! `OGF_ICONTAINER` (8), each `u32 buffer, offset, count` into the level's `fsL_VB` / `fsL_IB`
+//! (`xr_3da/FVisual.cpp` `116f0a4741` `Fvisual::Load`, `FTreeVisual.cpp` `28af5534e8`; xrLC
+//! `OGF_Face_Save.cpp` `a5f427d74b` `Save_Normal_PM`, `OGF_Reference::Save`). Progressive
+//! visuals keep their sliding windows in `OGF_P_LODS` (6), the layout 13/14 call `OGF_SWIDATA`
+//! (`FProgressive.cpp` `28af5534e8`), tree-PM ones name an SWIS item in `OGF_SWICONTAINER` (20,
+//! from 2004-10-29). xray_re (`xr_ogf_format.h` `OGF4_VCONTAINER = 0x7`, `OGF4_ICONTAINER =
+//! 0x8`; `xr_ogf_v4.cxx` `load_vcontainer`, `load_icontainer`) and blender-xray (`Chunks_v4`)
+//! read these chunks. [`kind_of_in`] reads ids 7 and 8 as containers in levels of XRLC ≤ 12
+//! only; in 13/14 levels they stay raw as before.
 
 use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
 
@@ -67,6 +94,10 @@ pub const SWICONTAINER: u32 = 20;
 pub const GCONTAINER: u32 = 21;
 /// `OGF_FASTPATH`.
 pub const FASTPATH: u32 = 22;
+/// `OGF_VCONTAINER` of format-4 visuals (XRLC 12, 2004-08-19 .. 2005-01; `Fmesh.h` `8e15ee2845`).
+pub const VCONTAINER: u32 = 7;
+/// `OGF_ICONTAINER` of format-4 visuals (XRLC 12; `Fmesh.h` `8e15ee2845`).
+pub const ICONTAINER: u32 = 8;
 
 /// Chunk ids of OGF 2 visuals (XRLC 4, 5) where they differ from format 4 (blender-xray
 /// `Chunks_v2`).
@@ -108,6 +139,11 @@ pub mod v3 {
     pub const BSPHERE: u32 = 11;
     /// `OGF_CHILDREN_L`.
     pub const CHILDREN_L: u32 = 12;
+    /// `OGF_DPATCH`: detail patch sprites (xr_3da `Fmesh.h` `b4385f03b0`).
+    pub const DPATCH: u32 = 15;
+    /// `OGF_P_LODS`: the detail levels of `MT_PROGRESSIVE_STRIPS` (xr_3da `Fmesh.h`
+    /// `b4385f03b0`).
+    pub const P_LODS: u32 = 16;
     /// `OGF_ICONTAINER`.
     pub const ICONTAINER: u32 = 19;
     /// `OGF_LODDEF2`.
@@ -137,6 +173,20 @@ pub enum Kind {
     SwiContainer,
     GContainer,
     FastPath,
+    DPatch,
+    PLods,
+}
+
+/// What chunk `id` of an OGF `format` (2, 3, 4) visual of a level of XRLC `version` holds: as
+/// [`kind_of`], and format-4 ids 7 and 8 are `OGF_VCONTAINER` / `OGF_ICONTAINER` in levels of
+/// XRLC ≤ 12 (module docs).
+pub fn kind_of_in(format: u8, version: u16, id: u32) -> Option<Kind> {
+    let old = crate::level::known_version(version) && version <= 12;
+    match (format, id) {
+        (4, VCONTAINER) if old => Some(Kind::VContainer),
+        (4, ICONTAINER) if old => Some(Kind::IContainer),
+        _ => kind_of(format, id),
+    }
 }
 
 /// What chunk `id` of an OGF `format` (2, 3, 4) visual holds.
@@ -162,6 +212,8 @@ pub fn kind_of(format: u8, id: u32) -> Option<Kind> {
         (3, v3::BSPHERE) => BSphere,
         (3, v3::CHILDREN_L) => ChildrenL,
         (3, v3::ICONTAINER) => IContainer,
+        (3, v3::DPATCH) => DPatch,
+        (3, v3::P_LODS) => PLods,
         (3, v3::LODDEF2) => LodDef,
         (3, v3::TREEDEF2) => TreeDef,
         (3, _) => return None,
@@ -185,9 +237,12 @@ pub mod model_type_v3 {
     pub const HIERARCHY: u8 = 1;
     /// `MT_PROGRESSIVE` (FProgressiveFixedVisual, VIPM vertex splits).
     pub const PROGRESSIVE: u8 = 2;
+    /// `MT_DETAIL_PATCH` (FDetailPatch, builds of 2002: `OGF_DPATCH`).
+    pub const DETAIL_PATCH: u8 = 6;
     /// `MT_CACHED` (drawn as normal).
     pub const CACHED: u8 = 8;
-    /// `MT_PROGRESSIVE2` (FProgressive).
+    /// `MT_PROGRESSIVE2` (FProgressive); `MT_PROGRESSIVE_STRIPS` in the engine of 2002, whose
+    /// detail levels are in `OGF_P_LODS`.
     pub const PROGRESSIVE2: u8 = 10;
     /// `MT_LOD`.
     pub const LOD: u8 = 11;
@@ -312,6 +367,25 @@ pub struct LodVertex {
     pub pad: [u8; 3],
 }
 
+/// One detail patch sprite of `OGF_DPATCH` (32 bytes, xr_3da `FDetailPatch.h` `b4385f03b0`:
+/// `#pragma pack(push,4) struct DPatch { Fvector P; Fvector N; float S; DWORD C; }`). The engine
+/// draws it as a screen-facing square of half-size `S` (world units) around `P`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DPatch {
+    /// Centre (X-Ray space).
+    pub position: [f32; 3],
+    /// Normal of the surface it grows on.
+    pub normal: [f32; 3],
+    /// Half-size in world units.
+    pub size: f32,
+    /// D3DCOLOR `0xAARRGGBB`.
+    pub color: u32,
+}
+
+/// One detail level of an `OGF_P_LODS` chunk: its own chunk list (`OGF_VCONTAINER` or
+/// `OGF_VERTICES`, and `OGF_INDICES`).
+pub type Lod = Vec<Framed<OgfChunk>>;
+
 /// A chunk of a visual.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OgfChunk {
@@ -386,6 +460,11 @@ pub enum OgfChunk {
     /// `OGF_TREEDEF2` before XRLC 11: `c_scale`/`c_bias` without sun (slot 4 reads 1 / 0; not
     /// stored).
     TreeDefOld(TreeDef),
+    /// OGF 3 `OGF_DPATCH`: detail patch sprites.
+    DPatches(Vec<DPatch>),
+    /// OGF 3 `OGF_P_LODS`: the detail levels of a progressive-strips visual, coarsest first
+    /// (the nested chunk ids are the level numbers 0, 1, …).
+    PLods(Vec<Framed<Lod>>),
     /// Unknown, verbatim.
     Raw(Vec<u8>),
 }
@@ -406,6 +485,9 @@ fn f3(r: &mut Reader<'_>) -> Result<[f32; 3], ReadError> {
 struct Dialect {
     format: u8,
     version: u16,
+    /// Inside `OGF_FASTPATH` or an `OGF_P_LODS` level: those chunks do not nest again (a
+    /// nested one is kept raw), which bounds the recursion on hostile input.
+    nested: bool,
 }
 
 impl Dialect {
@@ -447,7 +529,7 @@ fn read_lod(r: &mut Reader<'_>, with_sun: bool) -> Result<Vec<[LodVertex; 4]>, R
 fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
     // LOD/tree records before XRLC 11 (unknown versions are read as 13/14 throughout)
     let old = crate::level::known_version(d.version) && d.version <= 10;
-    let c = match kind_of(d.format, id) {
+    let c = match kind_of_in(d.format, d.version, id) {
         Some(Kind::Header) if d.format < 4 => OgfChunk::ShortHeader {
             format_version: r.u8()?,
             model_type: r.u8()?,
@@ -515,7 +597,9 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
             ib_offset: r.u32()?,
             ib_count: r.u32()?,
         }),
-        Some(Kind::FastPath) => OgfChunk::FastPath(read_chunks(d, r)?),
+        Some(Kind::FastPath) if !d.nested => {
+            OgfChunk::FastPath(read_chunks(Dialect { nested: true, ..d }, r)?)
+        }
         Some(Kind::TextureL) => OgfChunk::TextureL {
             texture: r.u32()?,
             shader: r.u32()?,
@@ -539,6 +623,28 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
         }
         Some(Kind::VContainer) => OgfChunk::VContainer([r.u32()?, r.u32()?, r.u32()?]),
         Some(Kind::IContainer) => OgfChunk::IContainer([r.u32()?, r.u32()?, r.u32()?]),
+        // the engine asserts a whole number of 32-byte records; another size stays raw
+        Some(Kind::DPatch) if r.remaining() % 32 == 0 => {
+            let n = r.remaining() / 32;
+            let mut v = Vec::with_capacity(n);
+            for k in 0..n {
+                r.push("patch", Some(k));
+                v.push(DPatch {
+                    position: f3(r)?,
+                    normal: f3(r)?,
+                    size: r.f32()?,
+                    color: r.u32()?,
+                });
+                r.pop();
+            }
+            OgfChunk::DPatches(v)
+        }
+        Some(Kind::PLods) if !d.nested => {
+            let inner = Dialect { nested: true, ..d };
+            OgfChunk::PLods(chunk::read_all(r, Context::Lods, |_, b| {
+                read_chunks(inner, b)
+            })?)
+        }
         _ => OgfChunk::Raw(r.take_rest().to_vec()),
     };
     r.finish()?;
@@ -680,6 +786,19 @@ fn write_chunk(c: &OgfChunk, w: &mut Writer) -> Result<(), WriteError> {
             w.f32s(&t.c_scale[..4]);
             w.f32s(&t.c_bias[..4]);
         }
+        OgfChunk::DPatches(v) => {
+            for p in v {
+                w.f32s(&p.position);
+                w.f32s(&p.normal);
+                w.f32(p.size);
+                w.u32(p.color);
+            }
+        }
+        OgfChunk::PLods(lods) => {
+            for l in lods {
+                chunk::write_framed(w, Context::Lods, l, |cs, w| write_chunks(cs, w))?;
+            }
+        }
         OgfChunk::Raw(b) => w.bytes(b),
     }
     Ok(())
@@ -707,7 +826,14 @@ impl Visual {
             _ => 4,
         };
         Ok(Visual {
-            chunks: read_chunks(Dialect { format, version }, r)?,
+            chunks: read_chunks(
+                Dialect {
+                    format,
+                    version,
+                    nested: false,
+                },
+                r,
+            )?,
         })
     }
 
@@ -747,10 +873,13 @@ impl Visual {
     }
 
     /// The engine's name of this visual's type, for OGF 4 and (through
-    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`).
+    /// [`model_type_v3::to_v4`]) OGF 2/3 headers alike: `normal`, `tree_st`, … (`unknown`);
+    /// OGF 3's own types 6 and 10 are `detail_patch` and `progressive_strips`.
     pub fn type_name(&self) -> &'static str {
         match (self.header(), self.short_header()) {
             (Some(h), _) => model_type::name(h.model_type),
+            (None, Some((3, model_type_v3::DETAIL_PATCH, _))) => "detail_patch",
+            (None, Some((3, model_type_v3::PROGRESSIVE2, _))) => "progressive_strips",
             (None, Some((3, t, _))) => model_type::name(model_type_v3::to_v4(t)),
             (None, Some((_, t, _))) => model_type::name(t),
             _ => "unknown",

@@ -235,6 +235,33 @@ fn bases() -> Vec<Base> {
             open: 0,
         });
     }
+    // the era variants: XRLC 12 with OGF 4 V/ICONTAINER visuals, XRLC 5 with progressive
+    // strips (OGF_P_LODS) and a detail patch (OGF_DPATCH)
+    use levelgeom_xray::generate::{old_level_with, OldVisuals, Options};
+    for (name, version, layout) in [
+        ("generated XRLC 12 OGF 4 level", 12u16, OldVisuals::Ogf4),
+        (
+            "generated XRLC 5 strips and patches level",
+            5,
+            OldVisuals::StripsAndPatches,
+        ),
+    ] {
+        let level = old_level_with(
+            Options {
+                version,
+                compress: version == 12,
+            },
+            layout,
+        )
+        .to_bytes()
+        .expect("the generated level fits its fields");
+        v.push(Base {
+            name,
+            files: vec![("level", level)],
+            target: 0,
+            open: 0,
+        });
+    }
     v
 }
 

@@ -7,11 +7,19 @@
 //! | vertices | the 13 buffers' bytes (late-v12 layouts, `FLOAT2` base UV) | `FLOAT3, D3DCOLOR N, SHORT4 (u·1024, v·1024, lu·32768, lv·32768)`; vertex-lit `FLOAT3, N, COLOR, FLOAT2`; trees `FLOAT3, N, SHORT4 (u·2048, v·2048, wind, 0)` | FVF in `fsL_VB_OLD` | FVF | FVF, texture sets lightmap first |
 //! | indices | IB chunk | IB chunk | IB chunk | `OGF_INDICES` per visual | `OGF_INDICES` |
 //! | compression | VB, IB, SWIS LZHUF | – | – | – | – |
-//! | visuals | OGF 3; progressive and tree-PM visuals OGF 4 (their sliding windows in SWIS / `OGF_SWIDATA`) | OGF 3 | OGF 3 | OGF 3 | OGF 2 |
+//! | visuals | OGF 4 with `OGF_VCONTAINER` (7) + `OGF_ICONTAINER` (8), the layout of builds 1935–2218 ([`VisualWriter::ogf4`]) | OGF 3 | OGF 3 | OGF 3 | OGF 3 (5), OGF 2 (4) |
 //! | material | header shader id (13's table) | `OGF_TEXTURE_L` into one table | same | same | into the texture and shader tables |
 //! | lights | 108 bytes | 108 | 108 | 176 (D3D7 + `xrLIGHT`) | 124 |
 //! | glows | 18 bytes | 24 (texture, shader) | 24 | 24 | 24 |
 //! | collision | `level.cform` (v4) | `level.cform` | `fsL_CFORM` v2 | `fsL_CFORM` v2 | `fsL_CFORM` v2 |
+//!
+//! Where one XRLC version had several visual layouts, the latest is written: XRLC 12 levels
+//! were OGF 3 until 2004-08-18 and OGF 4 with V/ICONTAINER from 2004-08-19 until XRLC 13
+//! (2005-02-01, which brought `OGF_GCONTAINER`); the engine of that last stretch loads every
+//! visual type from them ([`crate::ogf`] module docs cite it), progressive and tree-PM visuals
+//! included, so their sliding windows are kept. The visuals' OGF format follows the build's
+//! engine: OGF 3 from XRLC 5 (engine of 2002-01-15, `xrOGF_FormatVersion = 3`), OGF 2 for
+//! XRLC 4, which no public engine source covers ([`crate::generate::old_features`]).
 //!
 //! FVF codes: lightmapped `XYZ|NORMAL|TEX2`, vertex-lit `XYZ|DIFFUSE|TEX1`, trees
 //! `XYZ|NORMAL|TEX1`. Progressive visuals before 12 (OGF 3 stores vertex splits, not windows)
@@ -82,7 +90,7 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
     let ibs = out.geom.index_buffers().unwrap_or(&[]);
     let swis = out.geom.swis();
     let visuals = src.visuals();
-    let format: u8 = if to <= 5 { 2 } else { 3 };
+    let format: u8 = crate::generate::old_features(to).1;
     let trees_as_statics = to <= 8;
 
     // --- vertex buffers, one for one (trees' left out where trees become statics)
@@ -301,6 +309,20 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             }
         ));
     }
+    // the layout of the target build that is written (module docs)
+    loss.notes.push(match to {
+        12 => "visuals written as XRLC 12's last layout has them: OGF 4 with OGF_VCONTAINER + \
+               OGF_ICONTAINER (builds 1935–2218, xrLC of 2004-08-19 .. 2005-01); the OGF 3 \
+               layout of earlier XRLC 12 builds is not written"
+            .to_string(),
+        4 => "visuals written as OGF 2 (what blender-xray reads in XRLC 4 levels; no engine \
+              source of XRLC 4 is public)"
+            .to_string(),
+        _ => format!(
+            "visuals written as OGF 3, the format XRLC {to}'s engine loads (xrOGF_FormatVersion 3 \
+             from the engine of 2002-01-15 until 2004-08-18)"
+        ),
+    });
     if out.geomx.is_some() {
         loss.notes.push(format!(
             "level.geomx (the fast depth-pass copy) is not written: XRLC {to} has none"
@@ -428,14 +450,17 @@ impl Counts {
             lost.push(format!(
                 "{} visual chunks of unknown meaning (not carried into OGF {})",
                 self.raw_chunks,
-                if to <= 5 { 2 } else { 3 }
+                match to {
+                    12 => 4,
+                    _ => crate::generate::old_features(to).1,
+                }
             ));
         }
         let notes = &mut loss.notes;
         if self.progressive_kept > 0 {
             notes.push(format!(
-                "{} progressive / progressive-tree visuals kept as OGF 4 visuals with their \
-                 sliding windows (OGF 3 has none; XRLC 12 levels carry SWIS for them)",
+                "{} progressive / progressive-tree visuals keep their sliding windows \
+                 (OGF_P_LODS inline, SWIS via OGF_SWICONTAINER)",
                 self.progressive_kept
             ));
         }
@@ -620,15 +645,8 @@ impl VisualWriter<'_> {
         };
         let t = h.model_type;
         let g = v.gcontainer();
-        // XRLC 12 keeps sliding windows: such visuals stay OGF 4 (no fast path)
-        if to == 12 && matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM) {
-            self.counts.progressive_kept += 1;
-            let mut nv = v.clone();
-            let before = nv.chunks.len();
-            nv.chunks
-                .retain(|c| !matches!(c.value, OgfChunk::FastPath(_)));
-            self.counts.fastpath += before - nv.chunks.len();
-            return Ok(nv);
+        if to == 12 {
+            return self.ogf4(i, v);
         }
         let (bs, _, kid) = self.ids();
         let need_g = || {
@@ -769,6 +787,90 @@ impl VisualWriter<'_> {
             },
         ));
         c.extend(body);
+        Ok(Visual { chunks: c })
+    }
+
+    /// A visual as XRLC 12 wrote it from 2004-08-19 until XRLC 13 (xrLC `OGF_Face_Save.cpp`,
+    /// `OGF_Face.cpp` at xray-engine-repo `a5f427d74b`; ids of `Fmesh.h` `8e15ee2845`): the
+    /// 13 visual's 44-byte header, `OGF_GCONTAINER` split into `OGF_VCONTAINER` (7) and
+    /// `OGF_ICONTAINER` (8) naming the same buffers, the other chunks as they are (their ids and
+    /// layouts did not change: `OGF_P_LODS` 6 is the layout 13 calls `OGF_SWIDATA`), no
+    /// `OGF_FASTPATH`. Chunk order as xrLC's: `VCONTAINER, ICONTAINER, [TREEDEF2,] HEADER`, then
+    /// the sliding windows; hierarchies and LODs `HEADER, CHILDREN_L[, LODDEF2]`.
+    fn ogf4(&mut self, i: usize, v: &Visual) -> Result<Visual, ImportError> {
+        let to = self.to;
+        let Some(h) = v.header() else {
+            return Err(refuse(to, format!("visual {i} has no OGF_HEADER")));
+        };
+        let t = h.model_type;
+        let mut geometry = Vec::new();
+        if matches!(
+            t,
+            model_type::NORMAL
+                | model_type::PROGRESSIVE
+                | model_type::TREE_ST
+                | model_type::TREE_PM
+        ) {
+            let g = v.gcontainer().ok_or_else(|| {
+                refuse(
+                    to,
+                    format!(
+                        "visual {i}: a {} visual without OGF_GCONTAINER",
+                        model_type::name(t)
+                    ),
+                )
+            })?;
+            let in_ib = self
+                .ibs
+                .get(g.ib_index as usize)
+                .is_some_and(|b| g.ib_offset as u64 + g.ib_count as u64 <= b.len() as u64);
+            if !in_ib {
+                return Err(refuse(
+                    to,
+                    format!(
+                        "visual {i}: its index range {}+{} is outside index buffer {}",
+                        g.ib_offset, g.ib_count, g.ib_index
+                    ),
+                ));
+            }
+            geometry.push(oc(
+                ogf::VCONTAINER,
+                OgfChunk::VContainer(self.vcontainer(i, &g)?),
+            ));
+            geometry.push(oc(
+                ogf::ICONTAINER,
+                OgfChunk::IContainer([g.ib_index, g.ib_offset, g.ib_count]),
+            ));
+        } else if !matches!(t, model_type::HIERARCHY | model_type::LOD) {
+            return Err(refuse(
+                to,
+                format!(
+                    "visual {i} is of model type {t} ({}), which XRLC {to} levels do not hold",
+                    model_type::name(t)
+                ),
+            ));
+        }
+        if matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM) {
+            self.counts.progressive_kept += 1;
+        }
+        let mut c = geometry;
+        let mut after = Vec::new();
+        for x in &v.chunks {
+            match &x.value {
+                OgfChunk::TreeDef(_) | OgfChunk::TreeDefOld(_) => c.push(x.clone()),
+                OgfChunk::Texture { .. }
+                | OgfChunk::Children(_)
+                | OgfChunk::ChildrenNarrow(_)
+                | OgfChunk::LodDef(_)
+                | OgfChunk::SwiData(_)
+                | OgfChunk::SwiContainer(_) => after.push(x.clone()),
+                OgfChunk::FastPath(_) => self.counts.fastpath += 1,
+                OgfChunk::Raw(_) => self.counts.raw_chunks += 1,
+                _ => {}
+            }
+        }
+        c.push(oc(ogf::HEADER, OgfChunk::Header(h)));
+        c.extend(after);
         Ok(Visual { chunks: c })
     }
 }

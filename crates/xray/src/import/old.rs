@@ -195,6 +195,20 @@ fn unflatten(
             match o {
                 Some(Origin::Level(s)) => s,
                 Some(Origin::Inline(_)) => continue,
+                // a buffer the view made (detail patch quads): no bytes of the level
+                None if k < fvbs.len() => {
+                    if fvbs[k].data == ib.data {
+                        continue;
+                    }
+                    return Err(err(
+                        version,
+                        format!(
+                            "the quads of a detail patch visual (view vertex buffer {k}) were \
+                             edited; a detail patch (OGF_DPATCH sprites) has no form for them: \
+                             leave it unedited or delete it"
+                        ),
+                    ));
+                }
                 None => {
                     // a buffer the import started: beside an old buffer of the same layout
                     // with room for it (xrLC's 65,535 vertices), else a new one
@@ -411,14 +425,52 @@ fn unflatten(
         // geometry
         let (ig, fg) = (iv.gcontainer(), fv.gcontainer());
         let mut indices_changed = false;
+        let mut geometry_changed = false;
+        // OGF 3 progressive strips and detail patches: the view draws their full detail level
+        // / sprite quads; the old chunks cannot take other geometry
+        let strips = v
+            .chunks
+            .iter()
+            .any(|c| matches!(c.value, OgfChunk::PLods(_)));
+        let patches = v
+            .chunks
+            .iter()
+            .any(|c| matches!(c.value, OgfChunk::DPatches(_)));
         if let (Some(ig), Some(fg)) = (ig, fg) {
             let vchanged = (ig.vb_index, ig.vb_offset, ig.vb_count)
                 != (fg.vb_index, fg.vb_offset, fg.vb_count);
+            geometry_changed = vchanged
+                || (ig.ib_index, ig.ib_offset, ig.ib_count)
+                    != (fg.ib_index, fg.ib_offset, fg.ib_count)
+                || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig)
+                || {
+                    // the visual's own vertex range, as bytes
+                    fn range<'a>(x: &'a VertexBuffer, g: &GContainer) -> Option<&'a [u8]> {
+                        let st = x.stride();
+                        let first = g.vb_offset as usize;
+                        x.data
+                            .get(first * st..first.saturating_add(g.vb_count as usize) * st)
+                    }
+                    let k = ig.vb_index as usize;
+                    ivbs.get(k).and_then(|x| range(x, &ig))
+                        != fvbs.get(k).and_then(|x| range(x, &ig))
+                };
+            if patches && geometry_changed {
+                return Err(err(
+                    version,
+                    format!(
+                        "visual {j} is a detail patch (OGF_DPATCH sprites, exported as quads): \
+                         its edited quads have no form in it; leave it unedited or delete it"
+                    ),
+                ));
+            }
             let inline = matches!(
                 origin.get(ig.vb_index as usize).copied().flatten(),
                 Some(Origin::Inline(_))
             );
-            if vchanged || inline {
+            // strips written as a normal visual need their containers at the top level
+            let restrip = strips && geometry_changed;
+            if vchanged || inline || restrip {
                 match place(&ig)? {
                     Place::Level(r) => set_or_push(
                         &mut v,
@@ -449,7 +501,10 @@ fn unflatten(
             }
             let same_range = (ig.ib_index, ig.ib_offset, ig.ib_count)
                 == (fg.ib_index, fg.ib_offset, fg.ib_count);
-            if !same_range || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig) {
+            if restrip
+                || !same_range
+                || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig)
+            {
                 indices_changed = true;
                 let k = ig.ib_index as usize;
                 let idx: Vec<u16> = iibs
@@ -490,7 +545,14 @@ fn unflatten(
                 .iter()
                 .position(|c| c.id() == 9 && format == 3 && matches!(c.value, OgfChunk::Raw(_)));
             let mut t_new = None;
-            if indices_changed && vipm.is_some() {
+            if strips && geometry_changed {
+                v.chunks.retain(|c| !matches!(c.value, OgfChunk::PLods(_)));
+                t_new = Some(model_type_v3::NORMAL);
+                notes.push(format!(
+                    "visual {j}: progressive strips (OGF_P_LODS), and its geometry changed: \
+                     written as a normal visual on its edited full detail (no levels of detail)"
+                ));
+            } else if indices_changed && vipm.is_some() {
                 v.chunks.remove(vipm.unwrap_or_default());
                 t_new = Some(model_type_v3::NORMAL);
                 notes.push(format!(
@@ -633,10 +695,11 @@ fn range_same(a: &[Vec<u16>], b: &[Vec<u16>], g: &GContainer) -> bool {
 }
 
 fn vcontainer_id(format: u8) -> u32 {
-    if format == 2 {
-        ogf::v2::VCONTAINER
-    } else {
-        ogf::v3::VCONTAINER
+    match format {
+        2 => ogf::v2::VCONTAINER,
+        3 => ogf::v3::VCONTAINER,
+        // format 4 in XRLC 12 (2004-08-19 .. 2005-01, `Fmesh.h` `8e15ee2845`)
+        _ => ogf::VCONTAINER,
     }
 }
 
@@ -660,9 +723,14 @@ fn drop_other_vertex_chunk(v: &mut Visual, inline: bool) {
 fn set_icontainer(v: &mut Visual, r: [u32; 3]) {
     v.chunks
         .retain(|c| !matches!(c.value, OgfChunk::Indices(_)));
+    let id = match v.short_header() {
+        Some(_) => ogf::v3::ICONTAINER,
+        // format 4 in XRLC 12 (`Fmesh.h` `8e15ee2845`)
+        None => ogf::ICONTAINER,
+    };
     set_or_push(
         v,
-        ogf::v3::ICONTAINER,
+        id,
         |c| match c {
             OgfChunk::IContainer(x) => {
                 *x = r;

@@ -170,9 +170,11 @@ fn reread(i: &Imported, to: u16, what: &str) -> Level {
         .collect();
     for (k, f) in formats.iter().enumerate() {
         let t = l.visuals()[k].type_name();
+        // the engine's formats: OGF 3 from XRLC 5 (engine of 2002-01-15), OGF 4 with
+        // V/ICONTAINER in XRLC 12 (engine of 2004-08-19 .. 2005-01); OGF 2 for XRLC 4 (peers)
         let ok = match to {
-            4 | 5 => *f == 2,
-            12 if matches!(t, "progressive" | "tree_pm") => *f == 4,
+            4 => *f == 2,
+            12 => *f == 4,
             _ => *f == 3,
         };
         assert!(ok, "{what}: visual {k} ({t}) is OGF {f} in XRLC {to}");
@@ -409,13 +411,13 @@ fn a_moved_visual_is_at_its_offset_in_xrlc_12() {
             }
         }
     }
-    // the moved visual's chunks are OGF 3
+    // the moved visual is OGF 4 as XRLC 12 wrote it from 2004-08-19: OGF_VCONTAINER (7) and
+    // OGF_ICONTAINER (8) first (xrLC a5f427d74b Save_Normal_PM), no OGF_GCONTAINER (21)
+    let ids: Vec<u32> = l.visuals()[v].chunks.iter().map(|c| c.id()).collect();
+    assert_eq!(&ids[..3], &[7, 8, 1], "{ids:?}");
     assert!(matches!(
-        l.visuals()[v].chunks[0].value,
-        OgfChunk::ShortHeader {
-            format_version: 3,
-            ..
-        }
+        l.visuals()[v].chunks[2].value,
+        OgfChunk::Header(h) if h.format_version == 4
     ));
 }
 

@@ -20,6 +20,7 @@ mod occluders;
 mod old;
 mod old_bytes;
 mod old_objects;
+mod old_ogf;
 mod old_to_old;
 mod pivots;
 mod rules;

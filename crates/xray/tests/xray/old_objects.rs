@@ -364,8 +364,8 @@ fn info_names_old_visual_types_and_builds_without_decoding_buffers() {
             &["normal", "normal", "tree_st", "tree_st", "lod", "hierarchy"]
         };
         assert_eq!(types, want, "{o:?}");
-        // OGF 2 in XRLC 4/5, 3 from 8 (generator's formats)
-        let ogf = if o.version <= 5 { 2 } else { 3 };
+        // OGF 2 in XRLC 4, 3 from 5 (generator's formats, generate::old_features)
+        let ogf = if o.version <= 4 { 2 } else { 3 };
         assert!(j["visuals"]
             .as_array()
             .unwrap()
