@@ -206,3 +206,40 @@ fn occluders_beside_a_level_become_hidden_trees_at_mirrored_positions() {
         "{e}"
     );
 }
+
+/// A polygon chunk of 440 bytes is 11 HOM polygons or 10 SOM polygons: the reading whose
+/// two-sided words are 0 or 1 wins.
+#[test]
+fn a_chunk_both_sizes_divide_is_told_apart_by_its_words() {
+    let file = |polys: &[u8]| {
+        let mut b = vec![0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+        b.extend_from_slice(&(polys.len() as u32).to_le_bytes());
+        b.extend_from_slice(polys);
+        b
+    };
+    let mut som = Vec::new();
+    for i in 0..10u32 {
+        let (v, sided, occ) = SOM_POLYS[i as usize % 3];
+        for c in v.iter().flatten() {
+            som.extend_from_slice(&(c + 1.0 + i as f32).to_le_bytes());
+        }
+        som.extend_from_slice(&sided.to_le_bytes());
+        som.extend_from_slice(&occ.to_le_bytes());
+    }
+    assert_eq!(som.len(), 440);
+    let s = file(&som);
+    assert_eq!(levelgeom_xray::kind(&s), Some(Kind::Som));
+    let (parsed, _) = Som::read(&s).unwrap();
+    assert_eq!(parsed.polys().count(), 10);
+    assert_eq!(parsed.to_bytes().unwrap(), s);
+    let mut hom = Vec::new();
+    for i in 0..11u32 {
+        let (v, flags) = HOM_POLYS[i as usize % 4];
+        for c in v.iter().flatten() {
+            hom.extend_from_slice(&(c + 1.0 + i as f32).to_le_bytes());
+        }
+        hom.extend_from_slice(&flags.to_le_bytes());
+    }
+    assert_eq!(hom.len(), 440);
+    assert_eq!(levelgeom_xray::kind(&file(&hom)), Some(Kind::Hom));
+}
