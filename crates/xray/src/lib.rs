@@ -1,5 +1,5 @@
 //! S.T.A.L.K.E.R. (X-Ray engine) compiled levels: `level`, `level.geom`, `level.geomx`,
-//! `level.cform`.
+//! `level.cform`, `level.hom`, `level.som`.
 //!
 //! * [`chunk`]: the `u32 id` + `u32 size` chunk container (bit 31 of the id = LZHUF-compressed),
 //!   [`lzhuf`] its codec;
