@@ -51,12 +51,7 @@ pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
 /// when `force` is set (otherwise [`io::ErrorKind::AlreadyExists`], naming the path).
 pub fn write_new(path: &Path, bytes: &[u8], protect: &[&Path], force: bool) -> io::Result<()> {
     refuse_inputs(path, protect)?;
-    if !force && std::fs::symlink_metadata(path).is_ok() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "the file exists; choose another output path or pass --force to replace it",
-        ));
-    }
+    refuse_existing(path, force)?;
     write_atomic(path, bytes, protect)
 }
 
@@ -79,12 +74,7 @@ pub fn write_new_with<T>(
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
     refuse_inputs(path, protect)?;
-    if !force && std::fs::symlink_metadata(path).is_ok() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "the file exists; choose another output path or pass --force to replace it",
-        ));
-    }
+    refuse_existing(path, force)?;
     write_atomic_with(path, protect, write)
 }
 
@@ -106,7 +96,7 @@ pub fn write_atomic_with<T>(
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
-            "a folder of that name is in the way",
+            FOLDER_IN_THE_WAY,
         ));
     }
     // A short temporary name: the output's own name may be near the file system's limit.
@@ -132,13 +122,35 @@ pub fn write_atomic_with<T>(
     result
 }
 
+/// What every command says when its output file exists.
+pub const OUTPUT_EXISTS: &str =
+    "the file exists; choose another output path or pass --force to replace it";
+
+/// An output file that is a folder is refused whatever `force` says (a file is written, a
+/// folder is never replaced); an existing file is refused without `force`.
+fn refuse_existing(path: &Path, force: bool) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            FOLDER_IN_THE_WAY,
+        )),
+        Ok(_) if !force => Err(io::Error::new(io::ErrorKind::AlreadyExists, OUTPUT_EXISTS)),
+        _ => Ok(()),
+    }
+}
+
+/// What is said when the output path is a folder.
+const FOLDER_IN_THE_WAY: &str =
+    "a folder of that name is in the way; give the path of a file to write (a folder is never \
+     replaced)";
+
 fn refuse_inputs(path: &Path, protect: &[&Path]) -> io::Result<()> {
     for p in protect {
         if same_file(path, p) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "refusing to overwrite the input file {}; choose another output path",
+                    "refusing to overwrite the input {} (a file this command reads); choose another output path",
                     path.display()
                 ),
             ));

@@ -35,6 +35,7 @@ mod writer;
 pub use error::{ChunkPath, PathSegment, ReadError, ReadErrorKind, Warning};
 pub use fs::{
     read_file, write_atomic, write_atomic_with, write_new, write_new_with, MAX_INPUT_SIZE,
+    OUTPUT_EXISTS,
 };
 pub use limits::Limits;
 pub use problem::{Problem, Severity};

@@ -122,29 +122,111 @@ pub fn print_skipped(out: &mut dyn Write, skipped: &[batch::SkippedEntry]) -> st
     Ok(())
 }
 
+/// A path given on the command line that does not exist is an error (a typo), not a skipped
+/// file: nothing is written.
+pub fn require_existing(inputs: &[PathBuf]) -> anyhow::Result<()> {
+    for p in inputs {
+        if let Err(e) = std::fs::symlink_metadata(p) {
+            anyhow::bail!("cannot read {}: {e}; nothing was written", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// A reason without the level's path in front (library errors begin with the file they are
+/// about, which the line has already named).
+pub fn unprefixed<'a>(reason: &'a str, path: &Path) -> &'a str {
+    let p = path.display().to_string();
+    reason
+        .strip_prefix(p.as_str())
+        .and_then(|r| r.strip_prefix(": "))
+        .unwrap_or(reason)
+}
+
+/// How a batch `export` runs and reports.
+pub struct How {
+    /// Levels at once (None: one per core).
+    pub jobs: Option<usize>,
+    /// No progress on stderr.
+    pub quiet: bool,
+    /// The report as JSON on stdout.
+    pub json: bool,
+}
+
 /// Run a batch `export`: every level under `inputs` into `outroot/<name>/`.
-/// Exit 0 when every level was exported, 1 when some failed, 2 when none was, 130 when
-/// stopped by Ctrl-C.
+/// Exit 0 when every level was exported, 1 when some failed, 2 when none was (or none was
+/// found: then nothing is written), 130 when stopped by Ctrl-C.
 pub fn export(
     inputs: &[PathBuf],
     outroot: &Path,
     opts: &ExportOptions,
-    jobs: Option<usize>,
-    quiet: bool,
+    how: &How,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
+    require_existing(inputs)?;
     let found = batch::find_levels(inputs);
     let (total, bytes) = totals(&found);
-    let bar = Bar::new("exported", total, bytes, quiet);
+    if total == 0 {
+        let skipped: Vec<batch::SkippedEntry> = found
+            .iter()
+            .filter_map(|f| match &f.what {
+                batch::What::Skipped { reason } => Some(batch::SkippedEntry {
+                    path: f.path.clone(),
+                    reason: reason.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        print_skipped(out, &skipped)?;
+        anyhow::bail!(
+            "no level found under {}; nothing was written",
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let bar = Bar::new("exported", total, bytes, how.quiet);
     let progress = |p: &Progress<'_>| bar.tick(p);
     let run = Run {
-        jobs: jobs.unwrap_or(0),
+        jobs: how.jobs.unwrap_or(0),
         stop: Some(stop_flag()),
         progress: Some(&progress),
     };
     let r = batch::export_batch(&found, outroot, opts, &run);
     bar.finish();
     let r = r?;
+    let failed = r.levels.len() - r.exported();
+    let code = if r.not_run > 0 {
+        INTERRUPTED
+    } else if r.exported() == 0 {
+        2
+    } else if failed > 0 {
+        1
+    } else {
+        0
+    };
+    if how.json {
+        let mut v = serde_json::to_value(&r)?;
+        for (l, j) in r
+            .levels
+            .iter()
+            .zip(v["levels"].as_array_mut().into_iter().flatten())
+        {
+            j["files"] = crate::cmd::export::files_json(&l.files);
+        }
+        v["summary"] = serde_json::json!({
+            "levels": total,
+            "bytes": bytes,
+            "exported": r.exported(),
+            "failed": failed,
+            "skipped": r.skipped.len(),
+            "not_started": r.not_run,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(code);
+    }
     for l in &r.levels {
         match &l.error {
             None => {
@@ -162,7 +244,25 @@ pub fn export(
                     }
                 )?;
             }
-            Some(e) => writeln!(out, "FAILED {}: {e}", l.path.display())?,
+            Some(e) => writeln!(
+                out,
+                "FAILED {}: {}",
+                l.path.display(),
+                unprefixed(e, &l.path)
+            )?,
+        }
+        for w in l.warnings.iter().take(report::MAX_WARNINGS_SHOWN) {
+            writeln!(out, "  warning: {w}")?;
+        }
+        if l.warnings.len() > report::MAX_WARNINGS_SHOWN {
+            writeln!(
+                out,
+                "  {} not shown (--json lists them all)",
+                report::count(
+                    l.warnings.len() - report::MAX_WARNINGS_SHOWN,
+                    "more warning"
+                )
+            )?;
         }
     }
     print_skipped(out, &r.skipped)?;
@@ -176,7 +276,6 @@ pub fn export(
     if let Some(i) = &r.index {
         writeln!(out, "contact sheet {}", i.display())?;
     }
-    let failed = r.levels.len() - r.exported();
     writeln!(
         out,
         "{} found, {bytes} bytes: {} exported, {failed} failed, {} skipped{}",
@@ -189,13 +288,5 @@ pub fn export(
             String::new()
         }
     )?;
-    Ok(if r.not_run > 0 {
-        INTERRUPTED
-    } else if r.exported() == 0 {
-        2
-    } else if failed > 0 {
-        1
-    } else {
-        0
-    })
+    Ok(code)
 }

@@ -265,6 +265,13 @@ impl Walker {
                 .and_then(|all| levelgeom_xray::kind(&all));
             let reason = match kind {
                 Some(levelgeom_xray::Kind::Level) => return self.xray(root, p),
+                Some(levelgeom_xray::Kind::Geom) if given && sibling_level(p).is_some() => {
+                    // `verify micro/level.geom`: the level it belongs to is right there
+                    if let Some(level) = sibling_level(p) {
+                        self.xray(root, &level);
+                    }
+                    return;
+                }
                 Some(levelgeom_xray::Kind::Geom) => {
                     "an X-Ray level.geom without the X-Ray `level` file beside it (the \
                      visuals and shaders are there); give the folder holding both"
@@ -323,6 +330,17 @@ impl Walker {
             what: What::Xray { files },
         });
     }
+}
+
+/// The X-Ray `level` file beside a `level.geom`, when there is one that reads as a level.
+fn sibling_level(geom: &Path) -> Option<PathBuf> {
+    let dir = match geom.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let level = dir.join("level");
+    let bytes = levelgeom_binary::read_file(&level).ok()?;
+    (levelgeom_xray::kind(&bytes) == Some(levelgeom_xray::Kind::Level)).then_some(level)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,7 +614,7 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let opened = levelgeom_binary::read_file(&c)
-            .map_err(|source| Error::Io {
+            .map_err(|source| Error::Input {
                 path: c.clone(),
                 source,
             })

@@ -9,7 +9,17 @@ use levelgeom_binary::{ReadError, WriteError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A file could not be read from (or written to) disk.
+    /// An input file could not be read from disk.
+    #[error("cannot read {path}: {source}")]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be read from (or written to) disk (where it is not known which;
+    /// inputs that cannot be read are [`Error::Input`]).
     #[error("cannot read or write {path}: {source}")]
     Io {
         /// The file.
@@ -49,7 +59,7 @@ pub enum Error {
         source: WriteError,
     },
     /// An option given does not apply to the opened level's engine.
-    #[error("{option} do(es) not apply to {file}, which is {format}")]
+    #[error("{file} is {format}; these do not apply to it: {option}")]
     OptionDoesNotApply {
         /// The option(s), as the user wrote them.
         option: &'static str,

@@ -76,6 +76,11 @@ pub fn tally(scene: &Scene, root: usize) -> RootSummary {
     s
 }
 
+/// Why the colour-set options do not apply to X-Ray levels.
+const NO_COLOUR_SETS: &str = "an X-Ray level has no vertex-colour sets (its baked vertex light \
+                              is written as the attribute _LIGHT, or as COLOR_0 with \
+                              --vertex-light)";
+
 impl LevelFile {
     /// Convert to a scene and write the chosen formats into `outdir`, all or nothing (see
     /// [`levelgeom_export::folder`]). Inputs are never overwritten.
@@ -93,7 +98,19 @@ impl LevelFile {
                     .into(),
             });
         }
+        let xray_level = matches!(self.content, Content::XrayLevel(_));
+        if xray_level && opts.colour_set > 0 {
+            return Err(crate::Error::Unsupported {
+                file: self.display_name(),
+                message: format!("--colour-set {}: {NO_COLOUR_SETS}", opts.colour_set),
+            });
+        }
         let mut scene = self.to_scene(&opts.engine)?;
+        if xray_level && opts.all_colour_sets {
+            scene.warnings.push(format!(
+                "--all-colour-sets: {NO_COLOUR_SETS}; nothing more written"
+            ));
+        }
         let mut further = Vec::new();
         if let (Content::XrayLevel(f), Some(x), Some(dir)) = (
             &self.content,

@@ -3,11 +3,16 @@
 //! geometry.
 //!
 //! # Which triangles
-//! * The render mesh is the mesh file's root named `level` (what our exporter writes), or,
-//!   when there is none, every visible root except `collision`, `swap`, `objects`,
-//!   `objects_catalogue` and `portals`. Swap
+//! * The render mesh is every visible root of the mesh file except `collision`, `swap`,
+//!   `objects`, `objects_catalogue` and `portals`: the `level` root our exporter writes, and
+//!   any object added beside it (a Blender object in any collection, parented or not). Swap
 //!   alternatives (`…_swap` nodes, in our export the root `swap` and its own file) are left
-//!   out: import writes one state per tile.
+//!   out: import writes one state per tile, and a kept swap tile keeps its alternative.
+//! * Edit or rebuild: when nodes name tiles of the base (`tile_TTTT_mMMM`, extras
+//!   `tile`/`model`, as export writes them), the triangles go to the engine's edit import
+//!   ([`levelgeom_wad::import::edit`]) node by node, which keeps what was not edited; with
+//!   [`ImportOptions::rebuild`], or when no node names a tile, every tile is cut from the
+//!   whole mesh ([`levelgeom_wad::import::import`]). [`ImportSummary::mode`] says which.
 //! * Collision comes from `--collision C` (nodes or OBJ groups named `matNN_grpG` give the
 //!   ground material NN and the collision group G; a file with a `collision` root, such as our
 //!   `collision.glb`, gives that tree), else from a `collision` tree in the mesh file itself,
@@ -33,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use levelgeom_import::{world_triangles, Imported, MeshFormat, Triangle};
 use levelgeom_scene::Scene;
-use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
+use levelgeom_wad::import::{CollisionTriangle, MeshPart, MeshTriangle, TileSource};
 
 use crate::error::{Error, Result};
 use crate::level::{Content, LevelFile};
@@ -50,7 +55,12 @@ pub struct ImportOptions {
     /// it the mesh file's own `collision` tree, else the `collision.*` beside a `level.*` mesh
     /// file, is used (see the module docs).
     pub collision: Option<PathBuf>,
-    /// Keep the base level's tiles and add the new ones (otherwise they are replaced).
+    /// Rebuild: cut every tile from the whole mesh (the base's tiles are replaced, or kept
+    /// with `keep_tiles`). Without it, and when the mesh names tiles of the base (an edited
+    /// export), the import maps nodes back to their tiles ([`levelgeom_wad::import::edit`]).
+    pub rebuild: bool,
+    /// Rebuild: keep the base level's tiles and add the new ones (otherwise they are replaced).
+    /// Edit: keep the tiles the mesh does not hold (otherwise they are removed).
     pub keep_tiles: bool,
     /// What happens to the zone (visibility) table.
     pub zones: Zones,
@@ -94,11 +104,20 @@ fn read(path: &Path) -> Result<Imported> {
     Ok(imported)
 }
 
+/// True when a mesh file is an export of an X-Ray level: one of its nodes carries the X-Ray
+/// `visual` index and `model_type` extras that the X-Ray export writes.
+fn is_xray_export(scene: &levelgeom_scene::Scene) -> bool {
+    scene.nodes.iter().any(|n| {
+        let has = |k: &str| n.extras.iter().any(|(key, _)| key == k);
+        has("visual") && has("model_type")
+    })
+}
+
 /// The format [`levelgeom_import::detect_format`] finds for a file, from its name and first
 /// bytes (enough for the magic, or the first keyword of a text file).
 fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
     use std::io::Read as _;
-    let io = |source| Error::Io {
+    let io = |source| Error::Input {
         path: path.to_path_buf(),
         source,
     };
@@ -139,40 +158,116 @@ fn root(scene: &Scene, name: &str) -> Option<usize> {
         .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
 }
 
-/// The render triangles of a mesh file (see the module docs).
-fn render_triangles(scene: &Scene) -> Vec<Triangle> {
-    let tris = match root(scene, "level") {
-        Some(r) => world_triangles(scene, Some(r), false),
-        None => {
-            let skip = [
-                "collision",
-                "swap",
-                "objects",
-                "objects_catalogue",
-                "portals",
-                "occluders",
-            ]
-            .map(|n| root(scene, n));
-            scene
-                .roots
-                .iter()
-                .filter(|r| !skip.contains(&Some(**r)))
-                .flat_map(|&r| world_triangles(scene, Some(r), false))
-                .collect()
-        }
-    };
-    tris.into_iter()
-        .filter(|t| !t.node_name.ends_with("_swap"))
+/// The swap alternatives of a mesh file: every `…_swap` node, hidden ones included.
+fn swap_triangles(scene: &Scene) -> Vec<Triangle> {
+    world_triangles(scene, None, true)
+        .into_iter()
+        .filter(|t| levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
         .collect()
 }
 
-/// `matNN_grpG` → (NN, G).
+/// The swap file an export wrote beside a mesh file named `level.*`: `swap.glb` or `swap.obj`,
+/// the one of the mesh's own format first.
+fn swap_beside(mesh: &Path) -> Result<Option<PathBuf>> {
+    let is_level = mesh
+        .file_stem()
+        .is_some_and(|s| s.eq_ignore_ascii_case("level"));
+    if !is_level {
+        return Ok(None);
+    }
+    let dir = mesh.parent().unwrap_or(Path::new(""));
+    let names = match mesh_format(mesh)? {
+        Some(MeshFormat::Obj) => ["swap.obj", "swap.glb"],
+        _ => ["swap.glb", "swap.obj"],
+    };
+    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+}
+
+/// Mesh triangles of flattened scene triangles, material names from `scene`.
+fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
+    tris.iter()
+        .map(|t| MeshTriangle {
+            positions: t.positions,
+            uvs: t.uvs,
+            colours: t.colours,
+            material: t
+                .material
+                .and_then(|m| scene.materials.get(m))
+                .map_or_else(String::new, |m| m.name.clone()),
+        })
+        .collect()
+}
+
+/// The render triangles of a mesh file (see the module docs): every visible root except the
+/// collision, swap, objects, portals and occluders roots, without swap alternatives (`…_swap`
+/// nodes).
+fn render_triangles(scene: &Scene) -> Vec<Triangle> {
+    let skip = [
+        "collision",
+        "swap",
+        "objects",
+        "objects_catalogue",
+        "portals",
+        "occluders",
+    ]
+    .map(|n| root(scene, n));
+    scene
+        .roots
+        .iter()
+        .filter(|r| !skip.contains(&Some(**r)))
+        .flat_map(|&r| world_triangles(scene, Some(r), false))
+        .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
+        .collect()
+}
+
+/// The tile a node came from: its extras `tile` (and `model`), else its name
+/// `tile_TTTT_mMMM` (a Blender `.NNN` suffix ignored).
+fn tile_source(node: &levelgeom_scene::Node) -> Option<TileSource> {
+    let extra = |k: &str| {
+        node.extras
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.trim().to_string())
+    };
+    if let Some(tile) = extra("tile").and_then(|v| v.parse::<usize>().ok()) {
+        return Some(TileSource {
+            tile,
+            model: extra("model").and_then(|v| v.parse().ok()),
+        });
+    }
+    let name = levelgeom_wad::import::matching::plain_name(&node.name);
+    let name = name.strip_suffix("_swap").unwrap_or(name);
+    let rest = name.strip_prefix("tile_")?;
+    let (t, m) = rest.split_once("_m")?;
+    Some(TileSource {
+        tile: t.parse().ok()?,
+        model: Some(m.parse().ok()?),
+    })
+}
+
+/// The render triangles grouped by the node that placed them, in file order.
+fn mesh_parts(scene: &Scene, tris: Vec<MeshTriangle>, nodes: &[usize]) -> Vec<MeshPart> {
+    let mut parts: Vec<MeshPart> = Vec::new();
+    let mut at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (t, &node) in tris.into_iter().zip(nodes) {
+        let i = *at.entry(node).or_insert_with(|| {
+            let n = scene.nodes.get(node);
+            parts.push(MeshPart {
+                name: n.map_or_else(String::new, |n| n.name.clone()),
+                source: n.and_then(tile_source),
+                triangles: Vec::new(),
+                swap: false,
+            });
+            parts.len() - 1
+        });
+        parts[i].triangles.push(t);
+    }
+    parts
+}
+
+/// `matNN_grpG` → (NN, G) (Blender may add `.001` to a duplicated object's name).
 fn collision_name(name: &str) -> Option<(u8, u8)> {
-    let rest = name.strip_prefix("mat")?;
-    let (m, g) = rest.split_once("_grp")?;
-    // Blender may add `.001` to a duplicated object's name
-    let g = g.split('.').next()?;
-    Some((m.parse().ok()?, g.parse().ok()?))
+    levelgeom_wad::import::matching::collision_name(name)
 }
 
 /// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`.
@@ -225,18 +320,9 @@ impl LevelFile {
         };
         let imported = read(mesh)?;
         let mut warnings = imported.warnings.clone();
-        let triangles: Vec<MeshTriangle> = render_triangles(&imported.scene)
-            .into_iter()
-            .map(|t| MeshTriangle {
-                positions: t.positions,
-                uvs: t.uvs,
-                colours: t.colours,
-                material: t
-                    .material
-                    .and_then(|m| imported.scene.materials.get(m))
-                    .map_or_else(String::new, |m| m.name.clone()),
-            })
-            .collect();
+        let render = render_triangles(&imported.scene);
+        let nodes: Vec<usize> = render.iter().map(|t| t.node).collect();
+        let triangles = mesh_triangles(&imported.scene, &render);
         let (collision, collision_from) = match &opts.collision {
             Some(c) => {
                 let ci = read(c)?;
@@ -271,12 +357,77 @@ impl LevelFile {
             default_tex: opts.default_tex,
             ..levelgeom_wad::import::ImportOptions::default()
         };
-        let (new, summary) =
-            levelgeom_wad::import::import(level, &triangles, collision.as_deref(), &wad_opts)
-                .map_err(|e| Error::Unsupported {
-                    file: mesh.display().to_string(),
-                    message: e.to_string(),
-                })?;
+        let mut parts = mesh_parts(&imported.scene, triangles, &nodes);
+        let names_tiles = parts.iter().any(|p| p.source.is_some());
+        if names_tiles && !opts.rebuild {
+            // swap alternatives: the file's own `…_swap` nodes, else the swap file beside it
+            let mut swap_parts = |scene: &Scene| {
+                let tris = swap_triangles(scene);
+                let nodes: Vec<usize> = tris.iter().map(|t| t.node).collect();
+                let mt = mesh_triangles(scene, &tris);
+                let mut sp = mesh_parts(scene, mt, &nodes);
+                sp.iter_mut().for_each(|p| p.swap = true);
+                parts.extend(sp);
+            };
+            if imported
+                .scene
+                .nodes
+                .iter()
+                .any(|n| levelgeom_wad::import::matching::plain_name(&n.name).ends_with("_swap"))
+            {
+                swap_parts(&imported.scene);
+            } else if let Some(sw) = swap_beside(mesh)? {
+                let si = read(&sw)?;
+                warnings.extend(si.warnings.iter().cloned());
+                swap_parts(&si.scene);
+            }
+        }
+        let result = if opts.rebuild || !names_tiles {
+            let all: Vec<MeshTriangle> = parts.into_iter().flat_map(|p| p.triangles).collect();
+            levelgeom_wad::import::import(level, &all, collision.as_deref(), &wad_opts).map(
+                |(l, mut s)| {
+                    if !opts.rebuild {
+                        s.mode = "rebuild (the mesh names no tile of the base level)".into();
+                    }
+                    (l, s)
+                },
+            )
+        } else {
+            levelgeom_wad::import::edit(level, &parts, collision.as_deref(), &wad_opts)
+        };
+        let (new, summary) = result.map_err(|e| Error::Unsupported {
+            file: mesh.display().to_string(),
+            message: if is_xray_export(&imported.scene) {
+                // an X-Ray export lies in X-Ray's metres, not a WAD's grid cells
+                format!(
+                    "this is an export of an X-Ray level (its nodes carry X-Ray \
+                     `visual` properties), which a WAD cannot take; import it into the \
+                     X-Ray level it came from: levelgeom import LEVEL_DIR {} OUT_DIR \
+                     ({e})",
+                    mesh.display()
+                )
+            } else {
+                e.to_string()
+            },
+        })?;
+        if let Some(e) = &summary.edit {
+            if !e.removed.is_empty() && e.removed.len() >= e.in_mesh {
+                warnings.push(format!(
+                    "the mesh holds {} of the base's {} tiles with geometry: {} are removed; if it is a partial export, import with --keep-tiles",
+                    e.in_mesh,
+                    e.in_mesh + e.removed.len(),
+                    e.removed.len()
+                ));
+            }
+        }
+        let collision_from = match (summary.mode.as_str(), collision.is_some()) {
+            ("edit", true) => format!("{collision_from}: {}", summary.collision_source),
+            ("edit", false) => {
+                "follows the tiles (new geometry's collision derived from the render mesh)"
+                    .to_string()
+            }
+            _ => collision_from,
+        };
         let bytes = new.to_bytes().map_err(|source| Error::Write {
             file: mesh.display().to_string(),
             source,
@@ -339,7 +490,7 @@ pub struct XrayImportOptions {
     /// Remove every visual with geometry that the mesh file does not hold, even when the file
     /// looks like a partial export.
     pub delete_missing: bool,
-    /// Write this XRLC build (13 or 14) instead of the base level's.
+    /// Write this XRLC build (4, 5, 8–14) instead of the base level's.
     pub to_version: Option<u16>,
     /// Convert to `to_version` even when that build cannot hold everything (13 → 14 quantises
     /// base UVs); without it such a conversion is refused, naming what would be lost.
@@ -415,7 +566,7 @@ impl LevelFile {
     /// The level is not an X-Ray level with its `level.geom`; a mesh file cannot be read; the
     /// mesh file maps no node to a visual (exported without custom properties); another build
     /// than 4, 5, 8–14 (4–12 are written back in their own build: no `level.geom`); a
-    /// `to_version` other than 13/14 (or any other build for 4–12), or a lossy conversion without
+    /// `to_version` other than 4, 5, 8–14, or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
@@ -757,7 +908,7 @@ impl LevelFile {
                     p,
                     std::io::Error::new(
                         std::io::ErrorKind::AlreadyExists,
-                        "the file exists; choose another output path or pass --force",
+                        "the file exists; choose another output path or pass --force to replace it",
                     ),
                 ));
             }

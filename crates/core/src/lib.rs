@@ -116,6 +116,11 @@ const EXPECTED: &str = "neither an Argonaut WAD (u32 length, then a chunk tag of
                         that tile the file, header chunk 1 of 4 bytes first; or a level.cform \
                         header)";
 
+/// [`Error::NotALevel`]'s explanation for a mesh file (glTF, GLB, OBJ: what `export` writes).
+const EXPECTED_MESH: &str = "it is a mesh (glTF, GLB or OBJ, as `export` writes), not a level: \
+                             `levelgeom import LEVEL MESH OUTPUT` puts an edited mesh back into \
+                             the level it was exported from";
+
 /// Open a level file, or an X-Ray level folder (its `level` file, paired with the
 /// `level.geom` and `level.geomx` beside it).
 ///
@@ -146,7 +151,7 @@ pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
     } else {
         path.to_path_buf()
     };
-    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Io {
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
         path: file.clone(),
         source,
     })?;
@@ -271,11 +276,17 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
             other => (Content::Xray(Box::new(other)), warnings),
         }
     } else {
+        // our own export fed back in: say what it is and which command takes it
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let mesh =
+            bytes.starts_with(b"glTF") || matches!(ext.as_deref(), Some("obj" | "gltf" | "glb"));
         return Err(Error::NotALevel {
             file,
             len: bytes.len(),
             first: first_bytes(&bytes),
-            expected: EXPECTED,
+            expected: if mesh { EXPECTED_MESH } else { EXPECTED },
         });
     };
     Ok(LevelFile {

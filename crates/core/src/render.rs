@@ -18,7 +18,8 @@ pub struct RenderOptions {
     pub width: u32,
     /// Image height in pixels.
     pub height: u32,
-    /// Also draw the collision (hidden in exports and previews); WAD only for now.
+    /// Also draw the collision (hidden in exports and previews) of either engine, over the
+    /// level so it can be seen (see [`crate::LevelFile::render`]).
     pub collision: bool,
 }
 
@@ -34,8 +35,9 @@ impl Default for RenderOptions {
 }
 
 impl LevelFile {
-    /// Draw the level (see [`levelgeom_render`] for the views): the scene as exported, the
-    /// collision only when asked for.
+    /// Draw the level (see [`levelgeom_render`] for the views): the scene as exported; with
+    /// `collision`, the collision tinted over it ([`levelgeom_render::render_overlay`]: seen
+    /// even where it lies under the level's surfaces), or alone when it is all there is.
     ///
     /// # Errors
     /// As [`LevelFile::to_scene`] (with `collision`: an X-Ray level without its `level.cform`).
@@ -49,17 +51,21 @@ impl LevelFile {
     }
 }
 
-/// Draw a scene.
+/// Draw a scene: its visible nodes; with `opts.collision` its hidden ones (the collision)
+/// tinted over them. A scene whose geometry is all hidden (an export of the collision alone)
+/// is drawn whole either way, never as an empty picture.
 pub fn draw(scene: &levelgeom_scene::Scene, opts: &RenderOptions) -> Image {
-    levelgeom_render::render(
-        scene,
-        &levelgeom_render::RenderOptions {
-            width: opts.width,
-            height: opts.height,
-            view: opts.view,
-            show_hidden: opts.collision,
-        },
-    )
+    let ro = levelgeom_render::RenderOptions {
+        width: opts.width,
+        height: opts.height,
+        view: opts.view,
+        show_hidden: false,
+    };
+    if opts.collision || levelgeom_render::bounds(scene, false).is_none() {
+        levelgeom_render::render_overlay(scene, &ro)
+    } else {
+        levelgeom_render::render(scene, &ro)
+    }
 }
 
 /// `preview_top.png` and `preview_persp.png` of a scene, as PNG bytes.

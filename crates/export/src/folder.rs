@@ -107,7 +107,7 @@ pub enum FolderError {
     #[error("the output path {0} exists and is not a folder")]
     NotAFolder(PathBuf),
     /// An output would replace an input of the command.
-    #[error("refusing to overwrite the input file {0}; choose another output folder")]
+    #[error("refusing to overwrite the input {0} (a file this command reads); choose another output folder")]
     WouldOverwriteInput(PathBuf),
     /// A folder of the output's name blocks a file.
     #[error("cannot write {0}: a folder of that name is in the way")]

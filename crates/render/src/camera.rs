@@ -132,7 +132,7 @@ fn sphere(lo: Vec3, hi: Vec3) -> (Vec3, f32) {
 /// primitive with at least one triangle, placed by its node's world matrix, of the nodes that
 /// are not hidden (nor under a hidden node) unless `show_hidden`. `None` when nothing is drawn.
 pub fn bounds(scene: &Scene, show_hidden: bool) -> Option<(Vec3, Vec3)> {
-    let items = pipeline::draw_items(scene, show_hidden);
+    let items = pipeline::draw_items(scene, pipeline::Which::from_show_hidden(show_hidden));
     let mut out: Option<(Vec3, Vec3)> = None;
     for item in &items {
         for p in &item.prim.positions {

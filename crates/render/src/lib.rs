@@ -18,6 +18,8 @@
 //! * [`render`]: a scene with one of the fitted [`View`]s ([`Camera::for_view`] over
 //!   [`bounds`]).
 //! * [`render_with_camera`]: a scene through any [`Camera`] (a glam view and projection).
+//! * [`render_overlay`]: as [`render`], with the hidden geometry (the collision) tinted over
+//!   the visible one, so that collision under the level's surfaces can be seen.
 //! * [`Image`]: the RGBA8 result, [`Image::to_png`] encodes it.
 //!
 //! # What is drawn
@@ -228,13 +230,76 @@ pub fn render_with_camera(scene: &Scene, camera: &Camera, opts: &RenderOptions) 
             pixels: Vec::new(),
         };
     }
-    let items = pipeline::draw_items(scene, opts.show_hidden);
+    let items = pipeline::draw_items(scene, pipeline::Which::from_show_hidden(opts.show_hidden));
     let mats = pipeline::materials(scene);
-    let setup = pipeline::setup(&items, &mats, camera, w, h);
+    let setup = pipeline::setup(&items, &mats, camera, (w, h), false);
     let pixels = raster::rasterize(&setup, &mats, w, h, BACKGROUND);
     Image {
         width: w,
         height: h,
         pixels,
     }
+}
+
+/// The colour of the hidden geometry [`render_overlay`] tints over the level (magenta, a colour
+/// levels rarely have), before its face shading.
+pub const OVERLAY_COLOUR: [f32; 3] = [1.0, 0.2, 0.8];
+/// How much of [`OVERLAY_COLOUR`] (shaded) a covered pixel takes: `level·(1 − a) + overlay·a`.
+pub const OVERLAY_ALPHA: f32 = 0.6;
+
+/// Render `scene` with its hidden geometry (the `collision` tree) drawn so that it can be seen
+/// even where it lies under the level, as collision usually does: the visible nodes are drawn
+/// as [`render`] draws them, then every pixel a hidden triangle covers (the nearest one,
+/// depth-tested among the hidden triangles only) is tinted towards [`OVERLAY_COLOUR`], shaded
+/// by that triangle's facing, by [`OVERLAY_ALPHA`]. The camera of `opts.view` is fitted to all
+/// the geometry, visible and hidden; `opts.show_hidden` is not used.
+///
+/// A scene with nothing visible (an export of the collision alone) is drawn as
+/// [`render`] with `show_hidden` draws it: the hidden geometry in its own materials.
+pub fn render_overlay(scene: &Scene, opts: &RenderOptions) -> Image {
+    let all = RenderOptions {
+        show_hidden: true,
+        ..*opts
+    };
+    if bounds(scene, false).is_none() {
+        return render(scene, &all);
+    }
+    let (w, h) = (opts.width.min(MAX_SIZE), opts.height.min(MAX_SIZE));
+    let (lo, hi) = bounds(scene, true).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::splat(1.0)));
+    let camera = Camera::for_view(opts.view, lo, hi, w, h);
+    let mut image = render_with_camera(
+        scene,
+        &camera,
+        &RenderOptions {
+            show_hidden: false,
+            ..*opts
+        },
+    );
+    if w == 0 || h == 0 {
+        return image;
+    }
+    // The hidden geometry alone, every material replaced by one flat, double-sided, shaded
+    // colour, over a black background: a covered pixel is never black (its darkest channel is
+    // 0.2 · AMBIENT of full), so black marks the pixels no hidden triangle covers.
+    let items = pipeline::draw_items(scene, pipeline::Which::Hidden);
+    let flat = pipeline::Mat {
+        base: [OVERLAY_COLOUR[0], OVERLAY_COLOUR[1], OVERLAY_COLOUR[2], 1.0],
+        tex: None,
+        mode: pipeline::Mode::Opaque,
+        double_sided: true,
+        shaded: true,
+    };
+    let mats = vec![flat; scene.materials.len() + 1];
+    let setup = pipeline::setup(&items, &mats, &camera, (w, h), true);
+    let over = raster::rasterize(&setup, &mats, w, h, [0, 0, 0, 255]);
+    for (px, o) in image.pixels.chunks_exact_mut(4).zip(over.chunks_exact(4)) {
+        if o[..3] == [0, 0, 0] {
+            continue;
+        }
+        for (d, &v) in px[..3].iter_mut().zip(&o[..3]) {
+            let mixed = f32::from(*d) * (1.0 - OVERLAY_ALPHA) + f32::from(v) * OVERLAY_ALPHA;
+            *d = (mixed + 0.5).clamp(0.0, 255.0) as u8;
+        }
+    }
+    image
 }

@@ -23,24 +23,53 @@ pub(crate) struct DrawItem<'a> {
     pub matrix: Mat4,
 }
 
-/// The primitives to draw, in depth-first node order, skipping hidden subtrees unless
-/// `show_hidden`. A node reachable twice is drawn once (as [`Scene::world_matrices`] places it).
-pub(crate) fn draw_items(scene: &Scene, show_hidden: bool) -> Vec<DrawItem<'_>> {
+/// Which nodes [`draw_items`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// Those that are not hidden nor under a hidden node.
+    Visible,
+    /// Every node.
+    All,
+    /// Only the hidden nodes and those under them (a WAD's or X-Ray's `collision` tree).
+    Hidden,
+}
+
+impl Which {
+    /// [`Which::All`] when `show_hidden`, else [`Which::Visible`].
+    pub(crate) fn from_show_hidden(show_hidden: bool) -> Which {
+        if show_hidden {
+            Which::All
+        } else {
+            Which::Visible
+        }
+    }
+}
+
+/// The primitives to draw, in depth-first node order, of the nodes `which` says. A node
+/// reachable twice is drawn once (as [`Scene::world_matrices`] places it).
+pub(crate) fn draw_items(scene: &Scene, which: Which) -> Vec<DrawItem<'_>> {
     let worlds = scene.world_matrices();
     let n = scene.nodes.len();
     let mut seen = vec![false; n];
-    let mut stack: Vec<usize> = scene.roots.iter().rev().copied().collect();
+    // (node, under a hidden node)
+    let mut stack: Vec<(usize, bool)> = scene.roots.iter().rev().map(|&r| (r, false)).collect();
     let mut items = Vec::new();
-    while let Some(i) = stack.pop() {
+    while let Some((i, above_hidden)) = stack.pop() {
         if i >= n || seen[i] {
             continue;
         }
         seen[i] = true;
         let node = &scene.nodes[i];
-        if node.hidden && !show_hidden {
+        let hidden = above_hidden || node.hidden;
+        if hidden && which == Which::Visible {
             continue;
         }
-        if let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) {
+        let drawn = which == Which::All || hidden == (which == Which::Hidden);
+        if let Some(mesh) = node
+            .mesh
+            .and_then(|m| scene.meshes.get(m))
+            .filter(|_| drawn)
+        {
             let matrix = Mat4::from_cols_array(&worlds[i]);
             for prim in &mesh.primitives {
                 if prim.indices.len() >= 3 && !prim.positions.is_empty() {
@@ -48,7 +77,7 @@ pub(crate) fn draw_items(scene: &Scene, show_hidden: bool) -> Vec<DrawItem<'_>> 
                 }
             }
         }
-        stack.extend(node.children.iter().rev());
+        stack.extend(node.children.iter().rev().map(|&c| (c, hidden)));
     }
     items
 }
@@ -332,15 +361,18 @@ struct Ctx<'m> {
     width: u32,
     height: u32,
     light: Vec3,
+    /// Leave the vertex colours out (white), as the overlay's flat colour wants.
+    no_vertex_colours: bool,
 }
 
-/// Run the geometry stages over all items (in parallel, collected in order).
+/// Run the geometry stages over all items (in parallel, collected in order); with
+/// `no_vertex_colours` every vertex is white.
 pub(crate) fn setup(
     items: &[DrawItem<'_>],
     mats: &[Mat<'_>],
     camera: &crate::Camera,
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
+    no_vertex_colours: bool,
 ) -> Setup {
     let ctx = Ctx {
         mats,
@@ -349,6 +381,7 @@ pub(crate) fn setup(
         width,
         height,
         light: light_dir(),
+        no_vertex_colours,
     };
     let per_item: Vec<Vec<Tri>> = items.par_iter().map(|it| setup_item(it, &ctx)).collect();
     let mut tris = Vec::with_capacity(per_item.iter().map(Vec::len).sum());
@@ -377,7 +410,10 @@ fn setup_item(item: &DrawItem<'_>, ctx: &Ctx<'_>) -> Vec<Tri> {
         .collect();
     let codes: Vec<u8> = clip.iter().map(|c| outcode(*c)).collect();
     let uvs = prim.uvs.first().filter(|u| u.len() == nv);
-    let colors = prim.colors.first().filter(|c| c.len() == nv);
+    let colors = prim
+        .colors
+        .first()
+        .filter(|c| c.len() == nv && !ctx.no_vertex_colours);
     let attr = |i: usize| -> [f32; NA] {
         let uv = uvs.map_or([0.0, 0.0], |u| u[i]);
         let c = colors.map_or([1.0; 4], |c| c[i]);

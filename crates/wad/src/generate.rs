@@ -211,16 +211,7 @@ pub fn generate(spec: &LevelSpec) -> Result<Level, WriteError> {
         Chunk::new(Tag::MAP, ChunkData::Map(map))?,
         Chunk::new(Tag::LGHT, ChunkData::Lght(lght()))?,
         Chunk::new(Tag::LNFO, ChunkData::Lnfo(Lnfo { values: [0, 1] }))?,
-        Chunk::new(
-            Tag::LGPC,
-            ChunkData::Lgpc(Lgpc {
-                rows_minus_one: 1,
-                cols: 0,
-                unused: 0,
-                lengths: Vec::new(),
-                data: Vec::new(),
-            }),
-        )?,
+        Chunk::new(Tag::LGPC, ChunkData::Lgpc(demo_strings()))?,
         Chunk::new(Tag::END, ChunkData::End(Vec::new()))?,
     ];
     Ok(Level::new(chunks))
@@ -1080,6 +1071,35 @@ fn water_model() -> Result<Model, WriteError> {
         model::MATERIAL_WATER,
     )?);
     Ok(b.finish(None, Vec::new()))
+}
+
+/// The demo's strings (LGPC): one language and the `#nnn` voice id per string, so `extract`,
+/// `replace` and `info` have something to show on the demo.
+pub const DEMO_STRINGS: [[&str; 2]; 3] = [
+    ["Welcome to Synthetic Island!", "#001"],
+    ["The lever opens the gate.", "#002"],
+    ["Kuzco, over here!", "#003"],
+];
+
+/// [`DEMO_STRINGS`] as an LGPC chunk: strings column-major, each NUL-terminated, each length
+/// counting its NUL (as [`modder_level`]'s strings).
+fn demo_strings() -> Lgpc {
+    let mut lengths = Vec::new();
+    let mut data = Vec::new();
+    for col in DEMO_STRINGS {
+        for s in col {
+            lengths.push(s.len() as u32 + 1);
+            data.extend_from_slice(s.as_bytes());
+            data.push(0);
+        }
+    }
+    Lgpc {
+        rows_minus_one: 1,
+        cols: DEMO_STRINGS.len() as u32,
+        unused: 0,
+        lengths,
+        data,
+    }
 }
 
 fn font() -> Font {

@@ -3,8 +3,8 @@
 //! the `--json` report.
 //!
 //! ```text
-//! demo.wad: Argonaut level WAD (The Emperor's New Groove PC), 365461 bytes
-//! header 0x00059391 (file size − 4 + 0)
+//! demo.wad: Argonaut level WAD (The Emperor's New Groove PC), 365573 bytes
+//! header 0x00059401 (file size − 4 + 0)
 //! offset      tag     declared        size  contents
 //! 0x00000004  INFO           4           4  4 bytes (kept raw)
 //! …

@@ -145,40 +145,52 @@ impl ChunkData {
                     effects
                 )
             }
-            ChunkData::Font(f) => format!("{} glyphs", f.glyphs.len()),
+            ChunkData::Font(f) => plural(f.glyphs.len(), "glyph"),
             ChunkData::Sprt(s) => match &s.table {
                 Some(t) => format!("material base {}, table of {}", s.material_base, t.len()),
                 None => format!("material base {}", s.material_base),
             },
             ChunkData::Name(n) => format!("\"{}\"", n.text().escape_default()),
-            ChunkData::Smpc(s) => format!("{} sounds", s.sounds.len()),
+            ChunkData::Smpc(s) => plural(s.sounds.len(), "sound"),
             ChunkData::Ampc(a) => match a.count() {
                 Some(n) => format!("{n} entries, {} bytes (kept raw)", a.raw.len()),
                 None => format!("{} bytes (kept raw)", a.raw.len()),
             },
-            ChunkData::Srpc(s) => format!("{} speech references", s.refs.len()),
+            ChunkData::Srpc(s) => plural(s.refs.len(), "speech reference"),
             ChunkData::Trak(t) => format!(
-                "{} models, {} vertices, {} faces, {} collision polygons",
-                t.models.len(),
-                t.models.iter().map(|m| m.vertices.len()).sum::<usize>(),
-                t.models.iter().map(|m| m.faces.len()).sum::<usize>(),
-                t.models.iter().map(|m| m.collision.len()).sum::<usize>(),
+                "{}, {}, {}, {}",
+                plural(t.models.len(), "model"),
+                plural(
+                    t.models.iter().map(|m| m.vertices.len()).sum::<usize>(),
+                    "vertex"
+                ),
+                plural(
+                    t.models.iter().map(|m| m.faces.len()).sum::<usize>(),
+                    "face"
+                ),
+                plural(
+                    t.models.iter().map(|m| m.collision.len()).sum::<usize>(),
+                    "collision polygon"
+                ),
             ),
             ChunkData::Stpc(s) => format!(
-                "{} models, {} animations, {} bytes of script data",
-                s.models.len(),
-                s.animation_count,
+                "{}, {}, {} bytes of script data",
+                plural(s.models.len(), "model"),
+                plural(
+                    usize::try_from(s.animation_count).unwrap_or(usize::MAX),
+                    "animation"
+                ),
                 s.rest.len()
             ),
             ChunkData::Map(m) => format!(
-                "{}×{} grid, {} tiles, {} tile swaps, {} objects",
+                "{}×{} grid, {}, {}, {}",
                 m.grid_w,
                 m.grid_h,
-                m.tiles.len(),
-                m.swaps.as_ref().map_or(0, |s| s.len()),
-                m.objects.len()
+                plural(m.tiles.len(), "tile"),
+                plural(m.swaps.as_ref().map_or(0, |s| s.len()), "tile swap"),
+                plural(m.objects.len(), "object")
             ),
-            ChunkData::Lght(l) => format!("{} lights", l.lights.len()),
+            ChunkData::Lght(l) => plural(l.lights.len(), "light"),
             ChunkData::Lnfo(l) => format!("values {} {}", l.values[0], l.values[1]),
             ChunkData::Lgpc(l) => format!("{} rows × {} strings", l.rows(), l.cols),
             ChunkData::End(b) => format!("end, {} payload bytes", b.len()),
@@ -488,5 +500,14 @@ impl Level {
         lgpc, lgpc_mut, Lgpc, Lgpc;
         /// The LGHT chunk.
         lght, lght_mut, Lght, Lght;
+    }
+}
+
+/// `1 sound` / `2 sounds` (`vertex` → `vertices`) for the chunk summaries.
+fn plural(n: usize, thing: &str) -> String {
+    match (n, thing.strip_suffix("ex")) {
+        (1, _) => format!("1 {thing}"),
+        (_, Some(stem)) => format!("{n} {stem}ices"),
+        _ => format!("{n} {thing}s"),
     }
 }

@@ -3,7 +3,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use levelgeom_core::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions};
+use levelgeom_core::{
+    EngineOptions, ExportOptions, Format, Formats, WadOptions, XrayOnly, XrayOptions,
+};
 
 use crate::report;
 
@@ -40,8 +42,8 @@ pub struct Args {
     /// goes into OUTDIR/<level name>/ (a batch).
     #[arg(value_name = "PATH", required_unless_present = "demo", num_args = 1..)]
     pub paths: Vec<PathBuf>,
-    /// Batch: levels exported at once (default: one per core).
-    #[arg(long, short = 'j')]
+    /// Batch: levels exported at once, 1 or more (default: one per core).
+    #[arg(long, short = 'j', value_parser = crate::report::jobs)]
     pub jobs: Option<usize>,
     /// Batch: no progress on stderr.
     #[arg(long, short = 'q')]
@@ -106,9 +108,67 @@ pub struct Args {
     /// glows): static geometry, trees, LOD billboards, or the collision alone.
     #[arg(long, value_enum)]
     pub only: Option<OnlyKind>,
+    /// Print what was written as JSON (files with sizes, warnings; a batch: every level) on
+    /// stdout instead of text; warnings then go only there.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Args {
+    /// The X-Ray options given, as written.
+    fn xray_given(&self) -> Vec<&'static str> {
+        report::given([
+            (self.textures.is_some(), "--textures"),
+            (self.lightmaps, "--lightmaps"),
+            (self.lods, "--lods"),
+            (self.vertex_light, "--vertex-light"),
+            (self.portals, "--portals"),
+            (self.only.is_some(), "--only"),
+        ])
+    }
+
+    /// The WAD options given, as written.
+    fn wad_given(&self) -> Vec<&'static str> {
+        report::given([
+            (self.objects, "--objects"),
+            (self.objects_catalogue, "--objects-catalogue"),
+            (self.mirror_z, "--mirror-z"),
+        ])
+    }
+
+    /// Refuse options that do not apply to the opened level, naming them.
+    fn check_engine(&self, level: &levelgeom_core::LevelFile) -> anyhow::Result<()> {
+        match level.format() {
+            Format::Wad => {
+                let x = self.xray_given();
+                if !x.is_empty() {
+                    return Err(report::does_not_apply(&x, "X-Ray", level));
+                }
+            }
+            Format::XrayLevel => {
+                let w = self.wad_given();
+                if !w.is_empty() {
+                    return Err(report::does_not_apply(&w, "WAD", level));
+                }
+                if self.all_colour_sets || self.colour_set > 0 {
+                    let option = if self.colour_set > 0 {
+                        format!("--colour-set {}", self.colour_set)
+                    } else {
+                        "--all-colour-sets".into()
+                    };
+                    anyhow::bail!(
+                        "{option}: {} is an X-Ray level, which has no vertex-colour sets; its \
+                         baked vertex light is written as the attribute _LIGHT, or as \
+                         COLOR_0 with --vertex-light",
+                        level.display_name()
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     fn options(&self) -> ExportOptions {
         let wad = (self.objects || self.objects_catalogue || self.mirror_z).then_some(WadOptions {
             mirror_z: self.mirror_z,
@@ -165,7 +225,12 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
             anyhow::bail!("export needs an output folder: levelgeom export PATH... OUTDIR");
         };
         let opts = args.options();
-        return crate::batch::export(&inputs, &outroot, &opts, args.jobs, args.quiet, out);
+        let how = crate::batch::How {
+            jobs: args.jobs,
+            quiet: args.quiet,
+            json: args.json,
+        };
+        return crate::batch::export(&inputs, &outroot, &opts, &how, out);
     }
     if args.demo && !inputs.is_empty() {
         anyhow::bail!("export --demo takes only OUTDIR");
@@ -181,7 +246,12 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         (Some(input), false) => levelgeom_core::open(input)?,
         (None, false) => anyhow::bail!("export needs INPUT and OUTDIR (or --demo OUTDIR)"),
     };
+    args.check_engine(&level)?;
     let r = level.export(&outdir, &args.options())?;
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report_json(&r))?)?;
+        return Ok(0);
+    }
     let inputs: Vec<String> = r.inputs.iter().map(|p| p.display().to_string()).collect();
     writeln!(out, "exported {}", inputs.join(" with "))?;
     for root in &r.roots {
@@ -194,16 +264,27 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
             report::count(root.triangles, "triangle"),
         )?;
     }
+    // Placed meshes count every node that draws a mesh (an instanced mesh once per place, its
+    // vertices and triangles each time); distinct meshes are the mesh data written once.
+    let placed: usize = r.roots.iter().map(|x| x.meshes).sum();
     writeln!(
         out,
         "  {} ({} distinct, {}), {}, {} ({} found)",
-        report::count(r.roots.iter().map(|x| x.meshes).sum(), "placed mesh"),
+        report::count(placed, "placed mesh"),
         r.distinct_meshes,
         report::count(r.distinct_triangles, "triangle"),
         report::count(r.materials, "material"),
         report::count(r.textures, "texture"),
         r.textures_found
     )?;
+    if placed != r.distinct_meshes {
+        writeln!(
+            out,
+            "  (the per-root counts are placed meshes: a mesh placed at several nodes counts \
+             each time; the {} distinct ones are written once)",
+            r.distinct_meshes
+        )?;
+    }
     writeln!(out, "wrote {}:", report::count(r.files.len(), "file"))?;
     for (p, n) in &r.files {
         writeln!(out, "  {} ({n} bytes)", p.display())?;
@@ -213,4 +294,33 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         writeln!(out, "{}", report::count(r.warnings.len(), "warning"))?;
     }
     Ok(0)
+}
+
+/// The JSON `export --json` prints for one level (documented in docs/guide/commands.md).
+fn report_json(r: &levelgeom_core::ExportReport) -> serde_json::Value {
+    serde_json::json!({
+        "inputs": r.inputs,
+        "roots": r.roots.iter().map(|x| serde_json::json!({
+            "name": x.name,
+            "placed_meshes": x.meshes,
+            "vertices": x.vertices,
+            "triangles": x.triangles,
+        })).collect::<Vec<_>>(),
+        "placed_meshes": r.roots.iter().map(|x| x.meshes).sum::<usize>(),
+        "distinct_meshes": r.distinct_meshes,
+        "distinct_triangles": r.distinct_triangles,
+        "materials": r.materials,
+        "textures": r.textures,
+        "textures_found": r.textures_found,
+        "files": files_json(&r.files),
+        "warnings": r.warnings,
+    })
+}
+
+/// `[{"path": …, "bytes": …}]`.
+pub fn files_json(files: &[(PathBuf, u64)]) -> serde_json::Value {
+    files
+        .iter()
+        .map(|(p, n)| serde_json::json!({"path": p, "bytes": n}))
+        .collect()
 }

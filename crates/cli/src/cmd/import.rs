@@ -1,4 +1,4 @@
-//! `levelgeom import BASE.wad MESH OUT.wad [--collision C] [--keep-tiles] [--zones flat|keep]
+//! `levelgeom import BASE.wad MESH OUT.wad [--collision C] [--rebuild] [--keep-tiles] [--zones keep|flat]
 //! [--default-tex N] [--json] [--force]`
 //!
 //! `levelgeom import LEVEL_DIR MESH.glb|.gltf|.obj OUT_DIR [--collision C] [--delete-missing]
@@ -39,10 +39,17 @@ pub struct Args {
     /// mesh (floors and walls).
     #[arg(long, visible_alias = "coll-obj")]
     pub collision: Option<PathBuf>,
-    /// Keep the base's tiles and add the new ones (otherwise they are replaced). WAD only.
+    /// Cut every tile from the whole mesh, as for a level built from scratch (without it, an
+    /// edited export is mapped back onto the base's tiles and what was not edited is kept).
+    /// WAD only.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// With --rebuild: keep the base's tiles and add the new ones (otherwise they are
+    /// replaced). For an edit: keep the tiles the mesh does not hold (otherwise removed).
+    /// WAD only.
     #[arg(long)]
     pub keep_tiles: bool,
-    /// What happens to the zone table (default flat). WAD only.
+    /// What happens to the zone table (default keep). WAD only.
     #[arg(long, value_enum)]
     pub zones: Option<ZoneMode>,
     /// Texture entry for materials that are not this level's `page_NN`/`flat_RRGGBB`. WAD only.
@@ -52,10 +59,10 @@ pub struct Args {
     /// partial export (`--only`, no `--lods`), whose missing visuals are otherwise kept.
     #[arg(long)]
     pub delete_missing: bool,
-    /// X-Ray: write this XRLC build (13 or 14) instead of the base level's (13 → 14 quantises
-    /// base UVs: refused without --allow-loss). An XRLC 4, 5, 8–12 level is raised to 13 (a
-    /// real `level` + `level.geom` + `level.geomx` + version-4 `level.cform`), then 14;
-    /// what the 13 layouts cannot hold is named, and refused without --allow-loss.
+    /// X-Ray: write this XRLC build (any of 4, 5, 8–14, as `convert` does) instead of the base
+    /// level's. A conversion the target build cannot hold everything of (13 → 14 quantises
+    /// base UVs; the older builds lack some fields) names what would be lost and is refused
+    /// without --allow-loss.
     #[arg(long, value_name = "N")]
     pub to_version: Option<u16>,
     /// X-Ray: convert with --to-version even when the target build cannot hold everything
@@ -77,20 +84,21 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     if base.format() == Format::XrayLevel {
         return run_xray(&args, &base, out);
     }
-    if args.delete_missing || args.to_version.is_some() || args.allow_loss {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--delete-missing, --to-version and --allow-loss (X-Ray options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let xray = report::given([
+        (args.delete_missing, "--delete-missing"),
+        (args.to_version.is_some(), "--to-version"),
+        (args.allow_loss, "--allow-loss"),
+    ]);
+    if !xray.is_empty() {
+        return Err(report::does_not_apply(&xray, "X-Ray", &base));
     }
     let r = base.import(
         &args.mesh,
         &ImportOptions {
             collision: args.collision.clone(),
+            rebuild: args.rebuild,
             keep_tiles: args.keep_tiles,
-            zones: match args.zones.unwrap_or(ZoneMode::Flat) {
+            zones: match args.zones.unwrap_or(ZoneMode::Keep) {
                 ZoneMode::Flat => Zones::Flat,
                 ZoneMode::Keep => Zones::Keep,
             },
@@ -137,13 +145,14 @@ fn run_xray(
     base: &levelgeom_core::LevelFile,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    if args.keep_tiles || args.zones.is_some() || args.default_tex.is_some() {
-        return Err(levelgeom_core::Error::OptionDoesNotApply {
-            option: "--keep-tiles, --zones and --default-tex (WAD options)",
-            file: base.display_name(),
-            format: base.format().description(),
-        }
-        .into());
+    let wad = report::given([
+        (args.rebuild, "--rebuild"),
+        (args.keep_tiles, "--keep-tiles"),
+        (args.zones.is_some(), "--zones"),
+        (args.default_tex.is_some(), "--default-tex"),
+    ]);
+    if !wad.is_empty() {
+        return Err(report::does_not_apply(&wad, "WAD", base));
     }
     let r = base.import_xray(
         &args.mesh,

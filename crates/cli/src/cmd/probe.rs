@@ -19,6 +19,11 @@ pub struct Args {
     pub json: bool,
 }
 
+/// True when (x, z) of export space lies on a `w`×`h` grid: x ∈ [0, w), z ∈ (−h, 0].
+fn inside(x: f32, z: f32, w: u32, h: u32) -> bool {
+    (0.0..w as f32).contains(&x) && z <= 0.0 && z > -(h as f32)
+}
+
 /// Run `probe`: the collision surfaces over and under the point, highest first.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let level = levelgeom_core::open(&args.file)?;
@@ -40,7 +45,19 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         return Ok(0);
     }
     if hits.is_empty() {
-        writeln!(out, "no collision surface at x {} z {}", args.x, args.z)?;
+        let grid = level
+            .wad()
+            .and_then(|l| l.map())
+            .map(|m| (m.grid_w, m.grid_h));
+        match grid {
+            Some((w, h)) if !inside(args.x, args.z, w, h) => writeln!(
+                out,
+                "no collision surface at x {} z {}: the point is outside the {w}×{h} grid \
+                 (cells at x in [0, {w}), z in (-{h}, 0]: z is negative in export space)",
+                args.x, args.z
+            )?,
+            _ => writeln!(out, "no collision surface at x {} z {}", args.x, args.z)?,
+        }
     }
     for h in &hits {
         writeln!(

@@ -52,7 +52,12 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 /// Run `render`.
 pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    if args.demo && args.output.is_none() {
+    if args.demo {
+        // `--demo OUT.png`: the one positional is the output; a level file as well would be
+        // ignored, so it is refused (as `export --demo` does)
+        if args.output.is_some() {
+            anyhow::bail!("render --demo takes only OUT.png (the demo level is built in)");
+        }
         args.output = args.file.take();
     }
     let Some(output) = args.output.clone() else {

@@ -19,8 +19,8 @@ pub struct Args {
     /// `check` problems fail a level too (otherwise they are listed and counted).
     #[arg(long)]
     pub strict: bool,
-    /// Levels verified at once (default: one per core).
-    #[arg(long, short = 'j')]
+    /// Levels verified at once, 1 or more (default: one per core).
+    #[arg(long, short = 'j', value_parser = crate::report::jobs)]
     pub jobs: Option<usize>,
     /// No progress on stderr.
     #[arg(long, short = 'q')]
@@ -30,6 +30,7 @@ pub struct Args {
 /// Run `verify`: one line per level and a summary. Exit 0 when every level passed, 1 when one
 /// failed, 2 when nothing could be read at all, 130 when stopped by Ctrl-C.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
+    cli_batch::require_existing(&args.paths)?;
     let found = batch::find_levels(&args.paths);
     let (total, bytes) = cli_batch::totals(&found);
     let bar = cli_batch::Bar::new("verified", total, bytes, args.quiet);
@@ -59,7 +60,11 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         };
         match &l.reason {
             None => writeln!(out, "ok {what}: round trip identical{problems}")?,
-            Some(reason) => writeln!(out, "FAILED {what}: {reason}")?,
+            Some(reason) => writeln!(
+                out,
+                "FAILED {what}: {}",
+                cli_batch::unprefixed(reason, &l.path)
+            )?,
         }
         for p in l.problem_list.iter().take(report::MAX_WARNINGS_SHOWN) {
             writeln!(out, "  {p}")?;
@@ -91,7 +96,12 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         }
     )?;
     if let Some(f) = s.failures.first() {
-        writeln!(out, "first failure: {}: {}", f.path.display(), f.reason)?;
+        writeln!(
+            out,
+            "first failure: {}: {}",
+            f.path.display(),
+            cli_batch::unprefixed(&f.reason, &f.path)
+        )?;
     }
     if s.levels == 0 {
         eprintln!("levelgeom: no level found under the given paths");

@@ -53,6 +53,12 @@ fn sample_import_check_probe_finds_the_new_top() {
     assert_eq!(summary["summary"]["uv_misfits"], 0, "{text}");
     assert!(summary["summary"]["tiles"].as_u64().unwrap() > 0, "{text}");
     assert_eq!(summary["collision"], "derived from the render mesh");
+    // the sample names no tile of the base: cut as by --rebuild, and says so
+    assert_eq!(
+        summary["summary"]["mode"],
+        "rebuild (the mesh names no tile of the base level)"
+    );
+    assert_eq!(summary["summary"]["zones"], "kept");
 
     let (code, text, _) = run(&[os("check"), out.as_os_str()]);
     assert_eq!(code, 0, "{text}");
@@ -94,6 +100,84 @@ fn sample_import_check_probe_finds_the_new_top() {
         .unwrap()
         .iter()
         .all(|h| h["y"].as_f64().unwrap() < f64::from(top) - 0.1));
+}
+
+#[test]
+fn the_unedited_export_imports_to_the_same_bytes_and_rebuild_recuts() {
+    let d = tempfile::tempdir().unwrap();
+    let wad = d.path().join("demo.wad");
+    assert_eq!(run(&[os("demo"), wad.as_os_str()]).0, 0);
+    let ex = d.path().join("ex");
+    let (code, text, err) = run(&[
+        os("export"),
+        wad.as_os_str(),
+        ex.as_os_str(),
+        os("--collision"),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    let out = d.path().join("same.wad");
+    let glb = ex.join("level.glb");
+    let (code, text, err) = run(&[
+        os("import"),
+        wad.as_os_str(),
+        glb.as_os_str(),
+        out.as_os_str(),
+        os("--json"),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&wad).unwrap());
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["mode"], "edit", "{text}");
+    assert_eq!(s["zones"], "kept");
+    // the demo level: 90 tiles with a node (island and swap tiles), water tiles without
+    let kept = s["edit"]["kept"].as_array().unwrap().len();
+    assert!(kept >= 90, "{text}");
+    for k in [
+        "moved",
+        "reshaped",
+        "recut",
+        "removed",
+        "added",
+        "swaps_dropped",
+    ] {
+        assert_eq!(s["edit"][k].as_array().unwrap().len(), 0, "{k}: {text}");
+    }
+    assert_eq!(
+        s["edit"]["swaps_kept"].as_array().unwrap().len(),
+        1,
+        "{text}"
+    );
+    assert!(
+        v["collision"].as_str().unwrap().contains("not edited"),
+        "{text}"
+    );
+    // --rebuild: every tile cut from the mesh, so the bytes differ
+    let cut = d.path().join("cut.wad");
+    let (code, text, err) = run(&[
+        os("import"),
+        wad.as_os_str(),
+        glb.as_os_str(),
+        cut.as_os_str(),
+        os("--rebuild"),
+        os("--json"),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["summary"]["mode"], "rebuild", "{text}");
+    assert!(v["summary"]["edit"].is_null());
+    assert_ne!(std::fs::read(&cut).unwrap(), std::fs::read(&wad).unwrap());
+    // an X-Ray-only option is refused for a WAD, --rebuild for an X-Ray level
+    let x = Path::new(env!("CARGO_MANIFEST_DIR")).join("../xray/tests/data/xray-v14-micro");
+    let (code, _, err) = run(&[
+        os("import"),
+        x.as_os_str(),
+        glb.as_os_str(),
+        d.path().join("xo").as_os_str(),
+        os("--rebuild"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--rebuild"), "{err}");
 }
 
 #[test]

@@ -6,6 +6,7 @@ mod common;
 mod convert_cli;
 mod edit_cli;
 mod extract_cli;
+mod newcomer_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;

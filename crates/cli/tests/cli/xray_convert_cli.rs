@@ -137,7 +137,7 @@ fn other_builds_and_wads_are_refused() {
     assert_eq!(run(&[os("demo"), wad.as_os_str()]).0, 0);
     let (code, _, err) = import(&wad, &glb, &d.path().join("x.wad"), &["--to-version", "13"]);
     assert_eq!(code, 2);
-    assert!(err.contains("X-Ray options"), "{err}");
+    assert!(err.contains("--to-version is an X-Ray option"), "{err}");
 }
 
 /// An old build (XRLC 9: FVF buffers, OGF 3 visuals, the collision inside `level`) raised to

@@ -10,6 +10,7 @@ mod import;
 mod independent;
 mod mutation;
 mod textures;
+mod wad_edit;
 mod xray_import;
 mod xray_large;
 mod xray_objects;

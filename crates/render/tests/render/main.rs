@@ -4,4 +4,5 @@
 
 mod common;
 mod levels;
+mod overlay;
 mod raster;

@@ -10,6 +10,12 @@
 //! table and grid change, per [`Zones`]); the file header keeps its bias
 //! ([`Level::to_bytes`]).
 //!
+//! [`import`] is the whole-mesh cut (the CLI's `import --rebuild`). [`edit()`] (the CLI's
+//! default for an edited export) maps nodes back onto the base's tiles through their names and
+//! extras, keeps every tile that was not edited byte for byte, moves tiles whose move the grid
+//! can express, and cuts only new and reshaped geometry with the steps below ([`edit`],
+//! [`matching`]).
+//!
 //! The steps, one module each:
 //! * [`uvfit`]: material name and UVs → texture entry, UV flags (0x800, 0x10, 0x20), corner
 //!   rotation, double-sidedness (0x400);
@@ -50,9 +56,13 @@ use crate::level::{ChunkData, Level};
 use crate::model::{CollisionPoly, Model};
 
 pub mod collision;
+pub mod edit;
 pub mod map;
+pub mod matching;
 pub mod tiling;
 pub mod uvfit;
+
+pub use edit::{edit, MeshPart, MovedTile, TileEdits, TileSource};
 
 use collision::{Piece, WorldTri};
 use tiling::{CellModel, PreparedFace};
@@ -94,10 +104,10 @@ pub struct CollisionTriangle {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub enum Zones {
     /// Zone grid all 0 and zone 0's mask all ones: everything visible from everywhere.
-    #[default]
     Flat,
     /// Keep the table and grid; new tiles get the zone of their cell (cells added by growing
     /// the grid are zone 0).
+    #[default]
     Keep,
 }
 
@@ -119,7 +129,7 @@ impl Default for ImportOptions {
     fn default() -> ImportOptions {
         ImportOptions {
             keep_tiles: false,
-            zones: Zones::Flat,
+            zones: Zones::Keep,
             default_tex: None,
             uv_tolerance: 1e-3,
         }
@@ -129,6 +139,13 @@ impl Default for ImportOptions {
 /// What an import did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ImportSummary {
+    /// `edit` ([`edit()`]: tiles mapped back through the nodes that name them) or `rebuild`
+    /// ([`import`]: every tile cut from the mesh).
+    pub mode: String,
+    /// The zone table: `kept` or `flattened`.
+    pub zones: String,
+    /// What an edit did to the base's tiles ([`edit()`] only).
+    pub edit: Option<TileEdits>,
     /// New tiles (render and collision-only).
     pub tiles: usize,
     /// New TRAK models.
@@ -175,6 +192,11 @@ pub struct ImportSummary {
 
 impl fmt::Display for ImportSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(e) = &self.edit {
+            writeln!(f, "{e}")?;
+        } else if !self.mode.is_empty() {
+            writeln!(f, "mode: {}", self.mode)?;
+        }
         writeln!(
             f,
             "tiles: {} new ({} collision-only), {} kept; models: {} new",
@@ -204,6 +226,9 @@ impl fmt::Display for ImportSummary {
             self.collision_degenerate,
             self.collision_outside
         )?;
+        if !self.zones.is_empty() {
+            writeln!(f, "zones: {}", self.zones)?;
+        }
         if self.grid_before == self.grid_after {
             write!(f, "grid: {}×{}", self.grid_after.0, self.grid_after.1)
         } else {
@@ -252,6 +277,20 @@ pub enum ImportError {
         /// Centroid x.
         x: f32,
         /// Centroid z.
+        z: f32,
+    },
+    /// An edit moves a tile (node `node`) to a cell no grid can have (negative x, positive z,
+    /// or past [`MAX_GRID`]): e.g. a quarter turn about the world origin instead of the tile's
+    /// centre.
+    #[error("node {node} moves tile {tile} to ({x:.3}, {z:.3}), outside the cells a grid can have (x in [0, {MAX_GRID}), z in (-{MAX_GRID}, 0]); turn a tile about its own centre")]
+    TileOutsideGrid {
+        /// The node's name.
+        node: String,
+        /// The base tile index.
+        tile: usize,
+        /// New x.
+        x: f32,
+        /// New z.
         z: f32,
     },
     /// A collision group is not 0, 1 or 2.
@@ -316,6 +355,12 @@ pub fn import(
     let entries = Entries::new(text, default);
     let states: Vec<u32> = text.entries.iter().map(render_state).collect();
     let mut sum = ImportSummary {
+        mode: "rebuild".into(),
+        zones: match opts.zones {
+            Zones::Keep => "kept",
+            Zones::Flat => "flattened",
+        }
+        .into(),
         grid_before: (base_map.grid_w, base_map.grid_h),
         collision_source: if collision.is_some() {
             "given"
@@ -326,6 +371,88 @@ pub fn import(
         ..ImportSummary::default()
     };
 
+    let tris = match collision {
+        Some(list) => given_collision(list, &mut sum)?,
+        None => derive_collision(mesh, &mut sum),
+    };
+    let first_model = if opts.keep_tiles {
+        trak.models.len()
+    } else {
+        0
+    };
+    let cut = cut(
+        mesh,
+        &tris,
+        &Frame {
+            entries: &entries,
+            states: &states,
+            first_model,
+            grid_before: (base_map.grid_w, base_map.grid_h),
+        },
+        opts,
+        &mut sum,
+    )?;
+    let (mut models, tiles, grid) = (cut.models, cut.tiles, cut.grid);
+    sum.grid_after = grid;
+    sum.tiles = tiles.len();
+    sum.models = models.len();
+    sum.kept_tiles = if opts.keep_tiles {
+        base_map.tiles.len()
+    } else {
+        0
+    };
+
+    let mut level = base.clone();
+    let mut new_map = base_map.clone();
+    map::rebuild(&mut new_map, tiles, opts.keep_tiles, opts.zones, grid);
+    for c in &mut level.chunks {
+        match &mut c.data {
+            ChunkData::Trak(t) => {
+                if !opts.keep_tiles {
+                    t.models.clear();
+                }
+                t.models.append(&mut models);
+            }
+            ChunkData::Map(m) => *m = std::mem::take(&mut new_map),
+            _ => continue,
+        }
+        // New contents: the size fields say what is written (no inherited size quirk).
+        let len = c.data.encode()?.len();
+        c.declared_size = levelgeom_binary::fit(len, || format!("{}/size", c.tag.path_name()))?;
+        c.original_len = len;
+    }
+    Ok((level, sum))
+}
+
+/// What [`cut`] needs besides the triangles: the texture look-up, render states, the index
+/// of the first new model and the grid size before the cut.
+pub(crate) struct Frame<'a> {
+    pub(crate) entries: &'a Entries,
+    pub(crate) states: &'a [u32],
+    pub(crate) first_model: usize,
+    pub(crate) grid_before: (u32, u32),
+}
+
+/// What [`cut`] made: new models, their tiles (model indices from `first_model`), and the
+/// grid size that holds them and the old grid.
+pub(crate) struct Cut {
+    pub(crate) models: Vec<Model>,
+    pub(crate) tiles: Vec<map::NewTile>,
+    pub(crate) grid: (u32, u32),
+}
+
+/// Cut render triangles and collision triangles into tiles of their cells (see the module
+/// docs: [`tiling`], [`collision`]); counts go into `sum`.
+pub(crate) fn cut(
+    mesh: &[MeshTriangle],
+    tris: &[WorldTri],
+    frame: &Frame<'_>,
+    opts: &ImportOptions,
+    sum: &mut ImportSummary,
+) -> Result<Cut, ImportError> {
+    let entries = frame.entries;
+    let states = frame.states;
+    let first_model = frame.first_model;
     // Render triangles → cells.
     let mut cells: BTreeMap<(u32, u32, i64), Vec<PreparedFace>> = BTreeMap::new();
     let (mut max_cx, mut max_cz) = (0u32, 0u32);
@@ -381,58 +508,8 @@ pub fn import(
         cells.entry((cz, cx, 0)).or_default().push(face);
     }
 
-    // Collision triangles → pieces per cell and band.
-    let mut tris: Vec<WorldTri> = Vec::new();
-    match collision {
-        Some(list) => {
-            for (i, t) in list.iter().enumerate() {
-                if !finite3(&t.positions) {
-                    return Err(ImportError::NotFinite {
-                        what: "collision",
-                        index: i,
-                    });
-                }
-                if t.group > 2 {
-                    return Err(ImportError::BadGroup {
-                        index: i,
-                        group: t.group,
-                    });
-                }
-                let p = t.positions.map(to64);
-                match collision::tri_normal(&p) {
-                    Some(n) => tris.push(WorldTri {
-                        p,
-                        n,
-                        material: t.material,
-                        group: t.group,
-                    }),
-                    None => sum.collision_degenerate += 1,
-                }
-            }
-        }
-        None => {
-            for t in mesh {
-                let p = t.positions.map(to64);
-                let Some(n) = collision::tri_normal(&p) else {
-                    sum.collision_degenerate += 1;
-                    continue;
-                };
-                let ny = n[1] as f32;
-                if ny < -FLOOR_MIN_NY {
-                    continue;
-                }
-                let group = if ny > FLOOR_MIN_NY { 0 } else { 1 };
-                tris.push(WorldTri {
-                    p,
-                    n,
-                    material: 0,
-                    group,
-                });
-            }
-        }
-    }
     let mut pieces: BTreeMap<(u32, u32, i64), Vec<Piece>> = BTreeMap::new();
-    for t in &tris {
+    for t in tris {
         for (cx, cz) in collision::cells(t) {
             let ok = |v: i64| (0..i64::from(MAX_GRID)).contains(&v);
             if !ok(cx) || !ok(cz) {
@@ -449,21 +526,15 @@ pub fn import(
     }
 
     let grid = if cells.is_empty() && pieces.is_empty() {
-        sum.grid_before
+        frame.grid_before
     } else {
         (
-            base_map.grid_w.max(max_cx + 1),
-            base_map.grid_h.max(max_cz + 1),
+            frame.grid_before.0.max(max_cx + 1),
+            frame.grid_before.1.max(max_cz + 1),
         )
     };
-    sum.grid_after = grid;
 
     // Models and tiles, cell by cell (row z, then x, then band).
-    let first_model = if opts.keep_tiles {
-        trak.models.len()
-    } else {
-        0
-    };
     let mut keys: Vec<(u32, u32, i64)> = cells.keys().chain(pieces.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();
@@ -484,7 +555,7 @@ pub fn import(
             sum.split_cells += 1;
         }
         if let Some(ps) = pieces.get(&key) {
-            let polys = encode_pieces(ps, origin, &mut sum)?;
+            let polys = encode_pieces(ps, origin, sum)?;
             if cell_models.is_empty() {
                 cell_models.push(collision_only(ps, origin));
                 sum.collision_only_tiles += 1;
@@ -507,34 +578,70 @@ pub fn import(
             models.push(cm.model);
         }
     }
-    sum.tiles = tiles.len();
-    sum.models = models.len();
-    sum.kept_tiles = if opts.keep_tiles {
-        base_map.tiles.len()
-    } else {
-        0
-    };
+    Ok(Cut {
+        models,
+        tiles,
+        grid,
+    })
+}
 
-    let mut level = base.clone();
-    let mut new_map = base_map.clone();
-    map::rebuild(&mut new_map, tiles, opts.keep_tiles, opts.zones, grid);
-    for c in &mut level.chunks {
-        match &mut c.data {
-            ChunkData::Trak(t) => {
-                if !opts.keep_tiles {
-                    t.models.clear();
-                }
-                t.models.append(&mut models);
-            }
-            ChunkData::Map(m) => *m = std::mem::take(&mut new_map),
-            _ => continue,
+/// Collision triangles given by the user, checked (finite, group 0..=2); degenerate ones are
+/// counted and dropped.
+pub(crate) fn given_collision(
+    list: &[CollisionTriangle],
+    sum: &mut ImportSummary,
+) -> Result<Vec<WorldTri>, ImportError> {
+    let mut tris = Vec::with_capacity(list.len());
+    for (i, t) in list.iter().enumerate() {
+        if !finite3(&t.positions) {
+            return Err(ImportError::NotFinite {
+                what: "collision",
+                index: i,
+            });
         }
-        // New contents: the size fields say what is written (no inherited size quirk).
-        let len = c.data.encode()?.len();
-        c.declared_size = levelgeom_binary::fit(len, || format!("{}/size", c.tag.path_name()))?;
-        c.original_len = len;
+        if t.group > 2 {
+            return Err(ImportError::BadGroup {
+                index: i,
+                group: t.group,
+            });
+        }
+        let p = t.positions.map(to64);
+        match collision::tri_normal(&p) {
+            Some(n) => tris.push(WorldTri {
+                p,
+                n,
+                material: t.material,
+                group: t.group,
+            }),
+            None => sum.collision_degenerate += 1,
+        }
     }
-    Ok((level, sum))
+    Ok(tris)
+}
+
+/// Collision derived from render triangles: floors (group 0) and walls (group 1), material 0;
+/// ceilings are skipped, degenerate triangles counted and dropped (see the module docs).
+pub(crate) fn derive_collision(mesh: &[MeshTriangle], sum: &mut ImportSummary) -> Vec<WorldTri> {
+    let mut tris = Vec::new();
+    for t in mesh {
+        let p = t.positions.map(to64);
+        let Some(n) = collision::tri_normal(&p) else {
+            sum.collision_degenerate += 1;
+            continue;
+        };
+        let ny = n[1] as f32;
+        if ny < -FLOOR_MIN_NY {
+            continue;
+        }
+        let group = if ny > FLOOR_MIN_NY { 0 } else { 1 };
+        tris.push(WorldTri {
+            p,
+            n,
+            material: 0,
+            group,
+        });
+    }
+    tris
 }
 
 /// Encode pieces as collision polygons of a tile at `origin` (game space: z negated).

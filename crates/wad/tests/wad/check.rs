@@ -498,9 +498,9 @@ fn layouts_an_edit_can_break() {
         v,
         ["TEXT/palettes[0]: 2 colours but 1 extra bytes (the file stores one per colour)"]
     );
-    // the demo's LGPC is the empty table (rows − 1 = 1, cols = 0)
-    let v = broken(|l| l.lgpc_mut().unwrap().cols = 1);
-    assert_eq!(v, ["LGPC: 0 lengths, but rows × cols = 2 × 1 = 2"]);
+    // the demo's LGPC holds 3 strings of 2 rows (rows − 1 = 1, cols = 3): 6 lengths
+    let v = broken(|l| l.lgpc_mut().unwrap().cols = 4);
+    assert_eq!(v, ["LGPC: 6 lengths, but rows × cols = 2 × 4 = 8"]);
 }
 
 #[test]

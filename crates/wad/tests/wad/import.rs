@@ -412,16 +412,18 @@ fn quad_tris(x: f32, z: f32, y: f32, material: &str) -> Vec<MeshTriangle> {
 fn zones_flat_and_keep() {
     let base = demo();
     let mesh = quad_tris(3.2, -3.2, 0.5, "page_00");
-    let (flat, _) = import(&base, &mesh, None, &ImportOptions::default()).unwrap();
+    let flat_opts = ImportOptions {
+        zones: Zones::Flat,
+        ..ImportOptions::default()
+    };
+    let (flat, _) = import(&base, &mesh, None, &flat_opts).unwrap();
     let m = flat.map().unwrap();
     assert!(m.zone_grid.iter().all(|&z| z == 0));
     assert_eq!(m.zones[0].mask, u32::MAX);
     assert!(check(&flat).is_empty());
-    let keep = ImportOptions {
-        zones: Zones::Keep,
-        ..ImportOptions::default()
-    };
-    let (kept, s) = import(&base, &mesh, None, &keep).unwrap();
+    // kept is the default (issue 23)
+    assert_eq!(ImportOptions::default().zones, Zones::Keep);
+    let (kept, s) = import(&base, &mesh, None, &ImportOptions::default()).unwrap();
     assert_eq!(kept.map().unwrap().zones, base.map().unwrap().zones);
     assert_eq!(kept.map().unwrap().zone_grid, base.map().unwrap().zone_grid);
     assert_eq!(s.uv_missing, 2);
@@ -565,4 +567,72 @@ fn big_collision_is_clipped_into_range() {
         import(&base, &[], Some(&bad), &ImportOptions::default()),
         Err(ImportError::BadGroup { .. })
     ));
+}
+
+#[test]
+fn edit_refuses_hostile_parts_without_panicking() {
+    use levelgeom_wad::import::{edit, ImportError, MeshPart, TileSource};
+    let base = demo();
+    let part =
+        |name: &str, tile: Option<usize>, triangles: Vec<MeshTriangle>, swap: bool| MeshPart {
+            name: name.into(),
+            source: tile.map(|tile| TileSource { tile, model: None }),
+            triangles,
+            swap,
+        };
+    let mut nan = quad_tris(3.2, -3.2, 0.5, "page_00");
+    nan[0].positions[1][2] = f32::NAN;
+    let mut far = quad_tris(3.2, -3.2, 0.5, "page_00");
+    for t in &mut far {
+        for p in &mut t.positions {
+            p[0] += 1e30;
+        }
+    }
+    let keep = ImportOptions {
+        keep_tiles: true,
+        ..ImportOptions::default()
+    };
+    // a tile index past the map, an empty swap part, a node naming tile 3 with NaN corners
+    let parts = [
+        part(
+            "past",
+            Some(usize::MAX),
+            quad_tris(3.2, -3.2, 0.5, "page_00"),
+            false,
+        ),
+        part("swap", Some(8), Vec::new(), true),
+        part("nan", Some(3), nan, false),
+    ];
+    assert!(matches!(
+        edit(&base, &parts, None, &keep),
+        Err(ImportError::NotFinite { .. })
+    ));
+    let parts = [part("far", Some(3), far, false)];
+    assert!(matches!(
+        edit(&base, &parts, None, &keep),
+        Err(ImportError::OutsideGrid { .. })
+    ));
+    // sane: the quad is new geometry (the tile index names nothing), every tile kept
+    let parts = [
+        part(
+            "past",
+            Some(usize::MAX),
+            quad_tris(3.2, -3.2, 0.5, "page_00"),
+            false,
+        ),
+        part("swap", Some(8), Vec::new(), true),
+    ];
+    let (level, s) = edit(&base, &parts, None, &keep).unwrap();
+    let e = s.edit.unwrap();
+    assert_eq!(e.new_nodes, ["past"]);
+    assert_eq!(e.swap_edits_ignored, ["swap"]);
+    assert!(e.removed.is_empty());
+    let (old, new) = (base.map().unwrap(), level.map().unwrap());
+    assert_eq!(new.tiles.len(), old.tiles.len() + e.added.len());
+    assert_eq!(&new.tiles[..old.tiles.len()], &old.tiles[..]);
+    assert!(check(&level).is_empty());
+    let hits = probe(&level, 3.3, -3.5);
+    let added: Vec<_> = hits.iter().filter(|h| h.tile >= old.tiles.len()).collect();
+    assert_eq!(added.len(), 1, "{hits:?}");
+    assert!((added[0].y - 0.5).abs() < 1e-3, "{hits:?}");
 }

@@ -23,7 +23,7 @@ fn json_of_the_independent_wad_has_the_container_walk() {
     assert_eq!(chunks[12]["tag"], "MAP ");
     assert_eq!(
         chunks[12]["contents"],
-        "8×8 grid, 5 tiles, 1 tile swaps, 2 objects"
+        "8×8 grid, 5 tiles, 1 tile swap, 2 objects"
     );
     assert_eq!(v["format"], "argonaut-wad");
     assert_eq!(v["file"], "indep.wad");
