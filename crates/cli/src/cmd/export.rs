@@ -123,6 +123,7 @@ impl Args {
             (self.lods, "--lods"),
             (self.vertex_light, "--vertex-light"),
             (self.portals, "--portals"),
+            (self.occluders, "--occluders"),
             (self.only.is_some(), "--only"),
         ])
     }
