@@ -9,7 +9,7 @@
 //! - a file whose content is an X-Ray `level` (header chunk first, visuals or shaders) is an
 //!   X-Ray level, and so is a folder holding a `level` and a `level.geom` (even when `level` is
 //!   damaged: verifying it then says where). The level's files are `level`, `level.geom`,
-//!   `level.geomx` and `level.cform`, each when present (paired up by name, as `open` does);
+//!   `level.geomx`, `level.cform`, `level.hom` and `level.som`, each when present (paired up by name, as `open` does);
 //! - every other file is ignored silently, unless it is named like a level file (`*.wad`,
 //!   `level*`, any case) or was given by name: then it is listed as skipped, with the reason.
 //!
@@ -45,7 +45,7 @@ pub enum What {
     /// An Argonaut level WAD.
     Wad,
     /// An X-Ray level: its files (`level` first, then `level.geom`, `level.geomx`,
-    /// `level.cform` as present).
+    /// `level.cform`, `level.hom`, `level.som` as present).
     Xray {
         /// The level's files.
         files: Vec<PathBuf>,
@@ -132,7 +132,13 @@ impl Found {
 // Discovery
 
 /// The files of an X-Ray level besides `level`, in the order they are listed and verified.
-const XRAY_COMPANIONS: [&str; 3] = ["level.geom", "level.geomx", "level.cform"];
+const XRAY_COMPANIONS: [&str; 5] = [
+    "level.geom",
+    "level.geomx",
+    "level.cform",
+    "level.hom",
+    "level.som",
+];
 
 /// Find every level under `paths` (files or folders), with the skipped files and why; sorted by
 /// path, each level once. See the module docs for the rules.
@@ -520,7 +526,7 @@ fn difference(level: &crate::LevelFile, rebuilt: &[u8]) -> String {
 }
 
 /// Verify one level: read every file of it into the typed model, write it back and compare
-/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, compressed chunks
+/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, `level.hom`, `level.som`, compressed chunks
 /// included), and run `check`. It fails when it cannot be read or a round trip differs, and
 /// with `strict` also when `check` finds problems. A skipped entry gives a failed result.
 pub fn verify_one(found: &Found, strict: bool) -> VerifyResult {
@@ -632,9 +638,10 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
                     }
                     Err(e) => f.error = Some(e.to_string()),
                 }
-                // `level.geom` is checked with the level already (against its ranges)
-                let covered =
-                    name == "level.geom" && geom_checked.iter().any(|g| g.ends_with("level.geom"));
+                // `level.geom` is checked with the level already (against its ranges), and so
+                // are `level.hom` and `level.som`
+                let covered = matches!(name.as_str(), "level.geom" | "level.hom" | "level.som")
+                    && geom_checked.iter().any(|g| g.ends_with(&name));
                 if !covered {
                     r.problem_list
                         .extend(l.check().problems.iter().map(|p| format!("{name}: {p}")));

@@ -311,7 +311,8 @@ fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
 }
 
 /// The render triangles of a mesh file (see the module docs): every visible root except the
-/// collision, swap, objects and portals roots, without swap alternatives (`…_swap` nodes), at
+/// collision, swap, objects, portals and occluders roots, without swap alternatives (`…_swap`
+/// nodes), at
 /// most `Limits::max_instanced_triangles` placed. None at all is refused: a scene whose nodes
 /// reach no mesh (all in a cycle, say) would otherwise remove every tile.
 fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
@@ -322,6 +323,7 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         "objects",
         "objects_catalogue",
         "portals",
+        "occluders",
     ]
     .map(|n| root(scene, n));
     let starts: Vec<usize> = scene

@@ -68,6 +68,8 @@ impl LevelFile {
                 Kind::Level => Format::XrayLevel,
                 Kind::Geom => Format::XrayGeom,
                 Kind::Cform => Format::XrayCform,
+                Kind::Hom => Format::XrayHom,
+                Kind::Som => Format::XraySom,
                 Kind::Chunks => Format::XrayChunks,
             },
         }
@@ -95,6 +97,7 @@ impl LevelFile {
                 .chain(f.geomx.iter())
                 .map(|g| g.path.clone())
                 .chain(f.cform.iter().map(|c| c.path.clone()))
+                .chain(f.occluders.paths())
                 .collect(),
             _ => Vec::new(),
         }
@@ -287,7 +290,7 @@ impl LevelFile {
             Content::Wad(l) => {
                 if opts.xray.is_some() {
                     return Err(does_not_apply(
-                        "--textures, --lods, --portals and --only (X-Ray options)",
+                        "--textures, --lods, --portals, --occluders and --only (X-Ray options)",
                     ));
                 }
                 let mut wad_opts = opts.wad.clone().unwrap_or_default();
@@ -325,6 +328,7 @@ impl LevelFile {
                     lods: x.lods,
                     vertex_light: x.vertex_light,
                     collision: opts.collision || x.only == Some(crate::XrayOnly::Collision),
+                    occluders: x.occluders,
                     portals: x.portals,
                     only: x.only,
                     ..levelgeom_xray::SceneOptions::default()
@@ -355,6 +359,11 @@ impl LevelFile {
                         "a level.geom holds only vertex and index buffers; export needs the \
                          `level` file beside it (visuals, shaders). Give the level folder or \
                          its `level` file."
+                    }
+                    levelgeom_xray::Kind::Hom | levelgeom_xray::Kind::Som => {
+                        "a level.hom or level.som holds only occluder polygons; export them \
+                         with the level: give the level folder or its `level` file and \
+                         --occluders."
                     }
                     _ => "export needs an X-Ray `level` file (or its folder)",
                 };

@@ -78,6 +78,10 @@ pub enum Format {
     XrayGeom,
     /// An X-Ray `level.cform` (collision).
     XrayCform,
+    /// An X-Ray `level.hom` (occluders).
+    XrayHom,
+    /// An X-Ray `level.som` (sound occluders).
+    XraySom,
     /// Another X-Ray chunk file.
     XrayChunks,
 }
@@ -90,6 +94,8 @@ impl Format {
             Format::XrayLevel => "xray-level",
             Format::XrayGeom => "xray-geom",
             Format::XrayCform => "xray-cform",
+            Format::XrayHom => "xray-hom",
+            Format::XraySom => "xray-som",
             Format::XrayChunks => "xray-chunks",
         }
     }
@@ -101,6 +107,8 @@ impl Format {
             Format::XrayLevel => "an X-Ray level",
             Format::XrayGeom => "an X-Ray level.geom",
             Format::XrayCform => "an X-Ray level.cform",
+            Format::XrayHom => "an X-Ray level.hom",
+            Format::XraySom => "an X-Ray level.som",
             Format::XrayChunks => "an X-Ray chunk file",
         }
     }
@@ -251,6 +259,12 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                 } else {
                     None
                 };
+                let occluders = if siblings {
+                    levelgeom_xray::files::occluders_beside(&path)
+                        .map_err(|e| beside_error(&file, e))?
+                } else {
+                    Default::default()
+                };
                 let files = levelgeom_xray::files::LevelFiles {
                     level_path: path.clone(),
                     level,
@@ -258,6 +272,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                     geom,
                     geomx,
                     cform,
+                    occluders,
                 };
                 (Content::XrayLevel(Box::new(files)), warnings)
             }

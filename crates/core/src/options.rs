@@ -30,6 +30,9 @@ pub struct XrayOptions {
     /// Also export the portal polygons (`--portals`): a hidden root `portals`, its own files
     /// `portals.glb` / `portals.obj`.
     pub portals: bool,
+    /// Also export the `level.hom` / `level.som` polygons beside the level (`--occluders`): a
+    /// hidden root `occluders`, its own files `occluders.glb` / `occluders.obj`.
+    pub occluders: bool,
     /// Export one kind only (`--only`): static geometry, trees, LOD billboards or the collision
     /// (which then needs no `--collision`); lights and glows are left out.
     pub only: Option<XrayOnly>,

@@ -11,12 +11,14 @@
 //! | `swap.glb` | gltf, a root named `swap` | that tree (the alternative states of swap tiles) |
 //! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
 //! | `portals.glb` | gltf, a root named `portals` | that tree (X-Ray portal polygons, still marked hidden) |
+//! | `occluders.glb` | gltf, a root named `occluders` | that tree (X-Ray `level.hom` / `level.som` polygons, still marked hidden) |
 //! | `objects_catalogue.glb` | gltf, a root named `objects_catalogue` | that tree, the textures it uses |
 //! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
 //! | `swap.obj`, `swap.mtl` | obj, a root named `swap` | that tree |
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
 //! | `portals.obj`, `portals.mtl` | obj, a root named `portals` | that tree, one `g` group per node |
+//! | `occluders.obj`, `occluders.mtl` | obj, a root named `occluders` | that tree, one `g` group per node |
 //! | `objects_catalogue.obj`, `.mtl` | obj, a root named `objects_catalogue` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |
@@ -378,12 +380,13 @@ fn no_dangling_references(scene: &Scene) -> bool {
 }
 
 /// The file stems that hold one named root each, besides `level`.
-const NAMED: [&str; 5] = [
+const NAMED: [&str; 6] = [
     "collision",
     "swap",
     "objects",
     "objects_catalogue",
     "portals",
+    "occluders",
 ];
 
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
@@ -579,7 +582,7 @@ fn render(
                         roots,
                         mtl_file: format!("{stem}.mtl"),
                         colour_set: opts.colour_set,
-                        groups: stem == "collision" || stem == "portals",
+                        groups: matches!(stem, "collision" | "portals" | "occluders"),
                     },
                     out,
                 )

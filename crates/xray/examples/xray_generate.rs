@@ -99,7 +99,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&d)?;
         let l = generate::old_level_era(era);
         levelgeom_binary::write_atomic(&d.join("level"), &l.to_bytes()?, &[])?;
-        if matches!(era, Era::Xrlc11Early | Era::Xrlc11Tmp | Era::Xrlc11TmpSun | Era::Xrlc12EarlyGlows) {
+        if matches!(
+            era,
+            Era::Xrlc11Early | Era::Xrlc11Tmp | Era::Xrlc11TmpSun | Era::Xrlc12EarlyGlows
+        ) {
             let c = generate::old_cform(levelgeom_xray::cform::VERSION).to_bytes()?;
             levelgeom_binary::write_atomic(&d.join("level.cform"), &c, &[])?;
         }

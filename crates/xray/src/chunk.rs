@@ -118,6 +118,10 @@ pub enum Context {
     Sector,
     /// Any other chunk file (ids only); nested payloads are walked when they tile exactly.
     Chunks,
+    /// Top level of `level.hom` ([`crate::occluders`]).
+    Hom,
+    /// Top level of `level.som` ([`crate::occluders`]).
+    Som,
 }
 
 /// How a chunk is named in paths: a static name, an optional index, and the context of the
@@ -242,6 +246,17 @@ pub fn name(ctx: Context, id: u32) -> Name {
             _ => indexed("chunk", None),
         },
         Context::Chunks => indexed("chunk", Some(Context::Chunks)),
+        // xray_re-tools xr_level_hom.h / xr_level_som.h
+        Context::Hom => match id {
+            0 => named("HOM_CHUNK_VERSION", None),
+            1 => named("HOM_CHUNK_POLYGONS", None),
+            _ => indexed("chunk", None),
+        },
+        Context::Som => match id {
+            0 => named("SOM_CHUNK_VERSION", None),
+            1 => named("SOM_CHUNK_POLYGONS", None),
+            _ => indexed("chunk", None),
+        },
     }
 }
 

@@ -14,6 +14,7 @@ use crate::cform::Cform;
 use crate::chunk::{self, RawChunk};
 use crate::geom::Geom;
 use crate::level::Level;
+use crate::occluders::{Hom, Som};
 use crate::scene::{self, SceneError, SceneOptions};
 use crate::{check, Kind};
 
@@ -56,6 +57,13 @@ pub enum FilesError {
         /// The `level` file.
         level: PathBuf,
     },
+    /// Occluders were asked for, but there is neither `level.hom` nor `level.som` beside the
+    /// level.
+    #[error("no level.hom or level.som beside {} (the occluders live there)", level.display())]
+    NoOccluders {
+        /// The `level` file.
+        level: PathBuf,
+    },
     /// The level has no `level.geom` beside it, which export needs.
     #[error("no level.geom beside {} (the visuals' geometry lives there)", level.display())]
     NoGeom {
@@ -81,6 +89,10 @@ pub enum Opened {
     Level(Level),
     /// `level.cform`.
     Cform(Cform),
+    /// `level.hom`.
+    Hom(Hom),
+    /// `level.som`.
+    Som(Som),
     /// Another chunk file, as raw chunks.
     Chunks(Vec<RawChunk>),
 }
@@ -101,6 +113,8 @@ impl Opened {
             Kind::Geom => Geom::read_with(bytes, limits).map(|(g, w)| (Opened::Geom(g), w)),
             Kind::Level => Level::read_with(bytes, limits).map(|(l, w)| (Opened::Level(l), w)),
             Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
+            Kind::Hom => Hom::read(bytes).map(|(h, w)| (Opened::Hom(h), w)),
+            Kind::Som => Som::read(bytes).map(|(h, w)| (Opened::Som(h), w)),
             Kind::Chunks => chunk::read_raw(&mut Reader::with_limits(bytes, limits))
                 .map(|c| (Opened::Chunks(c), Vec::new())),
         })
@@ -112,6 +126,8 @@ impl Opened {
             Opened::Geom(_) => Kind::Geom,
             Opened::Level(_) => Kind::Level,
             Opened::Cform(_) => Kind::Cform,
+            Opened::Hom(_) => Kind::Hom,
+            Opened::Som(_) => Kind::Som,
             Opened::Chunks(_) => Kind::Chunks,
         }
     }
@@ -122,6 +138,8 @@ impl Opened {
             Opened::Geom(g) => g.to_bytes(),
             Opened::Level(l) => l.to_bytes(),
             Opened::Cform(c) => c.to_bytes(),
+            Opened::Hom(h) => h.to_bytes(),
+            Opened::Som(s) => s.to_bytes(),
             Opened::Chunks(cs) => {
                 let mut w = Writer::new();
                 chunk::write_raw(&mut w, cs)?;
@@ -142,6 +160,8 @@ impl Opened {
             }
             Opened::Level(l) => check::level(l, None, None),
             Opened::Cform(c) => check::cform(c),
+            Opened::Hom(h) => h.check(),
+            Opened::Som(s) => s.check(),
             Opened::Chunks(_) => Vec::new(),
         }
     }
@@ -173,6 +193,87 @@ pub struct LevelFiles {
     pub geomx: Option<GeomFile>,
     /// `level.cform` (the collision), when it is beside `level`.
     pub cform: Option<CformFile>,
+    /// `level.hom` and `level.som`, each when it is beside `level`.
+    pub occluders: OccluderFiles,
+}
+
+/// The `level.hom` and `level.som` beside a `level` ([`occluders_beside`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OccluderFiles {
+    /// `level.hom` (the renderer's occluders) and its path.
+    pub hom: Option<(PathBuf, Hom)>,
+    /// `level.som` (the sound occluders) and its path.
+    pub som: Option<(PathBuf, Som)>,
+}
+
+impl OccluderFiles {
+    /// Their paths (HOM first).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let hom = self.hom.iter().map(|h| h.0.clone());
+        hom.chain(self.som.iter().map(|s| s.0.clone())).collect()
+    }
+
+    /// Their rules, paths prefixed with the file (`PATH: HOM_CHUNK_POLYGONS/poly[3]`), and a
+    /// `with PATH` note per file.
+    fn check(&self, notes: &mut Vec<String>, problems: &mut Vec<Problem>) {
+        fn tagged(path: &Path, ps: Vec<Problem>) -> Vec<Problem> {
+            ps.into_iter()
+                .map(|mut p| {
+                    p.path = format!("{}: {}", path.display(), p.path);
+                    p
+                })
+                .collect()
+        }
+        if let Some((path, h)) = &self.hom {
+            notes.push(format!("with {}", path.display()));
+            problems.extend(tagged(path, h.check()));
+        }
+        if let Some((path, s)) = &self.som {
+            notes.push(format!("with {}", path.display()));
+            problems.extend(tagged(path, s.check()));
+        }
+    }
+}
+
+/// The `level.hom` and `level.som` beside the `level` file `level_path`, each when present.
+/// A file of that name whose content is something else, or that does not read, is an error
+/// naming it (and the offset and chunk inside).
+pub fn occluders_beside(level_path: &Path) -> Result<OccluderFiles, FilesError> {
+    let dir = parent(level_path);
+    let load = |name: &str, want: Kind| -> Result<Option<(PathBuf, Vec<u8>)>, FilesError> {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let bytes = read_bytes(&path)?;
+        match crate::kind(&bytes) {
+            Some(k) if k == want => Ok(Some((path, bytes))),
+            Some(k) => Err(FilesError::WrongKind {
+                path,
+                message: format!("is {}, not {}", kind_name(k), kind_name(want)),
+            }),
+            None => Err(FilesError::NotXray { path }),
+        }
+    };
+    let read_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| FilesError::Read { path, source }
+    };
+    let hom = match load("level.hom", Kind::Hom)? {
+        Some((path, bytes)) => {
+            let (h, _) = Hom::read(&bytes).map_err(read_err(&path))?;
+            Some((path, h))
+        }
+        None => None,
+    };
+    let som = match load("level.som", Kind::Som)? {
+        Some((path, bytes)) => {
+            let (s, _) = Som::read(&bytes).map_err(read_err(&path))?;
+            Some((path, s))
+        }
+        None => None,
+    };
+    Ok(OccluderFiles { hom, som })
 }
 
 /// A parsed `level.cform` and where it came from.
@@ -279,6 +380,8 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Geom => "a level.geom",
         Kind::Level => "a level",
         Kind::Cform => "a level.cform",
+        Kind::Hom => "a level.hom",
+        Kind::Som => "a level.som",
         Kind::Chunks => "an X-Ray chunk file of unknown kind",
     }
 }
@@ -347,6 +450,7 @@ impl LevelFiles {
         })?;
         let (geom, geomx) = siblings(level_path)?;
         let cform = cform_beside(level_path)?;
+        let occluders = occluders_beside(level_path)?;
         Ok(LevelFiles {
             level_path: level_path.to_path_buf(),
             level,
@@ -354,6 +458,7 @@ impl LevelFiles {
             geom,
             geomx,
             cform,
+            occluders,
         })
     }
 
@@ -394,6 +499,7 @@ impl LevelFiles {
                 p
             }));
         }
+        self.occluders.check(&mut notes, &mut problems);
         CheckReport { notes, problems }
     }
 
@@ -430,6 +536,7 @@ impl LevelFiles {
                 p
             }));
         }
+        self.occluders.check(&mut notes, &mut problems);
         CheckReport { notes, problems }
     }
 
@@ -463,6 +570,20 @@ impl LevelFiles {
                 level: self.level_path.clone(),
             })?;
             let mut w = crate::collision::add_collision(&mut s, &c.cform);
+            s.warnings.append(&mut w);
+        }
+        if opts.occluders {
+            let o = &self.occluders;
+            if o.hom.is_none() && o.som.is_none() {
+                return Err(FilesError::NoOccluders {
+                    level: self.level_path.clone(),
+                });
+            }
+            let mut w = crate::occluders::scene::add_occluders(
+                &mut s,
+                o.hom.as_ref().map(|h| &h.1),
+                o.som.as_ref().map(|s| &s.1),
+            );
             s.warnings.append(&mut w);
         }
         Ok(s)

@@ -5,7 +5,8 @@
 //! "depth", "decoded_size"?}], …}` plus per format `xray-geom` (`version`, `quality`,
 //! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality` (null up to XRLC 12), `name` (XRLC 4–10), `shaders`,
 //! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
-//! `faces`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
+//! `faces`), `xray-hom` / `xray-som` (`version`, `polygons`, `two_sided`, `bbox`, and for the SOM
+//! `occlusion`: `[{"factor", "polygons"}]`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
 
 use std::fmt;
 
@@ -49,6 +50,12 @@ pub enum Body {
     /// `level.cform`.
     #[serde(rename = "xray-cform")]
     Cform(CformInfo),
+    /// `level.hom`.
+    #[serde(rename = "xray-hom")]
+    Hom(crate::occluders::OccludersInfo),
+    /// `level.som`.
+    #[serde(rename = "xray-som")]
+    Som(crate::occluders::OccludersInfo),
     /// Another chunk file.
     #[serde(rename = "xray-chunks")]
     Chunks {},
@@ -61,6 +68,8 @@ impl Body {
             Body::Geom(_) => "xray-geom",
             Body::Level(_) => "xray-level",
             Body::Cform(_) => "xray-cform",
+            Body::Hom(_) => "xray-hom",
+            Body::Som(_) => "xray-som",
             Body::Chunks {} => "xray-chunks",
         }
     }
@@ -482,6 +491,8 @@ impl Info {
             Opened::Geom(g) => Body::Geom(geom_info(g)),
             Opened::Level(l) => Body::Level(level_info(l)),
             Opened::Cform(c) => Body::Cform(cform_info(c)),
+            Opened::Hom(h) => Body::Hom(h.info()),
+            Opened::Som(s) => Body::Som(s.info()),
             Opened::Chunks(_) => Body::Chunks {},
         };
         Ok(Info {
@@ -506,6 +517,7 @@ impl fmt::Display for Info {
             Body::Geom(g) => (g.version.map(u32::from), g.quality),
             Body::Level(l) => (l.version.map(u32::from), l.quality),
             Body::Cform(c) => (Some(c.version), None),
+            Body::Hom(o) | Body::Som(o) => (o.version, None),
             Body::Chunks {} => (None, None),
         };
         match (version, quality) {
@@ -612,6 +624,24 @@ impl fmt::Display for Info {
                 count(c.vertices, "vertex", "vertices"),
                 count(c.faces, "face", "faces")
             )?,
+            Body::Hom(o) | Body::Som(o) => {
+                writeln!(
+                    f,
+                    "  {} ({} two-sided)",
+                    count(o.polygons, "polygon", "polygons"),
+                    o.two_sided
+                )?;
+                if let Some([lo, hi]) = o.bbox {
+                    writeln!(f, "  bounds {lo:?} – {hi:?}")?;
+                }
+                if let Some(occ) = &o.occlusion {
+                    let list: Vec<String> = occ
+                        .iter()
+                        .map(|o| format!("{} × {}", o.factor, o.polygons))
+                        .collect();
+                    writeln!(f, "  occlusion factors: {}", list.join(", "))?;
+                }
+            }
             Body::Chunks {} => {}
         }
         for w in &self.warnings {

@@ -1,5 +1,5 @@
 //! S.T.A.L.K.E.R. (X-Ray engine) compiled levels: `level`, `level.geom`, `level.geomx`,
-//! `level.cform`.
+//! `level.cform`, `level.hom`, `level.som`.
 //!
 //! * [`chunk`]: the `u32 id` + `u32 size` chunk container (bit 31 of the id = LZHUF-compressed),
 //!   [`lzhuf`] its codec;
@@ -10,6 +10,7 @@
 //!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
 //!   vertices and triangles, all kept);
 //! * [`dds`]: DDS textures decoded to RGBA8 (and PNG);
+//! * [`occluders`]: `level.hom` (occluder mesh) and `level.som` (sound-occlusion mesh);
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
 //!   [`scene`]: conversion to the engine-neutral scene for export, with [`pivot`] (each
@@ -40,6 +41,7 @@ pub mod level;
 pub mod lights;
 pub mod lzhuf;
 pub mod names;
+pub mod occluders;
 pub mod ogf;
 pub mod pivot;
 pub mod portals;
@@ -71,6 +73,10 @@ pub enum Kind {
     Level,
     /// `level.cform`: the collision header + vertices + triangles.
     Cform,
+    /// `level.hom`: chunk 0 (version) then chunk 1 of 40-byte occluder polygons.
+    Hom,
+    /// `level.som`: chunk 0 (version) then chunk 1 of 44-byte sound-occluder polygons.
+    Som,
     /// Some other X-Ray chunk file.
     Chunks,
 }
@@ -82,6 +88,9 @@ pub enum Kind {
 pub fn kind(bytes: &[u8]) -> Option<Kind> {
     if cform::sniff(bytes) {
         return Some(Kind::Cform);
+    }
+    if let Some(k) = occluders::sniff(bytes) {
+        return Some(k);
     }
     let header_first = bytes.len() >= 12 && level::starts_with_header(bytes);
     let (ids, tiles) = chunk::scan_ids(bytes);
@@ -139,6 +148,8 @@ fn root_context(k: Kind, bytes: &[u8]) -> Option<Context> {
         Kind::Geom => Some(Context::Geom),
         Kind::Level => Some(level::context_of(bytes)),
         Kind::Chunks => Some(Context::Chunks),
+        Kind::Hom => Some(Context::Hom),
+        Kind::Som => Some(Context::Som),
         Kind::Cform => None,
     }
 }

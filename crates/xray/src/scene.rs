@@ -53,6 +53,9 @@ pub struct SceneOptions {
     /// Also convert the `level.cform` beside the level into a hidden `collision` tree
     /// ([`crate::collision`]); used by [`crate::LevelFiles::to_scene`].
     pub collision: bool,
+    /// Also convert the `level.hom` / `level.som` beside the level into a hidden `occluders`
+    /// tree ([`crate::occluders::scene`]); used by [`crate::LevelFiles::to_scene`].
+    pub occluders: bool,
     /// File extension appended to texture names in URIs (`dds` by default).
     pub texture_extension: String,
     /// Prefix put before texture URIs (e.g. a relative path to gamedata/textures).
@@ -70,6 +73,7 @@ impl Default for SceneOptions {
             lods: false,
             vertex_light: false,
             collision: false,
+            occluders: false,
             texture_extension: "dds".into(),
             texture_prefix: String::new(),
             portals: false,

@@ -99,6 +99,11 @@ pub struct Args {
     /// sector_front / sector_back in extras.
     #[arg(long)]
     pub portals: bool,
+    /// X-Ray: also export the occluders of the level.hom (renderer) and level.som (sound)
+    /// beside the level into occluders.glb / occluders.obj (hidden trees `hom` and `som`), with
+    /// the two-sided flags and occlusion factors in extras.
+    #[arg(long)]
+    pub occluders: bool,
     /// X-Ray: export one kind only (hierarchy nodes above it kept as groups; no lights or
     /// glows): static geometry, trees, LOD billboards, or the collision alone.
     #[arg(long, value_enum)]
@@ -118,6 +123,7 @@ impl Args {
             (self.lods, "--lods"),
             (self.vertex_light, "--vertex-light"),
             (self.portals, "--portals"),
+            (self.occluders, "--occluders"),
             (self.only.is_some(), "--only"),
         ])
     }
@@ -176,6 +182,7 @@ impl Args {
             || self.vertex_light
             || self.lightmaps
             || self.portals
+            || self.occluders
             || self.only.is_some())
         .then(|| XrayOptions {
             lods: self.lods,
@@ -183,6 +190,7 @@ impl Args {
             textures: self.textures.clone(),
             lightmaps: self.lightmaps,
             portals: self.portals,
+            occluders: self.occluders,
             only: self.only.map(|o| match o {
                 OnlyKind::Static => XrayOnly::Static,
                 OnlyKind::Trees => XrayOnly::Trees,

@@ -15,3 +15,4 @@ mod xray_cli;
 mod xray_convert_cli;
 mod xray_import_cli;
 mod xray_objects_cli;
+mod xray_occluders_cli;

@@ -16,6 +16,7 @@ mod import_reshape;
 mod import_trees;
 mod independent;
 mod objects;
+mod occluders;
 mod old;
 mod old_bytes;
 mod old_header;
