@@ -906,7 +906,13 @@ impl LevelFile {
             },
         )
         .map_err(|e| Error::Unsupported {
-            file: source.to_string(),
+            // a collision mesh's error names that file (`collision_from` is its path then)
+            file: match (&e, collision) {
+                (levelgeom_xray::import::ImportError::Collision(_), Some(_)) => {
+                    collision_from.clone()
+                }
+                _ => source.to_string(),
+            },
             message: e.to_string(),
         })?;
         let write = |name: &str, r: std::result::Result<Vec<u8>, levelgeom_binary::WriteError>| {

@@ -557,3 +557,36 @@ fn an_old_build_is_written_back_in_its_own_build() {
         }
     }
 }
+
+/// A `--collision` mesh with a corner that is no number (`nan`), or absurdly far (1e30), is
+/// refused with exit 2, the error naming the collision file (not the level mesh), the node and
+/// the triangle; nothing is written. Before, the NaN corner went into `level.cform`.
+#[test]
+fn a_collision_corner_that_is_no_point_is_refused_naming_the_collision_file() {
+    let d = tempfile::tempdir().unwrap();
+    let glb = export(&fixture_dir(), &d.path().join("ex"));
+    for (name, corner) in [("nan.obj", "1 0 nan"), ("far.obj", "1 0 1e30")] {
+        let coll = d.path().join(name);
+        std::fs::write(
+            &coll,
+            format!("o mat0_sec0\nv 0 0 0\nv {corner}\nv 0 0 1\nf 1 2 3\n"),
+        )
+        .unwrap();
+        let out = d.path().join(format!("out-{name}"));
+        let (code, _, err) = import(
+            &fixture_dir(),
+            &glb,
+            &out,
+            &["--collision", coll.to_str().unwrap()],
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(&format!(
+                "{name}: collision mesh: node \"mat0_sec0\", triangle 0"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("is not a point of a level"), "{err}");
+        assert!(!out.exists(), "{name}: nothing may be written");
+    }
+}

@@ -791,6 +791,11 @@ fn group_name(name: &str) -> Option<(u32, u16)> {
 }
 
 /// A cform from the collision mesh (see the module docs).
+/// The largest |coordinate| a collision corner may have, in metres (10,000 km): no level is
+/// near that size, and farther corners (or non-finite ones) would only wreck the collision
+/// grid the engine builds from the file.
+const MAX_COORD: f32 = 1.0e7;
+
 fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
     let version = base.map_or(VERSION, |c| c.version);
     let worlds = scene.world_matrices();
@@ -821,12 +826,19 @@ fn replace(scene: &Scene, base: Option<&Cform>) -> Result<Cform, ImportError> {
         let Some(g) = mapping::node_geo(scene, i, &worlds) else {
             continue;
         };
-        for t in g.indices.chunks_exact(3) {
+        for (n, t) in g.indices.chunks_exact(3).enumerate() {
             let mut verts = [0u32; 3];
             // glTF (0, 1, 2) → X-Ray (0, 2, 1)
             for (k, &ix) in [t[0], t[2], t[1]].iter().enumerate() {
                 let p = mirror(g.points[ix as usize]);
                 let p = [p.x as f32, p.y as f32, p.z as f32];
+                if p.iter().any(|v| !v.is_finite() || v.abs() > MAX_COORD) {
+                    return Err(ImportError::Collision(format!(
+                        "node {:?}, triangle {n}: corner {p:?} is not a point of a \
+                         level (not finite, or farther than {MAX_COORD} m from the origin)",
+                        node.name
+                    )));
+                }
                 let key = p.map(f32::to_bits);
                 verts[k] = *weld.entry(key).or_insert_with(|| {
                     c.vertices.push(p);
