@@ -298,7 +298,8 @@ fn unplace(p: &Placement, w: [f64; 3]) -> [f64; 3] {
 }
 
 /// Key of the 1/64-unit cube a point falls in (far larger than the tolerance, so equal
-/// points are in the same or a neighbouring cube).
+/// points are in the same or a neighbouring cube). Far points saturate at the ends of `i64`
+/// (`as` saturates), so neighbours are found with saturating adds.
 fn cube(c: [f64; 3]) -> [i64; 3] {
     c.map(|v| (v * 64.0).floor() as i64)
 }
@@ -326,7 +327,11 @@ pub fn same(expected: &[RefTri], got: &[MeshTriangle], uv_tol: f32) -> bool {
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
-                    let Some(list) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
+                    let Some(list) = grid.get(&[
+                        k[0].saturating_add(dx),
+                        k[1].saturating_add(dy),
+                        k[2].saturating_add(dz),
+                    ]) else {
                         continue;
                     };
                     for &i in list {
