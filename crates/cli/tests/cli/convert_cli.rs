@@ -67,9 +67,14 @@ fn the_fixture_goes_to_13_and_back_to_its_own_bytes() {
     let (code, _, err) = convert(&c13, &c14, "14", &["--allow-loss"]);
     assert_eq!(code, 0, "{err}");
     for f in FILES {
+        // the fixture's header quality (1) has no place in XRLC 13's u32 header: 0 after 13
+        let mut want = std::fs::read(fx.join(f)).unwrap();
+        if f != "level.cform" {
+            want[10..12].copy_from_slice(&[0, 0]);
+        }
         assert!(
-            std::fs::read(fx.join(f)).unwrap() == std::fs::read(c14.join(f)).unwrap(),
-            "{f} differs from the fixture's after 14 → 13 → 14"
+            want == std::fs::read(c14.join(f)).unwrap(),
+            "{f} differs from the fixture's after 14 → 13 → 14 (quality aside)"
         );
     }
 }

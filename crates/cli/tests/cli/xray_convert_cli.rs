@@ -123,9 +123,14 @@ fn fixture_to_13_and_back_to_14() {
         1
     );
     for f in FILES {
+        // the fixture's header quality (1) has no place in XRLC 13's u32 header: 0 after 13
+        let mut want = std::fs::read(fx.join(f)).unwrap();
+        if f != "level.cform" {
+            want[10..12].copy_from_slice(&[0, 0]);
+        }
         assert!(
-            std::fs::read(fx.join(f)).unwrap() == std::fs::read(back.join(f)).unwrap(),
-            "{f} differs from the fixture's after 14 → 13 → 14"
+            want == std::fs::read(back.join(f)).unwrap(),
+            "{f} differs from the fixture's after 14 → 13 → 14 (quality aside)"
         );
     }
 }

@@ -138,20 +138,37 @@ pub fn v13_geomx() -> Declaration {
     ])
 }
 
-fn set_header(chunks: &mut [crate::chunk::Framed<GeomChunk>], to: u16) {
-    for c in chunks {
-        if let GeomChunk::Header(h) = &mut c.value {
-            h.version = to;
-        }
+/// The header word(s) of build `to`: its version, and for XRLC 13 no quality. The XRLC 13
+/// engine reads `hdrLEVEL` as one `u32 XRLC_version` (`xr_3da/xrLevel.h` to 2005-09-07,
+/// `355d582495` being the first `u16 version; u16 quality`; see `crate::level::HeaderForm`), so a
+/// quality in the high half would make it read another version. Returns the quality dropped.
+fn set_version(h: &mut crate::geom::Header, to: u16) -> Option<u16> {
+    h.version = to;
+    let dropped = (to == 13 && h.quality != 0).then_some(h.quality);
+    if to == 13 {
+        h.quality = 0;
     }
+    dropped
 }
 
-fn set_level_header(level: &mut Level, to: u16) {
-    for c in &mut level.chunks {
-        if let LevelChunk::Header(h) = &mut c.value {
-            h.version = to;
+fn set_header(chunks: &mut [crate::chunk::Framed<GeomChunk>], to: u16) -> Option<u16> {
+    let mut dropped = None;
+    for c in chunks {
+        if let GeomChunk::Header(h) = &mut c.value {
+            dropped = dropped.or(set_version(h, to));
         }
     }
+    dropped
+}
+
+fn set_level_header(level: &mut Level, to: u16) -> Option<u16> {
+    let mut dropped = None;
+    for c in &mut level.chunks {
+        if let LevelChunk::Header(h) = &mut c.value {
+            dropped = dropped.or(set_version(h, to));
+        }
+    }
+    dropped
 }
 
 /// What the target build stores of a base UV coordinate, decoded back.
@@ -384,14 +401,20 @@ fn geom_build(
     if let Some(v) = out.geom.vertex_buffers_mut() {
         *v = new_vbs;
     }
-    set_header(&mut out.geom.chunks, to);
+    let mut dropped = set_header(&mut out.geom.chunks, to);
     if let Some(gx) = &mut out.geomx {
         if let (Some(v), Some(nx)) = (gx.vertex_buffers_mut(), new_geomx_vbs) {
             *v = nx;
         }
-        set_header(&mut gx.chunks, to);
+        dropped = dropped.or(set_header(&mut gx.chunks, to));
     }
-    set_level_header(&mut out.level, to);
+    dropped = dropped.or(set_level_header(&mut out.level, to));
+    if let Some(q) = dropped {
+        c.notes.push(format!(
+            "the headers' XRLC quality {q} is written as 0: the XRLC 13 engine reads the header \
+             as one u32 version word"
+        ));
+    }
     Ok(c)
 }
 
