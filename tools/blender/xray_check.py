@@ -444,6 +444,22 @@ UNREADABLE = {
                "2002-08-30: blender-xray reads XRLC 8 without index buffers and fails on it; our "
                "export of it is checked against the early layout's by `cargo test -p "
                "levelgeom-xray --test xray old_header`",
+    # blender-xray decides these record sizes by the XRLC version, not by the chunk's size, so
+    # the layouts of particular xrLC dates inside a version fail in it (measured with Blender
+    # 3.4.1 and the add-on in ../shared/peers); ours are checked against the latest layout's
+    # export by `cargo test -p levelgeom-xray --test xray old_header`
+    "v11-early": "XRLC 11 of xrLC before 2003-09-02 (96-byte OGF_TREEDEF2, 24-byte LOD vertices): "
+                 "blender-xray reads 104-byte tree records in 11 and fails (struct.error in "
+                 "ogf/imp/tree.py read_tree_color)",
+    "v11-tmp": "XRLC 11 of xrLC 2003-09-02..04 (112-byte OGF_TREEDEF2, 24-byte LOD vertices): "
+               "blender-xray reads 28-byte LOD vertices in 11 and fails (struct.error past the "
+               "768-byte OGF_LODDEF2)",
+    "v11-tmpsun": "XRLC 11 of xrLC 2003-09-05..08 (112-byte OGF_TREEDEF2): blender-xray reads the "
+                  "tree record as 104 bytes and places the tree's triangles with wrong UVs",
+    "v12-earlyglows": "XRLC 12 of xrLC before 2003-10-20 (24-byte glows with a shader/texture index "
+                      "pair): blender-xray fails in its shader import (formats/level/imp/shader.py "
+                      "expects 'shader/texture' names) on our generated variant; not investigated "
+                      "further",
 }
 
 
