@@ -158,6 +158,13 @@ fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
 /// The collision file an export wrote beside a mesh file named `level.*`: `collision.glb` or
 /// `collision.obj`, the one of the mesh's own format first.
 fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
+    found_beside(mesh, "collision", " (pass it with --collision to use it)")
+}
+
+/// The file `STEM.glb` or `STEM.obj` an export wrote beside a mesh file named `level.*`, the
+/// one of the mesh's own format first, under the rule of the mesh's companions: its real path
+/// stays in the mesh's folder (a symbolic link out is an error, `hint` saying what to do).
+fn found_beside(mesh: &Path, stem: &str, hint: &str) -> Result<Option<PathBuf>> {
     let is_level = mesh
         .file_stem()
         .is_some_and(|s| s.eq_ignore_ascii_case("level"));
@@ -166,8 +173,8 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
     }
     let dir = mesh.parent().unwrap_or(Path::new(""));
     let names = match mesh_format(mesh)? {
-        Some(MeshFormat::Obj) => ["collision.obj", "collision.glb"],
-        _ => ["collision.glb", "collision.obj"],
+        Some(MeshFormat::Obj) => [format!("{stem}.obj"), format!("{stem}.glb")],
+        _ => [format!("{stem}.glb"), format!("{stem}.obj")],
     };
     let Some(found) = names
         .iter()
@@ -177,7 +184,6 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
     else {
         return Ok(None);
     };
-    // the same rule as for the mesh's companions: its real path stays in the mesh's folder
     let io = |source| Error::Io {
         path: found.clone(),
         source,
@@ -193,7 +199,8 @@ fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
         return Err(Error::Unsupported {
             file: found.display().to_string(),
             message: format!(
-                "found beside the mesh file, it resolves to {}, outside the mesh file's folder                  (through a symbolic link); not read (pass it with --collision to use it)",
+                "found beside the mesh file, it resolves to {}, outside the mesh file's folder \
+                 (through a symbolic link); not read{hint}",
                 real.display()
             ),
         });
@@ -279,20 +286,9 @@ fn swap_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
 }
 
 /// The swap file an export wrote beside a mesh file named `level.*`: `swap.glb` or `swap.obj`,
-/// the one of the mesh's own format first.
+/// the one of the mesh's own format first (the companions' rule, as [`found_beside`] says).
 fn swap_beside(mesh: &Path) -> Result<Option<PathBuf>> {
-    let is_level = mesh
-        .file_stem()
-        .is_some_and(|s| s.eq_ignore_ascii_case("level"));
-    if !is_level {
-        return Ok(None);
-    }
-    let dir = mesh.parent().unwrap_or(Path::new(""));
-    let names = match mesh_format(mesh)? {
-        Some(MeshFormat::Obj) => ["swap.obj", "swap.glb"],
-        _ => ["swap.glb", "swap.obj"],
-    };
-    Ok(names.iter().map(|n| dir.join(n)).find(|p| p.is_file()))
+    found_beside(mesh, "swap", "")
 }
 
 /// Mesh triangles of flattened scene triangles, material names from `scene`.

@@ -98,9 +98,22 @@ pub fn count_world_triangles(
     include_hidden: bool,
     limit: usize,
 ) -> Result<u64, TooManyTriangles> {
+    match root {
+        Some(r) => count_from(scene, &[r], include_hidden, limit),
+        None => count_from(scene, &scene.roots, include_hidden, limit),
+    }
+}
+
+/// [`count_world_triangles`] from the nodes `starts`, in one pass.
+fn count_from(
+    scene: &Scene,
+    starts: &[usize],
+    include_hidden: bool,
+    limit: usize,
+) -> Result<u64, TooManyTriangles> {
     let mut count = 0u64;
     let mut over = None;
-    visit(scene, root, include_hidden, |x, _| {
+    visit_from(scene, starts, include_hidden, |x, _| {
         if over.is_some() {
             return;
         }
@@ -138,32 +151,7 @@ pub fn world_triangles_under(
     include_hidden: bool,
     limit: usize,
 ) -> Result<Vec<Triangle>, TooManyTriangles> {
-    let mut count = 0u64;
-    let mut over = None;
-    visit_from(scene, starts, include_hidden, |x, _| {
-        if over.is_some() {
-            return;
-        }
-        let Some(mesh) = scene.nodes[x].mesh.and_then(|mi| scene.meshes.get(mi)) else {
-            return;
-        };
-        count += mesh
-            .primitives
-            .iter()
-            .map(|p| (p.indices.len() / 3) as u64)
-            .sum::<u64>();
-        if count > limit as u64 {
-            over = Some(TooManyTriangles {
-                node: x,
-                node_name: scene.nodes[x].name.clone(),
-                count,
-                limit: limit as u64,
-            });
-        }
-    });
-    if let Some(e) = over {
-        return Err(e);
-    }
+    let count = count_from(scene, starts, include_hidden, limit)?;
     let mut out = Vec::new();
     out.try_reserve_exact(count as usize)
         .map_err(|_| TooManyTriangles {

@@ -219,6 +219,37 @@ fn a_collision_file_beside_the_mesh_that_links_out_is_refused() {
     assert!(err.contains("outside the mesh file's folder"), "{err}");
 }
 
+/// The swap file an edit import reads beside `level.*` obeys the same rule as the collision
+/// file: a `swap.obj` that links out of the mesh's folder is refused, not read.
+#[cfg(unix)]
+#[test]
+fn a_swap_file_beside_the_mesh_that_links_out_is_refused() {
+    let dir = setup();
+    let d = dir.path();
+    let ex = d.join("ex");
+    let o = run(&[
+        Path::new("export"),
+        &d.join("demo.wad"),
+        &ex,
+        Path::new("--format"),
+        Path::new("obj"),
+        Path::new("--collision"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(ex.join("swap.obj").is_file(), "the demo has a swap tile");
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(ex.join("swap.obj"), elsewhere.join("swap.obj")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("swap.obj"), ex.join("swap.obj")).unwrap();
+    let (code, err) = import(d, &ex.join("level.obj"), &d.join("out.wad"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("swap.obj") && err.contains("outside the mesh file's folder"),
+        "{err}"
+    );
+    assert!(!d.join("out.wad").exists());
+}
+
 #[test]
 fn grid_growth_and_grid_spanning_triangles() {
     let dir = setup();
