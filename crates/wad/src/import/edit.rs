@@ -38,11 +38,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::matching::{self, Motion, Reference};
+use super::BaseParts;
 use super::{
-    collision, cut, given_collision, map, CollisionTriangle, Frame, ImportError, ImportOptions,
-    ImportSummary, MeshTriangle, Zones, FLOOR_MIN_NY, MAX_GRID,
+    base_parts, collision, cut, given_collision, map, CollisionTriangle, Frame, ImportError,
+    ImportOptions, ImportSummary, MeshTriangle, Zones, FLOOR_MIN_NY, MAX_GRID,
 };
-use crate::check::render_state;
 use crate::level::{ChunkData, Level};
 use crate::model::Model;
 use crate::probe::group_of;
@@ -221,21 +221,13 @@ pub fn edit(
     collision: Option<&[CollisionTriangle]>,
     opts: &ImportOptions,
 ) -> Result<(Level, ImportSummary), ImportError> {
-    let trak = base.trak().ok_or(ImportError::MissingChunk("TRAK"))?;
-    let base_map = base.map().ok_or(ImportError::MissingChunk("MAP"))?;
-    let text = base.text().ok_or(ImportError::MissingChunk("TEXT"))?;
-    if text.entries.is_empty() {
-        return Err(ImportError::NoTextureEntries);
-    }
-    let default = opts.default_tex.unwrap_or(0);
-    if usize::from(default) >= text.entries.len() {
-        return Err(ImportError::BadDefaultTexture {
-            index: default,
-            entries: text.entries.len(),
-        });
-    }
-    let entries = super::uvfit::Entries::new(text, default);
-    let states: Vec<u32> = text.entries.iter().map(render_state).collect();
+    let BaseParts {
+        trak,
+        map: base_map,
+        text,
+        entries,
+        states,
+    } = base_parts(base, opts)?;
     let n = base_map.tiles.len();
     let scene = crate::scene::build(
         trak,

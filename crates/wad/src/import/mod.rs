@@ -368,6 +368,47 @@ fn to64(p: [f32; 3]) -> [f64; 3] {
     p.map(f64::from)
 }
 
+/// What both imports ([`import`], [`edit`]) take from the base level: its TRAK, MAP and TEXT,
+/// the texture entries UVs are fitted to (the default entry checked) and each entry's render
+/// state.
+pub(super) struct BaseParts<'a> {
+    pub trak: &'a crate::trak::Trak,
+    pub map: &'a crate::map::Map,
+    pub text: &'a crate::text::Text,
+    pub entries: Entries,
+    pub states: Vec<u32>,
+}
+
+/// The [`BaseParts`] of `base`.
+///
+/// # Errors
+/// A missing TRAK, MAP or TEXT chunk, no texture entries, or a default entry past them.
+pub(super) fn base_parts<'a>(
+    base: &'a Level,
+    opts: &ImportOptions,
+) -> Result<BaseParts<'a>, ImportError> {
+    let trak = base.trak().ok_or(ImportError::MissingChunk("TRAK"))?;
+    let map = base.map().ok_or(ImportError::MissingChunk("MAP"))?;
+    let text = base.text().ok_or(ImportError::MissingChunk("TEXT"))?;
+    if text.entries.is_empty() {
+        return Err(ImportError::NoTextureEntries);
+    }
+    let default = opts.default_tex.unwrap_or(0);
+    if usize::from(default) >= text.entries.len() {
+        return Err(ImportError::BadDefaultTexture {
+            index: default,
+            entries: text.entries.len(),
+        });
+    }
+    Ok(BaseParts {
+        trak,
+        map,
+        text,
+        entries: Entries::new(text, default),
+        states: text.entries.iter().map(render_state).collect(),
+    })
+}
+
 /// Import `mesh` (and `collision`, or collision derived from the mesh) into a copy of `base`.
 /// See the module docs for every convention.
 ///
@@ -381,21 +422,13 @@ pub fn import(
     collision: Option<&[CollisionTriangle]>,
     opts: &ImportOptions,
 ) -> Result<(Level, ImportSummary), ImportError> {
-    let trak = base.trak().ok_or(ImportError::MissingChunk("TRAK"))?;
-    let base_map = base.map().ok_or(ImportError::MissingChunk("MAP"))?;
-    let text = base.text().ok_or(ImportError::MissingChunk("TEXT"))?;
-    if text.entries.is_empty() {
-        return Err(ImportError::NoTextureEntries);
-    }
-    let default = opts.default_tex.unwrap_or(0);
-    if usize::from(default) >= text.entries.len() {
-        return Err(ImportError::BadDefaultTexture {
-            index: default,
-            entries: text.entries.len(),
-        });
-    }
-    let entries = Entries::new(text, default);
-    let states: Vec<u32> = text.entries.iter().map(render_state).collect();
+    let BaseParts {
+        trak,
+        map: base_map,
+        entries,
+        states,
+        ..
+    } = base_parts(base, opts)?;
     let mut sum = ImportSummary {
         mode: "rebuild".into(),
         zones: match opts.zones {
