@@ -4,7 +4,8 @@
 //! variants of [`generate::OldVisuals`]: `DIR/v12-ogf4/` (XRLC 12 with the OGF 4 visuals of
 //! builds 1935–2218) and `DIR/v5-strips/` (XRLC 5 with a progressive-strips and a detail patch
 //! visual, which no peer reads); and the dated record layouts of [`generate::Era`]: `v8-late`
-//! (index buffers in XRLC 8), `v11-early`, `v11-tmp`, `v11-tmpsun` (24/28-byte LOD vertices,
+//! (index buffers in XRLC 8), `v8-0930` (XRLC 8 of xrLC 2002-09-30: light controllers in 7,
+//! 108-byte lights in 8), `v11-early`, `v11-tmp`, `v11-tmpsun` (24/28-byte LOD vertices,
 //! 96/112-byte tree records) and `v12-earlyglows` (24-byte glows).
 //!
 //! `cargo run -p levelgeom-xray --example xray_generate -- DIR`
@@ -90,6 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // the record layouts of particular xrLC dates (`generate::old_level_era`)
     for (name, era) in [
         ("v8-late", Era::Xrlc8Late),
+        ("v8-0930", Era::Xrlc8LightControl),
         ("v11-early", Era::Xrlc11Early),
         ("v11-tmp", Era::Xrlc11Tmp),
         ("v11-tmpsun", Era::Xrlc11TmpSun),

@@ -56,7 +56,17 @@ pub const LAYOUTS: &[Layout] = &[
         version: 8,
         variant: "late layout (fsL_IBUFFERS + OGF_ICONTAINER)",
         builds: "no public build known",
-        dates: "2002-08-30 – 2002-09-30",
+        dates: "2002-08-30 – 2002-09-29",
+        written: false,
+    },
+    // xrLC 2002-09-30 (`0b46184139`, xrLevel.h and xrSaveLights.cpp): 7 fsL_LIGHT_CONTROL,
+    // 8 fsL_LIGHT_DYNAMIC with 108-byte `{u32 controller; Flight}` lights, still version 8
+    // (XRCL_PRODUCTION_VERSION 9 from 2002-10-01, `f57fb25234`)
+    Layout {
+        version: 8,
+        variant: "2002-09-30 layout (late, + fsL_LIGHT_CONTROL, 108-byte lights in chunk 8)",
+        builds: "no public build known",
+        dates: "2002-09-30",
         written: false,
     },
     Layout {
@@ -81,11 +91,21 @@ pub const LAYOUTS: &[Layout] = &[
         dates: "2003-08-29 – 2003-10-16",
         written: true,
     },
+    // xrLC of 2003-10-17 (`b58740e604`): still the 8–11 material tables (OGF_TEXTURE_L string
+    // index pairs, 24-byte glows); "shader/textures" entries by the OGF header's shader id and
+    // 18-byte glows from 2003-10-20 (`2dd23ba610`)
+    Layout {
+        version: 12,
+        variant: "first layout (OGF 3, OGF_TEXTURE_L and 24-byte glows)",
+        builds: "no public build known",
+        dates: "2003-10-17 – 2003-10-19",
+        written: false,
+    },
     Layout {
         version: 12,
         variant: "OGF 3 layout",
         builds: "builds 1580–1865",
-        dates: "2003-10-17 – 2004-08-18",
+        dates: "2003-10-20 – 2004-08-18",
         written: false,
     },
     Layout {
@@ -124,17 +144,26 @@ pub fn target(version: u16) -> Option<&'static Layout> {
     layouts(version).find(|l| l.written)
 }
 
-/// What a writer targets, in words: `"XRLC 12, OGF 4 layout of builds 1935–2218"`, or
-/// `"XRLC 9 of build 1472"` for a version with one layout.
+/// What a writer targets, in words: `"XRLC 12, OGF 4 layout of builds 1935–2218 (one of its 3
+/// layouts)"`, or `"XRLC 9 of build 1472"` for a version with one layout; a target that is not
+/// its version's latest layout (XRLC 8, [`target`]) says so.
 pub fn target_name(version: u16) -> String {
     match target(version) {
         Some(l) if l.variant.is_empty() => format!("XRLC {version} of {}", l.builds),
-        Some(l) => format!(
-            "XRLC {version}, {} of {} (one of its {} layouts)",
-            l.variant,
-            l.builds,
-            layouts(version).count()
-        ),
+        Some(l) => {
+            let n = layouts(version).count();
+            let latest = layouts(version).last() == Some(l);
+            format!(
+                "XRLC {version}, {} of {} (one of its {n} layouts{})",
+                l.variant,
+                l.builds,
+                if latest {
+                    ""
+                } else {
+                    "; not its latest: the one of the public builds and the peer readers"
+                }
+            )
+        }
         None => format!("XRLC {version}"),
     }
 }
@@ -167,16 +196,24 @@ mod tests {
         }
         assert_eq!(
             target_name(12),
-            "XRLC 12, OGF 4 layout of builds 1935–2218 (one of its 2 layouts)"
+            "XRLC 12, OGF 4 layout of builds 1935–2218 (one of its 3 layouts)"
         );
         assert_eq!(target_name(9), "XRLC 9 of build 1472");
         assert!(target_name(8).starts_with("XRLC 8, early layout"));
+        assert!(
+            target_name(8).ends_with("(one of its 3 layouts; not its latest: the one of the public builds and the peer readers)"),
+            "{}",
+            target_name(8)
+        );
         for v in crate::level::VERSIONS {
             assert_eq!(layouts(v).filter(|l| l.written).count(), 1, "{v}");
         }
         assert_eq!(
             hint(12).as_deref(),
-            Some("OGF 3 layout: builds 1580–1865; OGF 4 layout: builds 1935–2218")
+            Some(
+                "first layout (OGF 3, OGF_TEXTURE_L and 24-byte glows): no public build known; \
+                 OGF 3 layout: builds 1580–1865; OGF 4 layout: builds 1935–2218"
+            )
         );
         assert_eq!(hint(7), None);
     }

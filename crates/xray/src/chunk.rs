@@ -98,9 +98,9 @@ pub enum Context {
     Geom,
     /// Top level of `level` (XRLC 13 and 14).
     Level,
-    /// Top level of a `level` of XRLC version 4–12 (the number), whose chunk ids differ by
-    /// version ([`crate::level::part`]).
-    OldLevel(u16),
+    /// Top level of a `level` of XRLC version 4–12, whose chunk ids differ by version and,
+    /// within XRLC 8, by xrLC date ([`crate::level::Ids`]).
+    OldLevel(crate::level::Ids),
     /// Inside `fsL_VISUALS`: one chunk per visual.
     Visuals,
     /// Inside a visual (and inside its `OGF_FASTPATH`): OGF format 4.
@@ -177,9 +177,10 @@ pub fn name(ctx: Context, id: u32) -> Name {
             level::SECTORS => named("fsL_SECTORS", Some(Context::Sectors)),
             _ => indexed("chunk", None),
         },
-        Context::OldLevel(v) => {
+        Context::OldLevel(ids) => {
             use crate::level::Part;
-            match level::part(v, id) {
+            let v = ids.version;
+            match ids.part(id) {
                 Some(Part::Header) => named("fsL_HEADER", None),
                 Some(Part::Shaders) => named("fsL_SHADERS", None),
                 Some(Part::Textures) => named("fsL_TEXTURES", None),

@@ -240,7 +240,8 @@ pub fn flatten(level: &Level) -> Flat {
     // shader table
     let shaders = level.shaders().unwrap_or(&[]);
     let textures = level.textures().unwrap_or(shaders);
-    let mut table: Vec<ShaderEntry> = if version >= 12 {
+    let paired = level.paired_materials();
+    let mut table: Vec<ShaderEntry> = if !paired {
         shaders.to_vec()
     } else {
         vec![ShaderEntry(Vec::new())]
@@ -275,7 +276,7 @@ pub fn flatten(level: &Level) -> Flat {
             (None, Some(h)) => (h.model_type, h.shader_id),
             (None, None) => (u8::MAX, 0),
         };
-        if version < 12 {
+        if paired {
             if let Some((tex, sh)) = v.find_chunk(|c| match c {
                 OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
                 _ => None,

@@ -649,6 +649,14 @@ pub const OLD_LEVEL_NAME: &str = "gen_old_level";
 /// at [`OLD_GLOW_POSITION`] with [`OLD_GLOW_RADIUS`], shader `effects\glow` and texture
 /// `glow\glow_04` (their own table entries, appended after the visuals' ones).
 pub fn old_level(opts: Options) -> Level {
+    old_level_tables(opts, opts.version <= 11)
+}
+
+/// [`old_level`] with the material tables of XRLC 8–11 (`paired`: one string table, each
+/// visual's `OGF_TEXTURE_L` and each 24-byte glow naming a texture and a shader string by
+/// index, the OGF header's third field 0) or those of XRLC 12 from 2003-10-20 (`"shader/
+/// textures"` entries named by the OGF header's shader id, 18-byte glows).
+fn old_level_tables(opts: Options, paired: bool) -> Level {
     use crate::fvf::{self, FvfBuffer, UvOrder};
     use crate::level::Part;
     let v = opts.version;
@@ -699,7 +707,7 @@ pub fn old_level(opts: Options) -> Level {
                 e("effects\\glow"),
             ]),
         ));
-    } else if v <= 11 {
+    } else if paired {
         chunks.push(Framed::plain(
             shaders_id,
             LevelChunk::Shaders(
@@ -743,7 +751,7 @@ pub fn old_level(opts: Options) -> Level {
         match (v, k) {
             (..=5, 0) => (0, 0, 0),
             (..=5, _) => (1, 1, 0),
-            (..=11, k) => (2 + 2 * k as u32, 1 + 2 * k as u32, 0),
+            (_, k) if paired => (2 + 2 * k as u32, 1 + 2 * k as u32, 0),
             (_, k) => (0, 0, k as u16 + 1),
         }
     };
@@ -905,7 +913,7 @@ pub fn old_level(opts: Options) -> Level {
     {
         let (tex, sh, sid) = mat(k);
         let mut c = vec![oc(1, short_header(format, 0, sid))];
-        if v <= 11 {
+        if paired {
             c.push(texture_l(tex, sh));
         }
         c.extend(bounds(pos));
@@ -923,7 +931,7 @@ pub fn old_level(opts: Options) -> Level {
             };
             let world: Vec<[f32; 3]> = OLD_TREE.iter().map(|&p| td.transform(p)).collect();
             let mut c = vec![oc(1, short_header(format, t3(model_type::TREE_ST), sid))];
-            if v <= 11 {
+            if paired {
                 c.push(texture_l(tex, sh));
             }
             c.extend(bounds(&world));
@@ -940,7 +948,7 @@ pub fn old_level(opts: Options) -> Level {
         let quads = old_lod_quads();
         let pts: Vec<[f32; 3]> = quads.iter().flatten().map(|q| q.pos).collect();
         let mut c = vec![oc(1, short_header(format, t3(model_type::LOD), sid))];
-        if v <= 11 {
+        if paired {
             c.push(texture_l(tex, sh));
         }
         c.extend(bounds(&pts));
@@ -1011,10 +1019,10 @@ pub fn old_level(opts: Options) -> Level {
     chunks.push(Framed::plain(id(Part::Lights), old_light_chunk(v)));
     let (glow_shader, glow_texture) = match v {
         4 | 5 => (2, 2),
-        8..=11 => (9, 10),
+        _ if paired => (9, 10),
         _ => (5, 5),
     };
-    let glows = if v >= 12 {
+    let glows = if !paired {
         LevelChunk::Glows(vec![crate::level::Glow {
             position: OLD_GLOW_POSITION,
             radius: OLD_GLOW_RADIUS,
@@ -1330,12 +1338,27 @@ pub enum Era {
     Xrlc11Tmp,
     /// XRLC 11, 2003-09-05..08: 28-byte LOD vertices, 112-byte `OGF_TREEDEF2`.
     Xrlc11TmpSun,
-    /// XRLC 12 before 2003-10-20: 24-byte glows.
+    /// XRLC 12 as xrLC wrote it on 2003-10-17 (`b58740e604`, the first XRLC 12): the
+    /// material tables of XRLC 8–11, which xrLC changed only on 2003-10-20 (`2dd23ba610`).
+    /// `xrLC/Build.cpp` writes each glow as `{f32 pos[3]; f32 radius; u32
+    /// RegisterString(texture); u32 RegisterString(shader)}` (24 bytes) and
+    /// `xrLC/OGF_Face_Save.cpp` each visual's `OGF_TEXTURE_L` as two `RegisterString` indices
+    /// (textures, shader) into the one string table `fsL_SHADERS`, the OGF header's third
+    /// field `flags = 0`; from 2003-10-20 one `"shader/textures"` entry per material, named by
+    /// the header's `u16 shader_id`, and 18-byte glows with a `u16` shader. (Later on
+    /// 2003-10-17, `3396df0237`, xrLC wrote one `u32` `OGF_SHADER_ID` (3) string
+    /// `"textures/shader"` instead of `OGF_TEXTURE_L` for three days: not generated.)
     Xrlc12EarlyGlows,
     /// Late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): the visuals' indices in one
     /// `fsL_IBUFFERS` (chunk 11) buffer, each visual naming its range by `OGF_ICONTAINER`
     /// (19) instead of holding `OGF_INDICES`.
     Xrlc8Late,
+    /// XRLC 8 as xrLC wrote it on 2002-09-30 (`0b46184139`, `xrLC/xrSaveLights.cpp`): the late
+    /// layout with chunk 7 `fsL_LIGHT_CONTROL` (the editor's controller table copied raw; here
+    /// [`crate::level::light_control`]`(2)`, the three standard names without keys) and chunk 8
+    /// `fsL_LIGHT_DYNAMIC`, the light of [`old_light_chunk`]`(8)` as a 108-byte
+    /// `{u32 controller_ID = 2; Flight}` record (its XRLC 8 tail gone, as xrLC wrote none).
+    Xrlc8LightControl,
 }
 
 /// [`old_level`] (uncompressed) of the era's version with the era's record layouts: the same
@@ -1349,14 +1372,18 @@ pub enum Era {
 pub fn old_level_era(era: Era) -> Level {
     let version = match era {
         Era::Xrlc12EarlyGlows => 12,
-        Era::Xrlc8Late => 8,
+        Era::Xrlc8Late | Era::Xrlc8LightControl => 8,
         _ => 11,
     };
-    let mut l = old_level(Options {
-        version,
-        compress: false,
-    });
-    if era == Era::Xrlc8Late {
+    // XRLC 12 before 2003-10-20 still has the 8–11 material tables (see [`Era`])
+    let mut l = old_level_tables(
+        Options {
+            version,
+            compress: false,
+        },
+        version <= 11 || era == Era::Xrlc12EarlyGlows,
+    );
+    if matches!(era, Era::Xrlc8Late | Era::Xrlc8LightControl) {
         let mut ib: Vec<u16> = Vec::new();
         for c in &mut l.chunks {
             if let LevelChunk::Visuals(vs) = &mut c.value {
@@ -1382,6 +1409,29 @@ pub fn old_level_era(era: Era) -> Level {
             .map_or(1, |k| k + 1);
         l.chunks
             .insert(at, Framed::plain(11, LevelChunk::IndexBuffers(vec![ib])));
+    }
+    if era == Era::Xrlc8LightControl {
+        // xrSaveLights.cpp at `0b46184139`: write_chunk(fsL_LIGHT_CONTROL, …), then
+        // fsL_LIGHT_DYNAMIC with `Wdword(controller_ID); write(&data, sizeof(Flight))`
+        let lights = match old_light_chunk(8) {
+            LevelChunk::OldLights(ls) => ls
+                .iter()
+                .map(|o| crate::level::Light {
+                    controller: 2,
+                    d3d: o.d3d,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        if let Some(k) = l.chunks.iter().position(|c| c.id() == 7) {
+            l.chunks.splice(
+                k..=k,
+                [
+                    Framed::plain(7, LevelChunk::Raw(crate::level::light_control(2))),
+                    Framed::plain(8, LevelChunk::Lights(lights)),
+                ],
+            );
+        }
     }
     for c in &mut l.chunks {
         match &mut c.value {
@@ -1409,19 +1459,6 @@ pub fn old_level_era(era: Era) -> Level {
                         };
                     }
                 }
-            }
-            LevelChunk::Glows(gs) if era == Era::Xrlc12EarlyGlows => {
-                // u32 texture and shader: here both the combined table entry
-                let old = gs
-                    .iter()
-                    .map(|g| crate::level::OldGlow {
-                        position: g.position,
-                        radius: g.radius,
-                        texture: u32::from(g.shader),
-                        shader: u32::from(g.shader),
-                    })
-                    .collect();
-                c.value = LevelChunk::OldGlows(old);
             }
             _ => {}
         }

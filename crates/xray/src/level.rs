@@ -124,57 +124,139 @@ pub enum Part {
     Sectors,
 }
 
-/// What chunk `id` of a `level` of XRLC `version` holds (versions 13, 14 and unknown ones use
-/// the 13/14 ids), `None` for an id the version does not use.
+/// What chunk `id` of a `level` of XRLC `version` holds in the layout our writers write
+/// ([`Ids::of_version`]; versions 13, 14 and unknown ones use the 13/14 ids), `None` for an id
+/// the version does not use. A file is read by [`ids_of`], which also tells the dated layouts
+/// whose ids differ within one version apart.
 pub fn part(version: u16, id: u32) -> Option<Part> {
-    use Part::*;
-    Some(match (version, id) {
-        (_, 1) => Header,
-        (4 | 5, 2) => Textures,
-        (4 | 5, 3) => Shaders,
-        (4 | 5, 4) => Visuals,
-        (4 | 5, 5) => FvfBuffers,
-        (4 | 5, 6) => Cform,
-        (4 | 5, 7) => Portals,
-        (4 | 5, 8) => Lights,
-        (4 | 5, 9) => LightKeyFrames,
-        (4 | 5, 10) => Glows,
-        (4 | 5, 11) => Sectors,
-        (4 | 5, _) => return None,
-        (8 | 9, 2) => Shaders,
-        (8 | 9, 3) => Visuals,
-        (8 | 9, 4) => FvfBuffers,
-        (8 | 9, 5) => Cform,
-        (8 | 9, 6) => Portals,
-        (8, 7) => Lights,
-        (9, 7) => LightControl,
-        (9, 8) => Lights,
-        (8 | 9, 9) => Glows,
-        (8 | 9, 10) => Sectors,
-        // late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): fsL_IBUFFERS, the layout of 9's
-        // (FStaticRender_Loader.cpp `LoadBuffers`: u32 count; count × {u32 n; u16[n]}),
-        // opened only when present, so early-8 levels without it load too
-        (8 | 9, 11) => IndexBuffers,
-        (9, 12) => VertexBuffers,
-        (8 | 9, _) => return None,
-        (10 | 11, 5) => LightControl,
-        (10..=12, 9) => IndexBuffers,
-        (10..=12, 10) => VertexBuffers,
-        (12, 11) => Swis,
-        (_, 2) => Shaders,
-        (_, 3) => Visuals,
-        (_, 4) => Portals,
-        (_, 6) => Lights,
-        (_, 7) => Glows,
-        (_, 8) => Sectors,
-        _ => return None,
+    Ids::of_version(version).part(id)
+}
+
+/// The chunk ids of one `level`: its XRLC version's, and whether it is XRLC 8 in the light
+/// layout of xrLC 2002-09-30, whose ids 7 and 8 the version alone does not tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ids {
+    /// XRLC version (`fsL_HEADER`).
+    pub version: u16,
+    /// XRLC 8 as xrLC wrote it on 2002-09-30 (xray-engine-repo `0b46184139`, one day before
+    /// XRLC 9): `xrLevel.h` renames ids 7 and 8 to `fsL_LIGHT_CONTROL` and
+    /// `fsL_LIGHT_DYNAMIC`, and `xrLC/xrSaveLights.cpp` writes the editor's controller table
+    /// (`EB_Light_control`, copied raw) into 7 and `{u32 controller_ID; Flight data}`
+    /// (108 bytes) per light into 8: the 9 layout of both chunks under version 8.
+    /// [`ids_of`] decides it by chunk 8 being present.
+    pub light_control: bool,
+}
+
+impl Ids {
+    /// The ids of XRLC `version` in the layout our writers write (for XRLC 8 the lights in
+    /// chunk 7, [`OldLightTail::Build8`] records).
+    pub fn of_version(version: u16) -> Ids {
+        Ids {
+            version,
+            light_control: false,
+        }
+    }
+
+    /// What chunk `id` holds, `None` for an id the layout does not use.
+    pub fn part(self, id: u32) -> Option<Part> {
+        use Part::*;
+        if self.light_control && self.version == 8 {
+            match id {
+                7 => return Some(LightControl),
+                8 => return Some(Lights),
+                _ => {}
+            }
+        }
+        Some(match (self.version, id) {
+            (_, 1) => Header,
+            (4 | 5, 2) => Textures,
+            (4 | 5, 3) => Shaders,
+            (4 | 5, 4) => Visuals,
+            (4 | 5, 5) => FvfBuffers,
+            (4 | 5, 6) => Cform,
+            (4 | 5, 7) => Portals,
+            (4 | 5, 8) => Lights,
+            (4 | 5, 9) => LightKeyFrames,
+            (4 | 5, 10) => Glows,
+            (4 | 5, 11) => Sectors,
+            (4 | 5, _) => return None,
+            (8 | 9, 2) => Shaders,
+            (8 | 9, 3) => Visuals,
+            (8 | 9, 4) => FvfBuffers,
+            (8 | 9, 5) => Cform,
+            (8 | 9, 6) => Portals,
+            (8, 7) => Lights,
+            (9, 7) => LightControl,
+            (9, 8) => Lights,
+            (8 | 9, 9) => Glows,
+            (8 | 9, 10) => Sectors,
+            // late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): fsL_IBUFFERS, the layout of 9's
+            // (FStaticRender_Loader.cpp `LoadBuffers`: u32 count; count × {u32 n; u16[n]}),
+            // opened only when present, so early-8 levels without it load too
+            (8 | 9, 11) => IndexBuffers,
+            (9, 12) => VertexBuffers,
+            (8 | 9, _) => return None,
+            (10 | 11, 5) => LightControl,
+            (10..=12, 9) => IndexBuffers,
+            (10..=12, 10) => VertexBuffers,
+            (12, 11) => Swis,
+            (_, 2) => Shaders,
+            (_, 3) => Visuals,
+            (_, 4) => Portals,
+            (_, 6) => Lights,
+            (_, 7) => Glows,
+            (_, 8) => Sectors,
+            _ => return None,
+        })
+    }
+
+    /// The chunk id that holds `p` (the inverse of [`Self::part`]), `None` when the layout has
+    /// no such chunk.
+    pub fn id_of(self, p: Part) -> Option<u32> {
+        (1..=12).find(|&i| self.part(i) == Some(p))
+    }
+
+    /// True when the lights are 108-byte `{u32 controller; Flight}` records ([`Light`]):
+    /// XRLC 9–14 and the 2002-09-30 XRLC 8 ([`Self::light_control`]).
+    pub fn controller_lights(self) -> bool {
+        self.version >= 9 || self.light_control
+    }
+}
+
+/// The chunk ids of the `level` file `bytes` ([`Ids`]), from its header's version and its
+/// top-level chunk ids; `None` without a header. XRLC 8 is in the 2002-09-30 light layout
+/// ([`Ids::light_control`]) exactly when it has a chunk 8: no other xrLC of XRLC 8 writes one
+/// (`xrLC/xrSaveLights.cpp` writes only `fsL_LIGHTS` = 7 from 2002-04-01 to 2002-09-29, e.g.
+/// `66fe78212a`; `fsL_LIGHT_KEYS` = 8 is declared in `xrLevel.h` but written by nothing),
+/// while the 2002-09-30 one always writes it (`open_chunk(fsL_LIGHT_DYNAMIC)` even for no
+/// lights, `0b46184139`). The chunk heads are walked as far as they fit; the full read reports
+/// a broken one.
+pub fn ids_of(bytes: &[u8]) -> Option<Ids> {
+    let version = version_of(bytes)?;
+    let light_control = version == 8 && top_level_ids(bytes).any(|id| id == 8);
+    Some(Ids {
+        version,
+        light_control,
     })
 }
 
-/// The chunk id that holds `p` in a `level` of XRLC `version` (the inverse of [`part`]), `None`
-/// when the version has no such chunk.
+/// The ids (compression bit removed) of the top-level chunks of `bytes`, as far as their heads
+/// and sizes fit.
+fn top_level_ids(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        let head = bytes.get(at..at.checked_add(8)?)?;
+        let id = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        at = at.checked_add(8)?.checked_add(size)?;
+        (at <= bytes.len()).then_some(id & !crate::chunk::COMPRESSED)
+    })
+}
+
+/// The chunk id that holds `p` in a `level` of XRLC `version` in the layout our writers write
+/// (the inverse of [`part`]), `None` when the version has no such chunk.
 pub fn id_of(version: u16, p: Part) -> Option<u32> {
-    (1..=12).find(|&i| part(version, i) == Some(p))
+    Ids::of_version(version).id_of(p)
 }
 
 /// The XRLC version in the header chunk that starts `bytes` (xrLC writes it first), if any:
@@ -361,12 +443,12 @@ pub fn fill_header_name(bytes: &mut [u8], name: &str) -> bool {
 /// Errors carry the file offset (inside a packed chunk: the offset in its unpacked bytes,
 /// under `fsL_CFORM/lzhuf`).
 pub fn embedded_cform(bytes: &[u8], limits: Limits) -> Result<Option<Cform>, ReadError> {
-    let Some(version) = version_of(bytes).filter(|v| (4..=9).contains(v)) else {
+    let Some(ids) = ids_of(bytes).filter(|i| (4..=9).contains(&i.version)) else {
         return Ok(None);
     };
     let mut r = Reader::with_limits(bytes, limits);
-    let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
-        if part(version, h.id()) != Some(Part::Cform) {
+    let chunks = chunk::read_all(&mut r, Context::OldLevel(ids), |h, b| {
+        if ids.part(h.id()) != Some(Part::Cform) {
             b.take_rest();
             return Ok(None);
         }
@@ -397,10 +479,12 @@ fn read_header(r: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
     }
 }
 
-/// The naming context of a whole `level` file's chunks (by its version).
+/// The naming context of a whole `level` file's chunks (by its version and [`ids_of`]).
 pub fn context_of(bytes: &[u8]) -> Context {
-    match version_of(bytes) {
-        Some(v @ 4..=12) => Context::OldLevel(v),
+    match ids_of(bytes) {
+        Some(ids @ Ids {
+            version: 4..=12, ..
+        }) => Context::OldLevel(ids),
         _ => Context::Level,
     }
 }
@@ -821,11 +905,11 @@ impl Level {
     pub fn read_with(bytes: &[u8], limits: Limits) -> Result<(Level, Vec<Warning>), ReadError> {
         let mut r = Reader::with_limits(bytes, limits);
         // unknown versions are read with the 13/14 ids and layouts
-        let version = version_of(bytes)
-            .filter(|v| known_version(*v))
-            .unwrap_or(14);
+        let ids = ids_of(bytes)
+            .filter(|i| known_version(i.version))
+            .unwrap_or(Ids::of_version(14));
         let ctx = context_of(bytes);
-        let chunks = chunk::read_all(&mut r, ctx, |h, b| decode(version, h.id(), b))?;
+        let chunks = chunk::read_all(&mut r, ctx, |h, b| decode(ids, h.id(), b))?;
         let l = Level { chunks };
         if l.shaders().is_none() || l.visuals_framed().is_none() {
             return Err(ReadError::invalid(
@@ -845,12 +929,12 @@ impl Level {
     /// writing back. Visuals (and the vertices and indices XRLC 4/5/8 keep inside them) are read
     /// as usual. Other versions are read whole ([`Self::read_with`]).
     pub fn read_summary(bytes: &[u8], limits: Limits) -> Result<Level, ReadError> {
-        let Some(version) = version_of(bytes).filter(|v| (4..=12).contains(v)) else {
+        let Some(ids) = ids_of(bytes).filter(|i| (4..=12).contains(&i.version)) else {
             return Self::read_with(bytes, limits).map(|(l, _)| l);
         };
         let mut r = Reader::with_limits(bytes, limits);
-        let chunks = chunk::read_all(&mut r, Context::OldLevel(version), |h, b| {
-            match part(version, h.id()) {
+        let chunks = chunk::read_all(&mut r, Context::OldLevel(ids), |h, b| {
+            match ids.part(h.id()) {
                 Some(Part::FvfBuffers) => walk_fvf_buffers(b).map(|()| None),
                 Some(Part::VertexBuffers) => walk_vbs(b).map(|()| None),
                 Some(Part::IndexBuffers) => walk_ibs(b).map(|()| None),
@@ -859,7 +943,7 @@ impl Level {
                     b.take_rest();
                     Ok(None)
                 }
-                _ => decode(version, h.id(), b).map(Some),
+                _ => decode(ids, h.id(), b).map(Some),
             }
         })?;
         let chunks = chunks
@@ -886,6 +970,43 @@ impl Level {
     /// The XRLC version from the header (`None` without one).
     pub fn version(&self) -> Option<u16> {
         self.header().map(|h| h.version)
+    }
+
+    /// The chunk ids of this level ([`Ids`]): its version's, and for XRLC 8 the 2002-09-30
+    /// light layout when it has a chunk 8 (as [`ids_of`] decides for a file).
+    pub fn ids(&self) -> Option<Ids> {
+        let version = self.version()?;
+        let light_control = version == 8 && self.chunks.iter().any(|c| c.id() == 8);
+        Some(Ids {
+            version,
+            light_control,
+        })
+    }
+
+    /// What chunk `id` of this level holds ([`Ids::part`]; the 13/14 ids without a header).
+    pub fn part(&self, id: u32) -> Option<Part> {
+        self.ids().unwrap_or(Ids::of_version(14)).part(id)
+    }
+
+    /// True when materials are (texture, shader) index pairs into string tables: each visual's
+    /// `OGF_TEXTURE_L` and each 24-byte glow name a texture and a shader string. XRLC 4–11,
+    /// and XRLC 12 as xrLC wrote it before 2003-10-20 (`b58740e604` 2003-10-17,
+    /// `xrLC/Build.cpp` and `OGF_Face_Save.cpp` `RegisterString`), told apart from the later
+    /// 12 (one `"shader/textures"` entry per OGF header `shader_id`, `2dd23ba610` 2003-10-20) by
+    /// an `OGF_TEXTURE_L` in a visual or 24-byte glows.
+    pub fn paired_materials(&self) -> bool {
+        match self.version() {
+            Some(..=11) => true,
+            Some(12) => {
+                !self.old_glows().is_empty()
+                    || self.visuals().iter().any(|v| {
+                        v.chunks
+                            .iter()
+                            .any(|c| matches!(c.value, crate::ogf::OgfChunk::TextureL { .. }))
+                    })
+            }
+            _ => false,
+        }
     }
 
     /// XRLC 4–12: the geometry is inside this file (no `level.geom`).
@@ -940,8 +1061,10 @@ impl Level {
     /// field is an error naming it (`fsL_VISUALS/visual[3]/OGF_CHILDREN_L/child count`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
-        let ctx = match self.version() {
-            Some(v @ 4..=12) => Context::OldLevel(v),
+        let ctx = match self.ids() {
+            Some(ids @ Ids {
+                version: 4..=12, ..
+            }) => Context::OldLevel(ids),
             _ => Context::Level,
         };
         for c in &self.chunks {
@@ -1106,9 +1229,10 @@ impl Level {
     }
 }
 
-/// Decode top-level chunk `id` of a level of XRLC `version`.
-fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
-    Ok(match part(version, id) {
+/// Decode top-level chunk `id` of a level with the chunk ids `ids`.
+fn decode(ids: Ids, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
+    let version = ids.version;
+    Ok(match ids.part(id) {
         Some(Part::Header) => read_header(b)?,
         Some(Part::Shaders) => LevelChunk::Shaders(shaders::read(b)?),
         Some(Part::Textures) => LevelChunk::Textures(shaders::read(b)?),
@@ -1119,7 +1243,7 @@ fn decode(version: u16, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadE
         }
         Some(Part::Portals) if version >= 8 => LevelChunk::Portals(sectors::read_portals(b)?),
         Some(Part::Portals) => LevelChunk::PortalsV5(sectors::read_portals_v5(b)?),
-        Some(Part::Lights) if version >= 9 => LevelChunk::Lights(read_lights(b)?),
+        Some(Part::Lights) if ids.controller_lights() => LevelChunk::Lights(read_lights(b)?),
         Some(Part::Lights) => LevelChunk::OldLights(read_old_lights(b, version)?),
         // XRLC 12 has both glow records (24 bytes to 2003-10-19, 18 from 2003-10-20)
         Some(Part::Glows) if version == 12 => match glow_size(b)? {

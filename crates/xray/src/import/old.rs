@@ -51,7 +51,6 @@ pub(super) fn import(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let version = base.level.version().unwrap_or(0);
     let flat = flatten(base.level);
     let view = Base {
         level: &flat.level,
@@ -70,7 +69,7 @@ pub(super) fn import(
     let embedded = level
         .chunks
         .iter()
-        .position(|c| crate::level::part(version, c.id()) == Some(Part::Cform));
+        .position(|c| level.part(c.id()) == Some(Part::Cform));
     if let (Some(k), Some(c)) = (embedded, out.cform.as_ref()) {
         if Some(c) != base.cform {
             level.chunks[k].value = LevelChunk::Raw(c.to_bytes()?);
@@ -326,7 +325,8 @@ fn unflatten(
     let mut textures: Option<Vec<ShaderEntry>> = base.textures().map(<[_]>::to_vec);
     let itable = out.level.shaders().unwrap_or(&[]);
     let ftable_len = flat.level.shaders().map_or(0, <[_]>::len);
-    if version >= 12 {
+    let paired = base.paired_materials();
+    if !paired {
         shaders = itable.to_vec();
     }
     let mut pair_for = |sid: u16| -> Result<(u32, u32), ImportError> {
@@ -565,7 +565,7 @@ fn unflatten(
             }
             let sid_new = (ih.shader_id != fh.shader_id).then_some(ih.shader_id);
             let pair = match sid_new {
-                Some(s) if version < 12 => Some(pair_for(s)?),
+                Some(s) if paired => Some(pair_for(s)?),
                 _ => None,
             };
             for c in &mut v.chunks {
@@ -578,7 +578,7 @@ fn unflatten(
                         if let Some(t) = t_new {
                             *model_type = t;
                         }
-                        if let (Some(s), true) = (sid_new, version >= 12) {
+                        if let (Some(s), false) = (sid_new, paired) {
                             *shader_id = s;
                         }
                     }

@@ -673,3 +673,108 @@ fn a_visual_type_old_builds_lack_is_refused_by_name() {
         );
     }
 }
+
+/// What the engine of XRLC `to` reads, from its own sources (SkyLoaderr/xray-engine-repo,
+/// `xr_3da/xrLevel.h` and `xrLC/` at the commit named; XRLC 4 predates that history: the
+/// peers), as `(header bytes, top-level ids of level, OGF format byte, light record, glow
+/// record)`:
+///
+/// | to | source |
+/// |---|---|
+/// | 4 | blender-xray `formats/level/fmt.py` (`Chunks_v4`…, OGF 2 `Chunks_v2`), header inferred from 5 |
+/// | 5 | `b4385f03b0` 2002-01-15: `hdrLEVEL {DWORD; char[124]}`, ids 1–11, `xrOGF_FormatVersion 3`; `05d999e07a` xrLC `xrLIGHT` 124 bytes, glows 24 |
+/// | 8 | `47bbe94fd9` 2002-04-01: STRINGS table, ids 1–10; `66fe78212a` `xrLIGHT` + `name[64]` = 176 |
+/// | 9 | `f57fb25234` 2002-10-01 + `75d170fb2c` 2003-02-26 (12 VBUFFERS_DX9); `b61b6efa96` 7 LIGHT_CONTROL; `{u32 controller; Flight}` 108 |
+/// | 10 | `6e603975e5` 2003-06-20: ids 1–10 (4 PORTALS … 10 VB), header still 128 |
+/// | 11 | `8215fde6bc` 2003-08-29: `hdrLEVEL {u32}` = 4 bytes, the same ids |
+/// | 12 | `2dd23ba610` 2003-10-20: 18-byte glows; `8e15ee2845` 2004-08-19: OGF 4; `a5f427d74b` 2004-10-29: 11 SWIS; no 5 |
+/// | 13 | `d9e74c58e4` 2005-02-01: `level` 1–4, 6–8, buffers in `level.geom`; `hdrLEVEL {u32}` |
+/// | 14 | `728f27bce1` 2005-04-22 ids as 13; `355d582495` 2005-09-07: `{u16 version; u16 quality}` |
+fn engine_structure(to: u16) -> (u32, Vec<u32>, u8, usize, usize) {
+    match to {
+        4 => (128, vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 11], 2, 124, 24),
+        5 => (128, vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 11], 3, 124, 24),
+        8 => (128, vec![1, 2, 3, 4, 5, 6, 7, 9, 10], 3, 176, 24),
+        9 => (128, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 3, 108, 24),
+        10 => (128, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 3, 108, 24),
+        11 => (4, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 3, 108, 24),
+        12 => (4, vec![1, 2, 3, 4, 6, 7, 8, 9, 10, 11], 4, 108, 18),
+        13 | 14 => (4, vec![1, 2, 3, 4, 6, 7, 8], 4, 108, 18),
+        _ => unreachable!(),
+    }
+}
+
+/// `convert --to-version N` for every N: the written bytes, walked here without our reader,
+/// have N's header size, top-level chunk ids, OGF format byte in every visual's `OGF_HEADER`
+/// and light and glow record sizes ([`engine_structure`], with the source per N).
+#[test]
+fn every_target_has_its_engines_structure_sizes() {
+    // the fixture (14) to every N but 14; the generated 13 level to 14
+    let g13 = generated(13, false);
+    let fx = fixture();
+    for to in [4u16, 5, 8, 9, 10, 11, 12, 13, 14] {
+        let (f, what) = if to == 14 { (&g13, "v13") } else { (&fx, "fixture") };
+        let i = convert(f, to, true).unwrap_or_else(|e| panic!("{what} → {to}: {e}"));
+        let b = i.level.to_bytes().unwrap();
+        let (head, ids, ogf, light, glow) = engine_structure(to);
+        let chunks = raw_chunks(&b);
+        assert_eq!(chunks[0].0, 1, "→ {to}: fsL_HEADER first");
+        assert_eq!(chunks[0].1.len() as u32, head, "→ {to}: header size");
+        assert_eq!(
+            u16::from_le_bytes([chunks[0].1[0], chunks[0].1[1]]),
+            to,
+            "→ {to}: version"
+        );
+        if (11..=13).contains(&to) {
+            // the u32 forms: the high half 0 (their engines compare the whole word)
+            assert_eq!(&chunks[0].1[2..4], &[0, 0], "→ {to}");
+        }
+        let mut got: Vec<u32> = chunks.iter().map(|c| c.0).collect();
+        got.sort_unstable();
+        let want: Vec<u32> = ids
+            .iter()
+            .copied()
+            // the optional ones: lights/glows/portals absent in the generated 13 source, the
+            // embedded cform (4–9) written since the fixture has a collision
+            .filter(|id| got.contains(id) || !(to == 14 && matches!(id, 4 | 6 | 7)))
+            .collect();
+        assert_eq!(got, want, "→ {to}: chunk ids");
+        let at = |id: u32| chunks.iter().find(|c| c.0 == id).map(|c| c.1);
+        let (lid, gid, vid) = match to {
+            4 | 5 => (8, 10, 4),
+            8 => (7, 9, 3),
+            9 => (8, 9, 3),
+            _ => (6, 7, 3),
+        };
+        if let Some(l) = at(lid) {
+            assert_eq!(l.len() % light, 0, "→ {to}: light records");
+            assert!(!l.is_empty() || to == 14, "→ {to}");
+        }
+        if let Some(g) = at(gid) {
+            assert_eq!(g.len() % glow, 0, "→ {to}: glow records");
+        }
+        // every visual's OGF_HEADER (chunk 1) starts with N's format byte
+        let visuals = at(vid).expect("visuals");
+        let mut n = 0;
+        for (_, v) in raw_chunks(visuals) {
+            let h = raw_chunks(v)
+                .into_iter()
+                .find(|c| c.0 == 1)
+                .unwrap_or_else(|| panic!("→ {to}: a visual without OGF_HEADER"));
+            assert_eq!(h.1[0], ogf, "→ {to}: OGF format byte");
+            n += 1;
+        }
+        assert!(n > 0, "→ {to}");
+        // 13/14: the buffers in level.geom, ids 9 VB, 10 IB (+ 11 SWIS), header as the level's
+        if to >= 13 {
+            let gb = i.geom.to_bytes().unwrap();
+            let gc = raw_chunks(&gb);
+            assert_eq!(gc[0].0, 1);
+            assert_eq!(gc[0].1.len(), 4, "→ {to}: geom header");
+            let gids: Vec<u32> = gc.iter().map(|c| c.0).collect();
+            assert!(gids.contains(&9) && gids.contains(&10), "→ {to}: {gids:?}");
+        } else {
+            assert!(i.geom.chunks.is_empty(), "→ {to}: no level.geom");
+        }
+    }
+}

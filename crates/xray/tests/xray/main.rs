@@ -7,6 +7,7 @@ mod compiled;
 mod convert;
 mod corrupt;
 mod downgrade;
+mod eras;
 mod fixture;
 mod generated;
 mod import_edit;

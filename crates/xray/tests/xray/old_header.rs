@@ -34,6 +34,19 @@ fn engine_header_size(v: u16) -> u32 {
     }
 }
 
+/// The top-level chunk heads of `bytes`: (id without the compression bit, size).
+pub fn top_level(bytes: &[u8]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let w = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap());
+        let (id, size) = (w(at) & !COMPRESSED, w(at + 4));
+        out.push((id, size));
+        at += 8 + size as usize;
+    }
+    out
+}
+
 /// The header chunk's head (`id`, `size`) and payload of `bytes`.
 fn header_of(bytes: &[u8]) -> (u32, u32, &[u8]) {
     let id = u32::from_le_bytes(bytes[0..4].try_into().unwrap());
@@ -172,11 +185,14 @@ fn conversion_writes_the_header_form_of_every_target() {
         // the conversion names the layout and builds it writes (crate::builds)
         let notes = out.summary.conversion.clone().unwrap().notes;
         let want = match to {
-            12 => "written as XRLC 12, OGF 4 layout of builds 1935–2218 (one of its 2 layouts)",
+            12 => "written as XRLC 12, OGF 4 layout of builds 1935–2218 (one of its 3 layouts)",
             9 => "written as XRLC 9 of build 1472",
+            // XRLC 8: its early layout, and the note says it is not the latest (docs/decisions.md)
+            8 => "written as XRLC 8, early layout (indices inside the visuals)",
             _ => "written as XRLC",
         };
         assert!(notes[0].starts_with(want), "→ {to}: {notes:?}");
+        assert_eq!(notes[0].contains("not its latest"), to == 8, "→ {to}: {notes:?}");
         let bytes = out.level.to_bytes().unwrap();
         let (id, size, body) = header_of(&bytes);
         assert_eq!((id, size), (1, engine_header_size(to)), "→ {to}");
@@ -474,6 +490,72 @@ fn late_xrlc_8_index_buffers_are_read() {
     // info walks it; the rules pass
     let info = Info::read("level", &bytes).unwrap().to_string();
     assert!(info.contains("fsL_IB"), "{info}");
+    let f = levelgeom_xray::flat::flatten(&back);
+    assert_eq!(
+        levelgeom_xray::check::level(&f.level, Some(&f.geom), None),
+        vec![]
+    );
+}
+
+#[test]
+fn xrlc_8_of_2002_09_30_light_control_and_108_byte_lights_are_read() {
+    // xrLC of 2002-09-30 (`0b46184139`): xr_3da/xrLevel.h renames ids 7, 8 to
+    // fsL_LIGHT_CONTROL, fsL_LIGHT_DYNAMIC; xrSaveLights.cpp writes the editor's controller
+    // table raw into 7 and `Wdword(controller_ID); write(&data, sizeof(Flight))` (4 + 104 =
+    // 108 bytes) per light into 8; XRCL_PRODUCTION_VERSION is still 8 (9 from 2002-10-01)
+    let l = generate::old_level_era(generate::Era::Xrlc8LightControl);
+    let bytes = l.to_bytes().unwrap();
+    // by hand: chunk 7 holds 3 × {char name[64]; u32 count = 0}, chunk 8 one 108-byte record
+    let heads = top_level(&bytes);
+    let size = |id: u32| heads.iter().find(|h| h.0 == id).map(|h| h.1);
+    assert_eq!(size(7), Some(3 * 68));
+    assert_eq!(size(8), Some(108));
+    assert!(size(11).is_some(), "the late layout's fsL_IBUFFERS");
+    let (back, _) = Level::read(&bytes).unwrap();
+    assert_eq!(back.to_bytes().unwrap(), bytes, "byte-exact rebuild");
+    assert_eq!(level::ids_of(&bytes).map(|i| i.light_control), Some(true));
+    // the early and late layouts have no chunk 8: not this layout
+    for era in [None, Some(generate::Era::Xrlc8Late)] {
+        let other = match era {
+            Some(e) => generate::old_level_era(e),
+            None => generate::old_level(Options {
+                version: 8,
+                compress: false,
+            }),
+        };
+        let b = other.to_bytes().unwrap();
+        assert_eq!(level::ids_of(&b).map(|i| i.light_control), Some(false));
+        assert_eq!(Level::read(&b).unwrap().0.old_lights().len(), 1);
+    }
+    // the light: controller 2, a spot at (2, 3, −4), range 10 (the generator's constants)
+    let lights = back.lights();
+    assert_eq!(lights.len(), 1);
+    assert_eq!(lights[0].controller, 2);
+    assert_eq!(lights[0].d3d.light_type, 2);
+    assert_eq!(lights[0].d3d.position, [2.0, 3.0, -4.0]);
+    assert!(back.old_lights().is_empty());
+    let info = Info::read("level", &bytes).unwrap().to_string();
+    assert!(info.contains("fsL_LIGHT_CONTROL"), "{info}");
+    // export: the spot at z mirrored, and the same triangles as the early layout
+    let g = Geom { chunks: Vec::new() };
+    let s = levelgeom_xray::to_scene(&back, &g, &SceneOptions::default()).unwrap();
+    assert_eq!(s.lights.len(), 1);
+    assert_eq!(s.lights[0].range, Some(10.0));
+    let w = s.world_matrices();
+    let node = s.nodes.iter().position(|n| n.light == Some(0)).unwrap();
+    assert_eq!(&w[node][12..15], &[2.0, 3.0, 4.0]);
+    let early = generate::old_level(Options {
+        version: 8,
+        compress: false,
+    });
+    let e = levelgeom_xray::to_scene(&early, &g, &SceneOptions::default()).unwrap();
+    assert_eq!(
+        super::old::world_triangles(&s),
+        super::old::world_triangles(&e)
+    );
+    // the embedded collision is found (chunk 5, packed)
+    let cf = level::embedded_cform(&bytes, Limits::DEFAULT).unwrap().unwrap();
+    assert_eq!(cf.tris.len(), 2);
     let f = levelgeom_xray::flat::flatten(&back);
     assert_eq!(
         levelgeom_xray::check::level(&f.level, Some(&f.geom), None),

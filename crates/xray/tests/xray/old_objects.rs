@@ -339,14 +339,16 @@ fn info_names_old_visual_types_and_builds_without_decoding_buffers() {
             8,
             "early layout (indices inside the visuals): builds 1114, 1154 (xray_re reads them \
              without an index buffer chunk); late layout (fsL_IBUFFERS + OGF_ICONTAINER): no \
-             public build known",
+             public build known; 2002-09-30 layout (late, + fsL_LIGHT_CONTROL, 108-byte lights \
+             in chunk 8): no public build known",
         ),
         (9, "build 1472"),
         (10, "build 1475"),
         (11, "builds 1558, 1569 (1537 unofficial)"),
         (
             12,
-            "OGF 3 layout: builds 1580–1865; OGF 4 layout: builds 1935–2218",
+            "first layout (OGF 3, OGF_TEXTURE_L and 24-byte glows): no public build known; OGF 3 \
+             layout: builds 1580–1865; OGF 4 layout: builds 1935–2218",
         ),
     ];
     for o in options() {

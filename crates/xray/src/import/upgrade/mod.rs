@@ -111,7 +111,7 @@ pub(super) fn to_13(out: &mut Imported, from: u16) -> Result<Conversion, ImportE
     old_losses(old, from, &flat.level, &mut c);
     // --- collision
     let embedded = old.chunks.iter().find_map(|x| match &x.value {
-        LevelChunk::Raw(b) if level::part(from, x.id()) == Some(Part::Cform) => Some(b),
+        LevelChunk::Raw(b) if old.part(x.id()) == Some(Part::Cform) => Some(b),
         _ => None,
     });
     let source = match embedded {
@@ -229,7 +229,7 @@ fn keyless_controllers(b: &[u8]) -> bool {
 fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
     // chunks of `level` the view has no place for
     for x in &old.chunks {
-        let part = level::part(version, x.id());
+        let part = old.part(x.id());
         if let (LevelChunk::Raw(b), p) = (&x.value, part) {
             // a light controller table without keys (the names only, as our writers make
             // it) holds nothing the 13 level's lights lack: a note, not a loss
@@ -285,7 +285,7 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
             og.len()
         ));
     }
-    if version < 12 {
+    if old.paired_materials() {
         let shaders = old.shaders().unwrap_or(&[]);
         let textures = old.textures();
         let (mut used_s, mut used_t) = (vec![false; shaders.len()], Vec::new());
