@@ -456,10 +456,17 @@ UNREADABLE = {
                "768-byte OGF_LODDEF2)",
     "v11-tmpsun": "XRLC 11 of xrLC 2003-09-05..08 (112-byte OGF_TREEDEF2): blender-xray reads the "
                   "tree record as 104 bytes and places the tree's triangles with wrong UVs",
-    "v12-earlyglows": "XRLC 12 of xrLC before 2003-10-20 (24-byte glows with a shader/texture index "
-                      "pair): blender-xray fails in its shader import (formats/level/imp/shader.py "
-                      "expects 'shader/texture' names) on our generated variant; not investigated "
-                      "further",
+    "v8-0930": "XRLC 8 of xrLC 2002-09-30 (fsL_IBUFFERS 11, fsL_LIGHT_CONTROL 7, 108-byte lights "
+               "in 8): blender-xray reads XRLC 8 without index buffers and fails as on v8-late "
+               "(TypeError in ogf/imp/gcontainer.py load_icontainer; it would then read chunk 7 "
+               "as 176-byte lights); ours is checked against the generator's facts by `cargo "
+               "test -p levelgeom-xray --test xray old_header eras`",
+    "v12-earlyglows": "XRLC 12 of xrLC 2003-10-17..19 (the 8-11 material tables: plain texture and "
+                      "shader strings, OGF_TEXTURE_L, 24-byte glows; b58740e604): blender-xray "
+                      "reads every XRLC 12 shader entry as 'shader/textures' (the table from "
+                      "2003-10-20) and fails in formats/level/imp/shader.py import_shader "
+                      "(ValueError: not enough values to unpack) on the first plain string; ours "
+                      "is checked by `cargo test -p levelgeom-xray --test xray old_header eras`",
 }
 
 

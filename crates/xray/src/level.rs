@@ -22,7 +22,7 @@
 //! | XRLC | ids |
 //! |---|---|
 //! | 4, 5 | 2 textures, 3 shaders, 4 visuals, 5 VB (FVF), 6 cform, 7 portals, 8 lights, 9 light key frames, 10 glows, 11 sectors |
-//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors; late 8 (xrLC from 2002-08-30) 11 IB, visuals with `OGF_ICONTAINER` |
+//! | 8 | 2 shaders, 3 visuals, 4 VB (FVF), 5 cform, 6 portals, 7 lights, 9 glows, 10 sectors; late 8 (xrLC from 2002-08-30) 11 IB, visuals with `OGF_ICONTAINER`; xrLC of 2002-09-30 also 7 light control, 8 lights ([`Ids`]) |
 //! | 9 | 2 shaders, 3 visuals, 4 VB_OLD (FVF), 5 cform, 6 portals, 7 light control, 8 lights, 9 glows, 10 sectors, 11 IB, 12 VB (D3D9) |
 //! | 10, 11 | 2 shaders, 3 visuals, 4 portals, 5 light control, 6 lights, 7 glows, 8 sectors, 9 IB, 10 VB (D3D9) |
 //! | 12 | as 10 + 11 SWIS; VB, IB and SWIS LZHUF-compressed by xrLC |
@@ -34,7 +34,7 @@
 //! |---|---|---|
 //! | lights | 4, 5 | 124 bytes: D3D7 `D3DLIGHT7` (104 bytes, the same fields and order as D3D9's) + [`OldLightTail::Build5`] |
 //! | lights | 8 | 176 bytes: `D3DLIGHT7` + [`OldLightTail::Build8`] (`u32 frame; u32 flags; char name[64]`) |
-//! | lights | 9–14 | 108 bytes: `u32 controller` + `D3DLIGHT9` ([`Light`]) |
+//! | lights | 8 of 2002-09-30, 9–14 | 108 bytes: `u32 controller` + `D3DLIGHT9` ([`Light`]) |
 //! | glows | 4–11, early 12 | 24 bytes: `f32 pos[3]; f32 radius; u32 texture; u32 shader` ([`OldGlow`]) |
 //! | glows | 12 (xrLC from 2003-10-20), 13, 14 | 18 bytes ([`Glow`]); 12 is read by the chunk's size |
 //! | portals | 4, 5 | 80 bytes, the vertex count *before* the six vertices ([`LevelChunk::PortalsV5`]) |
