@@ -482,9 +482,11 @@ fn read_header(r: &mut Reader<'_>) -> Result<LevelChunk, ReadError> {
 /// The naming context of a whole `level` file's chunks (by its version and [`ids_of`]).
 pub fn context_of(bytes: &[u8]) -> Context {
     match ids_of(bytes) {
-        Some(ids @ Ids {
-            version: 4..=12, ..
-        }) => Context::OldLevel(ids),
+        Some(
+            ids @ Ids {
+                version: 4..=12, ..
+            },
+        ) => Context::OldLevel(ids),
         _ => Context::Level,
     }
 }
@@ -1062,9 +1064,11 @@ impl Level {
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         let ctx = match self.ids() {
-            Some(ids @ Ids {
-                version: 4..=12, ..
-            }) => Context::OldLevel(ids),
+            Some(
+                ids @ Ids {
+                    version: 4..=12, ..
+                },
+            ) => Context::OldLevel(ids),
             _ => Context::Level,
         };
         for c in &self.chunks {

@@ -713,7 +713,11 @@ fn every_target_has_its_engines_structure_sizes() {
     let g13 = generated(13, false);
     let fx = fixture();
     for to in [4u16, 5, 8, 9, 10, 11, 12, 13, 14] {
-        let (f, what) = if to == 14 { (&g13, "v13") } else { (&fx, "fixture") };
+        let (f, what) = if to == 14 {
+            (&g13, "v13")
+        } else {
+            (&fx, "fixture")
+        };
         let i = convert(f, to, true).unwrap_or_else(|e| panic!("{what} → {to}: {e}"));
         let b = i.level.to_bytes().unwrap();
         let (head, ids, ogf, light, glow) = engine_structure(to);

@@ -73,7 +73,11 @@ fn variants() -> Vec<Variant> {
         old("v5-strips", with(5, OldVisuals::StripsAndPatches), 6),
         old("v8", plain(8), 0),
         old("v8-late", generate::old_level_era(Era::Xrlc8Late), 0),
-        old("v8-0930", generate::old_level_era(Era::Xrlc8LightControl), 0),
+        old(
+            "v8-0930",
+            generate::old_level_era(Era::Xrlc8LightControl),
+            0,
+        ),
         old("v9", plain(9), 0),
         old("v10", plain(10), 0),
         old("v11", plain(11), 0),
@@ -199,10 +203,7 @@ fn every_era_variant_meets_the_issues_done_when() {
         assert!(has(&tris, QUAD_TRI), "{name}: lightmapped quad");
         if v <= 12 {
             assert!(
-                has(
-                    &tris,
-                    [[3.0, 0.0, 1.0], [5.0, 0.0, -1.0], [3.0, 0.0, -1.0]]
-                ),
+                has(&tris, [[3.0, 0.0, 1.0], [5.0, 0.0, -1.0], [3.0, 0.0, -1.0]]),
                 "{name}: vertex-lit quad"
             );
         }
@@ -274,12 +275,10 @@ fn every_era_variant_meets_the_issues_done_when() {
             let cl = Level::read(&out.level.to_bytes().unwrap()).unwrap().0;
             let cg = Geom::read(&out.geom.to_bytes().unwrap()).unwrap().0;
             assert_eq!(cl.version(), Some(to), "{name} → {to}");
-            assert_eq!(
-                check::level(&cl, Some(&cg), None),
-                vec![],
-                "{name} → {to}"
+            assert_eq!(check::level(&cl, Some(&cg), None), vec![], "{name} → {to}");
+            let ct = world_triangles(
+                &levelgeom_xray::to_scene(&cl, &cg, &SceneOptions::default()).unwrap(),
             );
-            let ct = world_triangles(&levelgeom_xray::to_scene(&cl, &cg, &SceneOptions::default()).unwrap());
             assert_eq!(ct.len(), want, "{name} → {to}: triangles");
             assert!(has(&ct, QUAD_TRI), "{name} → {to}: quad");
         }

@@ -192,7 +192,11 @@ fn conversion_writes_the_header_form_of_every_target() {
             _ => "written as XRLC",
         };
         assert!(notes[0].starts_with(want), "→ {to}: {notes:?}");
-        assert_eq!(notes[0].contains("not its latest"), to == 8, "→ {to}: {notes:?}");
+        assert_eq!(
+            notes[0].contains("not its latest"),
+            to == 8,
+            "→ {to}: {notes:?}"
+        );
         let bytes = out.level.to_bytes().unwrap();
         let (id, size, body) = header_of(&bytes);
         assert_eq!((id, size), (1, engine_header_size(to)), "→ {to}");
@@ -554,7 +558,9 @@ fn xrlc_8_of_2002_09_30_light_control_and_108_byte_lights_are_read() {
         super::old::world_triangles(&e)
     );
     // the embedded collision is found (chunk 5, packed)
-    let cf = level::embedded_cform(&bytes, Limits::DEFAULT).unwrap().unwrap();
+    let cf = level::embedded_cform(&bytes, Limits::DEFAULT)
+        .unwrap()
+        .unwrap();
     assert_eq!(cf.tris.len(), 2);
     let f = levelgeom_xray::flat::flatten(&back);
     assert_eq!(
