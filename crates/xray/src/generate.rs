@@ -1434,33 +1434,28 @@ pub fn old_level_era(era: Era) -> Level {
         }
     }
     for c in &mut l.chunks {
-        match &mut c.value {
-            LevelChunk::Visuals(vs) => {
-                for v in vs.iter_mut() {
-                    for oc in &mut v.value.chunks {
-                        oc.value = match (&oc.value, era) {
-                            (OgfChunk::LodDef(q), Era::Xrlc11Early | Era::Xrlc11Tmp) => {
-                                // no sun byte or padding in a 24-byte vertex: they read
-                                // 255 and 0
-                                let sunless = |v: &ogf::LodVertex| ogf::LodVertex {
-                                    sun: 255,
-                                    pad: [0; 3],
-                                    ..*v
-                                };
-                                OgfChunk::LodDefOld(
-                                    q.iter().map(|x| x.each_ref().map(sunless)).collect(),
-                                )
-                            }
-                            (OgfChunk::TreeDef(t), Era::Xrlc11Early) => OgfChunk::TreeDefOld(*t),
-                            (OgfChunk::TreeDef(t), Era::Xrlc11Tmp | Era::Xrlc11TmpSun) => {
-                                OgfChunk::TreeDefTmp(*t, [[0x11; 4], [0x22; 4]])
-                            }
-                            (x, _) => x.clone(),
+        let LevelChunk::Visuals(vs) = &mut c.value else {
+            continue;
+        };
+        for v in vs.iter_mut() {
+            for oc in &mut v.value.chunks {
+                oc.value = match (&oc.value, era) {
+                    (OgfChunk::LodDef(q), Era::Xrlc11Early | Era::Xrlc11Tmp) => {
+                        // no sun byte or padding in a 24-byte vertex: they read 255 and 0
+                        let sunless = |v: &ogf::LodVertex| ogf::LodVertex {
+                            sun: 255,
+                            pad: [0; 3],
+                            ..*v
                         };
+                        OgfChunk::LodDefOld(q.iter().map(|x| x.each_ref().map(sunless)).collect())
                     }
-                }
+                    (OgfChunk::TreeDef(t), Era::Xrlc11Early) => OgfChunk::TreeDefOld(*t),
+                    (OgfChunk::TreeDef(t), Era::Xrlc11Tmp | Era::Xrlc11TmpSun) => {
+                        OgfChunk::TreeDefTmp(*t, [[0x11; 4], [0x22; 4]])
+                    }
+                    (x, _) => x.clone(),
+                };
             }
-            _ => {}
         }
     }
     l

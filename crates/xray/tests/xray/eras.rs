@@ -215,6 +215,14 @@ fn every_era_variant_meets_the_issues_done_when() {
                 );
             }
         }
+        if name == "v5-strips" {
+            // the strips' full detail on `OLD_QUAD_STRIPS` (x 6..8): the quad pattern moved by
+            // 7 along x (the patches' sprites are checked corner by corner in old_ogf.rs)
+            assert!(
+                has(&tris, shift(QUAD_TRI, [7.0, 0.0, 0.0])),
+                "{name}: strips"
+            );
+        }
         // --- the collision: embedded in 4–9 (packed), beside the level from 10
         if v <= 9 {
             let c = level::embedded_cform(&bytes, levelgeom_binary::Limits::DEFAULT)
