@@ -22,35 +22,22 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bench_level;
-pub mod builds;
-pub mod cform;
 pub mod check;
-pub mod chunk;
-pub mod collision;
-pub mod dds;
-pub mod decl;
 pub mod files;
-pub mod flat;
-pub mod fvf;
+pub mod formats;
 pub mod generate;
-pub mod geom;
 pub mod import;
 pub mod info;
-pub mod level;
-pub mod lights;
-pub mod lzhuf;
-pub mod names;
 pub mod occluders;
-pub mod ogf;
-pub mod pivot;
-pub mod portals;
 pub mod scene;
-pub mod sectors;
-pub mod shaders;
-pub mod textures;
-pub mod vertex;
-pub mod vertex_data;
+
+// the modules by their paths before the layers (what callers, tests and tools use)
+pub use formats::{
+    builds, cform, chunk, decl, flat, fvf, geom, level, lzhuf, ogf, sectors, shaders, vertex,
+    vertex_data,
+};
+pub use generate::bench_level;
+pub use scene::{collision, dds, lights, names, pivot, portals, textures};
 
 pub use cform::Cform;
 pub use chunk::ChunkEntry;

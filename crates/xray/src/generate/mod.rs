@@ -13,6 +13,8 @@
 //! FLOAT2 base-UV layout. With `compress`, the level's shader chunk and the geom's SWIS chunk
 //! are written LZHUF-compressed.
 
+pub mod bench_level;
+
 use crate::chunk::{Framed, COMPRESSED};
 use crate::decl::{self, Declaration};
 use crate::geom::{self, Geom, GeomChunk, Header, SlideWindow, SwiItem, VertexBuffer};

@@ -29,6 +29,14 @@
 //!   winding reversed, so faces stay front faces in glTF's right-handed frame. UVs are not
 //!   flipped (D3D and glTF share the top-left origin).
 
+pub mod collision;
+pub mod dds;
+pub mod lights;
+pub mod names;
+pub mod pivot;
+pub mod portals;
+pub mod textures;
+
 use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
@@ -38,7 +46,7 @@ use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene, Texture, TextureSo
 use crate::geom::{Geom, SlideWindow, VertexBuffer};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
-use crate::{lights, names, pivot, portals, vertex};
+use crate::vertex;
 
 /// Choices for [`to_scene`].
 #[derive(Clone, Debug)]
