@@ -52,7 +52,7 @@ pub(super) fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let version = base.level.version().unwrap_or(0);
-    let flat = flatten(base.level);
+    let flat = flatten(base.level)?;
     let view = Base {
         level: &flat.level,
         geom: &flat.geom,
