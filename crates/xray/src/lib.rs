@@ -25,6 +25,7 @@
 pub mod check;
 pub mod files;
 pub mod formats;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod import;
 pub mod info;
@@ -36,6 +37,7 @@ pub use formats::{
     builds, cform, chunk, decl, flat, fvf, geom, level, lzhuf, ogf, sectors, shaders, vertex,
     vertex_data,
 };
+#[cfg(feature = "generate")]
 pub use generate::bench_level;
 pub use scene::{collision, dds, lights, names, pivot, portals, textures};
 

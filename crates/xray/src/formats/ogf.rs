@@ -177,6 +177,19 @@ pub enum Kind {
     PLods,
 }
 
+/// The OGF format the visuals of a `level` of XRLC `version` (≤ 12) are written in: OGF 3 from
+/// XRLC 5 (the engine of 2002-01-15, xray-engine-repo `b4385f03b0`, `XRCL_PRODUCTION_VERSION 5`,
+/// `xrOGF_FormatVersion = 3`, `FBasicVisual::Load` verifies it; xray_re `xr_ogf_format.h`: "OGF
+/// v3 - builds 1098, 1114, 1154"); XRLC 4 predates that history, and OGF 2 is what
+/// blender-xray reads in such levels (`Chunks_v2`).
+pub fn format_of_build(version: u16) -> u8 {
+    if version <= 4 {
+        2
+    } else {
+        3
+    }
+}
+
 /// What chunk `id` of an OGF `format` (2, 3, 4) visual of a level of XRLC `version` holds: as
 /// [`kind_of`], and format-4 ids 7 and 8 are `OGF_VCONTAINER` / `OGF_ICONTAINER` in levels of
 /// XRLC ≤ 12 (module docs).

@@ -19,7 +19,7 @@
 //! visual type from them ([`crate::ogf`] module docs cite it), progressive and tree-PM visuals
 //! included, so their sliding windows are kept. The visuals' OGF format follows the build's
 //! engine: OGF 3 from XRLC 5 (engine of 2002-01-15, `xrOGF_FormatVersion = 3`), OGF 2 for
-//! XRLC 4, which no public engine source covers ([`crate::generate::old_features`]).
+//! XRLC 4, which no public engine source covers ([`crate::ogf::format_of_build`]).
 //!
 //! FVF codes: lightmapped `XYZ|NORMAL|TEX2`, vertex-lit `XYZ|DIFFUSE|TEX1`, trees
 //! `XYZ|NORMAL|TEX1`. Progressive visuals before 12 (OGF 3 stores vertex splits, not windows)
@@ -90,7 +90,7 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
     let ibs = out.geom.index_buffers().unwrap_or(&[]);
     let swis = out.geom.swis();
     let visuals = src.visuals();
-    let format: u8 = crate::generate::old_features(to).1;
+    let format: u8 = crate::ogf::format_of_build(to);
     let trees_as_statics = to <= 8;
 
     // --- vertex buffers, one for one (trees' left out where trees become statics)
@@ -466,7 +466,7 @@ impl Counts {
                 self.raw_chunks,
                 match to {
                     12 => 4,
-                    _ => crate::generate::old_features(to).1,
+                    _ => crate::ogf::format_of_build(to),
                 }
             ));
         }
