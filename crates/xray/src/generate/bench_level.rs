@@ -21,11 +21,11 @@
 
 use levelgeom_binary::WriteError;
 
+use super::ogf_header;
 use crate::chunk::Framed;
 use crate::decl::{self, Declaration};
 use crate::geom::{self, Geom, GeomChunk, Header, SlideWindow, SwiItem, VertexBuffer};
 use crate::level::{self, Level, LevelChunk};
-use super::ogf_header;
 use crate::ogf::{self, model_type, GContainer, OgfChunk, TreeDef, Visual};
 use crate::sectors::{Sector, SectorChunk};
 use crate::shaders::ShaderEntry;

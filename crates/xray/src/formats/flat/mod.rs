@@ -500,7 +500,8 @@ impl<'a> View<'a> {
         } else {
             self.ibs.get(g.ib_index as usize).and_then(|ib| {
                 ib.get(
-                    g.ib_offset as usize..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
+                    g.ib_offset as usize
+                        ..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
                 )
             })
         };
@@ -597,9 +598,7 @@ impl<'a> View<'a> {
                     LevelChunk::Lights(ls.iter().map(OldLight::to_light).collect()),
                 ),
                 LevelChunk::OldGlows(_) => (crate::level::GLOWS, LevelChunk::Glows(glows.clone())),
-                LevelChunk::PortalsV5(p) => {
-                    (crate::level::PORTALS, LevelChunk::Portals(p.clone()))
-                }
+                LevelChunk::PortalsV5(p) => (crate::level::PORTALS, LevelChunk::Portals(p.clone())),
                 // the view's header is the 13/14 one: version (and the word's high half)
                 LevelChunk::NamedHeader(h) => (c.id(), LevelChunk::Header(h.header)),
                 LevelChunk::Header(_)
