@@ -148,7 +148,7 @@ impl Name {
 
 /// The name of chunk `id` (compression flag removed) in `ctx`.
 pub fn name(ctx: Context, id: u32) -> Name {
-    use crate::{geom, level, ogf};
+    use super::ids::{geom, level, ogf};
     let named = |name: &'static str, children: Option<Context>| Name {
         name,
         index: None,
@@ -178,8 +178,9 @@ pub fn name(ctx: Context, id: u32) -> Name {
             _ => indexed("chunk", None),
         },
         Context::OldLevel(v) => {
-            use crate::level::Part;
-            match level::part(v, id) {
+            // the ids of the old builds, by version (not yet in the id table)
+            use crate::level::{part, Part};
+            match part(v, id) {
                 Some(Part::Header) => named("fsL_HEADER", None),
                 Some(Part::Shaders) => named("fsL_SHADERS", None),
                 Some(Part::Textures) => named("fsL_TEXTURES", None),
@@ -200,7 +201,7 @@ pub fn name(ctx: Context, id: u32) -> Name {
             }
         }
         Context::VisualV3 | Context::VisualV2 => {
-            use crate::ogf::Kind;
+            use ogf::Kind;
             let dialect = if ctx == Context::VisualV3 { 3 } else { 2 };
             match ogf::kind_of(dialect, id) {
                 Some(Kind::Header) => named("OGF_HEADER", None),
