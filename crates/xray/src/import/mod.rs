@@ -650,9 +650,9 @@ impl Plan {
                 summary.kept_absent += 1;
             }
         }
-        for v in 0..visuals.len() {
-            let kids = visuals[v].children();
-            if visuals[v].model_type() == Some(model_type::LOD)
+        for (v, vis) in visuals.iter().enumerate() {
+            let kids = vis.children();
+            if vis.model_type() == Some(model_type::LOD)
                 && !kids.is_empty()
                 && !roots.contains(&v)
                 && kids

@@ -364,7 +364,7 @@ impl Unflatten<'_> {
     /// with what changed set.
     fn visuals(
         &mut self,
-        ibs: &mut Vec<Vec<u16>>,
+        ibs: &mut [Vec<u16>],
         materials: &mut Materials<'_>,
     ) -> Result<Vec<Framed<Visual>>, ImportError> {
         let (base, out) = (self.base, self.out);
@@ -460,7 +460,7 @@ impl Unflatten<'_> {
         v: &mut Visual,
         edit: &mut VisualEdit,
         (ig, fg): (GContainer, GContainer),
-        ibs: &mut Vec<Vec<u16>>,
+        ibs: &mut [Vec<u16>],
     ) -> Result<(), ImportError> {
         let (version, j) = (self.version, edit.j);
         let view_ibs = self.flat.geom.index_buffers().unwrap_or(&[]);
