@@ -154,10 +154,10 @@ impl Opened {
         match self {
             Opened::Geom(g) => check::geom(g),
             // XRLC 4–12: the buffers are inside, so their ranges are checked too
-            Opened::Level(l) if l.is_old() => {
-                let f = crate::flat::flatten(l);
-                check::level(&f.level, Some(&f.geom), None)
-            }
+            Opened::Level(l) if l.is_old() => match crate::flat::flatten(l) {
+                Ok(f) => check::level(&f.level, Some(&f.geom), None),
+                Err(e) => vec![view_problem(&e)],
+            },
             Opened::Level(l) => check::level(l, None, None),
             Opened::Cform(c) => check::cform(c),
             Opened::Hom(h) => h.check(),
@@ -513,13 +513,18 @@ impl LevelFiles {
             self.level_path.display()
         ));
         let flat = crate::flat::flatten(&self.level);
-        let mut problems = check::level(&flat.level, Some(&flat.geom), None);
+        let mut problems = match &flat {
+            Ok(f) => check::level(&f.level, Some(&f.geom), None),
+            Err(e) => vec![view_problem(e)],
+        };
         problems.extend(check::old_header(&self.level));
-        problems.extend(
-            check::geom(&flat.geom)
-                .into_iter()
-                .filter(|p| p.path != "file"),
-        );
+        if let Ok(f) = &flat {
+            problems.extend(
+                check::geom(&f.geom)
+                    .into_iter()
+                    .filter(|p| p.path != "file"),
+            );
+        }
         if let Some(c) = &self.cform {
             let embedded = c.path == self.level_path;
             notes.push(if embedded {
@@ -588,4 +593,13 @@ impl LevelFiles {
         }
         Ok(s)
     }
+}
+
+/// The problem that an old level has no 13/14-shaped view to check
+/// ([`crate::flat::flatten`]), at its shader table.
+fn view_problem(e: &WriteError) -> Problem {
+    Problem::new(
+        "fsL_SHADERS",
+        format!("no XRLC 13/14 view of the level: {e}"),
+    )
 }

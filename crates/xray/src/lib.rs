@@ -1,22 +1,27 @@
 //! S.T.A.L.K.E.R. (X-Ray engine) compiled levels: `level`, `level.geom`, `level.geomx`,
 //! `level.cform`, `level.hom`, `level.som`.
 //!
-//! * [`chunk`]: the `u32 id` + `u32 size` chunk container (bit 31 of the id = LZHUF-compressed),
-//!   [`lzhuf`] its codec;
-//! * [`geom`]: `level.geom`/`level.geomx` (vertex buffers with D3D9 declarations, index
-//!   buffers, sliding-window tables); [`decl`] the declarations, [`vertex`] the codec that turns
-//!   any declaration's bytes into positions/normals/UVs/colours and back, byte for byte;
-//! * [`level`]: the `level` file (shaders, OGF v4 [`ogf`] visuals, portals, lights, glows,
-//!   [`sectors`]); [`cform`]: the collision file (not a chunk file: a counted header,
-//!   vertices and triangles, all kept);
-//! * [`dds`]: DDS textures decoded to RGBA8 (and PNG);
+//! By layer, each module also reachable at the crate root under its own name
+//! (`levelgeom_xray::level` is [`formats::level`]):
+//!
+//! * [`formats`]: the file formats, each read and written byte-exact — [`chunk`] the `u32 id` +
+//!   `u32 size` chunk container (bit 31 of the id = LZHUF-compressed, [`lzhuf`] its codec) and
+//!   [`formats::ids`] the chunk ids it names; [`geom`] `level.geom`/`level.geomx` (vertex
+//!   buffers with D3D9 declarations [`decl`], decoded by the [`vertex`] codec, index buffers,
+//!   sliding-window tables); [`level`] the `level` file (shaders, OGF [`ogf`] visuals, portals,
+//!   lights, glows, [`sectors`]); [`cform`] the collision file (not a chunk file: a counted
+//!   header, vertices and triangles, all kept); [`flat`] the 13/14-shaped view of XRLC 4–12
+//!   levels;
+//! * [`scene`]: conversion to the engine-neutral scene for export, with [`pivot`] (each visual's
+//!   node at its centre), [`names`] (material names), [`lights`] (lights and glows),
+//!   [`portals`], [`collision`]; [`textures`] loads or links its textures
+//!   ([`resolve_textures`]), [`dds`] decodes them;
 //! * [`occluders`]: `level.hom` (occluder mesh) and `level.som` (sound-occlusion mesh);
+//! * [`import`]: an edited scene written back into a level, and the build conversions;
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
-//!   [`scene`]: conversion to the engine-neutral scene for export, with [`pivot`] (each
-//!   visual's node at its centre), [`names`] (material names), [`lights`] (lights and glows)
-//!   and [`portals`]; [`textures`] loads or links its textures ([`resolve_textures`]);
-//!   [`generate`]: small self-consistent levels for tests.
+//! * `generate` (with the cargo feature `generate`): small self-consistent levels for tests
+//!   and a large one for benchmarks.
 //!
 //! Every reader is byte-exact: parse, then write an unchanged model, gives the input bytes.
 #![forbid(unsafe_code)]
@@ -25,6 +30,7 @@
 pub mod check;
 pub mod files;
 pub mod formats;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod import;
 pub mod info;
@@ -36,6 +42,7 @@ pub use formats::{
     builds, cform, chunk, decl, flat, fvf, geom, level, lzhuf, ogf, sectors, shaders, vertex,
     vertex_data,
 };
+#[cfg(feature = "generate")]
 pub use generate::bench_level;
 pub use scene::{collision, dds, lights, names, pivot, portals, textures};
 

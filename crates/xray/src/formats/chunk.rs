@@ -148,7 +148,7 @@ impl Name {
 
 /// The name of chunk `id` (compression flag removed) in `ctx`.
 pub fn name(ctx: Context, id: u32) -> Name {
-    use crate::{geom, level, ogf};
+    use super::ids::{geom, level, ogf};
     let named = |name: &'static str, children: Option<Context>| Name {
         name,
         index: None,
@@ -201,7 +201,7 @@ pub fn name(ctx: Context, id: u32) -> Name {
             }
         }
         Context::VisualV3 | Context::VisualV2 => {
-            use crate::ogf::Kind;
+            use ogf::Kind;
             let dialect = if ctx == Context::VisualV3 { 3 } else { 2 };
             match ogf::kind_of(dialect, id) {
                 Some(Kind::Header) => named("OGF_HEADER", None),

@@ -23,14 +23,7 @@ use crate::decl::Declaration;
 use crate::vertex::{self, Vertices};
 use crate::vertex_data::VertexData;
 
-/// Chunk id of the header.
-pub const HEADER: u32 = 1;
-/// Chunk id of the vertex buffers.
-pub const VB: u32 = 9;
-/// Chunk id of the index buffers.
-pub const IB: u32 = 10;
-/// Chunk id of the sliding-window items.
-pub const SWIS: u32 = 11;
+pub use super::ids::geom::*;
 
 /// `hdrLEVEL`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -54,20 +54,7 @@ use crate::ogf::Visual;
 use crate::sectors::{self, Portal, Sector};
 use crate::shaders::{self, ShaderEntry};
 
-/// `fsL_HEADER`.
-pub const HEADER: u32 = 1;
-/// `fsL_SHADERS`.
-pub const SHADERS: u32 = 2;
-/// `fsL_VISUALS`.
-pub const VISUALS: u32 = 3;
-/// `fsL_PORTALS`.
-pub const PORTALS: u32 = 4;
-/// `fsL_LIGHT_DYNAMIC`.
-pub const LIGHT_DYNAMIC: u32 = 6;
-/// `fsL_GLOWS`.
-pub const GLOWS: u32 = 7;
-/// `fsL_SECTORS`.
-pub const SECTORS: u32 = 8;
+pub use super::ids::level::*;
 
 /// The XRLC versions this crate reads (blender-xray's list: the builds with public levels).
 pub const VERSIONS: [u16; 9] = [4, 5, 8, 9, 10, 11, 12, 13, 14];

@@ -11,6 +11,7 @@ pub mod decl;
 pub mod flat;
 pub mod fvf;
 pub mod geom;
+pub mod ids;
 pub mod level;
 pub mod lzhuf;
 pub mod ogf;

@@ -76,105 +76,19 @@ use crate::chunk::{self, Context, Framed};
 use crate::fvf::FvfBuffer;
 use crate::geom::SwiItem;
 
-/// `OGF_HEADER`.
-pub const HEADER: u32 = 1;
-/// `OGF_TEXTURE`.
-pub const TEXTURE: u32 = 2;
-/// `OGF_SWIDATA`.
-pub const SWIDATA: u32 = 6;
-/// `OGF_CHILDREN_L`.
-pub const CHILDREN_L: u32 = 10;
-/// `OGF_LODDEF2`.
-pub const LODDEF2: u32 = 11;
-/// `OGF_TREEDEF2`.
-pub const TREEDEF2: u32 = 12;
-/// `OGF_SWICONTAINER`.
-pub const SWICONTAINER: u32 = 20;
-/// `OGF_GCONTAINER`.
-pub const GCONTAINER: u32 = 21;
-/// `OGF_FASTPATH`.
-pub const FASTPATH: u32 = 22;
-/// `OGF_VCONTAINER` of format-4 visuals (XRLC 12, 2004-08-19 .. 2005-01; `Fmesh.h` `8e15ee2845`).
-pub const VCONTAINER: u32 = 7;
-/// `OGF_ICONTAINER` of format-4 visuals (XRLC 12; `Fmesh.h` `8e15ee2845`).
-pub const ICONTAINER: u32 = 8;
+pub use super::ids::ogf::*;
 
-/// Chunk ids of OGF 2 visuals (XRLC 4, 5) where they differ from format 4 (blender-xray
-/// `Chunks_v2`).
-pub mod v2 {
-    /// `OGF_TEXTURE_L`: (texture, shader) indices.
-    pub const TEXTURE_L: u32 = 3;
-    /// `OGF_BBOX`.
-    pub const BBOX: u32 = 6;
-    /// `OGF_INDICES`: the visual's own indices.
-    pub const INDICES: u32 = 8;
-    /// `OGF_VCONTAINER`.
-    pub const VCONTAINER: u32 = 11;
-    /// `OGF_BSPHERE`.
-    pub const BSPHERE: u32 = 12;
-    /// `OGF_CHILDREN_L`.
-    pub const CHILDREN_L: u32 = 13;
-}
-
-/// Chunk ids of OGF 3 visuals (XRLC 8–12) where they differ from format 4 (blender-xray
-/// `Chunks_v3`).
-pub mod v3 {
-    /// `OGF_TEXTURE`: texture and shader names.
-    pub const TEXTURE: u32 = 2;
-    /// `OGF_TEXTURE_L`: (texture, shader) indices.
-    pub const TEXTURE_L: u32 = 3;
-    /// `OGF_CHILD_REFS`.
-    pub const CHILD_REFS: u32 = 5;
-    /// `OGF_BBOX`.
-    pub const BBOX: u32 = 6;
-    /// `OGF_VERTICES`: the visual's own FVF vertices.
-    pub const VERTICES: u32 = 7;
-    /// `OGF_INDICES`: the visual's own indices.
-    pub const INDICES: u32 = 8;
-    /// `OGF_SWIDATA` (vertex splits).
-    pub const SWIDATA: u32 = 9;
-    /// `OGF_VCONTAINER`.
-    pub const VCONTAINER: u32 = 10;
-    /// `OGF_BSPHERE`.
-    pub const BSPHERE: u32 = 11;
-    /// `OGF_CHILDREN_L`.
-    pub const CHILDREN_L: u32 = 12;
-    /// `OGF_DPATCH`: detail patch sprites (xr_3da `Fmesh.h` `b4385f03b0`).
-    pub const DPATCH: u32 = 15;
-    /// `OGF_P_LODS`: the detail levels of `MT_PROGRESSIVE_STRIPS` (xr_3da `Fmesh.h`
-    /// `b4385f03b0`).
-    pub const P_LODS: u32 = 16;
-    /// `OGF_ICONTAINER`.
-    pub const ICONTAINER: u32 = 19;
-    /// `OGF_LODDEF2`.
-    pub const LODDEF2: u32 = 21;
-    /// `OGF_TREEDEF2`.
-    pub const TREEDEF2: u32 = 22;
-}
-
-/// What a visual chunk holds, across OGF formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Kind {
-    Header,
-    Texture,
-    TextureL,
-    ChildRefs,
-    Bbox,
-    Vertices,
-    Indices,
-    SwiData,
-    VContainer,
-    IContainer,
-    BSphere,
-    ChildrenL,
-    LodDef,
-    TreeDef,
-    SwiContainer,
-    GContainer,
-    FastPath,
-    DPatch,
-    PLods,
+/// The OGF format the visuals of a `level` of XRLC `version` (≤ 12) are written in: OGF 3 from
+/// XRLC 5 (the engine of 2002-01-15, xray-engine-repo `b4385f03b0`, `XRCL_PRODUCTION_VERSION 5`,
+/// `xrOGF_FormatVersion = 3`, `FBasicVisual::Load` verifies it; xray_re `xr_ogf_format.h`: "OGF
+/// v3 - builds 1098, 1114, 1154"); XRLC 4 predates that history, and OGF 2 is what
+/// blender-xray reads in such levels (`Chunks_v2`).
+pub fn format_of_build(version: u16) -> u8 {
+    if version <= 4 {
+        2
+    } else {
+        3
+    }
 }
 
 /// What chunk `id` of an OGF `format` (2, 3, 4) visual of a level of XRLC `version` holds: as
@@ -187,46 +101,6 @@ pub fn kind_of_in(format: u8, version: u16, id: u32) -> Option<Kind> {
         (4, ICONTAINER) if old => Some(Kind::IContainer),
         _ => kind_of(format, id),
     }
-}
-
-/// What chunk `id` of an OGF `format` (2, 3, 4) visual holds.
-pub fn kind_of(format: u8, id: u32) -> Option<Kind> {
-    use Kind::*;
-    Some(match (format, id) {
-        (_, HEADER) => Header,
-        (2, v2::TEXTURE_L) => TextureL,
-        (2, v2::BBOX) => Bbox,
-        (2, v2::INDICES) => Indices,
-        (2, v2::VCONTAINER) => VContainer,
-        (2, v2::BSPHERE) => BSphere,
-        (2, v2::CHILDREN_L) => ChildrenL,
-        (2, _) => return None,
-        (3, v3::TEXTURE) => Texture,
-        (3, v3::TEXTURE_L) => TextureL,
-        (3, v3::CHILD_REFS) => ChildRefs,
-        (3, v3::BBOX) => Bbox,
-        (3, v3::VERTICES) => Vertices,
-        (3, v3::INDICES) => Indices,
-        (3, v3::SWIDATA) => SwiData,
-        (3, v3::VCONTAINER) => VContainer,
-        (3, v3::BSPHERE) => BSphere,
-        (3, v3::CHILDREN_L) => ChildrenL,
-        (3, v3::ICONTAINER) => IContainer,
-        (3, v3::DPATCH) => DPatch,
-        (3, v3::P_LODS) => PLods,
-        (3, v3::LODDEF2) => LodDef,
-        (3, v3::TREEDEF2) => TreeDef,
-        (3, _) => return None,
-        (_, TEXTURE) => Texture,
-        (_, SWIDATA) => SwiData,
-        (_, CHILDREN_L) => ChildrenL,
-        (_, LODDEF2) => LodDef,
-        (_, TREEDEF2) => TreeDef,
-        (_, SWICONTAINER) => SwiContainer,
-        (_, GCONTAINER) => GContainer,
-        (_, FASTPATH) => FastPath,
-        _ => return None,
-    })
 }
 
 /// OGF format 3 model types (FBasicVisual of builds 1469–1865).

@@ -21,11 +21,12 @@
 
 use levelgeom_binary::WriteError;
 
+use super::ogf_header;
 use crate::chunk::Framed;
 use crate::decl::{self, Declaration};
 use crate::geom::{self, Geom, GeomChunk, Header, SlideWindow, SwiItem, VertexBuffer};
 use crate::level::{self, Level, LevelChunk};
-use crate::ogf::{self, model_type, GContainer, OgfChunk, OgfHeader, TreeDef, Visual};
+use crate::ogf::{self, model_type, GContainer, OgfChunk, TreeDef, Visual};
 use crate::sectors::{Sector, SectorChunk};
 use crate::shaders::ShaderEntry;
 use crate::vertex::Vertices;
@@ -169,23 +170,6 @@ impl Buffers {
     }
 }
 
-fn header(t: u8, shader_id: u16, lo: [f32; 3], hi: [f32; 3]) -> Framed<OgfChunk> {
-    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
-    let d = [0, 1, 2].map(|k| hi[k] - c[k]);
-    Framed::plain(
-        ogf::HEADER,
-        OgfChunk::Header(OgfHeader {
-            format_version: 4,
-            model_type: t,
-            shader_id,
-            bbox_min: lo,
-            bbox_max: hi,
-            sphere_center: c,
-            sphere_radius: (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt(),
-        }),
-    )
-}
-
 fn gcontainer(vb: usize, vo: u32, io: u32, ic: usize, ib: usize) -> Framed<OgfChunk> {
     Framed::plain(
         ogf::GCONTAINER,
@@ -306,7 +290,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
         match p.t {
             model_type::PROGRESSIVE => {
                 chunks.push(Framed::plain(ogf::SWIDATA, OgfChunk::SwiData(windows())));
-                chunks.push(header(
+                chunks.push(ogf_header(
                     p.t,
                     p.shader,
                     [ox, -0.75, oz],
@@ -325,7 +309,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
                         c_bias: [0.0; 5],
                     }),
                 ));
-                chunks.push(header(
+                chunks.push(ogf_header(
                     p.t,
                     p.shader,
                     [ox - 2.0, 0.0, oz - 2.0],
@@ -336,7 +320,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
                     OgfChunk::SwiContainer(p.swis.unwrap_or(0)),
                 ));
             }
-            _ => chunks.push(header(
+            _ => chunks.push(ogf_header(
                 p.t,
                 p.shader,
                 [ox, -0.75, oz],
@@ -356,7 +340,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
         groups.push(out.len() as u32);
         out.push(Visual {
             chunks: vec![
-                header(
+                ogf_header(
                     model_type::HIERARCHY,
                     0,
                     [0.0, -1.0, g as f32 * 20.0 - 2.0],
@@ -369,7 +353,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
     let root = out.len() as u32;
     out.push(Visual {
         chunks: vec![
-            header(
+            ogf_header(
                 model_type::HIERARCHY,
                 0,
                 [-2.0, -1.0, -2.0],

@@ -67,13 +67,20 @@ fn static_vertices(pos: &[[f32; 3]]) -> Vertices {
     }
 }
 
-fn header(t: u8, shader_id: u16, lo: [f32; 3], hi: [f32; 3]) -> Framed<OgfChunk> {
-    let c = [
-        (lo[0] + hi[0]) / 2.0,
-        (lo[1] + hi[1]) / 2.0,
-        (lo[2] + hi[2]) / 2.0,
-    ];
-    let d = [hi[0] - c[0], hi[1] - c[1], hi[2] - c[2]];
+/// The generators' `OGF_HEADER` (format 4) of a visual of model type `t` whose bounding box is
+/// `lo..hi`, with the sphere through the box's corners ([`sphere_around`]).
+pub fn ogf_header(t: u8, shader_id: u16, lo: [f32; 3], hi: [f32; 3]) -> Framed<OgfChunk> {
+    ogf_header_with_sphere(t, shader_id, [lo, hi], sphere_around(lo, hi))
+}
+
+/// The generators' `OGF_HEADER` (format 4) with a given bounding box `[min, max]` and sphere
+/// `(centre, radius)`.
+pub fn ogf_header_with_sphere(
+    t: u8,
+    shader_id: u16,
+    [lo, hi]: [[f32; 3]; 2],
+    (center, radius): ([f32; 3], f32),
+) -> Framed<OgfChunk> {
     Framed::plain(
         ogf::HEADER,
         OgfChunk::Header(OgfHeader {
@@ -82,10 +89,17 @@ fn header(t: u8, shader_id: u16, lo: [f32; 3], hi: [f32; 3]) -> Framed<OgfChunk>
             shader_id,
             bbox_min: lo,
             bbox_max: hi,
-            sphere_center: c,
-            sphere_radius: (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt(),
+            sphere_center: center,
+            sphere_radius: radius,
         }),
     )
+}
+
+/// The sphere through the corners of the box `lo..hi`: centred in it, radius half its diagonal.
+pub fn sphere_around(lo: [f32; 3], hi: [f32; 3]) -> ([f32; 3], f32) {
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+    let d = [0, 1, 2].map(|k| hi[k] - c[k]);
+    (c, (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt())
 }
 
 fn gc(vb: u32, vo: u32, vc: u32, io: u32, ic: u32) -> Framed<OgfChunk> {
@@ -244,7 +258,7 @@ pub fn level(opts: Options) -> (Level, Geom) {
         Visual {
             chunks: vec![
                 gc(0, 0, 4, 0, 6),
-                header(model_type::NORMAL, 1, [-1.0, 0.0, -1.0], [1.0, 0.0, 1.0]),
+                ogf_header(model_type::NORMAL, 1, [-1.0, 0.0, -1.0], [1.0, 0.0, 1.0]),
             ],
         },
         Visual {
@@ -268,7 +282,7 @@ pub fn level(opts: Options) -> (Level, Geom) {
                         ],
                     }),
                 ),
-                header(
+                ogf_header(
                     model_type::PROGRESSIVE,
                     1,
                     [3.0, 0.0, -1.0],
@@ -282,7 +296,7 @@ pub fn level(opts: Options) -> (Level, Geom) {
             chunks: vec![
                 gc(1, 0, 5, tree_start, tree_count),
                 Framed::plain(ogf::TREEDEF2, OgfChunk::TreeDef(tree_def(t))),
-                header(
+                ogf_header(
                     model_type::TREE_PM,
                     2,
                     [t[0] - 0.5, t[1], t[2] - 0.5],
@@ -294,7 +308,7 @@ pub fn level(opts: Options) -> (Level, Geom) {
     }
     visuals.push(Visual {
         chunks: vec![
-            header(
+            ogf_header(
                 model_type::HIERARCHY,
                 0,
                 [-5.0, 0.0, -7.0],
@@ -396,12 +410,9 @@ pub const OLD_QUAD_TRIS: [u16; 6] = [0, 3, 2, 0, 2, 1];
 pub const OLD_TREE_TRIS: [u16; 12] = [0, 4, 1, 1, 4, 2, 2, 4, 3, 3, 4, 0];
 
 /// What an old generated level holds, by version: `(trees and LOD, OGF format)`. The format is
-/// what each build's engine loads: OGF 3 from XRLC 5 (the engine of 2002-01-15, xray-engine-repo
-/// `b4385f03b0`, `XRCL_PRODUCTION_VERSION 5`, `xrOGF_FormatVersion = 3`, `FBasicVisual::Load`
-/// verifies it; xray_re `xr_ogf_format.h`: "OGF v3 - builds 1098, 1114, 1154"); XRLC 4 predates
-/// that history, and OGF 2 is what blender-xray reads in such levels (`Chunks_v2`).
+/// what each build's engine loads ([`crate::ogf::format_of_build`]).
 pub fn old_features(version: u16) -> (bool, u8) {
-    (version >= 9, if version <= 4 { 2 } else { 3 })
+    (version >= 9, crate::ogf::format_of_build(version))
 }
 
 /// Base UV of a generated static vertex (hand-known: `x/4 + 1/2`, `z/4 + 1/2`).
@@ -1144,18 +1155,7 @@ pub fn ogf4_visuals(l: &mut Level) {
         if t == t3::NORMAL && i == 1 {
             t4 = model_type::PROGRESSIVE;
         }
-        let header = oc(
-            ogf::HEADER,
-            OgfChunk::Header(OgfHeader {
-                format_version: 4,
-                model_type: t4,
-                shader_id: sid,
-                bbox_min: lo,
-                bbox_max: hi,
-                sphere_center: c,
-                sphere_radius: r,
-            }),
-        );
+        let header = ogf_header_with_sphere(t4, sid, [lo, hi], (c, r));
         let mut out = Vec::new();
         for x in &v.chunks {
             match &x.value {

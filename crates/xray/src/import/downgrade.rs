@@ -19,7 +19,7 @@
 //! visual type from them ([`crate::ogf`] module docs cite it), progressive and tree-PM visuals
 //! included, so their sliding windows are kept. The visuals' OGF format follows the build's
 //! engine: OGF 3 from XRLC 5 (engine of 2002-01-15, `xrOGF_FormatVersion = 3`), OGF 2 for
-//! XRLC 4, which no public engine source covers ([`crate::generate::old_features`]).
+//! XRLC 4, which no public engine source covers ([`crate::ogf::format_of_build`]).
 //!
 //! FVF codes: lightmapped `XYZ|NORMAL|TEX2`, vertex-lit `XYZ|DIFFUSE|TEX1`, trees
 //! `XYZ|NORMAL|TEX1`. Progressive visuals before 12 (OGF 3 stores vertex splits, not windows)
@@ -35,9 +35,10 @@ mod vertices;
 
 use std::collections::BTreeMap;
 
+use crate::cform::Cform;
 use crate::chunk::{Framed, COMPRESSED};
 use crate::fvf::{FvfBuffer, UvOrder};
-use crate::geom::{Geom, SlideWindow};
+use crate::geom::{Geom, SlideWindow, SwiItem, VertexBuffer};
 use crate::level::{Level, LevelChunk, Part};
 use crate::ogf::{
     self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual,
@@ -90,43 +91,13 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
     let ibs = out.geom.index_buffers().unwrap_or(&[]);
     let swis = out.geom.swis();
     let visuals = src.visuals();
-    let format: u8 = crate::generate::old_features(to).1;
-    let trees_as_statics = to <= 8;
+    let format: u8 = crate::ogf::format_of_build(to);
 
-    // --- vertex buffers, one for one (trees' left out where trees become statics)
-    let mut bufs: Vec<Buffer> = Vec::new();
-    let mut vb_map: Vec<Option<u32>> = Vec::with_capacity(vbs.len());
-    let mut layouts = Vec::with_capacity(vbs.len());
-    let mut reencoded = (0usize, 0usize);
-    for (k, vb) in vbs.iter().enumerate() {
-        let l = match (vertices::layout_of(&vb.decl), to) {
-            (Some(l), _) => l,
-            (None, 12) => Layout::Lightmapped,
-            (None, _) => {
-                return Err(refuse(
-                    to,
-                    format!(
-                        "level.geom vertex buffer {k} has a layout ({} elements, {} bytes) that \
-                         is neither lightmapped, vertex-lit nor a tree's: no XRLC {to} layout \
-                         holds it",
-                        vb.decl.elements.len(),
-                        vb.stride()
-                    ),
-                ))
-            }
-        };
-        layouts.push(l);
-        if trees_as_statics && l == Layout::Tree {
-            vb_map.push(None);
-            continue;
-        }
-        bufs.push(vertices::encode(k, vb, l, to, &mut loss)?);
-        if to != 12 {
-            reencoded.0 += 1;
-            reencoded.1 += vb.count as usize;
-        }
-        vb_map.push(Some(bufs.len() as u32 - 1));
-    }
+    let Buffers {
+        mut bufs,
+        vb_map,
+        reencoded,
+    } = vertex_buffers(vbs, to, &mut loss)?;
 
     // --- visuals
     let mut tables = Tables::new(to, src.shaders().unwrap_or(&[]));
@@ -174,6 +145,121 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
         id_of(to, Part::Shaders)?,
         LevelChunk::Shaders(tables.shaders.clone()),
     ));
+    chunks.extend(buffer_chunks(to, bufs, ibs, swis, &mut loss)?);
+    chunks.push(Framed::plain(
+        id_of(to, Part::Visuals)?,
+        LevelChunk::Visuals(out_visuals),
+    ));
+    let mut cform = out.cform.clone();
+    if to <= 9 {
+        chunks.extend(embedded_cform(to, cform.take(), &mut loss)?);
+    }
+    let portals = src.portals().to_vec();
+    chunks.push(Framed::plain(
+        id_of(to, Part::Portals)?,
+        if to >= 8 {
+            LevelChunk::Portals(portals)
+        } else {
+            LevelChunk::PortalsV5(portals)
+        },
+    ));
+    if let Some(id) = crate::level::id_of(to, Part::LightControl) {
+        // 9–11: their renderers open fsL_LIGHT_CONTROL unconditionally; xrLC writes it just
+        // before the lights (xrLC/xrSaveLights.cpp)
+        let max = lights.iter().map(|l| l.controller).max().unwrap_or(0);
+        chunks.push(Framed::plain(
+            id,
+            LevelChunk::Raw(crate::level::light_control(max)),
+        ));
+    }
+    chunks.push(Framed::plain(id_of(to, Part::Lights)?, light_chunk));
+    chunks.push(Framed::plain(id_of(to, Part::Glows)?, glow_chunk));
+    chunks.push(Framed::plain(
+        id_of(to, Part::Sectors)?,
+        LevelChunk::Sectors(src.sectors().to_vec()),
+    ));
+    let written = Written {
+        to,
+        src,
+        tables: &tables,
+        controllers,
+        geomx: out.geomx.is_some(),
+    };
+    written.report(&mut loss);
+
+    // --- commit
+    out.level = Level { chunks };
+    out.geom = Geom { chunks: Vec::new() };
+    out.geomx = None;
+    out.cform = cform;
+    Ok(loss.into_conversion(to, reencoded))
+}
+
+/// The vertex buffers of the 13 level re-encoded for an old build.
+struct Buffers {
+    bufs: Vec<Buffer>,
+    /// Each 13 buffer's index in `bufs` (`None`: a tree buffer left out).
+    vb_map: Vec<Option<u32>>,
+    /// (Buffers, vertices) re-encoded.
+    reencoded: (usize, usize),
+}
+
+/// The vertex buffers of the 13 level re-encoded for build `to`, one for one (trees' left out
+/// where trees become statics, XRLC ≤ 8).
+fn vertex_buffers(
+    vbs: &[VertexBuffer],
+    to: u16,
+    loss: &mut Losses,
+) -> Result<Buffers, ImportError> {
+    let trees_as_statics = to <= 8;
+    let mut bufs: Vec<Buffer> = Vec::new();
+    let mut vb_map: Vec<Option<u32>> = Vec::with_capacity(vbs.len());
+    let mut reencoded = (0usize, 0usize);
+    for (k, vb) in vbs.iter().enumerate() {
+        let l = match (vertices::layout_of(&vb.decl), to) {
+            (Some(l), _) => l,
+            (None, 12) => Layout::Lightmapped,
+            (None, _) => {
+                return Err(refuse(
+                    to,
+                    format!(
+                        "level.geom vertex buffer {k} has a layout ({} elements, {} bytes) that \
+                         is neither lightmapped, vertex-lit nor a tree's: no XRLC {to} layout \
+                         holds it",
+                        vb.decl.elements.len(),
+                        vb.stride()
+                    ),
+                ))
+            }
+        };
+        if trees_as_statics && l == Layout::Tree {
+            vb_map.push(None);
+            continue;
+        }
+        bufs.push(vertices::encode(k, vb, l, to, loss)?);
+        if to != 12 {
+            reencoded.0 += 1;
+            reencoded.1 += vb.count as usize;
+        }
+        vb_map.push(Some(bufs.len() as u32 - 1));
+    }
+    Ok(Buffers {
+        bufs,
+        vb_map,
+        reencoded,
+    })
+}
+
+/// The buffer chunks of build `to`: vertex buffers (D3D9 from 10, FVF before), index buffers
+/// (from 9) and SWIS (12), LZHUF-compressed in 12 as xrLC wrote them.
+fn buffer_chunks(
+    to: u16,
+    bufs: Vec<Buffer>,
+    ibs: &[Vec<u16>],
+    swis: &[SwiItem],
+    loss: &mut Losses,
+) -> Result<Vec<Framed<LevelChunk>>, ImportError> {
+    let mut chunks = Vec::new();
     let packed = if to == 12 { COMPRESSED } else { 0 };
     if to >= 10 {
         let d3d = bufs
@@ -221,134 +307,126 @@ pub(super) fn from_13(out: &mut Imported, to: u16) -> Result<Conversion, ImportE
             swis.len()
         ));
     }
-    chunks.push(Framed::plain(
-        id_of(to, Part::Visuals)?,
-        LevelChunk::Visuals(out_visuals),
+    Ok(chunks)
+}
+
+/// XRLC ≤ 9: the collision as the version-2 cform embedded in `level` (`fsL_CFORM`), if the
+/// base has one.
+fn embedded_cform(
+    to: u16,
+    cform: Option<Cform>,
+    loss: &mut Losses,
+) -> Result<Option<Framed<LevelChunk>>, ImportError> {
+    let Some(c) = cform else {
+        loss.notes.push(format!(
+            "no collision: XRLC {to} keeps it in `level`, and the base has none"
+        ));
+        return Ok(None);
+    };
+    let (c2, flagged) = records::cform_v2(&c);
+    if flagged > 0 {
+        loss.lost.push(format!(
+            "suppress-shadow/wallmark flags of {flagged} collision triangles (the version-2 \
+             cform XRLC {to} embeds has no place for them)"
+        ));
+    }
+    // packed as xrLC packed it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
+    // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`;
+    // level.cform from 2003-06-20)
+    let chunk = Framed::plain(
+        id_of(to, Part::Cform)? | COMPRESSED,
+        LevelChunk::Raw(c2.to_bytes()?),
+    );
+    loss.notes.push(format!(
+        "the collision is embedded in `level` (fsL_CFORM, version 2) as XRLC {to} keeps it; no \
+         level.cform is written"
     ));
-    let mut cform = out.cform.clone();
-    if to <= 9 {
-        match cform.take() {
-            Some(c) => {
-                let (c2, flagged) = records::cform_v2(&c);
-                if flagged > 0 {
-                    loss.lost.push(format!(
-                        "suppress-shadow/wallmark flags of {flagged} collision triangles (the \
-                         version-2 cform XRLC {to} embeds has no place for them)"
-                    ));
+    Ok(Some(chunk))
+}
+
+/// What was written, for the notes on what build `to` could not hold or derived.
+struct Written<'a> {
+    to: u16,
+    src: &'a Level,
+    tables: &'a Tables,
+    /// Lights whose controller the build stores nowhere.
+    controllers: usize,
+    /// The base had a `level.geomx`.
+    geomx: bool,
+}
+
+impl Written<'_> {
+    fn report(&self, loss: &mut Losses) {
+        let to = self.to;
+        let lights = self.src.lights();
+        if self.controllers > 0 {
+            loss.lost.push(format!(
+                "the controller of {} lights (XRLC {to} stores none; read back as 1 for \
+                 directional lights, 2 otherwise)",
+                self.controllers
+            ));
+        }
+        if to <= 8 && !lights.is_empty() {
+            loss.notes.push(format!(
+                "{} lights get the XRLC {to} record's extra fields derived: frame 0, {}",
+                lights.len(),
+                if to == 8 {
+                    "flags 3 (affects static and dynamic), no name"
+                } else {
+                    "flags 0, no key frames"
                 }
-                // packed as xrLC packed it: `fs.write_chunk(fsL_CFORM|CFS_CompressMark, …)`
-                // (xrLC/xrBuildCForm.cpp, 2002-01-15 `05d999e07a` to 2003-06-13 `bf250a46c8`;
-                // level.cform from 2003-06-20)
-                chunks.push(Framed::plain(
-                    id_of(to, Part::Cform)? | COMPRESSED,
-                    LevelChunk::Raw(c2.to_bytes()?),
-                ));
-                loss.notes.push(format!(
-                    "the collision is embedded in `level` (fsL_CFORM, version 2) as XRLC {to} \
-                     keeps it; no level.cform is written"
-                ));
-            }
-            None => loss.notes.push(format!(
-                "no collision: XRLC {to} keeps it in `level`, and the base has none"
-            )),
+            ));
+        }
+        let dropped_chunks: Vec<u32> = self
+            .src
+            .chunks
+            .iter()
+            .filter(|c| matches!(c.value, LevelChunk::Raw(_)))
+            .map(Framed::id)
+            .collect();
+        if !dropped_chunks.is_empty() {
+            loss.lost.push(format!(
+                "`level` chunks {dropped_chunks:?} of unknown meaning (not carried into XRLC {to})"
+            ));
+        }
+        if !self.tables.no_slash.is_empty() {
+            loss.lost.push(format!(
+                "shader entries without a `/` ({:?}): an XRLC {to} material is a (shader, \
+                 texture) pair, read back as `shader/`",
+                self.tables.no_slash
+            ));
+        }
+        if to < 12 {
+            loss.notes.push(format!(
+                "materials written as (shader, texture) pairs of {}; texture lists kept as the \
+                 13 entries name them",
+                if to <= 5 {
+                    "the texture and shader tables"
+                } else {
+                    "the one shader table"
+                }
+            ));
+        }
+        // the layout of the target build that is written (module docs)
+        loss.notes.push(match to {
+            12 => "visuals written as XRLC 12's last layout has them: OGF 4 with OGF_VCONTAINER \
+                   + OGF_ICONTAINER (builds 1935–2218, xrLC of 2004-08-19 .. 2005-01); the OGF 3 \
+                   layout of earlier XRLC 12 builds is not written"
+                .to_string(),
+            4 => "visuals written as OGF 2 (what blender-xray reads in XRLC 4 levels; no engine \
+                  source of XRLC 4 is public)"
+                .to_string(),
+            _ => format!(
+                "visuals written as OGF 3, the format XRLC {to}'s engine loads (xrOGF_FormatVersion \
+                 3 from the engine of 2002-01-15 until 2004-08-18)"
+            ),
+        });
+        if self.geomx {
+            loss.notes.push(format!(
+                "level.geomx (the fast depth-pass copy) is not written: XRLC {to} has none"
+            ));
         }
     }
-    let portals = src.portals().to_vec();
-    chunks.push(Framed::plain(
-        id_of(to, Part::Portals)?,
-        if to >= 8 {
-            LevelChunk::Portals(portals)
-        } else {
-            LevelChunk::PortalsV5(portals)
-        },
-    ));
-    if let Some(id) = crate::level::id_of(to, Part::LightControl) {
-        // 9–11: their renderers open fsL_LIGHT_CONTROL unconditionally; xrLC writes it just
-        // before the lights (xrLC/xrSaveLights.cpp)
-        let max = lights.iter().map(|l| l.controller).max().unwrap_or(0);
-        chunks.push(Framed::plain(
-            id,
-            LevelChunk::Raw(crate::level::light_control(max)),
-        ));
-    }
-    chunks.push(Framed::plain(id_of(to, Part::Lights)?, light_chunk));
-    chunks.push(Framed::plain(id_of(to, Part::Glows)?, glow_chunk));
-    chunks.push(Framed::plain(
-        id_of(to, Part::Sectors)?,
-        LevelChunk::Sectors(src.sectors().to_vec()),
-    ));
-    if controllers > 0 {
-        loss.lost.push(format!(
-            "the controller of {controllers} lights (XRLC {to} stores none; read back as 1 for \
-             directional lights, 2 otherwise)"
-        ));
-    }
-    if to <= 8 && !lights.is_empty() {
-        loss.notes.push(format!(
-            "{} lights get the XRLC {to} record's extra fields derived: frame 0, {}",
-            lights.len(),
-            if to == 8 {
-                "flags 3 (affects static and dynamic), no name"
-            } else {
-                "flags 0, no key frames"
-            }
-        ));
-    }
-    let dropped_chunks: Vec<u32> = src
-        .chunks
-        .iter()
-        .filter(|c| matches!(c.value, LevelChunk::Raw(_)))
-        .map(Framed::id)
-        .collect();
-    if !dropped_chunks.is_empty() {
-        loss.lost.push(format!(
-            "`level` chunks {dropped_chunks:?} of unknown meaning (not carried into XRLC {to})"
-        ));
-    }
-    if !tables.no_slash.is_empty() {
-        loss.lost.push(format!(
-            "shader entries without a `/` ({:?}): an XRLC {to} material is a (shader, texture) \
-             pair, read back as `shader/`",
-            tables.no_slash
-        ));
-    }
-    if to < 12 {
-        loss.notes.push(format!(
-            "materials written as (shader, texture) pairs of {}; texture lists kept as the 13 \
-             entries name them",
-            if to <= 5 {
-                "the texture and shader tables"
-            } else {
-                "the one shader table"
-            }
-        ));
-    }
-    // the layout of the target build that is written (module docs)
-    loss.notes.push(match to {
-        12 => "visuals written as XRLC 12's last layout has them: OGF 4 with OGF_VCONTAINER + \
-               OGF_ICONTAINER (builds 1935–2218, xrLC of 2004-08-19 .. 2005-01); the OGF 3 \
-               layout of earlier XRLC 12 builds is not written"
-            .to_string(),
-        4 => "visuals written as OGF 2 (what blender-xray reads in XRLC 4 levels; no engine \
-              source of XRLC 4 is public)"
-            .to_string(),
-        _ => format!(
-            "visuals written as OGF 3, the format XRLC {to}'s engine loads (xrOGF_FormatVersion 3 \
-             from the engine of 2002-01-15 until 2004-08-18)"
-        ),
-    });
-    if out.geomx.is_some() {
-        loss.notes.push(format!(
-            "level.geomx (the fast depth-pass copy) is not written: XRLC {to} has none"
-        ));
-    }
-
-    // --- commit
-    out.level = Level { chunks };
-    out.geom = Geom { chunks: Vec::new() };
-    out.geomx = None;
-    out.cform = cform;
-    Ok(loss.into_conversion(to, reencoded))
 }
 
 impl Losses {
@@ -466,7 +544,7 @@ impl Counts {
                 self.raw_chunks,
                 match to {
                     12 => 4,
-                    _ => crate::generate::old_features(to).1,
+                    _ => crate::ogf::format_of_build(to),
                 }
             ));
         }

@@ -253,6 +253,12 @@ struct Work<'a> {
     recompute: Vec<bool>,
     /// Collision wanted for the visuals added.
     new_faces: Vec<collision::NewFaces>,
+    /// The edited scene.
+    edited: &'a Scene,
+    /// The world matrix of each of its nodes.
+    worlds: &'a [[f32; 16]],
+    /// What becomes of each base visual.
+    state: &'a [State],
 }
 
 /// Import the edited scene `edited` into the base level (see the module docs).
@@ -305,165 +311,17 @@ fn import_view(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let reference = crate::scene::to_scene(
-        base.level,
-        base.geom,
-        &SceneOptions {
-            lods: true,
-            ..SceneOptions::default()
-        },
-    )?;
     let visuals = base.level.visuals();
     let nv = visuals.len();
-
-    // reference geometry per visual
-    let r_worlds = reference.world_matrices();
-    let r_excl = mapping::excluded(&reference);
-    let mut ref_geo: Vec<Option<NodeGeo>> = vec![None; nv];
-    for (i, node) in reference.nodes.iter().enumerate() {
-        if r_excl[i] {
-            continue;
-        }
-        if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
-            if ref_geo[v].is_none() {
-                ref_geo[v] = mapping::node_geo(&reference, i, &r_worlds);
-            }
-        }
-    }
-
-    // the edited file's nodes
+    let ref_geo = reference_geometry(base)?;
     let e_worlds = edited.world_matrices();
-    let mut e_excl = mapping::excluded(edited);
-    // only what the file's scene shows: nodes outside it are not in Blender either
-    for (x, r) in mapping::reachable(edited).into_iter().enumerate() {
-        e_excl[x] |= !r;
-    }
-    let mut claims: Vec<Vec<usize>> = vec![Vec::new(); nv];
-    let mut new_nodes = Vec::new();
     let mut summary = Summary {
         visuals_before: nv,
         ..Summary::default()
     };
-    for (i, node) in edited.nodes.iter().enumerate() {
-        if e_excl[i] {
-            continue;
-        }
-        let claim = mapping::visual_claim(node, nv, &mut summary.warnings).map_err(|message| {
-            ImportError::Node {
-                node: node.name.clone(),
-                message,
-            }
-        })?;
-        match claim {
-            Some(v) if v < nv => claims[v].push(i),
-            Some(v) => {
-                summary.warnings.push(format!(
-                    "node {:?} names visual {v}, but the level has {nv}; read as a new mesh",
-                    node.name
-                ));
-                if node.mesh.is_some() {
-                    new_nodes.push(i);
-                }
-            }
-            None if node.mesh.is_some() => new_nodes.push(i),
-            None => {}
-        }
-    }
-    if claims.iter().all(Vec::is_empty) {
-        return Err(ImportError::NoMapping {
-            nodes: edited.nodes.len(),
-        });
-    }
-    // a position that is not a number would be written into the level as it is
-    for (i, node) in edited.nodes.iter().enumerate() {
-        if e_excl[i] {
-            continue;
-        }
-        if let Some(g) = mapping::node_geo(edited, i, &e_worlds) {
-            if !g.points.iter().all(|p| p.is_finite()) {
-                return Err(ImportError::Node {
-                    node: node.name.clone(),
-                    message: "has positions that are not finite numbers (its matrix or \
-                              vertices); nothing was written"
-                        .into(),
-                });
-            }
-        }
-    }
-
-    // copies of a hierarchy or LOD node (Shift+D on the group): new groups, see copy_groups
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for (v, c) in claims.iter_mut().enumerate() {
-        let group = matches!(
-            visuals[v].model_type(),
-            Some(model_type::HIERARCHY | model_type::LOD)
-        );
-        if !group || c.len() < 2 {
-            continue;
-        }
-        let o = c
-            .iter()
-            .copied()
-            .find(|&n| !mapping::has_copy_suffix(&edited.nodes[n].name))
-            .unwrap_or(c[0]);
-        groups.extend(c.iter().filter(|&&n| n != o).map(|&n| (v, n)));
-        *c = vec![o];
-    }
-
-    // classify
-    let mut state = vec![State::Keep; nv];
-    let mut dups: Vec<(usize, usize, Change)> = Vec::new();
-    let mut present = Vec::new();
-    let mut missing = Vec::new();
-    for v in 0..nv {
-        let t = visuals[v].model_type();
-        let Some(r) = &ref_geo[v] else {
-            if claims[v].len() > 1 {
-                summary.warnings.push(format!(
-                    "visual {v} ({}) has no geometry of its own; its {} copies are left out",
-                    model_type::name(t.unwrap_or(u8::MAX)),
-                    claims[v].len() - 1
-                ));
-            }
-            continue;
-        };
-        let with_geo: Vec<(usize, NodeGeo)> = claims[v]
-            .iter()
-            .filter_map(|&n| mapping::node_geo(edited, n, &e_worlds).map(|g| (n, g)))
-            .collect();
-        if claims[v].is_empty() {
-            missing.push(v);
-            continue;
-        }
-        if with_geo.is_empty() {
-            continue; // e.g. a LOD empty of an export without --lods
-        }
-        present.push(kind_of(t));
-        let changes: Vec<Change> = with_geo
-            .iter()
-            .map(|(_, g)| transform::classify(r, g))
-            .collect();
-        let original = changes
-            .iter()
-            .position(|c| *c == Change::Unchanged)
-            .or_else(|| {
-                with_geo
-                    .iter()
-                    .position(|(n, _)| !mapping::has_copy_suffix(&edited.nodes[*n].name))
-            })
-            .unwrap_or(0);
-        state[v] = match &changes[original] {
-            Change::Unchanged => State::Keep,
-            Change::Moved(m) => State::Moved(*m),
-            Change::Edited => State::Edited(with_geo[original].0),
-            Change::Replaced => State::Replaced(with_geo[original].0),
-        };
-        for (k, c) in changes.into_iter().enumerate() {
-            if k != original {
-                dups.push((v, with_geo[k].0, c));
-            }
-        }
-    }
+    let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &mut summary)?;
+    let groups = group_copies(&visuals, edited, &mut claims);
+    let mut plan = Plan::classify(&visuals, &ref_geo, edited, &e_worlds, &claims, &mut summary);
     let roots: Vec<usize> = base
         .level
         .sectors()
@@ -471,59 +329,10 @@ fn import_view(
         .filter_map(|s| s.value.root())
         .map(|r| r as usize)
         .collect();
-    for v in missing {
-        let k = kind_of(visuals[v].model_type());
-        if opts.delete_missing || present.contains(&k) {
-            if roots.contains(&v) {
-                summary.warnings.push(format!(
-                    "visual {v} is a sector's root; kept although missing"
-                ));
-            } else {
-                state[v] = State::Delete;
-            }
-        } else {
-            summary.kept_absent += 1;
-        }
-    }
-    // a LOD visual whose trees are all removed goes with them (its billboard would stand
-    // for nothing)
-    for v in 0..nv {
-        let kids = visuals[v].children();
-        if visuals[v].model_type() == Some(model_type::LOD)
-            && !kids.is_empty()
-            && !roots.contains(&v)
-            && kids
-                .iter()
-                .all(|&c| state.get(c as usize) == Some(&State::Delete))
-        {
-            state[v] = State::Delete;
-        }
-    }
-    // LOD visuals follow their trees
+    plan.deletions(&visuals, &roots, opts, &mut summary);
+    plan.lods_follow(&visuals, &mut summary);
+    let Plan { state, dups, .. } = plan;
     let parent = hierarchy::parents(&visuals);
-    for v in 0..nv {
-        if visuals[v].model_type() != Some(model_type::LOD) || state[v] != State::Keep {
-            continue;
-        }
-        let kids = visuals[v].children();
-        let moves: Vec<&DMat4> = kids
-            .iter()
-            .filter_map(|&c| match state.get(c as usize) {
-                Some(State::Moved(m)) => Some(m),
-                _ => None,
-            })
-            .collect();
-        if !kids.is_empty()
-            && moves.len() == kids.len()
-            && moves.iter().all(|m| transform::same_transform(m, moves[0]))
-        {
-            state[v] = State::Moved(*moves[0]);
-        } else if !moves.is_empty() {
-            summary.warnings.push(format!(
-                "visual {v} (lod): its billboard no longer matches its moved tree(s)"
-            ));
-        }
-    }
 
     let mut w = Work {
         base,
@@ -534,37 +343,16 @@ fn import_view(
         dirty: vec![false; nv],
         recompute: vec![false; nv],
         new_faces: Vec::new(),
+        edited,
+        worlds: &e_worlds,
+        state: &state,
     };
     let has_dups: Vec<bool> = (0..nv).map(|v| dups.iter().any(|d| d.0 == v)).collect();
-    let sectors = base.level.visual_sectors();
-    for v in 0..nv {
-        match state[v].clone() {
-            State::Keep => {}
-            State::Delete => {}
-            State::Moved(t) => {
-                if w.move_visual(v, &t, &state, has_dups[v])? {
-                    w.summary.moved.push(v);
-                }
-            }
-            State::Edited(node) => {
-                let r = ref_geo[v].as_ref();
-                if w.edit_visual(v, r, edited, node, &e_worlds, &state, has_dups[v])? {
-                    w.summary.edited.push(v);
-                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
-                }
-            }
-            State::Replaced(node) => {
-                if w.replace_visual(v, edited, node, &e_worlds)? {
-                    w.summary.edited.push(v);
-                    w.reshape_faces(v, edited, node, &e_worlds, &sectors);
-                }
-            }
-        }
-    }
+    let mut sectors = base.level.visual_sectors();
+    w.apply_states(&ref_geo, &has_dups, &sectors)?;
     let parent_h: Vec<Option<usize>> = (0..nv)
         .map(|v| hierarchy::hierarchy_ancestor(&visuals, &parent, v))
         .collect();
-    let mut sectors = sectors;
     let e_parent = mapping::parents(edited);
     let group_of = |n: usize| mapping::group_of(&e_parent, &groups, n);
     let (in_groups, dups): (Vec<_>, Vec<_>) =
@@ -577,56 +365,13 @@ fn import_view(
         &in_groups,
         &group_of,
         &parent,
-        edited,
         &ref_geo,
-        &e_worlds,
         &mut sectors,
     )?;
     for node in new_nodes {
-        w.add_mesh(edited, node, &e_worlds, &parent_h, &sectors)?;
+        w.add_mesh(node, &parent_h, &sectors)?;
     }
-
-    // removals, then bounds
-    let remove: Vec<bool> = (0..w.dirty.len())
-        .map(|v| v < nv && state[v] == State::Delete)
-        .collect();
-    for v in (0..nv).filter(|&v| remove[v]) {
-        w.summary.removed.push(v);
-        if let Some(p) = parent[v] {
-            w.recompute[p] = true;
-        }
-    }
-    let map = hierarchy::remove_visuals(&mut w.level, &remove);
-    let mut dirty = vec![false; map.iter().flatten().count()];
-    let mut recompute = dirty.clone();
-    for (old, new) in map.iter().enumerate() {
-        if let Some(n) = new {
-            dirty[*n as usize] = w.dirty[old];
-            recompute[*n as usize] = w.recompute[old];
-        }
-    }
-    for a in &mut w.summary.added {
-        a.visual = map
-            .get(a.visual)
-            .copied()
-            .flatten()
-            .map_or(a.visual, |n| n as usize);
-    }
-    for d in &mut w.summary.defaulted {
-        d.visual = map
-            .get(d.visual)
-            .copied()
-            .flatten()
-            .map_or(d.visual, |n| n as usize);
-    }
-    for a in &mut w.new_faces {
-        let v = a.visual_mut();
-        *v = map.get(*v).copied().flatten().map_or(*v, |n| n as usize);
-    }
-    if let Some(vs) = hierarchy::visuals_mut(&mut w.level) {
-        hierarchy::propagate_bounds(vs, &dirty, &recompute);
-    }
-    w.summary.visuals_after = w.level.visuals().len();
+    let remove = w.remove_and_bound(nv, &parent);
     w.summary.kept = nv
         .saturating_sub(w.summary.moved.len())
         .saturating_sub(w.summary.edited.len())
@@ -675,6 +420,361 @@ fn import_view(
         cform,
         summary: w.summary,
     })
+}
+
+/// The reference geometry per visual: the base level's own export (with LODs), each visual's
+/// world-space geometry.
+fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportError> {
+    let reference = crate::scene::to_scene(
+        base.level,
+        base.geom,
+        &SceneOptions {
+            lods: true,
+            ..SceneOptions::default()
+        },
+    )?;
+    let nv = base.level.visuals().len();
+    let r_worlds = reference.world_matrices();
+    let r_excl = mapping::excluded(&reference);
+    let mut ref_geo: Vec<Option<NodeGeo>> = vec![None; nv];
+    for (i, node) in reference.nodes.iter().enumerate() {
+        if r_excl[i] {
+            continue;
+        }
+        if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
+            if ref_geo[v].is_none() {
+                ref_geo[v] = mapping::node_geo(&reference, i, &r_worlds);
+            }
+        }
+    }
+    Ok(ref_geo)
+}
+
+/// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
+/// that claim none (new meshes). Only what the file's scene shows counts: nodes outside it
+/// are not in Blender either.
+///
+/// # Errors
+/// [`ImportError::Node`] for a node whose claim cannot be read or whose positions are not
+/// finite; [`ImportError::NoMapping`] when no node claims a visual.
+fn claims(
+    edited: &Scene,
+    nv: usize,
+    e_worlds: &[[f32; 16]],
+    summary: &mut Summary,
+) -> Result<(Vec<Vec<usize>>, Vec<usize>), ImportError> {
+    let mut e_excl = mapping::excluded(edited);
+    for (x, r) in mapping::reachable(edited).into_iter().enumerate() {
+        e_excl[x] |= !r;
+    }
+    let mut claims: Vec<Vec<usize>> = vec![Vec::new(); nv];
+    let mut new_nodes = Vec::new();
+    for (i, node) in edited.nodes.iter().enumerate() {
+        if e_excl[i] {
+            continue;
+        }
+        let claim = mapping::visual_claim(node, nv, &mut summary.warnings).map_err(|message| {
+            ImportError::Node {
+                node: node.name.clone(),
+                message,
+            }
+        })?;
+        match claim {
+            Some(v) if v < nv => claims[v].push(i),
+            Some(v) => {
+                summary.warnings.push(format!(
+                    "node {:?} names visual {v}, but the level has {nv}; read as a new mesh",
+                    node.name
+                ));
+                if node.mesh.is_some() {
+                    new_nodes.push(i);
+                }
+            }
+            None if node.mesh.is_some() => new_nodes.push(i),
+            None => {}
+        }
+    }
+    if claims.iter().all(Vec::is_empty) {
+        return Err(ImportError::NoMapping {
+            nodes: edited.nodes.len(),
+        });
+    }
+    // a position that is not a number would be written into the level as it is
+    for (i, node) in edited.nodes.iter().enumerate() {
+        if e_excl[i] {
+            continue;
+        }
+        if let Some(g) = mapping::node_geo(edited, i, e_worlds) {
+            if !g.points.iter().all(|p| p.is_finite()) {
+                return Err(ImportError::Node {
+                    node: node.name.clone(),
+                    message: "has positions that are not finite numbers (its matrix or \
+                              vertices); nothing was written"
+                        .into(),
+                });
+            }
+        }
+    }
+    Ok((claims, new_nodes))
+}
+
+/// Copies of a hierarchy or LOD node (Shift+D on the group): each becomes a new group (see
+/// [`Work::copy_groups`]) as `(visual, node)`; the group's own claim keeps only its original.
+fn group_copies(
+    visuals: &[&Visual],
+    edited: &Scene,
+    claims: &mut [Vec<usize>],
+) -> Vec<(usize, usize)> {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (v, c) in claims.iter_mut().enumerate() {
+        let group = matches!(
+            visuals[v].model_type(),
+            Some(model_type::HIERARCHY | model_type::LOD)
+        );
+        if !group || c.len() < 2 {
+            continue;
+        }
+        let o = c
+            .iter()
+            .copied()
+            .find(|&n| !mapping::has_copy_suffix(&edited.nodes[n].name))
+            .unwrap_or(c[0]);
+        groups.extend(c.iter().filter(|&&n| n != o).map(|&n| (v, n)));
+        *c = vec![o];
+    }
+    groups
+}
+
+/// What becomes of each visual, decided before anything is written.
+struct Plan {
+    state: Vec<State>,
+    /// Further claims of a visual: (visual, node, its change), each a copy to add.
+    dups: Vec<(usize, usize, Change)>,
+    /// The kinds of visual the file shows.
+    present: Vec<Kind>,
+    /// Visuals with geometry that no node claims.
+    missing: Vec<usize>,
+}
+
+impl Plan {
+    /// Classify each claimed visual's geometry against its reference: unchanged, moved,
+    /// edited or replaced (the original claim; the others are copies).
+    fn classify(
+        visuals: &[&Visual],
+        ref_geo: &[Option<NodeGeo>],
+        edited: &Scene,
+        e_worlds: &[[f32; 16]],
+        claims: &[Vec<usize>],
+        summary: &mut Summary,
+    ) -> Plan {
+        let nv = visuals.len();
+        let mut plan = Plan {
+            state: vec![State::Keep; nv],
+            dups: Vec::new(),
+            present: Vec::new(),
+            missing: Vec::new(),
+        };
+        for v in 0..nv {
+            let t = visuals[v].model_type();
+            let Some(r) = &ref_geo[v] else {
+                if claims[v].len() > 1 {
+                    summary.warnings.push(format!(
+                        "visual {v} ({}) has no geometry of its own; its {} copies are left out",
+                        model_type::name(t.unwrap_or(u8::MAX)),
+                        claims[v].len() - 1
+                    ));
+                }
+                continue;
+            };
+            let with_geo: Vec<(usize, NodeGeo)> = claims[v]
+                .iter()
+                .filter_map(|&n| mapping::node_geo(edited, n, e_worlds).map(|g| (n, g)))
+                .collect();
+            if claims[v].is_empty() {
+                plan.missing.push(v);
+                continue;
+            }
+            if with_geo.is_empty() {
+                continue; // e.g. a LOD empty of an export without --lods
+            }
+            plan.present.push(kind_of(t));
+            let changes: Vec<Change> = with_geo
+                .iter()
+                .map(|(_, g)| transform::classify(r, g))
+                .collect();
+            let original = changes
+                .iter()
+                .position(|c| *c == Change::Unchanged)
+                .or_else(|| {
+                    with_geo
+                        .iter()
+                        .position(|(n, _)| !mapping::has_copy_suffix(&edited.nodes[*n].name))
+                })
+                .unwrap_or(0);
+            plan.state[v] = match &changes[original] {
+                Change::Unchanged => State::Keep,
+                Change::Moved(m) => State::Moved(*m),
+                Change::Edited => State::Edited(with_geo[original].0),
+                Change::Replaced => State::Replaced(with_geo[original].0),
+            };
+            for (k, c) in changes.into_iter().enumerate() {
+                if k != original {
+                    plan.dups.push((v, with_geo[k].0, c));
+                }
+            }
+        }
+        plan
+    }
+
+    /// Missing visuals are deleted (with `--delete-missing`, or when the file shows others
+    /// of their kind; a sector's root is kept), and a LOD visual whose trees are all removed
+    /// goes with them (its billboard would stand for nothing).
+    fn deletions(
+        &mut self,
+        visuals: &[&Visual],
+        roots: &[usize],
+        opts: &ImportOptions,
+        summary: &mut Summary,
+    ) {
+        for &v in &self.missing {
+            let k = kind_of(visuals[v].model_type());
+            if opts.delete_missing || self.present.contains(&k) {
+                if roots.contains(&v) {
+                    summary.warnings.push(format!(
+                        "visual {v} is a sector's root; kept although missing"
+                    ));
+                } else {
+                    self.state[v] = State::Delete;
+                }
+            } else {
+                summary.kept_absent += 1;
+            }
+        }
+        for (v, vis) in visuals.iter().enumerate() {
+            let kids = vis.children();
+            if vis.model_type() == Some(model_type::LOD)
+                && !kids.is_empty()
+                && !roots.contains(&v)
+                && kids
+                    .iter()
+                    .all(|&c| self.state.get(c as usize) == Some(&State::Delete))
+            {
+                self.state[v] = State::Delete;
+            }
+        }
+    }
+
+    /// LOD visuals follow their trees when all moved alike.
+    fn lods_follow(&mut self, visuals: &[&Visual], summary: &mut Summary) {
+        let state = &mut self.state;
+        for v in 0..visuals.len() {
+            if visuals[v].model_type() != Some(model_type::LOD) || state[v] != State::Keep {
+                continue;
+            }
+            let kids = visuals[v].children();
+            let moves: Vec<&DMat4> = kids
+                .iter()
+                .filter_map(|&c| match state.get(c as usize) {
+                    Some(State::Moved(m)) => Some(m),
+                    _ => None,
+                })
+                .collect();
+            if !kids.is_empty()
+                && moves.len() == kids.len()
+                && moves.iter().all(|m| transform::same_transform(m, moves[0]))
+            {
+                state[v] = State::Moved(*moves[0]);
+            } else if !moves.is_empty() {
+                summary.warnings.push(format!(
+                    "visual {v} (lod): its billboard no longer matches its moved tree(s)"
+                ));
+            }
+        }
+    }
+}
+
+impl Work<'_> {
+    /// Apply each visual's state: moves, in-place edits and replacements (their collision
+    /// reshaped).
+    fn apply_states(
+        &mut self,
+        ref_geo: &[Option<NodeGeo>],
+        has_dups: &[bool],
+        sectors: &[Vec<u16>],
+    ) -> Result<(), ImportError> {
+        let state = self.state;
+        for v in 0..state.len() {
+            match state[v].clone() {
+                State::Keep => {}
+                State::Delete => {}
+                State::Moved(t) => {
+                    if self.move_visual(v, &t, has_dups[v])? {
+                        self.summary.moved.push(v);
+                    }
+                }
+                State::Edited(node) => {
+                    let r = ref_geo[v].as_ref();
+                    if self.edit_visual(v, r, node, has_dups[v])? {
+                        self.summary.edited.push(v);
+                        self.reshape_faces(v, node, sectors);
+                    }
+                }
+                State::Replaced(node) => {
+                    if self.replace_visual(v, node)? {
+                        self.summary.edited.push(v);
+                        self.reshape_faces(v, node, sectors);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the visuals to delete (every index renumbered), then recompute the bounds up
+    /// the tree; the removal mask, by base visual.
+    fn remove_and_bound(&mut self, nv: usize, parent: &[Option<usize>]) -> Vec<bool> {
+        let remove: Vec<bool> = (0..self.dirty.len())
+            .map(|v| v < nv && self.state[v] == State::Delete)
+            .collect();
+        for v in (0..nv).filter(|&v| remove[v]) {
+            self.summary.removed.push(v);
+            if let Some(p) = parent[v] {
+                self.recompute[p] = true;
+            }
+        }
+        let map = hierarchy::remove_visuals(&mut self.level, &remove);
+        let mut dirty = vec![false; map.iter().flatten().count()];
+        let mut recompute = dirty.clone();
+        for (old, new) in map.iter().enumerate() {
+            if let Some(n) = new {
+                dirty[*n as usize] = self.dirty[old];
+                recompute[*n as usize] = self.recompute[old];
+            }
+        }
+        for a in &mut self.summary.added {
+            a.visual = map
+                .get(a.visual)
+                .copied()
+                .flatten()
+                .map_or(a.visual, |n| n as usize);
+        }
+        for d in &mut self.summary.defaulted {
+            d.visual = map
+                .get(d.visual)
+                .copied()
+                .flatten()
+                .map_or(d.visual, |n| n as usize);
+        }
+        for a in &mut self.new_faces {
+            let v = a.visual_mut();
+            *v = map.get(*v).copied().flatten().map_or(*v, |n| n as usize);
+        }
+        if let Some(vs) = hierarchy::visuals_mut(&mut self.level) {
+            hierarchy::propagate_bounds(vs, &dirty, &recompute);
+        }
+        self.summary.visuals_after = self.level.visuals().len();
+        remove
+    }
 }
 
 /// Per vertex of `e`: true when the user did not move it (position and normal as in `r`).
@@ -884,13 +984,8 @@ impl Work<'_> {
     }
 
     /// Move visual `v` by the glTF-space transform `t`; false when nothing could be done.
-    fn move_visual(
-        &mut self,
-        v: usize,
-        t: &DMat4,
-        state: &[State],
-        has_dups: bool,
-    ) -> Result<bool, ImportError> {
+    fn move_visual(&mut self, v: usize, t: &DMat4, has_dups: bool) -> Result<bool, ImportError> {
+        let state = self.state;
         let tx = transform::to_xray(t);
         let base_visuals = self.base.level.visuals();
         let vis = base_visuals[v].clone();
@@ -994,24 +1089,21 @@ impl Work<'_> {
     }
 
     /// New positions (same vertices) for a normal or progressive visual.
-    #[allow(clippy::too_many_arguments)]
     fn edit_visual(
         &mut self,
         v: usize,
         reference: Option<&NodeGeo>,
-        edited: &Scene,
         node: usize,
-        worlds: &[[f32; 16]],
-        state: &[State],
         has_dups: bool,
     ) -> Result<bool, ImportError> {
+        let (edited, worlds, state) = (self.edited, self.worlds, self.state);
         let base_visuals = self.base.level.visuals();
         let vis = base_visuals[v].clone();
         if is_tree(vis.model_type()) {
-            return self.edit_tree(v, reference, edited, node, worlds, state, has_dups);
+            return self.edit_tree(v, reference, node, has_dups);
         }
         if vis.model_type() == Some(model_type::LOD) {
-            return Ok(self.edit_lod(v, edited, node, worlds));
+            return Ok(self.edit_lod(v, node));
         }
         if kind_of(vis.model_type()) != Kind::Static {
             self.summary.warnings.push(format!(
@@ -1074,7 +1166,8 @@ impl Work<'_> {
     /// New positions for a LOD visual's billboard quads (exported with `--lods`: four vertices
     /// per quad, in order): the `LODDEF2` positions rewritten, UVs, colours and pad bytes
     /// kept; its bounds recomputed (from its quads and trees).
-    fn edit_lod(&mut self, v: usize, edited: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+    fn edit_lod(&mut self, v: usize, node: usize) -> bool {
+        let (edited, worlds) = (self.edited, self.worlds);
         let Some(e) = mapping::node_geo(edited, node, worlds) else {
             return false;
         };
@@ -1107,17 +1200,14 @@ impl Work<'_> {
     /// New positions (same vertices) for a tree instance: its own copy of the geometry,
     /// unless every other instance on the same vertices was edited alike (then the shared
     /// vertices are rewritten once, in place).
-    #[allow(clippy::too_many_arguments)]
     fn edit_tree(
         &mut self,
         v: usize,
         reference: Option<&NodeGeo>,
-        edited: &Scene,
         node: usize,
-        worlds: &[[f32; 16]],
-        state: &[State],
         has_dups: bool,
     ) -> Result<bool, ImportError> {
+        let (edited, worlds, state) = (self.edited, self.worlds, self.state);
         let base_visuals = self.base.level.visuals();
         let vis = base_visuals[v].clone();
         let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
@@ -1227,17 +1317,12 @@ impl Work<'_> {
     }
 
     /// Another topology for a normal or progressive visual: new ranges.
-    fn replace_visual(
-        &mut self,
-        v: usize,
-        edited: &Scene,
-        node: usize,
-        worlds: &[[f32; 16]],
-    ) -> Result<bool, ImportError> {
+    fn replace_visual(&mut self, v: usize, node: usize) -> Result<bool, ImportError> {
+        let (edited, worlds) = (self.edited, self.worlds);
         let vis = self.base.level.visuals()[v].clone();
         let t = vis.model_type();
         if is_tree(t) {
-            return self.replace_tree(v, edited, node, worlds);
+            return self.replace_tree(v, node);
         }
         if kind_of(t) != Kind::Static {
             self.summary.warnings.push(format!(
@@ -1294,13 +1379,8 @@ impl Work<'_> {
     /// recomputed there), encoded in the tree's declaration with the wind values (and what the
     /// mesh lacks of light, hemi and sun) of the nearest old vertex, as the instance's own new
     /// vertex and index ranges; a TREE_PM becomes a TREE_ST (its windows no longer fit).
-    fn replace_tree(
-        &mut self,
-        v: usize,
-        edited: &Scene,
-        node: usize,
-        worlds: &[[f32; 16]],
-    ) -> Result<bool, ImportError> {
+    fn replace_tree(&mut self, v: usize, node: usize) -> Result<bool, ImportError> {
+        let (edited, worlds) = (self.edited, self.worlds);
         let vis = self.base.level.visuals()[v].clone();
         let (Some(g), Some(td)) = (vis.gcontainer(), vis.treedef()) else {
             return Ok(false);
@@ -1498,14 +1578,8 @@ impl Work<'_> {
 
     /// The collision wanted for visual `v`, reshaped by node `node`: the node's triangles
     /// (X-Ray space and winding) in the visual's sector.
-    fn reshape_faces(
-        &mut self,
-        v: usize,
-        edited: &Scene,
-        node: usize,
-        worlds: &[[f32; 16]],
-        sectors: &[Vec<u16>],
-    ) {
+    fn reshape_faces(&mut self, v: usize, node: usize, sectors: &[Vec<u16>]) {
+        let (edited, worlds) = (self.edited, self.worlds);
         if self.base.level.visuals()[v].model_type() == Some(model_type::LOD) {
             return; // a billboard has no collision
         }
@@ -1666,18 +1740,16 @@ impl Work<'_> {
     /// of the group around it), holding the copies of its children, its bounds recomputed
     /// from theirs. A LOD copy's quads move with its trees' copies, which must all have moved
     /// alike (and its billboard too, when the file has it); else it is left out with them.
-    #[allow(clippy::too_many_arguments)]
     fn copy_groups(
         &mut self,
         groups: &[(usize, usize)],
         members: &[(usize, usize, Change)],
         group_of: &dyn Fn(usize) -> Option<usize>,
         parent: &[Option<usize>],
-        edited: &Scene,
         ref_geo: &[Option<NodeGeo>],
-        worlds: &[[f32; 16]],
         sectors: &mut Vec<Vec<u16>>,
     ) -> Result<(), ImportError> {
+        let (edited, worlds) = (self.edited, self.worlds);
         let depth = |k: usize| {
             let mut d = 0;
             let mut x = group_of(groups[k].1);
@@ -1785,12 +1857,11 @@ impl Work<'_> {
     /// A node with a mesh and no mapping: one normal visual per primitive.
     fn add_mesh(
         &mut self,
-        edited: &Scene,
         node: usize,
-        worlds: &[[f32; 16]],
         parent_h: &[Option<usize>],
         sectors: &[Vec<u16>],
     ) -> Result<(), ImportError> {
+        let (edited, worlds) = (self.edited, self.worlds);
         let n = &edited.nodes[node];
         let Some(mesh) = n.mesh.and_then(|m| edited.meshes.get(m)) else {
             return Ok(());

@@ -36,7 +36,7 @@ use crate::flat::{flatten, Flat};
 use crate::fvf::{self, FvfBuffer, UvOrder};
 use crate::geom::{Geom, VertexBuffer};
 use crate::level::{Level, LevelChunk, Part};
-use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, Visual};
+use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
 use levelgeom_scene::Scene;
 
@@ -51,7 +51,7 @@ pub(super) fn import(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let flat = flatten(base.level);
+    let flat = flatten(base.level)?;
     let view = Base {
         level: &flat.level,
         geom: &flat.geom,
@@ -154,49 +154,103 @@ fn type_in(format: u8, t4: u8) -> u8 {
     }
 }
 
+/// A vertex buffer of the old level being written: its FVF code (`None`: D3D9), declaration,
+/// vertex count and bytes.
+type OldBuffer = (Option<u32>, Declaration, u32, Vec<u8>);
+
 /// Write the result of the view's import back into the old level's layout; with warnings.
 fn unflatten(
     base: &Level,
     flat: &Flat,
     out: &Imported,
 ) -> Result<(Level, Vec<String>), ImportError> {
-    let mut notes = Vec::new();
-    let version = base.version().unwrap_or(0);
-    let fvbs = flat.geom.vertex_buffers().unwrap_or(&[]);
-    let ivbs = out.geom.vertex_buffers().unwrap_or(&[]);
-    let origin = origins(base, flat);
-
-    // --- vertex buffers: old data, overlaid with in-place changes, then the appended tails
-    let d3d = base.vertex_buffers().is_some();
-    let mut bufs: Vec<(Option<u32>, Declaration, u32, Vec<u8>)> = match base.vertex_buffers() {
-        Some(v) => v
-            .iter()
-            .map(|b| (None, b.decl.clone(), b.count, b.data.to_vec()))
-            .collect(),
-        None => base
-            .fvf_buffers()
-            .unwrap_or(&[])
-            .iter()
-            .map(|b| {
-                let d = fvf::declaration(b.fvf, UvOrder::for_version(version))
-                    .unwrap_or_else(|_| Declaration::new(Vec::new()));
-                (Some(b.fvf), d, b.count, b.data.clone())
-            })
-            .collect(),
+    let mut u = Unflatten {
+        base,
+        flat,
+        out,
+        version: base.version().unwrap_or(0),
+        fvbs: flat.geom.vertex_buffers().unwrap_or(&[]),
+        ivbs: out.geom.vertex_buffers().unwrap_or(&[]),
+        iibs: out.geom.index_buffers().unwrap_or(&[]),
+        origin: origins(base, flat),
+        tail_at: HashMap::new(),
+        nib: base.index_buffers().map_or(0, <[_]>::len),
+        notes: Vec::new(),
     };
-    let nold = bufs.len();
-    let original: Vec<Vec<u8>> = bufs.iter().map(|b| b.3.clone()).collect();
-    // view buffer k → (level buffer, first vertex of its tail there)
-    let mut tail_at: HashMap<usize, (usize, u32)> = HashMap::new();
-    for (k, ib) in ivbs.iter().enumerate() {
-        let o = origin.get(k).copied().flatten();
-        let s =
-            match o {
+    let bufs = u.vertex_buffers()?;
+    // --- index buffers: the level's own, with the import's changes
+    let mut ibs: Vec<Vec<u16>> = u.iibs.iter().take(u.nib).cloned().collect();
+    let mut materials = Materials::new(base, flat, out);
+    let visuals = u.visuals(&mut ibs, &mut materials)?;
+    let level = u.level(bufs, ibs, visuals, materials);
+    Ok((level, u.notes))
+}
+
+/// One write-back: the base level, its view, the import's result, and what the phases share.
+struct Unflatten<'a> {
+    base: &'a Level,
+    flat: &'a Flat,
+    out: &'a Imported,
+    version: u16,
+    /// The view's vertex buffers.
+    fvbs: &'a [VertexBuffer],
+    /// The import's vertex buffers (the view's, changed and appended to).
+    ivbs: &'a [VertexBuffer],
+    /// The import's index buffers.
+    iibs: &'a [Vec<u16>],
+    /// Where each view vertex buffer comes from.
+    origin: Vec<Option<Origin>>,
+    /// View buffer k → (level buffer, first vertex of its tail there).
+    tail_at: HashMap<usize, (usize, u32)>,
+    /// The level's own index buffers.
+    nib: usize,
+    notes: Vec<String>,
+}
+
+/// How one visual is written: its index, OGF format, kind and what of it changed.
+struct VisualEdit {
+    j: usize,
+    format: u8,
+    /// OGF 3 progressive strips (`OGF_P_LODS`).
+    strips: bool,
+    /// Detail patch sprites (`OGF_DPATCH`).
+    patches: bool,
+    geometry_changed: bool,
+    indices_changed: bool,
+}
+
+impl Unflatten<'_> {
+    /// The vertex buffers: old data, overlaid with in-place changes, then the appended tails
+    /// (filling `tail_at`).
+    fn vertex_buffers(&mut self) -> Result<Vec<OldBuffer>, ImportError> {
+        let base = self.base;
+        let version = self.version;
+        let mut bufs: Vec<OldBuffer> = match base.vertex_buffers() {
+            Some(v) => v
+                .iter()
+                .map(|b| (None, b.decl.clone(), b.count, b.data.to_vec()))
+                .collect(),
+            None => base
+                .fvf_buffers()
+                .unwrap_or(&[])
+                .iter()
+                .map(|b| {
+                    let d = fvf::declaration(b.fvf, UvOrder::for_version(version))
+                        .unwrap_or_else(|_| Declaration::new(Vec::new()));
+                    (Some(b.fvf), d, b.count, b.data.clone())
+                })
+                .collect(),
+        };
+        let nold = bufs.len();
+        let original: Vec<Vec<u8>> = bufs.iter().map(|b| b.3.clone()).collect();
+        for (k, ib) in self.ivbs.iter().enumerate() {
+            let o = self.origin.get(k).copied().flatten();
+            let s = match o {
                 Some(Origin::Level(s)) => s,
                 Some(Origin::Inline(_)) => continue,
                 // a buffer the view made (detail patch quads): no bytes of the level
-                None if k < fvbs.len() => {
-                    if fvbs[k].data == ib.data {
+                None if k < self.fvbs.len() => {
+                    if self.fvbs[k].data == ib.data {
                         continue;
                     }
                     return Err(err(
@@ -208,65 +262,74 @@ fn unflatten(
                         ),
                     ));
                 }
-                None => {
-                    // a buffer the import started: beside an old buffer of the same layout
-                    // with room for it (xrLC's 65,535 vertices), else a new one
-                    let like = |s: usize| {
-                        origin.iter().enumerate().any(|(j, x)| {
-                            *x == Some(Origin::Level(s))
-                                && fvbs.get(j).is_some_and(|f| f.decl == ib.decl)
-                        })
-                    };
-                    let room = |s: usize| {
-                        bufs[s].2 as usize + ib.count as usize <= super::buffers::MAX_VB_VERTICES
-                    };
-                    let same = (0..nold).find(|&s| like(s) && room(s));
-                    let full = (0..nold).find(|&s| like(s));
-                    match (same, full) {
-                        (Some(s), _) => s,
-                        (None, Some(f)) => {
-                            // a new buffer of the full one's layout (an FVF buffer its code)
-                            let code = bufs[f].0;
-                            bufs.push((code, bufs[f].1.clone(), 0, Vec::new()));
-                            bufs.len() - 1
-                        }
-                        (None, None) if d3d => {
-                            bufs.push((None, ib.decl.clone(), 0, Vec::new()));
-                            bufs.len() - 1
-                        }
-                        (None, None) => return Err(err(
-                            version,
-                            "new vertices need a vertex layout that no FVF buffer of the level has"
-                                .into(),
-                        )),
+                None => self.new_buffer_home(&mut bufs, nold, ib)?,
+            };
+            let stride = ib.stride();
+            let orig_count = self.fvbs.get(k).map_or(0, |f| f.count) as usize;
+            let n = (orig_count * stride).min(ib.data.len());
+            if s < nold {
+                let dst = &mut bufs[s].3;
+                for (x, (&new, &old)) in ib.data[..n].iter().zip(&original[s][..n]).enumerate() {
+                    if new != old {
+                        dst[x] = new;
                     }
                 }
-            };
-        let stride = ib.stride();
-        let orig_count = fvbs.get(k).map_or(0, |f| f.count) as usize;
-        let n = (orig_count * stride).min(ib.data.len());
-        if s < nold {
-            let dst = &mut bufs[s].3;
-            for (x, (&new, &old)) in ib.data[..n].iter().zip(&original[s][..n]).enumerate() {
-                if new != old {
-                    dst[x] = new;
-                }
             }
+            let b = &mut bufs[s];
+            let first = b.2;
+            if ib.data.len() > n {
+                b.3.extend_from_slice(&ib.data[n..]);
+                b.2 += ((ib.data.len() - n) / stride.max(1)) as u32;
+            }
+            self.tail_at.insert(k, (s, first));
         }
-        let b = &mut bufs[s];
-        let first = b.2;
-        if ib.data.len() > n {
-            b.3.extend_from_slice(&ib.data[n..]);
-            b.2 += ((ib.data.len() - n) / stride.max(1)) as u32;
-        }
-        tail_at.insert(k, (s, first));
+        Ok(bufs)
     }
-    let place = |g: &GContainer| -> Result<Place, ImportError> {
+
+    /// The level buffer for a vertex buffer the import started: beside an old buffer of the
+    /// same layout with room for it (xrLC's 65,535 vertices), else a new one.
+    fn new_buffer_home(
+        &self,
+        bufs: &mut Vec<OldBuffer>,
+        nold: usize,
+        ib: &VertexBuffer,
+    ) -> Result<usize, ImportError> {
+        let like = |s: usize| {
+            self.origin.iter().enumerate().any(|(j, x)| {
+                *x == Some(Origin::Level(s)) && self.fvbs.get(j).is_some_and(|f| f.decl == ib.decl)
+            })
+        };
+        let room =
+            |s: usize| bufs[s].2 as usize + ib.count as usize <= super::buffers::MAX_VB_VERTICES;
+        let same = (0..nold).find(|&s| like(s) && room(s));
+        let full = (0..nold).find(|&s| like(s));
+        match (same, full) {
+            (Some(s), _) => Ok(s),
+            (None, Some(f)) => {
+                // a new buffer of the full one's layout (an FVF buffer its code)
+                let code = bufs[f].0;
+                bufs.push((code, bufs[f].1.clone(), 0, Vec::new()));
+                Ok(bufs.len() - 1)
+            }
+            (None, None) if self.base.vertex_buffers().is_some() => {
+                bufs.push((None, ib.decl.clone(), 0, Vec::new()));
+                Ok(bufs.len() - 1)
+            }
+            (None, None) => Err(err(
+                self.version,
+                "new vertices need a vertex layout that no FVF buffer of the level has".into(),
+            )),
+        }
+    }
+
+    /// Where the vertex range `g` of the result goes.
+    fn place(&self, g: &GContainer) -> Result<Place, ImportError> {
+        let version = self.version;
         let k = g.vb_index as usize;
-        let orig_count = fvbs.get(k).map_or(0, |f| f.count);
-        match origin.get(k).copied().flatten() {
+        let orig_count = self.fvbs.get(k).map_or(0, |f| f.count);
+        match self.origin.get(k).copied().flatten() {
             Some(Origin::Inline(code)) => {
-                let b = &ivbs[k];
+                let b = &self.ivbs[k];
                 let s = b.stride();
                 let from = g.vb_offset as usize * s;
                 let data = b
@@ -281,65 +344,459 @@ fn unflatten(
                 }))
             }
             _ => {
-                let &(s, first) = tail_at
+                let &(s, first) = self
+                    .tail_at
                     .get(&k)
                     .ok_or_else(|| err(version, format!("vertex buffer {k} has no place")))?;
-                let off = if g.vb_offset < orig_count && k < fvbs.len() {
+                let off = if g.vb_offset < orig_count && k < self.fvbs.len() {
                     g.vb_offset
                 } else {
-                    first + g.vb_offset - if k < fvbs.len() { orig_count } else { 0 }
+                    first + g.vb_offset - if k < self.fvbs.len() { orig_count } else { 0 }
                 };
                 Ok(Place::Level([s as u32, off, g.vb_count]))
             }
         }
-    };
+    }
 
-    // --- index buffers
-    let nib = base.index_buffers().map_or(0, <[_]>::len);
-    let mut ibs: Vec<Vec<u16>> = out
-        .geom
-        .index_buffers()
-        .unwrap_or(&[])
-        .iter()
-        .take(nib)
-        .cloned()
-        .collect();
-    let iibs = out.geom.index_buffers().unwrap_or(&[]);
+    /// Every visual of the result in the old layout: unchanged ones as they were, the others
+    /// from the visual they are (or copy, or for a new mesh the level's first normal visual)
+    /// with what changed set.
+    fn visuals(
+        &mut self,
+        ibs: &mut [Vec<u16>],
+        materials: &mut Materials<'_>,
+    ) -> Result<Vec<Framed<Visual>>, ImportError> {
+        let (base, out) = (self.base, self.out);
+        let fvis = self.flat.level.visuals();
+        let bvis = base.visuals();
+        let nv = bvis.len();
+        let removed = &out.summary.removed;
+        let survivors: Vec<usize> = (0..nv).filter(|v| !removed.contains(v)).collect();
+        let template_new = (0..nv).find(|&i| {
+            fvis[i].header().map(|h| h.model_type) == Some(model_type::NORMAL)
+                && fvis[i].gcontainer().is_some()
+        });
+        let ivis = out.level.visuals();
+        let base_framed = base.visuals_framed().unwrap_or(&[]);
+        let mut visuals: Vec<Framed<Visual>> = Vec::with_capacity(ivis.len());
+        for (j, iv) in ivis.iter().enumerate() {
+            let from = match survivors.get(j) {
+                Some(&o) => Some(o),
+                None => out
+                    .summary
+                    .added
+                    .iter()
+                    .find(|a| a.visual == j)
+                    .and_then(|a| a.copy_of),
+            };
+            let is_copy = survivors.get(j).is_none();
+            let t = from.or(template_new).ok_or_else(|| {
+                err(
+                    self.version,
+                    "a new visual, but the level has no normal visual to model it on".into(),
+                )
+            })?;
+            let fv = fvis[t];
+            if !is_copy && **iv == *fv {
+                let mut f = base_framed[t].clone();
+                f.raw_id = (f.raw_id & crate::chunk::COMPRESSED) | j as u32;
+                visuals.push(f);
+                continue;
+            }
+            let mut v = bvis[t].clone();
+            if from.is_none() {
+                // a new mesh: no chunk of the template's other kinds
+                v.chunks.retain(|c| {
+                    !matches!(
+                        c.value,
+                        OgfChunk::Children(_)
+                            | OgfChunk::ChildrenNarrow(_)
+                            | OgfChunk::TreeDef(_)
+                            | OgfChunk::TreeDefOld(_)
+                            | OgfChunk::TreeDefTmp(..)
+                            | OgfChunk::LodDef(_)
+                            | OgfChunk::LodDefOld(_)
+                    ) && (c.id() != 9 || !matches!(c.value, OgfChunk::Raw(_)))
+                });
+            }
+            // OGF 3 progressive strips and detail patches: the view draws their full detail
+            // level / sprite quads; the old chunks cannot take other geometry
+            let mut edit = VisualEdit {
+                j,
+                format: v.short_header().map_or(4, |s| s.0),
+                strips: v
+                    .chunks
+                    .iter()
+                    .any(|c| matches!(c.value, OgfChunk::PLods(_))),
+                patches: v
+                    .chunks
+                    .iter()
+                    .any(|c| matches!(c.value, OgfChunk::DPatches(_))),
+                geometry_changed: false,
+                indices_changed: false,
+            };
+            if let (Some(ig), Some(fg)) = (iv.gcontainer(), fv.gcontainer()) {
+                self.geometry(&mut v, &mut edit, (ig, fg), ibs)?;
+            }
+            if let (Some(ih), Some(fh)) = (iv.header(), fv.header()) {
+                self.header(&mut v, &edit, (ih, fh), materials)?;
+            }
+            set_records(&mut v, iv, fv);
+            let raw = base_framed[t].raw_id & crate::chunk::COMPRESSED;
+            visuals.push(Framed {
+                raw_id: raw | j as u32,
+                stored: None,
+                value: v,
+            });
+        }
+        Ok(visuals)
+    }
 
-    // --- materials
-    let fvis = flat.level.visuals();
-    let bvis = base.visuals();
-    let mut pair_of: HashMap<u16, (u32, u32)> = HashMap::new();
-    for (b, f) in bvis.iter().zip(&fvis) {
-        if let (Some(p), Some(h)) = (
-            b.find_chunk(|c| match c {
-                OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
-                _ => None,
-            }),
-            f.header(),
-        ) {
-            pair_of.entry(h.shader_id).or_insert(p);
+    /// The geometry of visual `v` from the result's container `ig` (the view's was `fg`): its
+    /// vertex chunk placed, its indices set (in the level's buffers, or its own).
+    fn geometry(
+        &self,
+        v: &mut Visual,
+        edit: &mut VisualEdit,
+        (ig, fg): (GContainer, GContainer),
+        ibs: &mut [Vec<u16>],
+    ) -> Result<(), ImportError> {
+        let (version, j) = (self.version, edit.j);
+        let view_ibs = self.flat.geom.index_buffers().unwrap_or(&[]);
+        let vchanged =
+            (ig.vb_index, ig.vb_offset, ig.vb_count) != (fg.vb_index, fg.vb_offset, fg.vb_count);
+        edit.geometry_changed = vchanged
+            || (ig.ib_index, ig.ib_offset, ig.ib_count) != (fg.ib_index, fg.ib_offset, fg.ib_count)
+            || !range_same(self.iibs, view_ibs, &ig)
+            || {
+                // the visual's own vertex range, as bytes
+                fn range<'a>(x: &'a VertexBuffer, g: &GContainer) -> Option<&'a [u8]> {
+                    let st = x.stride();
+                    let first = g.vb_offset as usize;
+                    x.data
+                        .get(first * st..first.saturating_add(g.vb_count as usize) * st)
+                }
+                let k = ig.vb_index as usize;
+                self.ivbs.get(k).and_then(|x| range(x, &ig))
+                    != self.fvbs.get(k).and_then(|x| range(x, &ig))
+            };
+        if edit.patches && edit.geometry_changed {
+            return Err(err(
+                version,
+                format!(
+                    "visual {j} is a detail patch (OGF_DPATCH sprites, exported as quads): \
+                     its edited quads have no form in it; leave it unedited or delete it"
+                ),
+            ));
+        }
+        let inline = matches!(
+            self.origin.get(ig.vb_index as usize).copied().flatten(),
+            Some(Origin::Inline(_))
+        );
+        // strips written as a normal visual need their containers at the top level
+        let restrip = edit.strips && edit.geometry_changed;
+        if vchanged || inline || restrip {
+            match self.place(&ig)? {
+                Place::Level(r) => set_or_push(
+                    v,
+                    vcontainer_id(edit.format),
+                    |c| match c {
+                        OgfChunk::VContainer(x) => {
+                            *x = r;
+                            true
+                        }
+                        _ => false,
+                    },
+                    OgfChunk::VContainer(r),
+                ),
+                Place::Inline(b) => set_or_push(
+                    v,
+                    ogf::v3::VERTICES,
+                    |c| match c {
+                        OgfChunk::Vertices(x) => {
+                            *x = b.clone();
+                            true
+                        }
+                        _ => false,
+                    },
+                    OgfChunk::Vertices(b.clone()),
+                ),
+            }
+            drop_other_vertex_chunk(v, inline);
+        }
+        let same_range =
+            (ig.ib_index, ig.ib_offset, ig.ib_count) == (fg.ib_index, fg.ib_offset, fg.ib_count);
+        if restrip || !same_range || !range_same(self.iibs, view_ibs, &ig) {
+            edit.indices_changed = true;
+            self.indices(v, &ig, ibs)?;
+        }
+        Ok(())
+    }
+
+    /// The changed indices of visual `v` (range `ig` of the result): in place in a level
+    /// buffer, appended to the last one (XRLC 9–12), or its own `OGF_INDICES` (4–8).
+    fn indices(
+        &self,
+        v: &mut Visual,
+        ig: &GContainer,
+        ibs: &mut [Vec<u16>],
+    ) -> Result<(), ImportError> {
+        let k = ig.ib_index as usize;
+        let idx: Vec<u16> = self
+            .iibs
+            .get(k)
+            .and_then(|b| b.get(ig.ib_offset as usize..(ig.ib_offset + ig.ib_count) as usize))
+            .ok_or_else(|| err(self.version, "an index range past its buffer".into()))?
+            .to_vec();
+        if k < self.nib {
+            let r = [ig.ib_index, ig.ib_offset, ig.ib_count];
+            set_icontainer(v, r);
+        } else if self.nib > 0 {
+            let last = ibs.len() - 1;
+            let first = ibs[last].len() as u32;
+            ibs[last].extend_from_slice(&idx);
+            set_icontainer(v, [last as u32, first, ig.ib_count]);
+        } else {
+            set_or_push(
+                v,
+                ogf::v3::INDICES, // 8 in OGF 2 too
+                |c| match c {
+                    OgfChunk::Indices(x) => {
+                        *x = idx.clone();
+                        true
+                    }
+                    _ => false,
+                },
+                OgfChunk::Indices(idx.clone()),
+            );
+        }
+        Ok(())
+    }
+
+    /// The header of visual `v` from the result's `ih` (the view's was `fh`): type, material,
+    /// bounds, in whichever header chunks the old format has.
+    fn header(
+        &mut self,
+        v: &mut Visual,
+        edit: &VisualEdit,
+        (ih, fh): (OgfHeader, OgfHeader),
+        materials: &mut Materials<'_>,
+    ) -> Result<(), ImportError> {
+        let (version, j, format) = (self.version, edit.j, edit.format);
+        let vipm = v
+            .chunks
+            .iter()
+            .position(|c| c.id() == 9 && format == 3 && matches!(c.value, OgfChunk::Raw(_)));
+        let mut t_new = None;
+        if edit.strips && edit.geometry_changed {
+            v.chunks.retain(|c| !matches!(c.value, OgfChunk::PLods(_)));
+            t_new = Some(model_type_v3::NORMAL);
+            self.notes.push(format!(
+                "visual {j}: progressive strips (OGF_P_LODS), and its geometry changed: \
+                 written as a normal visual on its edited full detail (no levels of detail)"
+            ));
+        } else if edit.indices_changed && vipm.is_some() {
+            v.chunks.remove(vipm.unwrap_or_default());
+            t_new = Some(model_type_v3::NORMAL);
+            self.notes.push(format!(
+                "visual {j}: progressive (OGF 3 vertex splits), and its triangles changed: \
+                 written as a normal visual (no levels of detail)"
+            ));
+        } else if ih.model_type != fh.model_type {
+            t_new = Some(type_in(format, ih.model_type));
+        }
+        let sid_new = (ih.shader_id != fh.shader_id).then_some(ih.shader_id);
+        let pair = match sid_new {
+            Some(s) if materials.paired => Some(materials.pair_for(s)?),
+            _ => None,
+        };
+        for c in &mut v.chunks {
+            match &mut c.value {
+                OgfChunk::ShortHeader {
+                    model_type,
+                    shader_id,
+                    ..
+                } => {
+                    if let Some(t) = t_new {
+                        *model_type = t;
+                    }
+                    if let (Some(s), false) = (sid_new, materials.paired) {
+                        *shader_id = s;
+                    }
+                }
+                OgfChunk::Header(h) => {
+                    if let Some(t) = t_new {
+                        h.model_type = t;
+                    }
+                    if let Some(s) = sid_new {
+                        h.shader_id = s;
+                    }
+                    h.bbox_min = ih.bbox_min;
+                    h.bbox_max = ih.bbox_max;
+                    h.sphere_center = ih.sphere_center;
+                    h.sphere_radius = ih.sphere_radius;
+                }
+                OgfChunk::TextureL { texture, shader } => {
+                    if let Some((t, s)) = pair {
+                        *texture = t;
+                        *shader = s;
+                    }
+                }
+                OgfChunk::Bbox { min, max } => {
+                    *min = ih.bbox_min;
+                    *max = ih.bbox_max;
+                }
+                OgfChunk::BSphere { center, radius } => {
+                    *center = ih.sphere_center;
+                    *radius = ih.sphere_radius;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The base level with the written buffers, visuals, tables and sectors.
+    fn level(
+        &self,
+        bufs: Vec<OldBuffer>,
+        ibs: Vec<Vec<u16>>,
+        mut visuals: Vec<Framed<Visual>>,
+        materials: Materials<'_>,
+    ) -> Level {
+        let mut level = self.base.clone();
+        let sectors = self.out.level.sectors().to_vec();
+        for c in &mut level.chunks {
+            match &mut c.value {
+                LevelChunk::Visuals(v) => *v = std::mem::take(&mut visuals),
+                LevelChunk::VertexBuffers(v) => {
+                    *v = bufs
+                        .iter()
+                        .map(|(_, d, n, data)| VertexBuffer {
+                            decl: d.clone(),
+                            count: *n,
+                            data: data.clone().into(),
+                        })
+                        .collect();
+                }
+                LevelChunk::FvfBuffers(v) => {
+                    *v = bufs
+                        .iter()
+                        .map(|(f, _, n, data)| FvfBuffer {
+                            fvf: f.unwrap_or(0),
+                            count: *n,
+                            data: data.clone(),
+                        })
+                        .collect();
+                }
+                LevelChunk::IndexBuffers(v) => v.clone_from(&ibs),
+                LevelChunk::Swis(s) => *s = self.out.geom.swis().to_vec(),
+                LevelChunk::Sectors(s) => s.clone_from(&sectors),
+                LevelChunk::Shaders(s) => s.clone_from(&materials.shaders),
+                LevelChunk::Textures(t) => {
+                    if let Some(n) = &materials.textures {
+                        t.clone_from(n);
+                    }
+                }
+                _ => {}
+            }
+        }
+        level
+    }
+}
+
+/// Tree matrix, LOD quads and children of visual `v` from the result's `iv` (the view's was
+/// `fv`); sliding windows dropped when the result has none.
+fn set_records(v: &mut Visual, iv: &Visual, fv: &Visual) {
+    let (itd, ftd) = (iv.treedef(), fv.treedef());
+    let iq = iv.lod_quads().map(<[_]>::to_vec);
+    let fq = fv.lod_quads().map(<[_]>::to_vec);
+    let kids = iv.children().to_vec();
+    for c in &mut v.chunks {
+        match &mut c.value {
+            OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) | OgfChunk::TreeDefTmp(t, _) => {
+                if let Some(n) = itd.filter(|n| Some(*n) != ftd) {
+                    *t = n;
+                }
+            }
+            OgfChunk::LodDef(q) | OgfChunk::LodDefOld(q) => {
+                if let Some(n) = iq.as_ref().filter(|n| Some(*n) != fq.as_ref()) {
+                    q.clone_from(n);
+                }
+            }
+            OgfChunk::Children(k) | OgfChunk::ChildrenNarrow(k) => k.clone_from(&kids),
+            _ => {}
         }
     }
-    let mut shaders: Vec<ShaderEntry> = base.shaders().unwrap_or(&[]).to_vec();
-    let mut textures: Option<Vec<ShaderEntry>> = base.textures().map(<[_]>::to_vec);
-    let itable = out.level.shaders().unwrap_or(&[]);
-    let ftable_len = flat.level.shaders().map_or(0, <[_]>::len);
-    let paired = base.paired_materials();
-    if !paired {
-        shaders = itable.to_vec();
+    if iv.swidata().is_none() {
+        v.chunks
+            .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
     }
-    let mut pair_for = |sid: u16| -> Result<(u32, u32), ImportError> {
-        if let Some(p) = pair_of.get(&sid) {
+}
+
+/// The old level's material tables as the write-back extends them: before XRLC 12 a view
+/// entry `shader/texture` maps back to its (texture, shader) pair, a new entry adds its names.
+struct Materials<'a> {
+    version: u16,
+    /// Materials are (shader, texture) pairs (`OGF_TEXTURE_L`), not one table
+    /// ([`Level::paired_materials`]).
+    paired: bool,
+    /// View shader id → (texture, shader) pair of the old tables.
+    pair_of: HashMap<u16, (u32, u32)>,
+    shaders: Vec<ShaderEntry>,
+    /// XRLC 4/5's texture table.
+    textures: Option<Vec<ShaderEntry>>,
+    /// The result's shader table.
+    itable: &'a [ShaderEntry],
+    /// Entries of the view's own table.
+    ftable_len: usize,
+}
+
+impl<'a> Materials<'a> {
+    fn new(base: &Level, flat: &Flat, out: &'a Imported) -> Self {
+        let version = base.version().unwrap_or(0);
+        let mut pair_of: HashMap<u16, (u32, u32)> = HashMap::new();
+        for (b, f) in base.visuals().iter().zip(&flat.level.visuals()) {
+            if let (Some(p), Some(h)) = (
+                b.find_chunk(|c| match c {
+                    OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
+                    _ => None,
+                }),
+                f.header(),
+            ) {
+                pair_of.entry(h.shader_id).or_insert(p);
+            }
+        }
+        let mut shaders: Vec<ShaderEntry> = base.shaders().unwrap_or(&[]).to_vec();
+        let itable = out.level.shaders().unwrap_or(&[]);
+        let paired = base.paired_materials();
+        if !paired {
+            shaders = itable.to_vec();
+        }
+        Materials {
+            version,
+            paired,
+            pair_of,
+            shaders,
+            textures: base.textures().map(<[_]>::to_vec),
+            itable,
+            ftable_len: flat.level.shaders().map_or(0, <[_]>::len),
+        }
+    }
+
+    /// The (texture, shader) pair of the result's shader entry `sid`, names added as needed.
+    fn pair_for(&mut self, sid: u16) -> Result<(u32, u32), ImportError> {
+        if let Some(p) = self.pair_of.get(&sid) {
             return Ok(*p);
         }
-        let text = itable
+        let text = self
+            .itable
             .get(usize::from(sid))
             .map(ShaderEntry::text)
             .unwrap_or_default();
-        if usize::from(sid) < ftable_len {
+        if usize::from(sid) < self.ftable_len {
             return Err(err(
-                version,
+                self.version,
                 format!("shader entry {text:?} is used by no visual; no (shader, texture) pair"),
             ));
         }
@@ -353,8 +810,8 @@ fn unflatten(
                 }
             }
         };
-        let sh_i = find_or_push(&mut shaders, sh);
-        let tex_i = match textures.as_mut() {
+        let sh_i = find_or_push(&mut self.shaders, sh);
+        let tex_i = match self.textures.as_mut() {
             Some(t) => {
                 // 4/5 store `lmap,texture`
                 let stored = match tex.split_once(',') {
@@ -363,327 +820,11 @@ fn unflatten(
                 };
                 find_or_push(t, &stored)
             }
-            None => find_or_push(&mut shaders, tex),
+            None => find_or_push(&mut self.shaders, tex),
         };
-        pair_of.insert(sid, (tex_i, sh_i));
+        self.pair_of.insert(sid, (tex_i, sh_i));
         Ok((tex_i, sh_i))
-    };
-
-    // --- visuals
-    let nv = bvis.len();
-    let removed = &out.summary.removed;
-    let survivors: Vec<usize> = (0..nv).filter(|v| !removed.contains(v)).collect();
-    let template_new = (0..nv).find(|&i| {
-        fvis[i].header().map(|h| h.model_type) == Some(model_type::NORMAL)
-            && fvis[i].gcontainer().is_some()
-    });
-    let ivis = out.level.visuals();
-    let base_framed = base.visuals_framed().unwrap_or(&[]);
-    let mut visuals: Vec<Framed<Visual>> = Vec::with_capacity(ivis.len());
-    for (j, iv) in ivis.iter().enumerate() {
-        let from = match survivors.get(j) {
-            Some(&o) => Some(o),
-            None => out
-                .summary
-                .added
-                .iter()
-                .find(|a| a.visual == j)
-                .and_then(|a| a.copy_of),
-        };
-        let is_copy = survivors.get(j).is_none();
-        let t = from.or(template_new).ok_or_else(|| {
-            err(
-                version,
-                "a new visual, but the level has no normal visual to model it on".into(),
-            )
-        })?;
-        let fv = fvis[t];
-        if !is_copy && **iv == *fv {
-            let mut f = base_framed[t].clone();
-            f.raw_id = (f.raw_id & crate::chunk::COMPRESSED) | j as u32;
-            visuals.push(f);
-            continue;
-        }
-        let mut v = bvis[t].clone();
-        if from.is_none() {
-            // a new mesh: no chunk of the template's other kinds
-            v.chunks.retain(|c| {
-                !matches!(
-                    c.value,
-                    OgfChunk::Children(_)
-                        | OgfChunk::ChildrenNarrow(_)
-                        | OgfChunk::TreeDef(_)
-                        | OgfChunk::TreeDefOld(_)
-                        | OgfChunk::TreeDefTmp(..)
-                        | OgfChunk::LodDef(_)
-                        | OgfChunk::LodDefOld(_)
-                ) && (c.id() != 9 || !matches!(c.value, OgfChunk::Raw(_)))
-            });
-        }
-        let format = v.short_header().map_or(4, |s| s.0);
-        let ih = iv.header();
-        let fh = fv.header();
-        // geometry
-        let (ig, fg) = (iv.gcontainer(), fv.gcontainer());
-        let mut indices_changed = false;
-        let mut geometry_changed = false;
-        // OGF 3 progressive strips and detail patches: the view draws their full detail level
-        // / sprite quads; the old chunks cannot take other geometry
-        let strips = v
-            .chunks
-            .iter()
-            .any(|c| matches!(c.value, OgfChunk::PLods(_)));
-        let patches = v
-            .chunks
-            .iter()
-            .any(|c| matches!(c.value, OgfChunk::DPatches(_)));
-        if let (Some(ig), Some(fg)) = (ig, fg) {
-            let vchanged = (ig.vb_index, ig.vb_offset, ig.vb_count)
-                != (fg.vb_index, fg.vb_offset, fg.vb_count);
-            geometry_changed = vchanged
-                || (ig.ib_index, ig.ib_offset, ig.ib_count)
-                    != (fg.ib_index, fg.ib_offset, fg.ib_count)
-                || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig)
-                || {
-                    // the visual's own vertex range, as bytes
-                    fn range<'a>(x: &'a VertexBuffer, g: &GContainer) -> Option<&'a [u8]> {
-                        let st = x.stride();
-                        let first = g.vb_offset as usize;
-                        x.data
-                            .get(first * st..first.saturating_add(g.vb_count as usize) * st)
-                    }
-                    let k = ig.vb_index as usize;
-                    ivbs.get(k).and_then(|x| range(x, &ig))
-                        != fvbs.get(k).and_then(|x| range(x, &ig))
-                };
-            if patches && geometry_changed {
-                return Err(err(
-                    version,
-                    format!(
-                        "visual {j} is a detail patch (OGF_DPATCH sprites, exported as quads): \
-                         its edited quads have no form in it; leave it unedited or delete it"
-                    ),
-                ));
-            }
-            let inline = matches!(
-                origin.get(ig.vb_index as usize).copied().flatten(),
-                Some(Origin::Inline(_))
-            );
-            // strips written as a normal visual need their containers at the top level
-            let restrip = strips && geometry_changed;
-            if vchanged || inline || restrip {
-                match place(&ig)? {
-                    Place::Level(r) => set_or_push(
-                        &mut v,
-                        vcontainer_id(format),
-                        |c| match c {
-                            OgfChunk::VContainer(x) => {
-                                *x = r;
-                                true
-                            }
-                            _ => false,
-                        },
-                        OgfChunk::VContainer(r),
-                    ),
-                    Place::Inline(b) => set_or_push(
-                        &mut v,
-                        ogf::v3::VERTICES,
-                        |c| match c {
-                            OgfChunk::Vertices(x) => {
-                                *x = b.clone();
-                                true
-                            }
-                            _ => false,
-                        },
-                        OgfChunk::Vertices(b.clone()),
-                    ),
-                }
-                drop_other_vertex_chunk(&mut v, inline);
-            }
-            let same_range = (ig.ib_index, ig.ib_offset, ig.ib_count)
-                == (fg.ib_index, fg.ib_offset, fg.ib_count);
-            if restrip
-                || !same_range
-                || !range_same(iibs, flat.geom.index_buffers().unwrap_or(&[]), &ig)
-            {
-                indices_changed = true;
-                let k = ig.ib_index as usize;
-                let idx: Vec<u16> = iibs
-                    .get(k)
-                    .and_then(|b| {
-                        b.get(ig.ib_offset as usize..(ig.ib_offset + ig.ib_count) as usize)
-                    })
-                    .ok_or_else(|| err(version, "an index range past its buffer".into()))?
-                    .to_vec();
-                if k < nib {
-                    let r = [ig.ib_index, ig.ib_offset, ig.ib_count];
-                    set_icontainer(&mut v, r);
-                } else if nib > 0 {
-                    let last = ibs.len() - 1;
-                    let first = ibs[last].len() as u32;
-                    ibs[last].extend_from_slice(&idx);
-                    set_icontainer(&mut v, [last as u32, first, ig.ib_count]);
-                } else {
-                    set_or_push(
-                        &mut v,
-                        ogf::v3::INDICES, // 8 in OGF 2 too
-                        |c| match c {
-                            OgfChunk::Indices(x) => {
-                                *x = idx.clone();
-                                true
-                            }
-                            _ => false,
-                        },
-                        OgfChunk::Indices(idx.clone()),
-                    );
-                }
-            }
-        }
-        // header: type, material, bounds
-        if let (Some(ih), Some(fh)) = (ih, fh) {
-            let vipm = v
-                .chunks
-                .iter()
-                .position(|c| c.id() == 9 && format == 3 && matches!(c.value, OgfChunk::Raw(_)));
-            let mut t_new = None;
-            if strips && geometry_changed {
-                v.chunks.retain(|c| !matches!(c.value, OgfChunk::PLods(_)));
-                t_new = Some(model_type_v3::NORMAL);
-                notes.push(format!(
-                    "visual {j}: progressive strips (OGF_P_LODS), and its geometry changed: \
-                     written as a normal visual on its edited full detail (no levels of detail)"
-                ));
-            } else if indices_changed && vipm.is_some() {
-                v.chunks.remove(vipm.unwrap_or_default());
-                t_new = Some(model_type_v3::NORMAL);
-                notes.push(format!(
-                    "visual {j}: progressive (OGF 3 vertex splits), and its triangles changed: \
-                     written as a normal visual (no levels of detail)"
-                ));
-            } else if ih.model_type != fh.model_type {
-                t_new = Some(type_in(format, ih.model_type));
-            }
-            let sid_new = (ih.shader_id != fh.shader_id).then_some(ih.shader_id);
-            let pair = match sid_new {
-                Some(s) if paired => Some(pair_for(s)?),
-                _ => None,
-            };
-            for c in &mut v.chunks {
-                match &mut c.value {
-                    OgfChunk::ShortHeader {
-                        model_type,
-                        shader_id,
-                        ..
-                    } => {
-                        if let Some(t) = t_new {
-                            *model_type = t;
-                        }
-                        if let (Some(s), false) = (sid_new, paired) {
-                            *shader_id = s;
-                        }
-                    }
-                    OgfChunk::Header(h) => {
-                        if let Some(t) = t_new {
-                            h.model_type = t;
-                        }
-                        if let Some(s) = sid_new {
-                            h.shader_id = s;
-                        }
-                        h.bbox_min = ih.bbox_min;
-                        h.bbox_max = ih.bbox_max;
-                        h.sphere_center = ih.sphere_center;
-                        h.sphere_radius = ih.sphere_radius;
-                    }
-                    OgfChunk::TextureL { texture, shader } => {
-                        if let Some((t, s)) = pair {
-                            *texture = t;
-                            *shader = s;
-                        }
-                    }
-                    OgfChunk::Bbox { min, max } => {
-                        *min = ih.bbox_min;
-                        *max = ih.bbox_max;
-                    }
-                    OgfChunk::BSphere { center, radius } => {
-                        *center = ih.sphere_center;
-                        *radius = ih.sphere_radius;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        // tree matrix, LOD quads, children
-        let (itd, ftd) = (iv.treedef(), fv.treedef());
-        let iq = iv.lod_quads().map(<[_]>::to_vec);
-        let fq = fv.lod_quads().map(<[_]>::to_vec);
-        let kids = iv.children().to_vec();
-        for c in &mut v.chunks {
-            match &mut c.value {
-                OgfChunk::TreeDef(t) | OgfChunk::TreeDefOld(t) | OgfChunk::TreeDefTmp(t, _) => {
-                    if let Some(n) = itd.filter(|n| Some(*n) != ftd) {
-                        *t = n;
-                    }
-                }
-                OgfChunk::LodDef(q) | OgfChunk::LodDefOld(q) => {
-                    if let Some(n) = iq.as_ref().filter(|n| Some(*n) != fq.as_ref()) {
-                        q.clone_from(n);
-                    }
-                }
-                OgfChunk::Children(k) | OgfChunk::ChildrenNarrow(k) => k.clone_from(&kids),
-                _ => {}
-            }
-        }
-        if iv.swidata().is_none() {
-            v.chunks
-                .retain(|c| !matches!(c.value, OgfChunk::SwiData(_) | OgfChunk::SwiContainer(_)));
-        }
-        let raw = base_framed[t].raw_id & crate::chunk::COMPRESSED;
-        visuals.push(Framed {
-            raw_id: raw | j as u32,
-            stored: None,
-            value: v,
-        });
     }
-
-    // --- the level's chunks
-    let mut level = base.clone();
-    let sectors = out.level.sectors().to_vec();
-    for c in &mut level.chunks {
-        match &mut c.value {
-            LevelChunk::Visuals(v) => *v = std::mem::take(&mut visuals),
-            LevelChunk::VertexBuffers(v) => {
-                *v = bufs
-                    .iter()
-                    .map(|(_, d, n, data)| VertexBuffer {
-                        decl: d.clone(),
-                        count: *n,
-                        data: data.clone().into(),
-                    })
-                    .collect();
-            }
-            LevelChunk::FvfBuffers(v) => {
-                *v = bufs
-                    .iter()
-                    .map(|(f, _, n, data)| FvfBuffer {
-                        fvf: f.unwrap_or(0),
-                        count: *n,
-                        data: data.clone(),
-                    })
-                    .collect();
-            }
-            LevelChunk::IndexBuffers(v) => v.clone_from(&ibs),
-            LevelChunk::Swis(s) => *s = out.geom.swis().to_vec(),
-            LevelChunk::Sectors(s) => s.clone_from(&sectors),
-            LevelChunk::Shaders(s) => s.clone_from(&shaders),
-            LevelChunk::Textures(t) => {
-                if let Some(n) = &textures {
-                    t.clone_from(n);
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok((level, notes))
 }
 
 /// Whether the indices `g` names are the same in both buffer lists.

@@ -35,6 +35,7 @@
 //! not 4 bytes, bytes after the last whole polygon), so an unchanged file writes back byte for
 //! byte.
 
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod scene;
 

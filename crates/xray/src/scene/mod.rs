@@ -99,6 +99,9 @@ pub enum SceneError {
     /// The level's XRLC version is none this crate reads (4, 5, 8–14).
     #[error("XRLC version {0}; export reads versions 4, 5 and 8–14")]
     Version(u16),
+    /// An XRLC 4–12 level has no 13/14-shaped view ([`crate::flat::flatten`]).
+    #[error("the XRLC 13/14 view of the old level: {0}")]
+    View(#[source] levelgeom_binary::WriteError),
 }
 
 /// Mirror a point or direction into glTF space.
@@ -393,8 +396,10 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         return Err(SceneError::Version(v));
     }
     // XRLC 4–12 keep their buffers inside `level`: read them through the 13/14-shaped view
-    let flat =
-        (level.is_old() && geom.vertex_buffers().is_none()).then(|| crate::flat::flatten(level));
+    let flat = (level.is_old() && geom.vertex_buffers().is_none())
+        .then(|| crate::flat::flatten(level))
+        .transpose()
+        .map_err(SceneError::View)?;
     let old_lights = level.old_lights();
     let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
     let vbs = geom.vertex_buffers().ok_or(SceneError::NoBuffers)?;

@@ -207,7 +207,7 @@ fn reread(i: &Imported, to: u16, what: &str) -> Level {
         assert!(ok, "{what}: visual {k} ({t}) is OGF {f} in XRLC {to}");
     }
     // our rules find nothing, through the view and as an opened file
-    let fl = flat::flatten(&l);
+    let fl = flat::flatten(&l).unwrap();
     assert_eq!(fl.warnings, Vec::<String>::new(), "{what}");
     assert_eq!(
         check::level(&fl.level, Some(&fl.geom), None),
@@ -290,7 +290,7 @@ fn every_old_build_reads_back_and_exports_the_same_geometry() {
                 assert!(trees(&l).is_empty(), "{what}");
             }
             // lights, glows and portals at the same places
-            let fl = flat::flatten(&l);
+            let fl = flat::flatten(&l).unwrap();
             let pos = |l: &Level| -> Vec<[f32; 3]> {
                 l.lights().iter().map(|x| x.d3d.position).collect()
             };

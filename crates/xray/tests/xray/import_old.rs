@@ -154,7 +154,7 @@ fn moved_deleted_copied_and_added_visuals_come_back_in_the_old_layout() {
         let bytes = out.level.to_bytes().unwrap();
         let nl = Level::read(&bytes).unwrap().0;
         assert_eq!(nl.version(), Some(version), "{name}");
-        let f = flat::flatten(&nl);
+        let f = flat::flatten(&nl).unwrap();
         assert_eq!(
             check::level(&f.level, Some(&f.geom), None),
             vec![],
@@ -337,7 +337,7 @@ fn a_new_texture_is_added_to_the_old_tables() {
             table.iter().map(|e| e.text()).collect::<Vec<_>>()
         );
         // the view of the written level gives the new visual an entry naming that texture
-        let f = flat::flatten(&nl);
+        let f = flat::flatten(&nl).unwrap();
         assert_eq!(
             check::level(&f.level, Some(&f.geom), None),
             vec![],
@@ -371,7 +371,7 @@ fn visuals_mut(
 pub fn written(name: &str, out: &Imported) -> Level {
     let bytes = out.level.to_bytes().unwrap();
     let nl = Level::read(&bytes).unwrap().0;
-    let f = flat::flatten(&nl);
+    let f = flat::flatten(&nl).unwrap();
     assert_eq!(
         check::level(&f.level, Some(&f.geom), None),
         vec![],
@@ -606,7 +606,7 @@ fn new_vertices_start_a_buffer_when_the_last_is_full() {
         let (l, _) = reread(&l);
         let before = buffer_bytes(&l);
         // a box with visual 0's material: its layout, and so its buffer's
-        let view = flat::flatten(&l);
+        let view = flat::flatten(&l).unwrap();
         let sid = view.level.visuals()[0].header().unwrap().shader_id;
         let material = view.level.shaders().unwrap()[usize::from(sid)].text();
         let mut s = export(&l);

@@ -63,7 +63,7 @@ fn every_old_version_rebuilds_byte_for_byte_and_passes_the_rules() {
         let l = Level::read(&lb).unwrap().0;
         assert_eq!(l.version(), Some(o.version));
         assert_eq!(l.to_bytes().unwrap(), lb, "{o:?}");
-        let f = flat::flatten(&l);
+        let f = flat::flatten(&l).unwrap();
         assert_eq!(check::level(&f.level, Some(&f.geom), None), vec![], "{o:?}");
         // the file on its own checks its inside buffers the same way
         let opened = files::Opened::read(&lb).unwrap().unwrap().0;
@@ -264,7 +264,7 @@ fn truncated_and_corrupted_old_levels_are_errors_with_offsets() {
             b[at] ^= 0xA5;
             if let Ok((l, _)) = Level::read(&b) {
                 let _ = to_scene(&l, &Geom { chunks: Vec::new() }, &SceneOptions::default());
-                let f = flat::flatten(&l);
+                let f = flat::flatten(&l).unwrap();
                 let _ = check::level(&f.level, Some(&f.geom), None);
             }
         }
@@ -330,7 +330,7 @@ fn a_container_past_the_levels_buffers_reaches_no_view_buffer() {
             }
         }
         assert!(set, "v{version}: visual 0 has an OGF_VCONTAINER");
-        let f = flat::flatten(&l);
+        let f = flat::flatten(&l).unwrap();
         assert!(
             f.warnings
                 .iter()

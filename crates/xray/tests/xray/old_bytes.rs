@@ -53,7 +53,7 @@ fn material_names(s: &Scene, m: usize) -> (&str, &str) {
 fn scene(bytes: &[u8]) -> (Level, Scene) {
     let (l, _) = Level::read(bytes).unwrap();
     assert_eq!(l.to_bytes().unwrap(), bytes, "byte-exact rebuild");
-    let f = flat::flatten(&l);
+    let f = flat::flatten(&l).unwrap();
     assert_eq!(check::level(&f.level, Some(&f.geom), None), vec![]);
     let s = to_scene(&l, &Geom { chunks: Vec::new() }, &SceneOptions::default()).unwrap();
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);

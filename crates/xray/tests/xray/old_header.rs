@@ -494,7 +494,7 @@ fn late_xrlc_8_index_buffers_are_read() {
     // info walks it; the rules pass
     let info = Info::read("level", &bytes).unwrap().to_string();
     assert!(info.contains("fsL_IB"), "{info}");
-    let f = levelgeom_xray::flat::flatten(&back);
+    let f = levelgeom_xray::flat::flatten(&back).unwrap();
     assert_eq!(
         levelgeom_xray::check::level(&f.level, Some(&f.geom), None),
         vec![]

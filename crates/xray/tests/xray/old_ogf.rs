@@ -96,7 +96,7 @@ fn read_clean(l: &Level, what: &str) -> (Level, Vec<u8>) {
     let (back, warnings) = Level::read(&bytes).unwrap();
     assert!(warnings.is_empty(), "{what}: {warnings:?}");
     assert_eq!(back.to_bytes().unwrap(), bytes, "{what}: rebuild");
-    let f = flat::flatten(&back);
+    let f = flat::flatten(&back).unwrap();
     assert_eq!(f.warnings, Vec::<String>::new(), "{what}");
     assert_eq!(
         check::level(&f.level, Some(&f.geom), None),

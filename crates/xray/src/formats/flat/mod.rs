@@ -42,6 +42,7 @@ use crate::geom::{self, Geom, GeomChunk, Header, VertexBuffer};
 use crate::level::{Glow, Level, LevelChunk, OldLight};
 use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
+use levelgeom_binary::{fit, WriteError};
 
 /// The XRLC 13/14-shaped view of an old level.
 #[derive(Clone, Debug, PartialEq)]
@@ -214,46 +215,134 @@ fn dpatch_buffer(patches: &[ogf::DPatch]) -> VertexBuffer {
 }
 
 /// Build the view. Any XRLC 13/14 level comes back with an empty geom (use its own files).
-pub fn flatten(level: &Level) -> Flat {
-    let version = level.version().unwrap_or(14);
-    let mut warnings = Vec::new();
-    // buffers
-    let mut vbs: Vec<VertexBuffer> = match (level.vertex_buffers(), level.fvf_buffers()) {
-        (Some(v), _) => v.to_vec(),
-        (None, Some(f)) => f
-            .iter()
-            .map(|b| VertexBuffer {
-                decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
-                    .unwrap_or_else(|_| Declaration::new(Vec::new())),
-                count: b.count,
-                data: b.data.clone().into(),
-            })
-            .collect(),
-        (None, None) => Vec::new(),
-    };
-    let base_vbs = vbs.len();
-    let mut ibs: Vec<Vec<u16>> = level.index_buffers().map(<[_]>::to_vec).unwrap_or_default();
-    let mut inline_ib: Vec<u16> = Vec::new();
-    let inline_ib_index = ibs.len() as u32;
-    let mut split_of: HashMap<u32, u32> = HashMap::new();
-
-    // shader table
-    let shaders = level.shaders().unwrap_or(&[]);
-    let textures = level.textures().unwrap_or(shaders);
-    let paired = level.paired_materials();
-    let mut table: Vec<ShaderEntry> = if !paired {
-        shaders.to_vec()
-    } else {
-        vec![ShaderEntry(Vec::new())]
-    };
-    let mut entry_of: HashMap<(u32, u32), u16> = HashMap::new();
-
+///
+/// # Errors
+/// [`WriteError`] naming the field when the view's shader table would need an entry past the
+/// `u16` shader ids of `OGF_HEADER` and the glow record (more than 65,535 (shader, texture)
+/// pairs).
+pub fn flatten(level: &Level) -> Result<Flat, WriteError> {
+    let mut view = View::new(level);
     let mut visuals = Vec::new();
     for (i, f) in level.visuals_framed().unwrap_or(&[]).iter().enumerate() {
-        let v = &f.value;
-        let mut chunks: Vec<Framed<OgfChunk>> = Vec::new();
+        visuals.push(Framed::plain(f.id(), view.visual(i, &f.value)?));
+    }
+    view.finish(visuals)
+}
+
+/// The view under construction: its buffers and shader table, filled visual by visual.
+struct View<'a> {
+    level: &'a Level,
+    version: u16,
+    vbs: Vec<VertexBuffer>,
+    /// The level's own vertex buffers (the first ones of `vbs`).
+    base_vbs: usize,
+    ibs: Vec<Vec<u16>>,
+    /// The extra index buffer of inline `OGF_INDICES`, detail patch quads and full detail
+    /// indices; its index is `inline_ib_index`.
+    inline_ib: Vec<u16>,
+    inline_ib_index: u32,
+    /// Level buffer → its SHORT4-split copy.
+    split_of: HashMap<u32, u32>,
+    shaders: &'a [ShaderEntry],
+    textures: &'a [ShaderEntry],
+    /// Materials are (shader, texture) pairs (`OGF_TEXTURE_L`), not one table
+    /// ([`Level::paired_materials`]).
+    paired: bool,
+    table: Vec<ShaderEntry>,
+    /// (shader, texture) pair → its `shader/texture` entry of `table`.
+    entry_of: HashMap<(u32, u32), u16>,
+    warnings: Vec<String>,
+}
+
+/// Where a visual's geometry is, as its chunks say.
+#[derive(Default)]
+struct Ranges<'v> {
+    vertices: Option<[u32; 3]>,
+    indices: Option<[u32; 3]>,
+    /// An OGF 3 progressive visual's vertex splits (`OGF_SWIDATA`, nested chunks).
+    vipm: Option<&'v [u8]>,
+}
+
+impl<'a> View<'a> {
+    /// The buffers and the shader table before any visual.
+    fn new(level: &'a Level) -> Self {
+        let version = level.version().unwrap_or(14);
+        let vbs: Vec<VertexBuffer> = match (level.vertex_buffers(), level.fvf_buffers()) {
+            (Some(v), _) => v.to_vec(),
+            (None, Some(f)) => f
+                .iter()
+                .map(|b| fvf_view(version, b.fvf, b.count, &b.data))
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        let ibs: Vec<Vec<u16>> = level.index_buffers().map(<[_]>::to_vec).unwrap_or_default();
+        let shaders = level.shaders().unwrap_or(&[]);
+        View {
+            level,
+            version,
+            base_vbs: vbs.len(),
+            vbs,
+            inline_ib: Vec::new(),
+            inline_ib_index: ibs.len() as u32,
+            ibs,
+            split_of: HashMap::new(),
+            shaders,
+            textures: level.textures().unwrap_or(shaders),
+            paired: level.paired_materials(),
+            table: if !level.paired_materials() {
+                shaders.to_vec()
+            } else {
+                vec![ShaderEntry(Vec::new())]
+            },
+            entry_of: HashMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The view's `shader/texture` entry for an old (shader, texture) pair, added on first use.
+    fn entry(&mut self, shader: u32, texture: u32, field: &str) -> Result<u16, WriteError> {
+        if let Some(&e) = self.entry_of.get(&(shader, texture)) {
+            return Ok(e);
+        }
+        let id: u16 = fit(self.table.len(), || field.to_string())?;
+        let s = self
+            .shaders
+            .get(shader as usize)
+            .map(|e| e.text())
+            .unwrap_or_default();
+        let x = self
+            .textures
+            .get(texture as usize)
+            .map(|e| texture_text(self.version, &e.0))
+            .unwrap_or_default();
+        self.table
+            .push(ShaderEntry(format!("{s}/{x}").into_bytes()));
+        self.entry_of.insert((shader, texture), id);
+        Ok(id)
+    }
+
+    /// Visual `i` in its OGF 4 shape.
+    fn visual(&mut self, i: usize, v: &Visual) -> Result<Visual, WriteError> {
+        let (mut t, sid) = self.type_and_shader(i, v)?;
+        let ranges = self.ranges(i, v);
+        let mut gc = self.gcontainer(i, v, &ranges);
+        if let (Some(raw), Some(g)) = (ranges.vipm, gc.as_mut()) {
+            if self.full_detail(i, raw, g) {
+                t = model_type::NORMAL;
+            }
+        }
+        if let Some(g) = gc.as_mut() {
+            self.split(g, t);
+        }
+        Ok(Visual {
+            chunks: ogf4_chunks(v, t, sid, gc),
+        })
+    }
+
+    /// The format-4 model type and the view's shader id of visual `i`.
+    fn type_and_shader(&mut self, i: usize, v: &Visual) -> Result<(u8, u16), WriteError> {
         let short = v.short_header();
-        let (mut t, mut sid) = match (short, v.header()) {
+        let (t, mut sid) = match (short, v.header()) {
             (Some((format, t, sid)), _) => {
                 let t4 = if format == 3 {
                     match t {
@@ -267,7 +356,7 @@ pub fn flatten(level: &Level) -> Flat {
                     t
                 };
                 if t4 == u8::MAX {
-                    warnings.push(format!(
+                    self.warnings.push(format!(
                         "visual {i}: OGF {format} model type {t} has no format-4 counterpart"
                     ));
                 }
@@ -276,39 +365,32 @@ pub fn flatten(level: &Level) -> Flat {
             (None, Some(h)) => (h.model_type, h.shader_id),
             (None, None) => (u8::MAX, 0),
         };
-        if paired {
+        if self.paired {
             if let Some((tex, sh)) = v.find_chunk(|c| match c {
                 OgfChunk::TextureL { texture, shader } => Some((*texture, *shader)),
                 _ => None,
             }) {
-                let next = table.len();
-                sid = *entry_of.entry((sh, tex)).or_insert_with(|| {
-                    let s = shaders
-                        .get(sh as usize)
-                        .map(|e| e.text())
-                        .unwrap_or_default();
-                    let x = textures
-                        .get(tex as usize)
-                        .map(|e| texture_text(version, &e.0))
-                        .unwrap_or_default();
-                    table.push(ShaderEntry(format!("{s}/{x}").into_bytes()));
-                    next as u16
-                });
+                sid = self.entry(sh, tex, &format!("visual {i}: OGF_HEADER shader_id"))?;
             } else if short.is_some() {
                 sid = 0;
             }
         }
-        // geometry
-        let mut vipm: Option<&[u8]> = None;
-        let mut vrange: Option<[u32; 3]> = None;
-        let mut irange: Option<[u32; 3]> = None;
+        Ok((t, sid))
+    }
+
+    /// The vertex and index ranges of visual `i`: containers into the level's buffers, or its
+    /// own data (inline buffers, detail patch quads) added to the view's.
+    fn ranges<'v>(&mut self, i: usize, v: &'v Visual) -> Ranges<'v> {
+        let short = v.short_header();
+        let mut r = Ranges::default();
         // OGF 3 progressive strips: the last detail level (the full one) is the geometry
         let strips = v.chunks.iter().find_map(|c| match &c.value {
             OgfChunk::PLods(l) => Some(l.as_slice()),
             _ => None,
         });
         if strips.is_some_and(<[_]>::is_empty) {
-            warnings.push(format!("visual {i}: OGF_P_LODS holds no detail level"));
+            self.warnings
+                .push(format!("visual {i}: OGF_P_LODS holds no detail level"));
         }
         let full: &[Framed<OgfChunk>] = strips
             .and_then(<[_]>::last)
@@ -317,281 +399,363 @@ pub fn flatten(level: &Level) -> Flat {
             match &c.value {
                 // a container names one of the level's own buffers; the view's extra ones
                 // (SHORT4 splits, inline data) must not be reachable through a bad index
-                OgfChunk::VContainer(r) => {
-                    vrange = Some(*r);
-                    if r[0] as usize >= base_vbs {
-                        warnings.push(format!(
-                            "visual {i}: OGF_VCONTAINER names vertex buffer {}, the level has {base_vbs}",
-                            r[0]
+                OgfChunk::VContainer(x) => {
+                    r.vertices = Some(*x);
+                    if x[0] as usize >= self.base_vbs {
+                        self.warnings.push(format!(
+                            "visual {i}: OGF_VCONTAINER names vertex buffer {}, the level has {}",
+                            x[0], self.base_vbs
                         ));
-                        vrange = Some([u32::MAX, r[1], r[2]]);
+                        r.vertices = Some([u32::MAX, x[1], x[2]]);
                     }
                 }
-                OgfChunk::IContainer(r) => {
-                    irange = Some(*r);
-                    if r[0] >= inline_ib_index {
-                        warnings.push(format!(
-                            "visual {i}: OGF_ICONTAINER names index buffer {}, the level has {inline_ib_index}",
-                            r[0]
+                OgfChunk::IContainer(x) => {
+                    r.indices = Some(*x);
+                    if x[0] >= self.inline_ib_index {
+                        self.warnings.push(format!(
+                            "visual {i}: OGF_ICONTAINER names index buffer {}, the level has {}",
+                            x[0], self.inline_ib_index
                         ));
-                        irange = Some([u32::MAX, r[1], r[2]]);
+                        r.indices = Some([u32::MAX, x[1], x[2]]);
                     }
                 }
                 OgfChunk::Vertices(b) => {
-                    vbs.push(VertexBuffer {
-                        decl: fvf::declaration(b.fvf, UvOrder::for_version(version))
-                            .unwrap_or_else(|_| Declaration::new(Vec::new())),
-                        count: b.count,
-                        data: b.data.clone().into(),
-                    });
-                    vrange = Some([vbs.len() as u32 - 1, 0, b.count]);
+                    self.vbs
+                        .push(fvf_view(self.version, b.fvf, b.count, &b.data));
+                    r.vertices = Some([self.vbs.len() as u32 - 1, 0, b.count]);
                 }
                 OgfChunk::Indices(ix) => {
-                    irange = Some([inline_ib_index, inline_ib.len() as u32, ix.len() as u32]);
-                    inline_ib.extend_from_slice(ix);
+                    r.indices = Some([
+                        self.inline_ib_index,
+                        self.inline_ib.len() as u32,
+                        ix.len() as u32,
+                    ]);
+                    self.inline_ib.extend_from_slice(ix);
                 }
                 OgfChunk::Raw(raw) if c.id() == 9 && short.is_some_and(|s| s.0 == 3) => {
-                    vipm = Some(raw.as_slice());
+                    r.vipm = Some(raw.as_slice());
                 }
-                OgfChunk::DPatches(all) => {
-                    // 16-bit indices reach 16384 quads
-                    let ps = &all[..all.len().min(16384)];
-                    if ps.len() < all.len() {
-                        warnings.push(format!(
-                            "visual {i}: {} detail patches; the first {} are exported (16-bit \
-                             indices)",
-                            all.len(),
-                            ps.len()
-                        ));
-                    }
-                    vbs.push(dpatch_buffer(ps));
-                    vrange = Some([vbs.len() as u32 - 1, 0, (ps.len() * 4) as u32]);
-                    irange = Some([
-                        inline_ib_index,
-                        inline_ib.len() as u32,
-                        (ps.len() * 6) as u32,
-                    ]);
-                    for b in (0..ps.len()).map(|k| (4 * k) as u16) {
-                        inline_ib.extend_from_slice(&[b, b + 1, b + 2, b, b + 2, b + 3]);
-                    }
-                }
+                OgfChunk::DPatches(all) => self.dpatches(i, all, &mut r),
                 _ => {}
             }
         }
-        let mut gc = v.gcontainer();
-        if let (Some(vr), Some(ir)) = (vrange, irange) {
-            gc = Some(GContainer {
+        r
+    }
+
+    /// A detail patch visual's quads as a buffer of the view and a range of its extra index
+    /// buffer.
+    fn dpatches(&mut self, i: usize, all: &[ogf::DPatch], r: &mut Ranges<'_>) {
+        // 16-bit indices reach 16384 quads
+        let ps = &all[..all.len().min(16384)];
+        if ps.len() < all.len() {
+            self.warnings.push(format!(
+                "visual {i}: {} detail patches; the first {} are exported (16-bit indices)",
+                all.len(),
+                ps.len()
+            ));
+        }
+        self.vbs.push(dpatch_buffer(ps));
+        r.vertices = Some([self.vbs.len() as u32 - 1, 0, (ps.len() * 4) as u32]);
+        r.indices = Some([
+            self.inline_ib_index,
+            self.inline_ib.len() as u32,
+            (ps.len() * 6) as u32,
+        ]);
+        for b in (0..ps.len()).map(|k| (4 * k) as u16) {
+            self.inline_ib
+                .extend_from_slice(&[b, b + 1, b + 2, b, b + 2, b + 3]);
+        }
+    }
+
+    /// The view's `OGF_GCONTAINER` of visual `i`: its ranges, or the one it has already.
+    fn gcontainer(&mut self, i: usize, v: &Visual, r: &Ranges<'_>) -> Option<GContainer> {
+        match (r.vertices, r.indices) {
+            (Some(vr), Some(ir)) => Some(GContainer {
                 vb_index: vr[0],
                 vb_offset: vr[1],
                 vb_count: vr[2],
                 ib_index: ir[0],
                 ib_offset: ir[1],
                 ib_count: ir[2],
-            });
-        } else if vrange.is_some() != irange.is_some() {
-            warnings.push(format!(
-                "visual {i}: has {} but not {}; no geometry",
-                if vrange.is_some() {
-                    "vertices"
+            }),
+            (None, None) => v.gcontainer(),
+            (has, _) => {
+                let (what, missing) = if has.is_some() {
+                    ("vertices", "indices")
                 } else {
-                    "indices"
-                },
-                if vrange.is_some() {
-                    "indices"
-                } else {
-                    "vertices"
-                }
-            ));
+                    ("indices", "vertices")
+                };
+                self.warnings.push(format!(
+                    "visual {i}: has {what} but not {missing}; no geometry"
+                ));
+                v.gcontainer()
+            }
         }
-        if let (Some(raw), Some(g)) = (vipm, gc.as_mut()) {
-            // OGF 3 progressive: the stored indices are the coarse mesh; the vertex splits
-            // bring back the full detail (every vertex of the visual)
-            let src: Option<&[u16]> = if g.ib_index == inline_ib_index {
-                inline_ib.get(g.ib_offset as usize..(g.ib_offset + g.ib_count) as usize)
-            } else {
-                ibs.get(g.ib_index as usize).and_then(|ib| {
-                    ib.get(
-                        g.ib_offset as usize
-                            ..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
-                    )
-                })
-            };
-            match src.map(<[u16]>::to_vec) {
-                Some(mut ix) => match vipm_full_detail(raw, &mut ix, g.vb_count) {
-                    Ok(()) => {
-                        // full detail now: drawn whole, as a normal visual
-                        t = model_type::NORMAL;
-                        g.ib_index = inline_ib_index;
-                        g.ib_offset = inline_ib.len() as u32;
-                        inline_ib.extend_from_slice(&ix);
-                    }
-                    Err(why) => warnings.push(format!(
+    }
+
+    /// OGF 3 progressive: the stored indices are the coarse mesh; the vertex splits bring back
+    /// the full detail (every vertex of the visual), appended to the extra index buffer and
+    /// `g` pointed at them. True when applied (the visual is then drawn whole, as a normal
+    /// one).
+    fn full_detail(&mut self, i: usize, raw: &[u8], g: &mut GContainer) -> bool {
+        let src: Option<&[u16]> = if g.ib_index == self.inline_ib_index {
+            self.inline_ib
+                .get(g.ib_offset as usize..(g.ib_offset + g.ib_count) as usize)
+        } else {
+            self.ibs.get(g.ib_index as usize).and_then(|ib| {
+                ib.get(
+                    g.ib_offset as usize
+                        ..(g.ib_offset as usize).saturating_add(g.ib_count as usize),
+                )
+            })
+        };
+        match src.map(<[u16]>::to_vec) {
+            Some(mut ix) => match vipm_full_detail(raw, &mut ix, g.vb_count) {
+                Ok(()) => {
+                    g.ib_index = self.inline_ib_index;
+                    g.ib_offset = self.inline_ib.len() as u32;
+                    self.inline_ib.extend_from_slice(&ix);
+                    true
+                }
+                Err(why) => {
+                    self.warnings.push(format!(
                         "visual {i}: progressive vertex splits not applied ({why}); exported \
                          at its stored detail"
-                    )),
-                },
-                None => warnings.push(format!("visual {i}: index range outside its buffer")),
-            }
-        }
-        if let Some(g) = gc.as_mut() {
-            if version <= 11 && is_static(t) && (g.vb_index as usize) < base_vbs {
-                let split = match split_of.get(&g.vb_index) {
-                    Some(&k) => Some(k),
-                    None => {
-                        let src = &vbs[g.vb_index as usize];
-                        let nb = split_short4(&src.decl).map(|decl| VertexBuffer {
-                            decl,
-                            count: src.count,
-                            data: src.data.clone(),
-                        });
-                        nb.map(|nb| {
-                            vbs.push(nb);
-                            let k = vbs.len() as u32 - 1;
-                            split_of.insert(g.vb_index, k);
-                            k
-                        })
-                    }
-                };
-                if let Some(k) = split {
-                    g.vb_index = k;
+                    ));
+                    false
                 }
+            },
+            None => {
+                self.warnings
+                    .push(format!("visual {i}: index range outside its buffer"));
+                false
             }
         }
-        // header
-        let h = v.header();
-        let (bmin, bmax) = v
-            .find_chunk(|c| match c {
-                OgfChunk::Bbox { min, max } => Some((*min, *max)),
-                _ => None,
-            })
-            .or(h.map(|h| (h.bbox_min, h.bbox_max)))
-            .unwrap_or_default();
-        let (sc, sr) = v
-            .find_chunk(|c| match c {
-                OgfChunk::BSphere { center, radius } => Some((*center, *radius)),
-                _ => None,
-            })
-            .or(h.map(|h| (h.sphere_center, h.sphere_radius)))
-            .unwrap_or_default();
-        if short.is_some() || h.is_some() {
-            chunks.push(Framed::plain(
-                ogf::HEADER,
-                OgfChunk::Header(OgfHeader {
-                    format_version: 4,
-                    model_type: t,
-                    shader_id: sid,
-                    bbox_min: bmin,
-                    bbox_max: bmax,
-                    sphere_center: sc,
-                    sphere_radius: sr,
-                }),
-            ));
-        }
-        if let Some(g) = gc {
-            chunks.push(Framed::plain(ogf::GCONTAINER, OgfChunk::GContainer(g)));
-        }
-        if let Some(td) = v.treedef() {
-            chunks.push(Framed::plain(ogf::TREEDEF2, OgfChunk::TreeDef(td)));
-        }
-        if let Some(q) = v.lod_quads() {
-            chunks.push(Framed::plain(ogf::LODDEF2, OgfChunk::LodDef(q.to_vec())));
-        }
-        if !v.children().is_empty() {
-            chunks.push(Framed::plain(
-                ogf::CHILDREN_L,
-                OgfChunk::Children(v.children().to_vec()),
-            ));
-        }
-        for c in &v.chunks {
-            match &c.value {
-                OgfChunk::SwiData(_) if short.is_none() => chunks.push(c.clone()),
-                OgfChunk::SwiContainer(_) | OgfChunk::FastPath(_) | OgfChunk::Texture { .. } => {
-                    chunks.push(c.clone())
-                }
-                _ => {}
-            }
-        }
-        visuals.push(Framed::plain(f.id(), Visual { chunks }));
     }
-    if !inline_ib.is_empty() {
-        ibs.push(inline_ib);
-    }
-    // old glows name a (shader, texture) pair as OGF_TEXTURE_L does
-    let glows: Vec<Glow> = level
-        .old_glows()
-        .iter()
-        .map(|g| {
-            let next = table.len();
-            let shader = *entry_of.entry((g.shader, g.texture)).or_insert_with(|| {
-                let s = shaders
-                    .get(g.shader as usize)
-                    .map(|e| e.text())
-                    .unwrap_or_default();
-                let x = textures
-                    .get(g.texture as usize)
-                    .map(|e| texture_text(version, &e.0))
-                    .unwrap_or_default();
-                table.push(ShaderEntry(format!("{s}/{x}").into_bytes()));
-                next as u16
-            });
-            Glow {
-                position: g.position,
-                radius: g.radius,
-                shader,
+
+    /// A static visual of XRLC ≤ 11 reads its level buffer through the SHORT4-split copy
+    /// (made once per buffer).
+    fn split(&mut self, g: &mut GContainer, t: u8) {
+        if self.version > 11 || !is_static(t) || g.vb_index as usize >= self.base_vbs {
+            return;
+        }
+        let split = match self.split_of.get(&g.vb_index) {
+            Some(&k) => Some(k),
+            None => {
+                let src = &self.vbs[g.vb_index as usize];
+                let nb = split_short4(&src.decl).map(|decl| VertexBuffer {
+                    decl,
+                    count: src.count,
+                    data: src.data.clone(),
+                });
+                nb.map(|nb| {
+                    self.vbs.push(nb);
+                    let k = self.vbs.len() as u32 - 1;
+                    self.split_of.insert(g.vb_index, k);
+                    k
+                })
             }
+        };
+        if let Some(k) = split {
+            g.vb_index = k;
+        }
+    }
+
+    /// Old glows name a (shader, texture) pair as `OGF_TEXTURE_L` does.
+    fn glows(&mut self) -> Result<Vec<Glow>, WriteError> {
+        let level = self.level;
+        level
+            .old_glows()
+            .iter()
+            .enumerate()
+            .map(|(k, g)| {
+                Ok(Glow {
+                    position: g.position,
+                    radius: g.radius,
+                    shader: self.entry(g.shader, g.texture, &format!("glow {k}: shader"))?,
+                })
+            })
+            .collect()
+    }
+
+    /// The view's level (13/14 chunks and ids) and geom, after every visual.
+    fn finish(mut self, visuals: Vec<Framed<Visual>>) -> Result<Flat, WriteError> {
+        if !self.inline_ib.is_empty() {
+            self.ibs.push(std::mem::take(&mut self.inline_ib));
+        }
+        let glows = self.glows()?;
+        let level = self.level;
+        let mut visuals = Some(visuals);
+        let mut chunks = Vec::new();
+        for c in &level.chunks {
+            let (id, value) = match &c.value {
+                LevelChunk::Shaders(_) => (
+                    crate::level::SHADERS,
+                    LevelChunk::Shaders(self.table.clone()),
+                ),
+                LevelChunk::Visuals(_) => (
+                    crate::level::VISUALS,
+                    LevelChunk::Visuals(visuals.take().unwrap_or_default()),
+                ),
+                LevelChunk::OldLights(ls) => (
+                    crate::level::LIGHT_DYNAMIC,
+                    LevelChunk::Lights(ls.iter().map(OldLight::to_light).collect()),
+                ),
+                LevelChunk::OldGlows(_) => (crate::level::GLOWS, LevelChunk::Glows(glows.clone())),
+                LevelChunk::PortalsV5(p) => (crate::level::PORTALS, LevelChunk::Portals(p.clone())),
+                // the view's header is the 13/14 one: version (and the word's high half)
+                LevelChunk::NamedHeader(h) => (c.id(), LevelChunk::Header(h.header)),
+                LevelChunk::Header(_)
+                | LevelChunk::Portals(_)
+                | LevelChunk::Lights(_)
+                | LevelChunk::Glows(_)
+                | LevelChunk::Sectors(_) => (c.id(), c.value.clone()),
+                _ => continue,
+            };
+            chunks.push(Framed::plain(id, value));
+        }
+        let quality = level.header().map_or(0, |h| h.quality);
+        let geom = if level.is_old() {
+            Geom {
+                chunks: vec![
+                    Framed::plain(
+                        geom::HEADER,
+                        GeomChunk::Header(Header {
+                            version: self.version,
+                            quality,
+                        }),
+                    ),
+                    Framed::plain(geom::VB, GeomChunk::VertexBuffers(self.vbs)),
+                    Framed::plain(geom::IB, GeomChunk::IndexBuffers(self.ibs)),
+                    Framed::plain(geom::SWIS, GeomChunk::Swis(level.swis().to_vec())),
+                ],
+            }
+        } else {
+            Geom { chunks: Vec::new() }
+        };
+        Ok(Flat {
+            level: Level { chunks },
+            geom,
+            warnings: self.warnings,
         })
-        .collect();
-    let mut chunks = Vec::new();
-    for c in &level.chunks {
+    }
+}
+
+/// An FVF buffer (the level's or a visual's own) as a D3D9 buffer of the view.
+fn fvf_view(version: u16, code: u32, count: u32, data: &[u8]) -> VertexBuffer {
+    VertexBuffer {
+        decl: fvf::declaration(code, UvOrder::for_version(version))
+            .unwrap_or_else(|_| Declaration::new(Vec::new())),
+        count,
+        data: data.to_vec().into(),
+    }
+}
+
+/// The OGF 4 chunks of visual `v`: one `OGF_HEADER` (bounding box and sphere from the old
+/// chunks or header), the container, the tree and LOD records, the children, and the chunks
+/// the 13/14 layout shares.
+fn ogf4_chunks(v: &Visual, t: u8, sid: u16, gc: Option<GContainer>) -> Vec<Framed<OgfChunk>> {
+    let mut chunks: Vec<Framed<OgfChunk>> = Vec::new();
+    let short = v.short_header();
+    let h = v.header();
+    let (bmin, bmax) = v
+        .find_chunk(|c| match c {
+            OgfChunk::Bbox { min, max } => Some((*min, *max)),
+            _ => None,
+        })
+        .or(h.map(|h| (h.bbox_min, h.bbox_max)))
+        .unwrap_or_default();
+    let (sc, sr) = v
+        .find_chunk(|c| match c {
+            OgfChunk::BSphere { center, radius } => Some((*center, *radius)),
+            _ => None,
+        })
+        .or(h.map(|h| (h.sphere_center, h.sphere_radius)))
+        .unwrap_or_default();
+    if short.is_some() || h.is_some() {
+        chunks.push(Framed::plain(
+            ogf::HEADER,
+            OgfChunk::Header(OgfHeader {
+                format_version: 4,
+                model_type: t,
+                shader_id: sid,
+                bbox_min: bmin,
+                bbox_max: bmax,
+                sphere_center: sc,
+                sphere_radius: sr,
+            }),
+        ));
+    }
+    if let Some(g) = gc {
+        chunks.push(Framed::plain(ogf::GCONTAINER, OgfChunk::GContainer(g)));
+    }
+    if let Some(td) = v.treedef() {
+        chunks.push(Framed::plain(ogf::TREEDEF2, OgfChunk::TreeDef(td)));
+    }
+    if let Some(q) = v.lod_quads() {
+        chunks.push(Framed::plain(ogf::LODDEF2, OgfChunk::LodDef(q.to_vec())));
+    }
+    if !v.children().is_empty() {
+        chunks.push(Framed::plain(
+            ogf::CHILDREN_L,
+            OgfChunk::Children(v.children().to_vec()),
+        ));
+    }
+    for c in &v.chunks {
         match &c.value {
-            LevelChunk::Shaders(_) => chunks.push(Framed::plain(
-                crate::level::SHADERS,
-                LevelChunk::Shaders(table.clone()),
-            )),
-            LevelChunk::Visuals(_) => chunks.push(Framed::plain(
-                crate::level::VISUALS,
-                LevelChunk::Visuals(std::mem::take(&mut visuals)),
-            )),
-            LevelChunk::OldLights(ls) => chunks.push(Framed::plain(
-                crate::level::LIGHT_DYNAMIC,
-                LevelChunk::Lights(ls.iter().map(OldLight::to_light).collect()),
-            )),
-            LevelChunk::OldGlows(_) => chunks.push(Framed::plain(
-                crate::level::GLOWS,
-                LevelChunk::Glows(glows.clone()),
-            )),
-            LevelChunk::PortalsV5(p) => chunks.push(Framed::plain(
-                crate::level::PORTALS,
-                LevelChunk::Portals(p.clone()),
-            )),
-            // the view's header is the 13/14 one: version (and the word's high half)
-            LevelChunk::NamedHeader(h) => {
-                chunks.push(Framed::plain(c.id(), LevelChunk::Header(h.header)))
+            OgfChunk::SwiData(_) if short.is_none() => chunks.push(c.clone()),
+            OgfChunk::SwiContainer(_) | OgfChunk::FastPath(_) | OgfChunk::Texture { .. } => {
+                chunks.push(c.clone())
             }
-            LevelChunk::Header(_)
-            | LevelChunk::Portals(_)
-            | LevelChunk::Lights(_)
-            | LevelChunk::Glows(_)
-            | LevelChunk::Sectors(_) => chunks.push(Framed::plain(c.id(), c.value.clone())),
             _ => {}
         }
     }
-    let quality = level.header().map_or(0, |h| h.quality);
-    let geom = if level.is_old() {
-        Geom {
+    chunks
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::level::{OldGlow, GLOWS, HEADER};
+
+    /// An XRLC 8 level of only a header and `n` glows, each naming its own (shader, texture)
+    /// pair (shader `k`, texture 0), so the view's table needs `n` entries after its first,
+    /// empty one.
+    fn glows_level(n: u32) -> Level {
+        let glows = (0..n)
+            .map(|k| OldGlow {
+                position: [0.0; 3],
+                radius: 1.0,
+                texture: 0,
+                shader: k,
+            })
+            .collect();
+        Level {
             chunks: vec![
-                Framed::plain(geom::HEADER, GeomChunk::Header(Header { version, quality })),
-                Framed::plain(geom::VB, GeomChunk::VertexBuffers(vbs)),
-                Framed::plain(geom::IB, GeomChunk::IndexBuffers(ibs)),
-                Framed::plain(geom::SWIS, GeomChunk::Swis(level.swis().to_vec())),
+                Framed::plain(
+                    HEADER,
+                    LevelChunk::Header(Header {
+                        version: 8,
+                        quality: 0,
+                    }),
+                ),
+                Framed::plain(GLOWS, LevelChunk::OldGlows(glows)),
             ],
         }
-    } else {
-        Geom { chunks: Vec::new() }
-    };
-    Flat {
-        level: Level { chunks },
-        geom,
-        warnings,
+    }
+
+    #[test]
+    fn a_shader_table_past_u16_is_an_error_naming_the_field() {
+        // the 13/14 glow's `shader_index` is a u16 (xrLC `Build.cpp`, docs/formats/xray-level.md
+        // §13.2), as is OGF_HEADER's `shader_id` (§5.1): entries 1..=65535 fit, 65536 does not
+        let f = flatten(&glows_level(65_535)).unwrap();
+        let last = f.level.glows().last().map(|g| g.shader);
+        assert_eq!(last, Some(65_535));
+        let e = flatten(&glows_level(65_536)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot write glow 65535: shader: value 65536 does not fit in its u16 field"
+        );
     }
 }

@@ -56,7 +56,7 @@ pub(super) fn to_13(out: &mut Imported, from: u16) -> Result<Conversion, ImportE
         ..Conversion::default()
     };
     let old = &out.level;
-    let flat = flatten(old);
+    let flat = flatten(old)?;
     c.lost.extend(flat.warnings.iter().cloned());
     let fvis = flat.level.visuals();
     let quality = old.header().map_or(0, |h| h.quality);
