@@ -1,4 +1,12 @@
-//! One opened level file, whatever its engine: the single dispatch point over the engines.
+//! One opened level file, whatever its engine, and the calls that dispatch on its engine.
+//!
+//! The dispatch over the engines is not all here: the engine of a file is told in
+//! [`crate::engine`] ([`crate::Engine::sniff`]); the calls of this module match on [`Content`];
+//! the other modules of this crate with per-engine calls (`export.rs`, `import.rs`, `info.rs`,
+//! `extract.rs`, `replace.rs`, `render.rs`, `batch.rs`) match on it (or on
+//! [`crate::Engine`], [`crate::batch::What`]) themselves. Every such match names each engine,
+//! with no wildcard arm, so a third engine fails to compile at each place until it is handled
+//! there; `docs/development.md` (*Adding an engine*) lists them.
 
 use std::path::{Path, PathBuf};
 
@@ -84,7 +92,7 @@ impl LevelFile {
     pub fn wad(&self) -> Option<&levelgeom_wad::Level> {
         match &self.content {
             Content::Wad(l) => Some(l),
-            _ => None,
+            Content::XrayLevel(_) | Content::Xray(_) => None,
         }
     }
 
@@ -99,7 +107,7 @@ impl LevelFile {
                 .chain(f.cform.iter().map(|c| c.path.clone()))
                 .chain(f.occluders.paths())
                 .collect(),
-            _ => Vec::new(),
+            Content::Wad(_) | Content::Xray(_) => Vec::new(),
         }
     }
 
@@ -244,7 +252,7 @@ impl LevelFile {
     pub fn locate(&self, at: usize) -> Option<String> {
         match &self.content {
             Content::Wad(_) => levelgeom_wad::locate(&self.bytes, at),
-            _ => levelgeom_xray::locate(&self.bytes, at),
+            Content::XrayLevel(_) | Content::Xray(_) => levelgeom_xray::locate(&self.bytes, at),
         }
     }
 
@@ -347,9 +355,9 @@ impl LevelFile {
                         path: "fsL_HEADER".into(),
                         message: source.to_string(),
                     },
-                    other => Error::Unsupported {
+                    other => Error::XrayFiles {
                         file: file.clone(),
-                        message: other.to_string(),
+                        source: other,
                     },
                 })?
             }

@@ -335,7 +335,7 @@ fn import_view(
     let e_worlds = edited.world_matrices();
     let mut e_excl = mapping::excluded(edited);
     // only what the file's scene shows: nodes outside it are not in Blender either
-    for (x, r) in mapping::reachable(edited).into_iter().enumerate() {
+    for (x, r) in edited.reachable().into_iter().enumerate() {
         e_excl[x] |= !r;
     }
     let mut claims: Vec<Vec<usize>> = vec![Vec::new(); nv];
