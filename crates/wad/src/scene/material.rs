@@ -477,7 +477,12 @@ mod tests {
         assert_eq!(flat.name(), "flat_090807_blend3_ds");
         assert_eq!(
             MaterialKey::parse(&flat.name()),
-            Some(MaterialKey::Flat { extra: 0, ..flat })
+            Some(MaterialKey::Flat {
+                rgb: [9, 8, 7],
+                extra: 0,
+                blend: 3,
+                double_sided: true,
+            })
         );
     }
 }
