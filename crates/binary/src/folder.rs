@@ -54,7 +54,11 @@ pub fn inspect(outdir: &Path) -> Result<Existing, FolderIoError> {
                 .map_err(folder_io("cannot read the folder", outdir))?
                 .next()
                 .is_none();
-            Ok(if empty { Existing::Empty } else { Existing::NotEmpty })
+            Ok(if empty {
+                Existing::Empty
+            } else {
+                Existing::NotEmpty
+            })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Existing::Absent),
         Err(e) => Err(folder_io("cannot look at", outdir)(e)),
@@ -62,7 +66,10 @@ pub fn inspect(outdir: &Path) -> Result<Existing, FolderIoError> {
 }
 
 /// The first of `names` (files to be written into `outdir`) that a folder blocks.
-pub fn folder_in_the_way<'a>(outdir: &Path, names: impl IntoIterator<Item = &'a str>) -> Option<PathBuf> {
+pub fn folder_in_the_way<'a>(
+    outdir: &Path,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<PathBuf> {
     names
         .into_iter()
         .map(|n| outdir.join(n))
@@ -190,10 +197,17 @@ mod tests {
         let root = scratch("existing");
         let out = root.join("out");
         std::fs::create_dir_all(out.join("sub")).unwrap();
-        for (n, b) in [("old.obj", "old"), ("mine.txt", "user"), ("a.txt", "before")] {
+        for (n, b) in [
+            ("old.obj", "old"),
+            ("mine.txt", "user"),
+            ("a.txt", "before"),
+        ] {
             std::fs::write(out.join(n), b).unwrap();
         }
-        assert_eq!(folder_in_the_way(&out, ["a.txt", "sub"]), Some(out.join("sub")));
+        assert_eq!(
+            folder_in_the_way(&out, ["a.txt", "sub"]),
+            Some(out.join("sub"))
+        );
         let s = Staging::beside(&out).unwrap();
         s.write("a.txt", b"after").unwrap();
         s.commit(&["a.txt".into()], &["old.obj".into(), "a.txt".into()])

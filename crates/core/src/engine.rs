@@ -102,7 +102,9 @@ mod tests {
     fn options_of_the_other_engine_are_refused_with_the_clis_words() {
         let demo = crate::demo();
         assert_eq!(demo.engine(), Engine::Wad);
-        assert!(demo.refuse_other_engines_options(&["--rebuild"], &[]).is_ok());
+        assert!(demo
+            .refuse_other_engines_options(&["--rebuild"], &[])
+            .is_ok());
         let e = demo
             .refuse_other_engines_options(&["--rebuild"], &["--lods", "--portals"])
             .unwrap_err();

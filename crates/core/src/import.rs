@@ -158,7 +158,11 @@ fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
 /// The collision file an export wrote beside a mesh file named `level.*`: `collision.glb` or
 /// `collision.obj`, the one of the mesh's own format first.
 fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
-    found_beside(mesh, roots::COLLISION, " (pass it with --collision to use it)")
+    found_beside(
+        mesh,
+        roots::COLLISION,
+        " (pass it with --collision to use it)",
+    )
 }
 
 /// The file `STEM.glb` or `STEM.obj` an export wrote beside a mesh file named `level.*`, the
@@ -315,14 +319,13 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         .filter(|r| !skip.contains(&Some(*r)))
         .collect();
     // one pass over all the roots (a pass per root was quadratic in the nodes)
-    let tris =
-        levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(
-            |source| Error::TooManyTriangles {
-                file: file.display().to_string(),
-                source,
-                note: String::new(),
-            },
-        )?;
+    let tris = levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(
+        |source| Error::TooManyTriangles {
+            file: file.display().to_string(),
+            source,
+            note: String::new(),
+        },
+    )?;
     let tris: Vec<Triangle> = tris
         .into_iter()
         .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
@@ -1071,13 +1074,12 @@ impl LevelFile {
             (obj.to_path_buf(), o.obj.into_bytes()),
             (dir.join(&mtl), o.mtl.into_bytes()),
         ];
-        let pngs =
-            levelgeom_export::encode_textures_subset(&scene, Some(&o.textures)).map_err(
-                |source| Error::Encode {
-                    file: self.display_name(),
-                    source,
-                },
-            )?;
+        let pngs = levelgeom_export::encode_textures_subset(&scene, Some(&o.textures)).map_err(
+            |source| Error::Encode {
+                file: self.display_name(),
+                source,
+            },
+        )?;
         files.extend(pngs.into_iter().map(|(n, b)| (dir.join(n), b)));
         // the OBJ, its MTL and its pages: all or nothing
         levelgeom_binary::write_group(&files, &[self.path()], force).map_err(|e| Error::Io {

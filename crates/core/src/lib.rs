@@ -276,15 +276,17 @@ fn xray_content(
     } else {
         Default::default()
     };
-    Ok(Content::XrayLevel(Box::new(levelgeom_xray::files::LevelFiles {
-        level_path: path.to_path_buf(),
-        level,
-        warnings: warnings.to_vec(),
-        geom,
-        geomx,
-        cform,
-        occluders,
-    })))
+    Ok(Content::XrayLevel(Box::new(
+        levelgeom_xray::files::LevelFiles {
+            level_path: path.to_path_buf(),
+            level,
+            warnings: warnings.to_vec(),
+            geom,
+            geomx,
+            cform,
+            occluders,
+        },
+    )))
 }
 
 fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {

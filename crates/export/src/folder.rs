@@ -579,8 +579,7 @@ fn render(
             files.push((name, size));
             let mtl = format!("{stem}.mtl");
             let ((), size) = write_file(dir, &mtl, |out| {
-                out.write_all(o.mtl.as_bytes())
-                    .map_err(ExportError::Write)
+                out.write_all(o.mtl.as_bytes()).map_err(ExportError::Write)
             })?;
             files.push((mtl, size));
         }

@@ -26,7 +26,14 @@ pub const OCCLUDERS: &str = "occluders";
 
 /// The roots that are not level geometry, each written to a file of its own name besides
 /// `level` (in this order), and skipped by an import that reads level geometry.
-pub const NAMED: [&str; 6] = [COLLISION, SWAP, OBJECTS, OBJECTS_CATALOGUE, PORTALS, OCCLUDERS];
+pub const NAMED: [&str; 6] = [
+    COLLISION,
+    SWAP,
+    OBJECTS,
+    OBJECTS_CATALOGUE,
+    PORTALS,
+    OCCLUDERS,
+];
 
 /// The named roots whose OBJ files get one `g` group per node.
 pub const GROUPED: [&str; 3] = [COLLISION, PORTALS, OCCLUDERS];

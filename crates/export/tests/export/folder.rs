@@ -14,8 +14,16 @@ fn files(names: &[&str]) -> Vec<(String, Vec<u8>)> {
 fn files_are_written_with_a_manifest_and_replace_the_previous_export() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
-    let w = write_files(&out, &files(&["a.json", "b.wav"]), &FolderOptions::default()).unwrap();
-    assert_eq!(w.files, vec![(out.join("a.json"), 6), (out.join("b.wav"), 5)]);
+    let w = write_files(
+        &out,
+        &files(&["a.json", "b.wav"]),
+        &FolderOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        w.files,
+        vec![(out.join("a.json"), 6), (out.join("b.wav"), 5)]
+    );
     assert_eq!(std::fs::read(out.join("b.wav")).unwrap(), b"b.wav");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join(MANIFEST)).unwrap()).unwrap();
