@@ -77,16 +77,19 @@ mod tests {
 
     #[test]
     fn root_finds_roots_only_and_reachable_follows_children() {
-        let mut s = Scene::default();
-        // 0 level → 1; 2 collision (not a root); 3 collision (root); 4 orphan → 5 (past the end)
-        s.nodes = vec![
-            node("level", vec![1]),
-            node("tile", vec![]),
-            node("collision", vec![]),
-            node("collision", vec![99]),
-            node("orphan", vec![1]),
-        ];
-        s.roots = vec![0, 3, 42];
+        // 0 level → 1; 2 collision (not a root); 3 collision (root) → 99 (past the end);
+        // 4 orphan → 1; root 42 past the end
+        let s = Scene {
+            nodes: vec![
+                node("level", vec![1]),
+                node("tile", vec![]),
+                node("collision", vec![]),
+                node("collision", vec![99]),
+                node("orphan", vec![1]),
+            ],
+            roots: vec![0, 3, 42],
+            ..Scene::default()
+        };
         assert_eq!(s.root(LEVEL), Some(0));
         assert_eq!(s.root(COLLISION), Some(3));
         assert_eq!(s.root("tile"), None);
