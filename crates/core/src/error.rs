@@ -93,7 +93,7 @@ pub enum Error {
     /// The file reads, but holds no level to convert: what is missing, and the offset of
     /// where it was looked for (e.g. the END chunk of a WAD without MAP, the header chunk of an
     /// X-Ray build that is not read).
-    #[error("{file}: at 0x{offset:08X} in {path}: {message}")]
+    #[error("{file}: at 0x{offset:08X} in {path}: {source}")]
     NotConvertible {
         /// The file.
         file: String,
@@ -101,8 +101,9 @@ pub enum Error {
         offset: u64,
         /// The chunk path there.
         path: String,
-        /// What is missing or refused.
-        message: String,
+        /// What is missing or refused: the engine's scene error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// This kind of file cannot do what was asked (e.g. export a `level.geom` alone).
     #[error("{file}: {message}")]

@@ -315,7 +315,7 @@ impl LevelFile {
                         file: file.clone(),
                         offset: offset as u64,
                         path: path.into(),
-                        message: e.to_string(),
+                        source: Box::new(e),
                     }
                 })?;
                 s.name = self
@@ -353,7 +353,7 @@ impl LevelFile {
                             .and_then(|cs| cs.into_iter().find(|c| c.path == "fsL_HEADER"))
                             .map_or(8, |c| c.offset + 8),
                         path: "fsL_HEADER".into(),
-                        message: source.to_string(),
+                        source: Box::new(source),
                     },
                     other => Error::XrayFiles {
                         file: file.clone(),
