@@ -1,9 +1,9 @@
 //! The engines levelgeom reads, and the one way a file's engine is told from its bytes.
 //!
-//! Every place that does something per engine matches on [`Engine`] (or on the per-engine
-//! [`crate::level::Content`]) without a wildcard arm, so that a third engine is a compile
-//! error at each of them, not a silent fall-through to one of the two. The list of those
-//! places is in `docs/development.md` (*Adding an engine*).
+//! Every call that all engines have matches on [`Engine`] (or on the per-engine content of a
+//! [`LevelFile`]) without a wildcard arm, so that a third engine is a compile error at each of
+//! them, not a silent fall-through to one of the two. The list of those places is in
+//! `docs/development.md` (*Adding an engine*).
 
 use crate::error::{Error, Result};
 use crate::level::{Content, LevelFile};

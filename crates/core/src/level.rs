@@ -4,9 +4,10 @@
 //! [`crate::engine`] ([`crate::Engine::sniff`]); the calls of this module match on [`Content`];
 //! the other modules of this crate with per-engine calls (`export.rs`, `import.rs`, `info.rs`,
 //! `extract.rs`, `replace.rs`, `render.rs`, `batch.rs`) match on it (or on
-//! [`crate::Engine`], [`crate::batch::What`]) themselves. Every such match names each engine,
-//! with no wildcard arm, so a third engine fails to compile at each place until it is handled
-//! there; `docs/development.md` (*Adding an engine*) lists them.
+//! [`crate::Engine`], [`crate::batch::What`]) themselves. A call every engine has names each
+//! engine in its match, with no wildcard arm, so a third engine fails to compile there until it
+//! is handled; a call of one engine only takes that engine's content with `let … else` and
+//! refuses the rest. `docs/development.md` (*Adding an engine*) lists the places.
 
 use std::path::{Path, PathBuf};
 
