@@ -271,8 +271,9 @@ def export_collection_glb(context, coll, path):
 # the roles whose collections are not level geometry (File > Export > Argonaut level WAD writes
 # every other mesh of the scene)
 NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals")
-# roots of a level GLB that `levelgeom import` does not read as level geometry
-NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals")
+# roots of a level GLB that `levelgeom import` does not read as level geometry: a copy of
+# `levelgeom_scene::roots::NAMED` (crates/scene/src/roots.rs), whose test checks the two agree
+NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals", "occluders")
 
 
 def level_export_objects(context):

@@ -9,7 +9,8 @@
 //!   could back), and produces [`ReadError`]s that say where things went wrong;
 //! * [`Writer`]: an append-only byte buffer with back-patching for size fields;
 //! * [`write_atomic`]: output files are written to a temporary file beside the target and
-//!   renamed into place, so a crash never leaves half a file and an input is never clobbered.
+//!   renamed into place, so a crash never leaves half a file and an input is never clobbered;
+//!   [`write_group`] does it for several files, [`folder::Staging`] for a whole output folder.
 //!
 //! # Example
 //! ```
@@ -25,6 +26,7 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod folder;
 mod fs;
 mod limits;
 mod problem;

@@ -44,43 +44,6 @@ pub fn jobs(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `a`, `a and b`, `a, b and c`.
-pub fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => (*one).to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-/// The error for options of one engine given for a level of the other, naming the options
-/// as the user gave them (`--vertex-light is an X-Ray option; demo.wad is an Argonaut WAD`).
-pub fn does_not_apply(
-    given: &[&str],
-    engine: &str,
-    level: &levelgeom_core::LevelFile,
-) -> anyhow::Error {
-    let what = if given.len() == 1 {
-        format!(
-            "is {} {engine} option",
-            if engine.starts_with('X') { "an" } else { "a" }
-        )
-    } else {
-        format!("are {engine} options")
-    };
-    anyhow::anyhow!(
-        "{} {what}; {} is {}, so {} not apply",
-        and_list(given),
-        level.display_name(),
-        level.format().description(),
-        if given.len() == 1 {
-            "it does"
-        } else {
-            "they do"
-        }
-    )
-}
-
 /// The options whose flag is set, by name.
 pub fn given<const N: usize>(flags: [(bool, &'static str); N]) -> Vec<&'static str> {
     flags
@@ -98,12 +61,5 @@ mod tests {
         assert_eq!(super::count(0, "vertex"), "0 vertices");
         assert_eq!(super::count(3, "warning"), "3 warnings");
         assert_eq!(super::count(1, "more warning"), "1 more warning");
-    }
-
-    #[test]
-    fn lists_join_with_and() {
-        assert_eq!(super::and_list(&["--lods"]), "--lods");
-        assert_eq!(super::and_list(&["--lods", "--only"]), "--lods and --only");
-        assert_eq!(super::and_list(&["a", "b", "c"]), "a, b and c");
     }
 }

@@ -91,11 +91,11 @@ impl Found {
     pub fn name(&self) -> String {
         let p = match self.what {
             What::Xray { .. } if self.path.is_file() => self.path.parent().unwrap_or(&self.path),
-            _ => &self.path,
+            What::Wad | What::Xray { .. } | What::Skipped { .. } => &self.path,
         };
         let n = match self.what {
             What::Wad => p.file_stem(),
-            _ => p.file_name(),
+            What::Xray { .. } | What::Skipped { .. } => p.file_name(),
         };
         n.map_or_else(|| "level".into(), |n| n.to_string_lossy().into_owned())
     }
@@ -111,7 +111,7 @@ impl Found {
         };
         let rel = match self.what {
             What::Wad => rel.with_extension(""),
-            _ => rel,
+            What::Xray { .. } | What::Skipped { .. } => rel,
         };
         let parts: Vec<String> = rel
             .components()
@@ -245,42 +245,24 @@ impl Walker {
                 return;
             }
         };
-        if levelgeom_wad::sniff(&bytes) {
-            self.seen.insert(canonical(p));
-            self.out.push(Found {
-                path: p.to_path_buf(),
-                root: root.to_path_buf(),
-                bytes: file_size(p),
-                what: What::Wad,
-            });
-            return;
-        }
-        // an X-Ray chunk file starting with its header chunk 1: 4 bytes (XRLC 11–14) or 128
-        // (XRLC 4–10, with the level's name)
-        if levelgeom_xray::level::starts_with_header(&bytes) {
-            // only these are read whole: what kind of X-Ray file it is needs its chunk list
-            let kind = levelgeom_binary::read_file(p)
-                .ok()
-                .and_then(|all| levelgeom_xray::kind(&all));
-            let reason = match kind {
-                Some(levelgeom_xray::Kind::Level) => return self.xray(root, p),
-                Some(levelgeom_xray::Kind::Geom) if given && sibling_level(p).is_some() => {
-                    // `verify micro/level.geom`: the level it belongs to is right there
-                    if let Some(level) = sibling_level(p) {
-                        self.xray(root, &level);
-                    }
-                    return;
-                }
-                Some(levelgeom_xray::Kind::Geom) => {
-                    "an X-Ray level.geom without the X-Ray `level` file beside it (the \
-                     visuals and shaders are there); give the folder holding both"
-                }
-                _ => "an X-Ray chunk file that is not a level (no visuals or shaders chunk)",
-            };
-            if report {
-                self.skip(root, p, reason.into());
+        match crate::Engine::sniff(&bytes) {
+            Some(crate::Engine::Wad) => {
+                self.seen.insert(canonical(p));
+                self.out.push(Found {
+                    path: p.to_path_buf(),
+                    root: root.to_path_buf(),
+                    bytes: file_size(p),
+                    what: What::Wad,
+                });
+                return;
             }
-            return;
+            // an X-Ray chunk file starting with its header chunk 1: 4 bytes (XRLC 11–14) or
+            // 128 (XRLC 4–10, with the level's name); other X-Ray files (a stray level.cform)
+            // hold no level and are not read further
+            Some(crate::Engine::Xray) if levelgeom_xray::level::starts_with_header(&bytes) => {
+                return self.xray_file(root, p, given, report);
+            }
+            Some(crate::Engine::Xray) | None => {}
         }
         if report {
             let first = crate::first_bytes(&bytes);
@@ -293,6 +275,33 @@ impl Walker {
                 format!("not a level file levelgeom reads (first bytes {first})")
             };
             self.skip(root, p, reason);
+        }
+    }
+
+    /// A file that starts like an X-Ray `level` or `level.geom`: the level, or why it is
+    /// skipped.
+    fn xray_file(&mut self, root: &Path, p: &Path, given: bool, report: bool) {
+        // only these are read whole: what kind of X-Ray file it is needs its chunk list
+        let kind = levelgeom_binary::read_file(p)
+            .ok()
+            .and_then(|all| levelgeom_xray::kind(&all));
+        let reason = match kind {
+            Some(levelgeom_xray::Kind::Level) => return self.xray(root, p),
+            Some(levelgeom_xray::Kind::Geom) if given && sibling_level(p).is_some() => {
+                // `verify micro/level.geom`: the level it belongs to is right there
+                if let Some(level) = sibling_level(p) {
+                    self.xray(root, &level);
+                }
+                return;
+            }
+            Some(levelgeom_xray::Kind::Geom) => {
+                "an X-Ray level.geom without the X-Ray `level` file beside it (the \
+                 visuals and shaders are there); give the folder holding both"
+            }
+            _ => "an X-Ray chunk file that is not a level (no visuals or shaders chunk)",
+        };
+        if report {
+            self.skip(root, p, reason.into());
         }
     }
 
@@ -923,7 +932,13 @@ fn previous_batch(dir: &Path) -> Option<(Vec<String>, Vec<String>)> {
     Some((list("levels"), list("files")))
 }
 
-fn write_batch_manifest(root: &Path, levels: &[String], files: &[String]) -> Result<()> {
+/// Write the batch manifest into `root`, with `more` files (the contact sheet), all or nothing.
+fn write_batch_manifest(
+    root: &Path,
+    levels: &[String],
+    files: &[String],
+    more: Vec<(PathBuf, Vec<u8>)>,
+) -> Result<()> {
     let v = serde_json::json!({
         "tool": "levelgeom",
         "version": env!("CARGO_PKG_VERSION"),
@@ -932,8 +947,12 @@ fn write_batch_manifest(root: &Path, levels: &[String], files: &[String]) -> Res
         "files": files,
     });
     let bytes = serde_json::to_vec_pretty(&v).unwrap_or_default();
-    let p = root.join(BATCH_MANIFEST);
-    levelgeom_binary::write_atomic(&p, &bytes, &[]).map_err(io(&p))
+    let mut group = more;
+    group.push((root.join(BATCH_MANIFEST), bytes));
+    levelgeom_binary::write_group(&group, &[], true).map_err(|e| Error::Io {
+        path: e.path,
+        source: e.source,
+    })
 }
 
 /// Remove a previous level export folder of ours: the files its manifest lists, the manifest,
@@ -1060,21 +1079,24 @@ pub fn export_batch(
     opts: &ExportOptions,
     run: &Run<'_>,
 ) -> Result<BatchExport> {
+    use levelgeom_binary::folder::{inspect, Existing};
     use levelgeom_export::folder::FolderError;
-    let previous = match fs::metadata(outroot) {
-        Ok(m) if !m.is_dir() => {
+    let found_there = inspect(outroot).map_err(|e| Error::Io {
+        path: e.path,
+        source: e.source,
+    })?;
+    let previous = match found_there {
+        Existing::NotAFolder => {
             return Err(FolderError::NotAFolder(outroot.to_path_buf()).into());
         }
-        Ok(_) => {
+        Existing::Absent => Default::default(),
+        Existing::Empty | Existing::NotEmpty => {
             let previous = previous_batch(outroot);
-            let empty = fs::read_dir(outroot).map_err(io(outroot))?.next().is_none();
-            if previous.is_none() && !empty && !opts.force {
+            if previous.is_none() && found_there == Existing::NotEmpty && !opts.force {
                 return Err(FolderError::NotOurs(outroot.to_path_buf()).into());
             }
             previous.unwrap_or_default()
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
-        Err(e) => return Err(io(outroot)(e)),
     };
     fs::create_dir_all(outroot).map_err(io(outroot))?;
     let levels: Vec<&Found> = found.iter().filter(|f| f.is_level()).collect();
@@ -1090,7 +1112,7 @@ pub fn export_batch(
     if opts.preview && !files.iter().any(|f| f == INDEX) {
         files.push(INDEX.into());
     }
-    write_batch_manifest(outroot, &listed, &files)?;
+    write_batch_manifest(outroot, &listed, &files, Vec::new())?;
 
     let results = run.map(&levels, |i, f| {
         let r = export_one(f, outroot, &names[i], opts);
@@ -1113,10 +1135,7 @@ pub fn export_batch(
         }
     }
     let index = if opts.preview {
-        let p = outroot.join(INDEX);
-        levelgeom_binary::write_atomic(&p, contact_sheet(&levels).as_bytes(), &[])
-            .map_err(io(&p))?;
-        Some(p)
+        Some(outroot.join(INDEX))
     } else {
         if files.iter().any(|f| f == INDEX) && not_run == 0 {
             let _ = fs::remove_file(outroot.join(INDEX));
@@ -1124,7 +1143,11 @@ pub fn export_batch(
         }
         None
     };
-    write_batch_manifest(outroot, &listed, &files)?;
+    let sheet = index
+        .iter()
+        .map(|p| (p.clone(), contact_sheet(&levels).into_bytes()))
+        .collect();
+    write_batch_manifest(outroot, &listed, &files, sheet)?;
     Ok(BatchExport {
         levels,
         skipped: skipped_entries(found),
@@ -1139,7 +1162,11 @@ pub fn options_for(found: &Found, opts: &ExportOptions) -> ExportOptions {
     let mut o = opts.clone();
     match found.what {
         What::Wad => o.engine.xray = None,
-        _ => o.engine.wad = None,
+        What::Xray { .. } => o.engine.wad = None,
+        What::Skipped { .. } => {
+            o.engine.wad = None;
+            o.engine.xray = None;
+        }
     }
     o
 }

@@ -68,10 +68,32 @@ pub enum Error {
         /// What the file is.
         format: &'static str,
     },
+    /// Options of one engine were given for a file of another (`--rebuild` for an X-Ray
+    /// level): [`crate::LevelFile::refuse_other_engines_options`].
+    #[error(
+        "{} {}; {file} is {format}, so {} not apply",
+        and_list(options),
+        match (options.len(), engine) {
+            (1, crate::Engine::Xray) => "is an X-Ray option".to_string(),
+            (1, e) => format!("is a {} option", e.name()),
+            (_, e) => format!("are {} options", e.name()),
+        },
+        if options.len() == 1 { "it does" } else { "they do" }
+    )]
+    OptionsOfAnotherEngine {
+        /// The options, as the user wrote them.
+        options: Vec<&'static str>,
+        /// The engine they belong to.
+        engine: crate::Engine,
+        /// The file.
+        file: String,
+        /// What the file is.
+        format: &'static str,
+    },
     /// The file reads, but holds no level to convert: what is missing, and the offset of
     /// where it was looked for (e.g. the END chunk of a WAD without MAP, the header chunk of an
     /// X-Ray build that is not read).
-    #[error("{file}: at 0x{offset:08X} in {path}: {message}")]
+    #[error("{file}: at 0x{offset:08X} in {path}: {source}")]
     NotConvertible {
         /// The file.
         file: String,
@@ -79,8 +101,9 @@ pub enum Error {
         offset: u64,
         /// The chunk path there.
         path: String,
-        /// What is missing or refused.
-        message: String,
+        /// What is missing or refused: the engine's scene error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// This kind of file cannot do what was asked (e.g. export a `level.geom` alone).
     #[error("{file}: {message}")]
@@ -98,6 +121,108 @@ pub enum Error {
         argument: String,
         /// What is wrong with its value.
         message: String,
+    },
+    /// An X-Ray level could not be converted into a scene.
+    #[error("{file}: {source}")]
+    XrayScene {
+        /// The level file.
+        file: String,
+        /// Why.
+        #[source]
+        source: levelgeom_xray::scene::SceneError,
+    },
+    /// An X-Ray level's files could not be read together or converted into a scene.
+    #[error("{file}: {source}")]
+    XrayFiles {
+        /// The level file.
+        file: String,
+        /// Why (it names the file of the level it is about).
+        #[source]
+        source: levelgeom_xray::files::FilesError,
+    },
+    /// An X-Ray import or conversion was refused: the edit, the build asked for, or data the
+    /// conversion would lose ([`Error::needs_allow_loss`]).
+    #[error("{file}: {source}")]
+    XrayImport {
+        /// The mesh file (the collision mesh's for its errors), or the level for a conversion.
+        file: String,
+        /// Why.
+        #[source]
+        source: levelgeom_xray::import::ImportError,
+    },
+    /// A WAD import refused the mesh: the triangle it is about, located in the mesh file.
+    #[error("{file}: {source}{at}")]
+    WadImport {
+        /// The mesh file (the collision mesh's for collision triangles).
+        file: String,
+        /// Why.
+        #[source]
+        source: levelgeom_wad::import::ImportError,
+        /// ` (at node …, triangle …)` when the error is about one triangle, else empty.
+        at: String,
+    },
+    /// A WAD import was given an export of an X-Ray level, and refused it.
+    #[error(
+        "{file}: this is an export of an X-Ray level (its nodes carry X-Ray `visual` \
+         properties), which a WAD cannot take; import it into the X-Ray level it came from: \
+         levelgeom import LEVEL_DIR {file} OUT_DIR ({source})"
+    )]
+    XrayExportIntoWad {
+        /// The mesh file.
+        file: String,
+        /// What the WAD import said.
+        #[source]
+        source: levelgeom_wad::import::ImportError,
+    },
+    /// A mesh file places more triangles than `Limits::max_instanced_triangles`.
+    #[error("{file}: {source}{note}")]
+    TooManyTriangles {
+        /// The mesh file.
+        file: String,
+        /// The node that crossed the limit.
+        #[source]
+        source: levelgeom_import::TooManyTriangles,
+        /// ` (total over the file: limit N)` when the limit is shared by several trees of
+        /// the file, else empty.
+        note: String,
+    },
+    /// A file beside an X-Ray `level` (its `level.geom`, `level.cform`, …) cannot be used.
+    #[error("{file}: the files beside it: {source}")]
+    XrayBeside {
+        /// The `level` file.
+        file: String,
+        /// Why (naming the file beside it).
+        #[source]
+        source: levelgeom_xray::files::FilesError,
+    },
+    /// A preview picture could not be encoded.
+    #[error("{file}: the {view} preview: {source}")]
+    Preview {
+        /// The scene's name.
+        file: String,
+        /// The view (`top`, `persp`, …).
+        view: &'static str,
+        /// Why.
+        #[source]
+        source: levelgeom_render::RenderError,
+    },
+    /// An output file could not be encoded (a PNG).
+    #[error("{file}: {source}")]
+    Encode {
+        /// The file being made.
+        file: String,
+        /// Why.
+        #[source]
+        source: levelgeom_export::ExportError,
+    },
+    /// A WAV file could not be made.
+    #[error("{file}: {source}")]
+    Wav {
+        /// The file being made.
+        file: String,
+        /// Why.
+        #[source]
+        source: hound::Error,
     },
     /// A mesh file (for import) could not be read; the message names the file and, where
     /// the format has them, the line or JSON path.
@@ -118,7 +243,38 @@ impl Error {
             _ => None,
         }
     }
+
+    /// True when the operation was refused only because it would lose data, and would succeed
+    /// with `allow_loss` (`--allow-loss`): not a broken file.
+    pub fn needs_allow_loss(&self) -> bool {
+        matches!(
+            self,
+            Error::XrayImport {
+                source: levelgeom_xray::import::ImportError::Loss { .. },
+                ..
+            }
+        )
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lists_join_with_and() {
+        assert_eq!(super::and_list(&["--lods"]), "--lods");
+        assert_eq!(super::and_list(&["--lods", "--only"]), "--lods and --only");
+        assert_eq!(super::and_list(&["a", "b", "c"]), "a, b and c");
+    }
+}

@@ -174,9 +174,9 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
                 ));
             }
             let name = format!("smpc_{i:03}.wav");
-            let wav = wav_bytes(&samples, rate).map_err(|e| Error::Unsupported {
+            let wav = wav_bytes(&samples, rate).map_err(|source| Error::Wav {
                 file: name.clone(),
-                message: e.to_string(),
+                source,
             })?;
             item["file"] = json!(name);
             item["samples"] = json!(samples.len());
@@ -244,9 +244,9 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
                     let name = format!("srpc_{i:03}.wav");
                     let rate = r.sample_rate_hz().round() as u32;
                     let wav = wav_bytes(&levelgeom_wad::adpcm::decode(&slice), rate.max(1))
-                        .map_err(|e| Error::Unsupported {
+                        .map_err(|source| Error::Wav {
                             file: name.clone(),
-                            message: e.to_string(),
+                            source,
                         })?;
                     item["file"] = json!(name);
                     files.push((name, wav));
@@ -372,10 +372,10 @@ fn extract_files(level: &Level, opts: &ExtractOptions) -> Result<Extracted> {
                     }
                 }
             }
-            let png = levelgeom_export::png::encode_rgba8(w, h, &sheet).map_err(|e| {
-                Error::Unsupported {
+            let png = levelgeom_export::png::encode_rgba8(w, h, &sheet).map_err(|source| {
+                Error::Encode {
                     file: "font.png".into(),
-                    message: e.to_string(),
+                    source,
                 }
             })?;
             files.push(("font.png".into(), png));
@@ -430,16 +430,13 @@ impl LevelFile {
         files.push(("manifest.json".into(), text.into_bytes()));
         let mut protect = vec![self.path.clone()];
         protect.extend(opts.cvs.iter().cloned());
-        let written = folder::write_folder(
-            &levelgeom_scene::Scene::default(),
+        let written = folder::write_files(
             outdir,
+            &files,
             &FolderOptions {
-                gltf: false,
-                obj: false,
                 force: opts.force,
                 protect,
                 input: self.display_name(),
-                extra_files: files,
                 ..FolderOptions::default()
             },
         )?;

@@ -37,7 +37,7 @@
 use std::path::{Path, PathBuf};
 
 use levelgeom_import::{world_triangles_limited, Imported, MeshFormat, MeshOptions, Triangle};
-use levelgeom_scene::Scene;
+use levelgeom_scene::{roots, Scene};
 use levelgeom_wad::import::{CollisionTriangle, MeshPart, MeshTriangle, TileSource};
 
 use crate::error::{Error, Result};
@@ -158,7 +158,11 @@ fn mesh_format(path: &Path) -> Result<Option<MeshFormat>> {
 /// The collision file an export wrote beside a mesh file named `level.*`: `collision.glb` or
 /// `collision.obj`, the one of the mesh's own format first.
 fn collision_beside(mesh: &Path) -> Result<Option<PathBuf>> {
-    found_beside(mesh, "collision", " (pass it with --collision to use it)")
+    found_beside(
+        mesh,
+        roots::COLLISION,
+        " (pass it with --collision to use it)",
+    )
 }
 
 /// The file `STEM.glb` or `STEM.obj` an export wrote beside a mesh file named `level.*`, the
@@ -240,9 +244,10 @@ fn placed_within_limit(scene: &Scene, file: &Path) -> Result<()> {
         levelgeom_binary::Limits::DEFAULT.max_instanced_triangles,
     )
     .map(|_| ())
-    .map_err(|e| Error::Unsupported {
+    .map_err(|source| Error::TooManyTriangles {
         file: file.display().to_string(),
-        message: e.to_string(),
+        source,
+        note: String::new(),
     })
 }
 
@@ -254,25 +259,18 @@ fn flatten(
     budget: &mut usize,
     file: &Path,
 ) -> Result<Vec<Triangle>> {
-    let tris = world_triangles_limited(scene, root, include_hidden, *budget).map_err(|e| {
-        Error::Unsupported {
+    let tris = world_triangles_limited(scene, root, include_hidden, *budget).map_err(|source| {
+        Error::TooManyTriangles {
             file: file.display().to_string(),
-            message: format!(
-                "{e} (total over the file: limit {})",
+            source,
+            note: format!(
+                " (total over the file: limit {})",
                 levelgeom_binary::Limits::DEFAULT.max_instanced_triangles
             ),
         }
     })?;
     *budget -= tris.len();
     Ok(tris)
-}
-
-fn root(scene: &Scene, name: &str) -> Option<usize> {
-    scene
-        .roots
-        .iter()
-        .copied()
-        .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
 }
 
 /// The swap alternatives of a mesh file: every `…_swap` node, hidden ones included (at most
@@ -288,7 +286,7 @@ fn swap_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
 /// The swap file an export wrote beside a mesh file named `level.*`: `swap.glb` or `swap.obj`,
 /// the one of the mesh's own format first (the companions' rule, as [`found_beside`] says).
 fn swap_beside(mesh: &Path) -> Result<Option<PathBuf>> {
-    found_beside(mesh, "swap", "")
+    found_beside(mesh, roots::SWAP, "")
 }
 
 /// Mesh triangles of flattened scene triangles, material names from `scene`.
@@ -313,15 +311,7 @@ fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
 /// reach no mesh (all in a cycle, say) would otherwise remove every tile.
 fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
     let budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
-    let skip = [
-        "collision",
-        "swap",
-        "objects",
-        "objects_catalogue",
-        "portals",
-        "occluders",
-    ]
-    .map(|n| root(scene, n));
+    let skip = roots::NAMED.map(|n| scene.root(n));
     let starts: Vec<usize> = scene
         .roots
         .iter()
@@ -329,13 +319,13 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         .filter(|r| !skip.contains(&Some(*r)))
         .collect();
     // one pass over all the roots (a pass per root was quadratic in the nodes)
-    let tris =
-        levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(|e| {
-            Error::Unsupported {
-                file: file.display().to_string(),
-                message: e.to_string(),
-            }
-        })?;
+    let tris = levelgeom_import::world_triangles_under(scene, &starts, false, budget).map_err(
+        |source| Error::TooManyTriangles {
+            file: file.display().to_string(),
+            source,
+            note: String::new(),
+        },
+    )?;
     let tris: Vec<Triangle> = tris
         .into_iter()
         .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
@@ -411,7 +401,7 @@ fn collision_triangles(
     file: &Path,
 ) -> Result<(Vec<CollisionTriangle>, Vec<Triangle>)> {
     let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
-    let tris = match root(scene, "collision") {
+    let tris = match scene.root(roots::COLLISION) {
         Some(r) => flatten(scene, Some(r), true, &mut budget, file)?,
         None => flatten(scene, None, true, &mut budget, file)?,
     };
@@ -467,9 +457,10 @@ fn located(
         .and_then(|i| tris.get(i))
         .map(|t| format!(" (at {})", locate(imported, t)))
         .unwrap_or_default();
-    Error::Unsupported {
+    Error::WadImport {
         file: file.display().to_string(),
-        message: format!("{e}{at}"),
+        source: e,
+        at,
     }
 }
 
@@ -512,7 +503,7 @@ impl LevelFile {
                 collision_file = Some((c.clone(), ci));
                 (Some(ct), from, c.display().to_string())
             }
-            None if root(&imported.scene, "collision").is_some() => {
+            None if imported.scene.root(roots::COLLISION).is_some() => {
                 let (ct, from) = collision_triangles(&imported.scene, mesh)?;
                 (
                     Some(ct),
@@ -586,15 +577,9 @@ impl LevelFile {
         let (new, summary) = result.map_err(|e| {
             if is_xray_export(&imported.scene) {
                 // an X-Ray export lies in X-Ray's metres, not a WAD's grid cells
-                return Error::Unsupported {
+                return Error::XrayExportIntoWad {
                     file: mesh.display().to_string(),
-                    message: format!(
-                        "this is an export of an X-Ray level (its nodes carry X-Ray \
-                         `visual` properties), which a WAD cannot take; import it into the \
-                         X-Ray level it came from: levelgeom import LEVEL_DIR {} OUT_DIR \
-                         ({e})",
-                        mesh.display()
-                    ),
+                    source: e,
                 };
             }
             let coll = match &collision_file {
@@ -794,7 +779,7 @@ impl LevelFile {
             .scene
             .nodes
             .iter()
-            .any(|n| n.name.split('.').next() == Some("collision"));
+            .any(|n| n.name.split('.').next() == Some(roots::COLLISION));
         if has_tree && opts.collision.is_none() {
             warnings.push(format!(
                 "{} has a `collision` tree; it is not read (the level.cform follows the edited \
@@ -848,9 +833,9 @@ impl LevelFile {
                 ..levelgeom_xray::SceneOptions::default()
             },
         )
-        .map_err(|e| Error::Unsupported {
+        .map_err(|source| Error::XrayScene {
             file: self.display_name(),
-            message: e.to_string(),
+            source,
         })?;
         let collision_from = files.cform.as_ref().map_or_else(
             || "none (the level has no level.cform)".to_string(),
@@ -901,7 +886,7 @@ impl LevelFile {
                 allow_loss: opts.allow_loss,
             },
         )
-        .map_err(|e| Error::Unsupported {
+        .map_err(|e| Error::XrayImport {
             // a collision mesh's error names that file (`collision_from` is its path then)
             file: match (&e, collision) {
                 (levelgeom_xray::import::ImportError::Collision(_), Some(_)) => {
@@ -909,7 +894,7 @@ impl LevelFile {
                 }
                 _ => source.to_string(),
             },
-            message: e.to_string(),
+            source: e,
         })?;
         let write = |name: &str, r: std::result::Result<Vec<u8>, levelgeom_binary::WriteError>| {
             r.map_err(|source| Error::Write {
@@ -990,13 +975,14 @@ pub fn write_level_folder(
     protect: &[PathBuf],
     force: bool,
 ) -> Result<Vec<(PathBuf, u64)>> {
+    use levelgeom_binary::folder::{self, Existing, FolderIoError, Staging};
     let err = |path: &Path, kind: std::io::ErrorKind, msg: &str| Error::Io {
         path: path.to_path_buf(),
         source: std::io::Error::new(kind, msg.to_string()),
     };
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Io { path, source }
+    let io = |e: FolderIoError| Error::Io {
+        path: e.path,
+        source: e.source,
     };
     for p in protect {
         let dir = p
@@ -1011,66 +997,37 @@ pub fn write_level_folder(
             ));
         }
     }
-    match std::fs::metadata(outdir) {
-        Ok(m) if !m.is_dir() => {
+    match folder::inspect(outdir).map_err(io)? {
+        Existing::NotAFolder => {
             return Err(err(
                 outdir,
                 std::io::ErrorKind::AlreadyExists,
                 "exists and is not a folder",
             ))
         }
-        Ok(_) => {
-            let empty = std::fs::read_dir(outdir)
-                .map_err(io(outdir))?
-                .next()
-                .is_none();
-            if !empty && !force {
-                return Err(err(
-                    outdir,
-                    std::io::ErrorKind::AlreadyExists,
-                    "the folder is not empty; choose another output folder or pass --force",
-                ));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io(outdir)(e)),
-    }
-    // what is in the way, before anything is written
-    for (name, _) in files {
-        let to = outdir.join(name);
-        if to.is_dir() {
+        Existing::NotEmpty if !force => {
             return Err(err(
-                &to,
+                outdir,
                 std::io::ErrorKind::AlreadyExists,
-                "a folder is in the way",
+                "the folder is not empty; choose another output folder or pass --force",
             ));
         }
+        Existing::Absent | Existing::Empty | Existing::NotEmpty => {}
     }
-    let parent = match outdir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    // a name a later run recognises: a killed process's folder is removed by the next write
-    let tmp = levelgeom_binary::create_temp_dir(&parent).map_err(io(&parent))?;
-    let staged = files.iter().try_for_each(|(name, bytes)| {
-        let p = tmp.join(name);
-        std::fs::write(&p, bytes).map_err(io(&p))
-    });
-    if let Err(e) = staged {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
+    // what is in the way, before anything is written
+    if let Some(to) = folder::folder_in_the_way(outdir, files.iter().map(|(n, _)| n.as_str())) {
+        return Err(err(
+            &to,
+            std::io::ErrorKind::AlreadyExists,
+            "a folder is in the way",
+        ));
     }
-    let moved = if outdir.exists() {
-        files.iter().try_for_each(|(name, _)| {
-            let to = outdir.join(name);
-            std::fs::rename(tmp.join(name), &to).map_err(io(&to))
-        })
-    } else {
-        std::fs::rename(&tmp, outdir).map_err(io(outdir))
-    };
-    let _ = std::fs::remove_dir_all(&tmp);
-    moved?;
+    let tmp = Staging::beside(outdir).map_err(io)?;
+    for (name, bytes) in files {
+        tmp.write(name, bytes).map_err(io)?;
+    }
+    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+    tmp.commit(&names, &[]).map_err(io)?;
     Ok(files
         .iter()
         .map(|(n, b)| (outdir.join(n), b.len() as u64))
@@ -1117,13 +1074,12 @@ impl LevelFile {
             (obj.to_path_buf(), o.obj.into_bytes()),
             (dir.join(&mtl), o.mtl.into_bytes()),
         ];
-        let pngs =
-            levelgeom_export::encode_textures_subset(&scene, Some(&o.textures)).map_err(|e| {
-                Error::Unsupported {
-                    file: self.display_name(),
-                    message: e.to_string(),
-                }
-            })?;
+        let pngs = levelgeom_export::encode_textures_subset(&scene, Some(&o.textures)).map_err(
+            |source| Error::Encode {
+                file: self.display_name(),
+                source,
+            },
+        )?;
         files.extend(pngs.into_iter().map(|(n, b)| (dir.join(n), b)));
         // the OBJ, its MTL and its pages: all or nothing
         levelgeom_binary::write_group(&files, &[self.path()], force).map_err(|e| Error::Io {

@@ -62,8 +62,10 @@ impl Info {
             path.to_path_buf()
         };
         let bytes = levelgeom_binary::read_file(&file).ok()?;
-        if levelgeom_wad::sniff(&bytes) {
-            return None;
+        match crate::Engine::sniff(&bytes)? {
+            // a WAD is read whole anyway: the long path
+            crate::Engine::Wad => return None,
+            crate::Engine::Xray => {}
         }
         let name = file.display().to_string();
         match levelgeom_xray::kind(&bytes)? {

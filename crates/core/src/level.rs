@@ -1,4 +1,13 @@
-//! One opened level file, whatever its engine: the single dispatch point over the engines.
+//! One opened level file, whatever its engine, and the calls that dispatch on its engine.
+//!
+//! The dispatch over the engines is not all here: the engine of a file is told in
+//! [`crate::engine`] ([`crate::Engine::sniff`]); the calls of this module match on [`Content`];
+//! the other modules of this crate with per-engine calls (`export.rs`, `import.rs`, `info.rs`,
+//! `extract.rs`, `replace.rs`, `render.rs`, `batch.rs`) match on it (or on
+//! [`crate::Engine`], [`crate::batch::What`]) themselves. A call every engine has names each
+//! engine in its match, with no wildcard arm, so a third engine fails to compile there until it
+//! is handled; a call of one engine only takes that engine's content with `let … else` and
+//! refuses the rest. `docs/development.md` (*Adding an engine*) lists the places.
 
 use std::path::{Path, PathBuf};
 
@@ -84,7 +93,7 @@ impl LevelFile {
     pub fn wad(&self) -> Option<&levelgeom_wad::Level> {
         match &self.content {
             Content::Wad(l) => Some(l),
-            _ => None,
+            Content::XrayLevel(_) | Content::Xray(_) => None,
         }
     }
 
@@ -99,7 +108,7 @@ impl LevelFile {
                 .chain(f.cform.iter().map(|c| c.path.clone()))
                 .chain(f.occluders.paths())
                 .collect(),
-            _ => Vec::new(),
+            Content::Wad(_) | Content::Xray(_) => Vec::new(),
         }
     }
 
@@ -244,7 +253,7 @@ impl LevelFile {
     pub fn locate(&self, at: usize) -> Option<String> {
         match &self.content {
             Content::Wad(_) => levelgeom_wad::locate(&self.bytes, at),
-            _ => levelgeom_xray::locate(&self.bytes, at),
+            Content::XrayLevel(_) | Content::Xray(_) => levelgeom_xray::locate(&self.bytes, at),
         }
     }
 
@@ -307,7 +316,7 @@ impl LevelFile {
                         file: file.clone(),
                         offset: offset as u64,
                         path: path.into(),
-                        message: e.to_string(),
+                        source: Box::new(e),
                     }
                 })?;
                 s.name = self
@@ -345,11 +354,11 @@ impl LevelFile {
                             .and_then(|cs| cs.into_iter().find(|c| c.path == "fsL_HEADER"))
                             .map_or(8, |c| c.offset + 8),
                         path: "fsL_HEADER".into(),
-                        message: source.to_string(),
+                        source: Box::new(source),
                     },
-                    other => Error::Unsupported {
+                    other => Error::XrayFiles {
                         file: file.clone(),
-                        message: other.to_string(),
+                        source: other,
                     },
                 })?
             }

@@ -36,6 +36,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod batch;
+mod engine;
 mod error;
 mod export;
 pub mod extract;
@@ -48,6 +49,7 @@ mod render;
 pub mod replace;
 pub mod wav;
 
+pub use engine::Engine;
 pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
@@ -224,11 +226,67 @@ fn beside_error(file: &str, e: levelgeom_xray::files::FilesError) -> Error {
             file: path.display().to_string(),
             source,
         },
-        other => Error::Unsupported {
+        other => Error::XrayBeside {
             file: file.to_string(),
-            message: format!("the files beside it: {other}"),
+            source: other,
         },
     }
+}
+
+/// [`Error::NotALevel`] for `bytes`: our own export fed back in says what it is and which
+/// command takes it.
+fn not_a_level(path: &Path, bytes: &[u8]) -> Error {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let mesh = bytes.starts_with(b"glTF") || matches!(ext.as_deref(), Some("obj" | "gltf" | "glb"));
+    Error::NotALevel {
+        file: path.display().to_string(),
+        len: bytes.len(),
+        first: first_bytes(bytes),
+        expected: if mesh { EXPECTED_MESH } else { EXPECTED },
+    }
+}
+
+/// The content of an opened X-Ray file: a `level` with the files beside it (when `siblings`),
+/// any other X-Ray file alone.
+fn xray_content(
+    path: &Path,
+    opened: levelgeom_xray::files::Opened,
+    warnings: &[Warning],
+    siblings: bool,
+    limits: Limits,
+) -> Result<Content> {
+    let file = path.display().to_string();
+    let levelgeom_xray::files::Opened::Level(level) = opened else {
+        return Ok(Content::Xray(Box::new(opened)));
+    };
+    let (geom, geomx) = if siblings {
+        levelgeom_xray::files::siblings_with(path, limits).map_err(|e| beside_error(&file, e))?
+    } else {
+        (None, None)
+    };
+    let cform = if siblings {
+        levelgeom_xray::files::cform_beside(path).map_err(|e| beside_error(&file, e))?
+    } else {
+        None
+    };
+    let occluders = if siblings {
+        levelgeom_xray::files::occluders_beside(path).map_err(|e| beside_error(&file, e))?
+    } else {
+        Default::default()
+    };
+    Ok(Content::XrayLevel(Box::new(
+        levelgeom_xray::files::LevelFiles {
+            level_path: path.to_path_buf(),
+            level,
+            warnings: warnings.to_vec(),
+            geom,
+            geomx,
+            cform,
+            occluders,
+        },
+    )))
 }
 
 fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
@@ -237,60 +295,22 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
         file: file.clone(),
         source,
     };
-    // Each engine knows only its own signature. The WAD's (a chunk tag of capital letters at
-    // offset 4) is asked first: in an X-Ray file those bytes are a size or count, and four
-    // capital letters would make it over 1 GB.
-    let (content, warnings) = if levelgeom_wad::sniff(&bytes) {
-        let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
-        (Content::Wad(Box::new(level)), warnings)
-    } else if let Some(read) = levelgeom_xray::files::Opened::read_with(&bytes, limits) {
-        let (opened, warnings) = read.map_err(read_err)?;
-        match opened {
-            levelgeom_xray::files::Opened::Level(level) => {
-                let (geom, geomx) = if siblings {
-                    levelgeom_xray::files::siblings_with(&path, limits)
-                        .map_err(|e| beside_error(&file, e))?
-                } else {
-                    (None, None)
-                };
-                let cform = if siblings {
-                    levelgeom_xray::files::cform_beside(&path)
-                        .map_err(|e| beside_error(&file, e))?
-                } else {
-                    None
-                };
-                let occluders = if siblings {
-                    levelgeom_xray::files::occluders_beside(&path)
-                        .map_err(|e| beside_error(&file, e))?
-                } else {
-                    Default::default()
-                };
-                let files = levelgeom_xray::files::LevelFiles {
-                    level_path: path.clone(),
-                    level,
-                    warnings: warnings.clone(),
-                    geom,
-                    geomx,
-                    cform,
-                    occluders,
-                };
-                (Content::XrayLevel(Box::new(files)), warnings)
-            }
-            other => (Content::Xray(Box::new(other)), warnings),
+    // Each engine knows only its own signature (Engine::sniff asks them in turn).
+    let engine = Engine::sniff(&bytes);
+    let (content, warnings) = match engine {
+        Some(Engine::Wad) => {
+            let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
+            (Content::Wad(Box::new(level)), warnings)
         }
-    } else {
-        // our own export fed back in: say what it is and which command takes it
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        let mesh =
-            bytes.starts_with(b"glTF") || matches!(ext.as_deref(), Some("obj" | "gltf" | "glb"));
-        return Err(Error::NotALevel {
-            file,
-            len: bytes.len(),
-            first: first_bytes(&bytes),
-            expected: if mesh { EXPECTED_MESH } else { EXPECTED },
-        });
+        Some(Engine::Xray) => {
+            // `read_with` is `Some` exactly when the X-Ray sniff says yes
+            let read = levelgeom_xray::files::Opened::read_with(&bytes, limits)
+                .ok_or_else(|| not_a_level(&path, &bytes))?;
+            let (opened, warnings) = read.map_err(read_err)?;
+            let content = xray_content(&path, opened, &warnings, siblings, limits)?;
+            (content, warnings)
+        }
+        None => return Err(not_a_level(&path, &bytes)),
     };
     Ok(LevelFile {
         path,

@@ -79,9 +79,10 @@ pub(crate) fn previews(scene: &levelgeom_scene::Scene) -> Result<Vec<(String, Ve
                 ..RenderOptions::default()
             },
         );
-        let png = image.to_png().map_err(|e| Error::Unsupported {
+        let png = image.to_png().map_err(|source| Error::Preview {
             file: scene.name.clone(),
-            message: format!("the {} preview: {e}", view.name()),
+            view: view.name(),
+            source,
         })?;
         out.push((format!("preview_{}.png", view.name()), png));
     }

@@ -57,7 +57,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use levelgeom_scene::{Primitive, Scene};
+use levelgeom_binary::folder::{self as staged, FolderIoError, Staging};
+use levelgeom_scene::{roots, Primitive, Scene};
 
 use crate::{gltf, obj, ExportError};
 
@@ -123,6 +124,10 @@ pub enum FolderError {
     /// An exporter failed.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// A file to write besides the export's own ([`FolderOptions::extra_files`], or one of
+    /// [`write_files`]) is no plain file name, or is named twice or like one of the others.
+    #[error("the file name {0:?} is not a plain name, or clashes with another output file")]
+    BadFileName(String),
     /// A file-system operation failed; `path` is the path it failed on.
     #[error("{what} {path}: {source}")]
     Io {
@@ -141,13 +146,14 @@ fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> FolderEr
     move |source| FolderError::Io { what, path, source }
 }
 
-/// The index of the root node called `name`.
-fn root_index(scene: &Scene, name: &str) -> Option<usize> {
-    scene
-        .roots
-        .iter()
-        .copied()
-        .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
+impl From<FolderIoError> for FolderError {
+    fn from(e: FolderIoError) -> Self {
+        FolderError::Io {
+            what: e.what,
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 /// The largest number of colour sets any primitive has.
@@ -379,23 +385,13 @@ fn no_dangling_references(scene: &Scene) -> bool {
             .all(|m| m.texture.is_none_or(|t| t < scene.textures.len()))
 }
 
-/// The file stems that hold one named root each, besides `level`.
-const NAMED: [&str; 6] = [
-    "collision",
-    "swap",
-    "objects",
-    "objects_catalogue",
-    "portals",
-    "occluders",
-];
-
 /// The roots of each file stem: `level` (`None`: every visible root, as the OBJ writer takes
 /// it), then `collision`, `swap`, `objects`, `objects_catalogue`, `portals` when the scene has
 /// them. `level` is left out when the scene has no root named `level` and no other visible
 /// root, but a named one (e.g. an X-Ray `--only collision` export: no empty `level.glb`).
 fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
-    let named = NAMED.map(|n| root_index(scene, n));
-    let level_roots = match root_index(scene, "level") {
+    let named = roots::NAMED.map(|n| scene.root(n));
+    let level_roots = match scene.root(roots::LEVEL) {
         Some(r) => Some(vec![r]),
         None if named.iter().all(Option::is_none) => None,
         None => Some(
@@ -411,9 +407,9 @@ fn parts(scene: &Scene) -> Vec<(&'static str, Option<Vec<usize>>)> {
     };
     let mut out = Vec::new();
     if level_roots.as_ref().is_none_or(|r| !r.is_empty()) {
-        out.push(("level", level_roots));
+        out.push((roots::LEVEL, level_roots));
     }
-    for (stem, root) in NAMED.into_iter().zip(named) {
+    for (stem, root) in roots::NAMED.into_iter().zip(named) {
         if let Some(r) = root {
             out.push((stem, Some(vec![r])));
         }
@@ -449,15 +445,15 @@ fn colour_set_changes(scene: &Scene, n: usize, all: bool) -> (bool, usize) {
 fn write_file<T>(
     dir: &Path,
     name: &str,
-    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, FolderError>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, ExportError>,
 ) -> Result<(T, u64), FolderError> {
     let p = dir.join(name);
     let f = fs::File::create(&p).map_err(io_err("cannot write", &p))?;
     // small: the writers hand over pieces of 16 KiB and more, which then go straight through
     let mut w = io::BufWriter::with_capacity(16 << 10, f);
     let t = write(&mut w).map_err(|e| match e {
-        FolderError::Export(ExportError::Io { source, .. }) => io_err("cannot write", &p)(source),
-        other => other,
+        ExportError::Write(source) => io_err("cannot write", &p)(source),
+        other => FolderError::Export(other),
     })?;
     let f = w
         .into_inner()
@@ -489,11 +485,7 @@ fn planned_names(scene: &Scene, opts: &FolderOptions) -> Result<Vec<String>, Fol
     }
     for (name, _) in &opts.extra_files {
         if !is_plain_name(name) || names.iter().any(|n| n == name) {
-            return Err(FolderError::Export(ExportError::DuplicateFileName {
-                file: name.clone(),
-                first: 0,
-                second: 0,
-            }));
+            return Err(FolderError::BadFileName(name.clone()));
         }
         names.push(name.clone());
     }
@@ -531,7 +523,7 @@ fn render(
                     .filter(|&r| scene.nodes.get(r).is_some_and(|n| !n.hidden))
                     .collect()
             });
-            let (mut part, kept) = subset_cow(scene, &roots, *stem == "level");
+            let (mut part, kept) = subset_cow(scene, &roots, *stem == roots::LEVEL);
             let (changes, fell) = colour_set_changes(&part, opts.colour_set, opts.all_colour_sets);
             gltf_fell_back += fell;
             if changes {
@@ -553,12 +545,7 @@ fn render(
                 .collect();
             let name = format!("{stem}.glb");
             let (w, size) = write_file(dir, &name, |out| {
-                Ok(gltf::write_glb(
-                    &part,
-                    &gltf::GltfOptions::default(),
-                    &pngs,
-                    out,
-                )?)
+                gltf::write_glb(&part, &gltf::GltfOptions::default(), &pngs, out)
             })?;
             warnings.extend(w.iter().map(|w| format!("{stem}.glb: {w}")));
             files.push((name, size));
@@ -582,27 +569,17 @@ fn render(
                         roots,
                         mtl_file: format!("{stem}.mtl"),
                         colour_set: opts.colour_set,
-                        groups: matches!(stem, "collision" | "portals" | "occluders"),
+                        groups: roots::GROUPED.contains(&stem),
                     },
                     out,
                 )
-                .map_err(|source| {
-                    FolderError::Export(ExportError::Io {
-                        path: PathBuf::new(),
-                        source,
-                    })
-                })
+                .map_err(ExportError::Write)
             })?;
             warnings.extend(o.warnings.iter().map(|w| format!("{stem}.obj: {w}")));
             files.push((name, size));
             let mtl = format!("{stem}.mtl");
             let ((), size) = write_file(dir, &mtl, |out| {
-                out.write_all(o.mtl.as_bytes()).map_err(|source| {
-                    FolderError::Export(ExportError::Io {
-                        path: PathBuf::new(),
-                        source,
-                    })
-                })
+                out.write_all(o.mtl.as_bytes()).map_err(ExportError::Write)
             })?;
             files.push((mtl, size));
         }
@@ -657,19 +634,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// A fresh folder beside `outdir` for the files of one export (short name: the output's own
-/// name may already be near the file system's length limit).
-fn temp_folder(outdir: &Path) -> Result<PathBuf, FolderError> {
-    let parent = match outdir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).map_err(io_err("cannot create the folder", &parent))?;
-    // a name a later run recognises: a killed process's folder is removed by the next export
-    levelgeom_binary::create_temp_dir(&parent)
-        .map_err(io_err("cannot create a temporary folder in", &parent))
-}
-
 /// Write the export files of `scene` into `outdir` (see the module docs), all or nothing.
 ///
 /// # Errors
@@ -679,35 +643,75 @@ pub fn write_folder(
     outdir: &Path,
     opts: &FolderOptions,
 ) -> Result<Written, FolderError> {
+    let plan = || {
+        if (opts.obj || opts.gltf) && opts.colour_set > 0 {
+            let sets = max_colour_sets(scene);
+            if opts.colour_set >= sets {
+                return Err(FolderError::NoSuchColourSet {
+                    asked: opts.colour_set,
+                    sets,
+                });
+            }
+        }
+        planned_names(scene, opts)
+    };
+    write_staged(outdir, opts, plan, |dir| render(scene, opts, dir))
+}
+
+/// Write the files `(name, bytes)` into `outdir` as an export folder with its manifest, all or
+/// nothing (the rules of the module docs; [`FolderOptions::gltf`], [`FolderOptions::obj`] and
+/// the colour sets do not apply): for commands whose files are no scene (`extract`).
+///
+/// # Errors
+/// [`FolderError`]: nothing in `outdir` was changed.
+pub fn write_files(
+    outdir: &Path,
+    files: &[(String, Vec<u8>)],
+    opts: &FolderOptions,
+) -> Result<Written, FolderError> {
+    let plan = || {
+        let mut names: Vec<String> = Vec::with_capacity(files.len());
+        for (name, _) in files.iter().chain(&opts.extra_files) {
+            if !is_plain_name(name) || names.contains(name) {
+                return Err(FolderError::BadFileName(name.clone()));
+            }
+            names.push(name.clone());
+        }
+        Ok(names)
+    };
+    write_staged(outdir, opts, plan, |dir| {
+        let mut sizes = Vec::with_capacity(files.len());
+        for (name, bytes) in files.iter().chain(&opts.extra_files) {
+            let p = dir.join(name);
+            fs::write(&p, bytes).map_err(io_err("cannot write", &p))?;
+            sizes.push((name.clone(), bytes.len() as u64));
+        }
+        Ok((sizes, Vec::new()))
+    })
+}
+
+/// The folder rule of the module docs, then `plan` names the files (checked against the
+/// inputs and folders in the way), `stage` writes them into a temporary folder, the manifest
+/// is added and everything is moved in.
+fn write_staged(
+    outdir: &Path,
+    opts: &FolderOptions,
+    plan: impl FnOnce() -> Result<Vec<String>, FolderError>,
+    stage: impl FnOnce(&Path) -> Result<(Sizes, Vec<String>), FolderError>,
+) -> Result<Written, FolderError> {
     // What is in the way, before any work.
-    let previous = match fs::metadata(outdir) {
-        Ok(m) if !m.is_dir() => return Err(FolderError::NotAFolder(outdir.to_path_buf())),
-        Ok(_) => {
+    let previous = match staged::inspect(outdir)? {
+        staged::Existing::NotAFolder => return Err(FolderError::NotAFolder(outdir.to_path_buf())),
+        staged::Existing::Absent => Vec::new(),
+        found => {
             let previous = previous_export(outdir);
-            let empty = fs::read_dir(outdir)
-                .map_err(io_err("cannot read the folder", outdir))?
-                .next()
-                .is_none();
-            if previous.is_none() && !empty && !opts.force {
+            if previous.is_none() && found == staged::Existing::NotEmpty && !opts.force {
                 return Err(FolderError::NotOurs(outdir.to_path_buf()));
             }
             previous.unwrap_or_default()
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(io_err("cannot look at", outdir)(e)),
     };
-
-    if (opts.obj || opts.gltf) && opts.colour_set > 0 {
-        let sets = max_colour_sets(scene);
-        if opts.colour_set >= sets {
-            return Err(FolderError::NoSuchColourSet {
-                asked: opts.colour_set,
-                sets,
-            });
-        }
-    }
-    let names = planned_names(scene, opts)?;
-    for name in &names {
+    for name in plan()? {
         let target = outdir.join(name);
         if opts.protect.iter().any(|p| same_file(&target, p)) {
             return Err(FolderError::WouldOverwriteInput(target));
@@ -717,51 +721,19 @@ pub fn write_folder(
         }
     }
 
-    let tmp = temp_folder(outdir)?;
-    let staged = (|| -> Result<_, FolderError> {
-        let (files, warnings) = render(scene, opts, &tmp)?;
-        let manifest = serde_json::json!({
-            "tool": "levelgeom",
-            "version": env!("CARGO_PKG_VERSION"),
-            "input": opts.input,
-            "files": files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-        });
-        let manifest = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
-        let p = tmp.join(MANIFEST);
-        fs::write(&p, manifest).map_err(io_err("cannot write", &p))?;
-        Ok((files, warnings))
-    })();
-    let (files, warnings) = match staged {
-        Ok(x) => x,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-    };
-
-    let moved = if outdir.exists() {
-        // Replace the previous export's files, keep everything else.
-        (|| -> Result<(), FolderError> {
-            for name in &previous {
-                let p = outdir.join(name);
-                if p.is_file() && !files.iter().any(|(n, _)| n == name) {
-                    fs::remove_file(&p).map_err(io_err("cannot remove the stale file", &p))?;
-                }
-            }
-            for (name, _) in files
-                .iter()
-                .chain(std::iter::once(&(MANIFEST.to_string(), 0)))
-            {
-                let to = outdir.join(name);
-                fs::rename(tmp.join(name), &to).map_err(io_err("cannot move into place", &to))?;
-            }
-            Ok(())
-        })()
-    } else {
-        fs::rename(&tmp, outdir).map_err(io_err("cannot create the output folder", outdir))
-    };
-    let _ = fs::remove_dir_all(&tmp);
-    moved?;
+    let tmp = Staging::beside(outdir)?;
+    let (files, warnings) = stage(tmp.path())?;
+    let manifest = serde_json::json!({
+        "tool": "levelgeom",
+        "version": env!("CARGO_PKG_VERSION"),
+        "input": opts.input,
+        "files": files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+    });
+    let manifest = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
+    tmp.write(MANIFEST, &manifest)?;
+    let mut moved: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+    moved.push(MANIFEST.to_string());
+    tmp.commit(&moved, &previous)?;
 
     Ok(Written {
         files: files

@@ -88,6 +88,10 @@ pub enum ExportError {
         /// The second texture index.
         second: usize,
     },
+    /// Writing to a stream without a path failed ([`gltf::write_glb`], [`gltf::to_gltf`]);
+    /// the caller that opened the stream knows the file.
+    #[error("writing the output: {0}")]
+    Write(#[source] std::io::Error),
     /// Writing a file failed.
     #[error("writing {path:?}: {source}")]
     Io {

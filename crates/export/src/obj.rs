@@ -297,14 +297,7 @@ pub fn write_obj(
     // World matrices: the scene's own for nodes reachable from its roots; a start node that is
     // not reachable is placed by its local matrix. Below a start node, parent × local.
     let world = scene.world_matrices();
-    let mut reachable = vec![false; n];
-    let mut stack: Vec<usize> = scene.roots.iter().copied().filter(|&r| r < n).collect();
-    while let Some(x) = stack.pop() {
-        if !reachable[x] {
-            reachable[x] = true;
-            stack.extend(scene.nodes[x].children.iter().copied().filter(|&c| c < n));
-        }
-    }
+    let reachable = scene.reachable();
     let skip_hidden = opts.roots.is_none();
     let starts: Vec<usize> = match &opts.roots {
         Some(list) => list.clone(),

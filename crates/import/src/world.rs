@@ -189,14 +189,7 @@ fn visit_from(
 ) {
     let n = scene.nodes.len();
     let world = scene.world_matrices();
-    let mut reachable = vec![false; n];
-    let mut stack: Vec<usize> = scene.roots.iter().copied().filter(|&r| r < n).collect();
-    while let Some(x) = stack.pop() {
-        if !reachable[x] {
-            reachable[x] = true;
-            stack.extend(scene.nodes[x].children.iter().copied().filter(|&c| c < n));
-        }
-    }
+    let reachable = scene.reachable();
     let mut seen = vec![false; n];
     for &s in starts {
         if s >= n {

@@ -56,7 +56,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use levelgeom_scene::{Node, Primitive, Scene, Texture, TextureSource, IDENTITY};
+use levelgeom_scene::{roots, Node, Primitive, Scene, Texture, TextureSource, IDENTITY};
 
 use crate::level::Level;
 use crate::map::Map;
@@ -260,7 +260,7 @@ pub fn build(
     opts: &SceneOptions,
 ) -> Scene {
     let mut scene = Scene {
-        name: "level".into(),
+        name: roots::LEVEL.into(),
         ..Scene::default()
     };
     let mut warnings = text.warnings.clone();
@@ -274,7 +274,7 @@ pub fn build(
 
     // Level tiles.
     let level_root = scene.add_node(Node {
-        name: "level".into(),
+        name: roots::LEVEL.into(),
         ..Node::default()
     });
     scene.roots.push(level_root);
@@ -350,7 +350,7 @@ pub fn build(
     }
     if !swap_children.is_empty() {
         let swap_root = scene.add_node(Node {
-            name: "swap".into(),
+            name: roots::SWAP.into(),
             hidden: true,
             children: swap_children,
             ..Node::default()
@@ -651,7 +651,7 @@ fn collision_tree(
         }
     }
     let mut root = Node {
-        name: "collision".into(),
+        name: roots::COLLISION.into(),
         hidden: true,
         ..Node::default()
     };
@@ -690,7 +690,7 @@ fn objects_tree(
     opts: &SceneOptions,
 ) {
     let mut root = Node {
-        name: "objects_catalogue".into(),
+        name: roots::OBJECTS_CATALOGUE.into(),
         ..Node::default()
     };
     let place = Placement::translation([0.0; 3], opts.mirror_z);

@@ -139,33 +139,19 @@ impl Args {
 
     /// Refuse options that do not apply to the opened level, naming them.
     fn check_engine(&self, level: &levelgeom_core::LevelFile) -> anyhow::Result<()> {
-        match level.format() {
-            Format::Wad => {
-                let x = self.xray_given();
-                if !x.is_empty() {
-                    return Err(report::does_not_apply(&x, "X-Ray", level));
-                }
-            }
-            Format::XrayLevel => {
-                let w = self.wad_given();
-                if !w.is_empty() {
-                    return Err(report::does_not_apply(&w, "WAD", level));
-                }
-                if self.all_colour_sets || self.colour_set > 0 {
-                    let option = if self.colour_set > 0 {
-                        format!("--colour-set {}", self.colour_set)
-                    } else {
-                        "--all-colour-sets".into()
-                    };
-                    anyhow::bail!(
-                        "{option}: {} is an X-Ray level, which has no vertex-colour sets; its \
-                         baked vertex light is written as the attribute _LIGHT, or as \
-                         COLOR_0 with --vertex-light",
-                        level.display_name()
-                    );
-                }
-            }
-            _ => {}
+        level.refuse_other_engines_options(&self.wad_given(), &self.xray_given())?;
+        if level.format() == Format::XrayLevel && (self.all_colour_sets || self.colour_set > 0) {
+            let option = if self.colour_set > 0 {
+                format!("--colour-set {}", self.colour_set)
+            } else {
+                "--all-colour-sets".into()
+            };
+            anyhow::bail!(
+                "{option}: {} is an X-Ray level, which has no vertex-colour sets; its baked \
+                 vertex light is written as the attribute _LIGHT, or as COLOR_0 with \
+                 --vertex-light",
+                level.display_name()
+            );
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use levelgeom_core::{Format, ImportOptions, XrayImportOptions, Zones};
+use levelgeom_core::{Engine, ImportOptions, XrayImportOptions, Zones};
 
 use crate::report;
 
@@ -85,17 +85,31 @@ pub struct Args {
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let base = levelgeom_core::open(&args.base)?;
     report::warnings(base.warnings());
-    if base.format() == Format::XrayLevel {
-        return run_xray(&args, &base, out);
-    }
+    let wad = report::given([
+        (args.rebuild, "--rebuild"),
+        (args.keep_tiles, "--keep-tiles"),
+        (args.zones.is_some(), "--zones"),
+        (args.default_tex.is_some(), "--default-tex"),
+        (args.allow_grow, "--allow-grow"),
+    ]);
     let xray = report::given([
         (args.delete_missing, "--delete-missing"),
         (args.to_version.is_some(), "--to-version"),
         (args.allow_loss, "--allow-loss"),
     ]);
-    if !xray.is_empty() {
-        return Err(report::does_not_apply(&xray, "X-Ray", &base));
+    base.refuse_other_engines_options(&wad, &xray)?;
+    match base.engine() {
+        Engine::Wad => run_wad(&args, &base, out),
+        Engine::Xray => run_xray(&args, &base, out),
     }
+}
+
+/// `import` into a WAD: the new WAD written to the output path.
+fn run_wad(
+    args: &Args,
+    base: &levelgeom_core::LevelFile,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let r = base.import(
         &args.mesh,
         &ImportOptions {
@@ -153,16 +167,6 @@ fn run_xray(
     base: &levelgeom_core::LevelFile,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let wad = report::given([
-        (args.rebuild, "--rebuild"),
-        (args.keep_tiles, "--keep-tiles"),
-        (args.zones.is_some(), "--zones"),
-        (args.default_tex.is_some(), "--default-tex"),
-        (args.allow_grow, "--allow-grow"),
-    ]);
-    if !wad.is_empty() {
-        return Err(report::does_not_apply(&wad, "WAD", base));
-    }
     let r = base.import_xray(
         &args.mesh,
         &XrayImportOptions {

@@ -274,3 +274,27 @@ fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
         );
     }
 }
+
+/// A library caller tells a conversion refused only for what it would lose (13 → 14 drops the
+/// derived level.geomx UVs, as `convert_cli` shows on the command line) from other refusals.
+#[test]
+fn a_lossy_conversion_is_told_from_other_refusals() {
+    let d = tempfile::tempdir().unwrap();
+    let v13 = d.path().join("v13");
+    let fx = levelgeom_core::open(&fixture()).unwrap();
+    let r = fx.convert_xray(13, false).unwrap();
+    levelgeom_core::write_level_folder(&v13, &r.files, &[fixture()], false).unwrap();
+    let c13 = levelgeom_core::open(&v13).unwrap();
+    let e = c13.convert_xray(14, false).unwrap_err();
+    assert!(e.needs_allow_loss(), "{e}");
+    assert!(e.to_string().contains("--allow-loss"), "{e}");
+    assert!(c13.convert_xray(14, true).is_ok());
+    // a build no conversion writes is refused, and no loss would help
+    let e = c13.convert_xray(99, true).unwrap_err();
+    assert!(!e.needs_allow_loss(), "{e}");
+    let e = c13.convert_xray(99, false).unwrap_err();
+    assert!(!e.needs_allow_loss(), "{e}");
+    // nor does it help a WAD
+    let e = levelgeom_core::demo().convert_xray(14, false).unwrap_err();
+    assert!(!e.needs_allow_loss(), "{e}");
+}

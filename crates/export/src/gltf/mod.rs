@@ -123,7 +123,7 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 /// encoded here. Returns the warnings.
 ///
 /// # Errors
-/// As [`to_glb`]; [`ExportError::Io`] (with an empty path) when writing to `out` fails.
+/// As [`to_glb`]; [`ExportError::Write`] when writing to `out` fails.
 pub fn write_glb(
     scene: &Scene,
     opts: &GltfOptions,
@@ -138,10 +138,7 @@ pub fn write_glb(
             what: "GLB file".to_string(),
         });
     }
-    let io = |source| ExportError::Io {
-        path: std::path::PathBuf::new(),
-        source,
-    };
+    let io = ExportError::Write;
     glb::write_header(out, &plan.json, plan.bin_len).map_err(io)?;
     if plan.bin_len > 0 {
         plan.write_bin(out).map_err(io)?;
@@ -158,10 +155,7 @@ pub fn write_glb(
 pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
     let plan = build(scene, opts, Some(bin_uri), &[])?;
     let mut bin = Vec::with_capacity(plan.bin_len);
-    plan.write_bin(&mut bin).map_err(|source| ExportError::Io {
-        path: std::path::PathBuf::new(),
-        source,
-    })?;
+    plan.write_bin(&mut bin).map_err(ExportError::Write)?;
     Ok(GltfFiles {
         json: String::from_utf8_lossy(&plan.json).into_owned(),
         bin,

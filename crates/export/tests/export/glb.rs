@@ -676,3 +676,24 @@ fn a_scene_without_lights_names_no_light_extension() {
     assert_eq!(p.json["extensionsUsed"], json!(["KHR_materials_unlit"]));
     assert!(p.json.get("extensions").is_none());
 }
+
+/// A stream that fails is reported as a failed write to the output, not as a file error with
+/// an empty path (the caller that opened the stream knows the file).
+#[test]
+fn a_failing_stream_is_a_write_error_without_a_path() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = levelgeom_export::gltf::write_glb(&scene(), &opts(), &[], &mut Broken).unwrap_err();
+    assert!(
+        matches!(&e, levelgeom_export::ExportError::Write(s) if s.to_string() == "disk full"),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "writing the output: disk full");
+}

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod checkers;
+mod folder;
 mod glb;
 mod obj;
 mod png;

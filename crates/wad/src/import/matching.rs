@@ -31,7 +31,7 @@
 
 use std::collections::HashMap;
 
-use levelgeom_scene::Scene;
+use levelgeom_scene::{roots, Scene};
 
 use super::{colour_word, MeshTriangle};
 use crate::scene::placement::Placement;
@@ -90,20 +90,13 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
         swaps: Vec::new(),
         collision: Vec::new(),
     };
-    let root = |name: &str| {
-        scene
-            .roots
-            .iter()
-            .copied()
-            .find(|&r| scene.nodes.get(r).is_some_and(|n| n.name == name))
-    };
     let tile_of = |node: &levelgeom_scene::Node| {
         node.extras
             .iter()
             .find(|(k, _)| k == "tile")
             .and_then(|(_, v)| v.parse::<usize>().ok())
     };
-    if let Some(level) = root("level") {
+    if let Some(level) = scene.root(roots::LEVEL) {
         for &c in &scene.nodes[level].children {
             let Some(node) = scene.nodes.get(c) else {
                 continue;
@@ -113,7 +106,7 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
             }
         }
     }
-    if let Some(swap) = root("swap") {
+    if let Some(swap) = scene.root(roots::SWAP) {
         for &c in &scene.nodes[swap].children {
             if let Some(node) = scene.nodes.get(c) {
                 if let Some(t) = tile_of(node) {
@@ -122,7 +115,7 @@ pub fn reference(scene: &Scene, tiles: usize) -> Reference {
             }
         }
     }
-    if let Some(coll) = root("collision") {
+    if let Some(coll) = scene.root(roots::COLLISION) {
         for &c in &scene.nodes[coll].children {
             let Some(node) = scene.nodes.get(c) else {
                 continue;

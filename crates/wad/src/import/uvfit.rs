@@ -3,7 +3,7 @@
 //!
 //! The engine has no free UVs: a face shows one half of a texture entry's rectangle, the
 //! corners chosen by the flags 0x800, 0x10 and 0x20 ([`crate::scene::uv::corners`]). A mesh
-//! triangle's material name says which entries are candidates:
+//! triangle's material name ([`MaterialKey::parse`]) says which entries are candidates:
 //!
 //! * `page_NN` with the suffixes `_blendK` and `_ds` (in the exporter's order, but any order
 //!   and a Blender `.001` suffix are accepted): the textured entries on page NN with blend mode
@@ -20,97 +20,9 @@
 use std::collections::BTreeMap;
 
 use crate::model::{FACE_DOUBLE_SIDED, FACE_UV_MIRROR, FACE_UV_QUAD, FACE_UV_SECOND};
+use crate::scene::material::MaterialKey;
 use crate::scene::uv::{corners, UvRect};
 use crate::text::Text;
-
-/// What a material name asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MaterialSpec {
-    /// A texture page.
-    Page {
-        /// Page index.
-        page: usize,
-        /// Blend mode (entry flag bits 12–14).
-        blend: u8,
-        /// Face flag 0x400.
-        double_sided: bool,
-    },
-    /// A flat colour.
-    Flat {
-        /// R, G, B.
-        rgb: [u8; 3],
-        /// Blend mode.
-        blend: u8,
-        /// Face flag 0x400.
-        double_sided: bool,
-    },
-    /// Not a name the exporter writes.
-    Other,
-}
-
-/// Parse a material name as the exporter writes it (see the module docs).
-pub fn parse_material(name: &str) -> MaterialSpec {
-    let name = strip_blender_suffix(name);
-    let (kind, rest) = if let Some(r) = name.strip_prefix("page_") {
-        (0, r)
-    } else if let Some(r) = name.strip_prefix("flat_") {
-        (1, r)
-    } else {
-        return MaterialSpec::Other;
-    };
-    let mut parts = rest.split('_');
-    let Some(head) = parts.next() else {
-        return MaterialSpec::Other;
-    };
-    let mut blend = 0u8;
-    let mut double_sided = false;
-    for p in parts {
-        if p == "ds" {
-            double_sided = true;
-        } else if let Some(k) = p.strip_prefix("blend") {
-            match k.parse::<u8>() {
-                Ok(k) if k < 8 => blend = k,
-                _ => return MaterialSpec::Other,
-            }
-        } else {
-            return MaterialSpec::Other;
-        }
-    }
-    if kind == 0 {
-        if head.is_empty() || !head.bytes().all(|b| b.is_ascii_digit()) {
-            return MaterialSpec::Other;
-        }
-        match head.parse::<usize>() {
-            Ok(page) => MaterialSpec::Page {
-                page,
-                blend,
-                double_sided,
-            },
-            Err(_) => MaterialSpec::Other,
-        }
-    } else {
-        if head.len() != 6 || !head.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return MaterialSpec::Other;
-        }
-        let byte = |i: usize| u8::from_str_radix(&head[i..i + 2], 16).unwrap_or(0);
-        MaterialSpec::Flat {
-            rgb: [byte(0), byte(2), byte(4)],
-            blend,
-            double_sided,
-        }
-    }
-}
-
-/// `name` without a trailing Blender duplicate suffix `.001` (a dot and digits).
-fn strip_blender_suffix(name: &str) -> &str {
-    if let Some(i) = name.rfind('.') {
-        let tail = &name[i + 1..];
-        if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
-            return &name[..i];
-        }
-    }
-    name
-}
 
 /// The face flag combinations tried, in order of preference (quad halves first: 96 % of real
 /// world faces carry 0x800).
@@ -198,12 +110,12 @@ impl Entries {
 
     /// The look of a triangle with material `name` and corner UVs `uvs`.
     pub fn look(&self, name: &str, uvs: Option<&[[f32; 2]; 3]>) -> Look {
-        match parse_material(name) {
-            MaterialSpec::Page {
+        match MaterialKey::parse(name) {
+            Some(MaterialKey::Page {
                 page,
                 blend,
                 double_sided,
-            } => {
+            }) => {
                 let ds = if double_sided { FACE_DOUBLE_SIDED } else { 0 };
                 let cands = self
                     .by_page
@@ -227,11 +139,12 @@ impl Entries {
                     },
                 }
             }
-            MaterialSpec::Flat {
+            Some(MaterialKey::Flat {
                 rgb,
                 blend,
                 double_sided,
-            } => {
+                ..
+            }) => {
                 let ds = if double_sided { FACE_DOUBLE_SIDED } else { 0 };
                 match self
                     .flat
@@ -248,7 +161,9 @@ impl Entries {
                     None => self.default_look(uvs, ds),
                 }
             }
-            MaterialSpec::Other => self.default_look(uvs, 0),
+            Some(MaterialKey::Collision { .. } | MaterialKey::Marker) | None => {
+                self.default_look(uvs, 0)
+            }
         }
     }
 
@@ -326,42 +241,5 @@ impl Entries {
             best.error = None;
         }
         best
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert_eq!(
-            parse_material("page_03_blend2_ds.001"),
-            MaterialSpec::Page {
-                page: 3,
-                blend: 2,
-                double_sided: true
-            }
-        );
-        assert_eq!(
-            parse_material("page_12_ds_blend1"),
-            MaterialSpec::Page {
-                page: 12,
-                blend: 1,
-                double_sided: true
-            }
-        );
-        assert_eq!(
-            parse_material("flat_a0ff10"),
-            MaterialSpec::Flat {
-                rgb: [0xa0, 0xff, 0x10],
-                blend: 0,
-                double_sided: false
-            }
-        );
-        assert_eq!(parse_material("page_x"), MaterialSpec::Other);
-        assert_eq!(parse_material("flat_12345"), MaterialSpec::Other);
-        assert_eq!(parse_material("Material"), MaterialSpec::Other);
-        assert_eq!(parse_material("page_01_shiny"), MaterialSpec::Other);
     }
 }

@@ -106,15 +106,110 @@ impl Materials {
     }
 }
 
-fn suffix(blend: u8, double_sided: bool) -> String {
-    let mut s = String::new();
-    if blend != 0 {
-        s.push_str(&format!("_blend{blend}"));
+impl MaterialKey {
+    /// The material's name, as the table of the module docs says: `page_NN` / `flat_RRGGBB`
+    /// then `_blendB` when B ≠ 0, then `_ds`; `collision_matNN`; `object_marker`.
+    /// [`MaterialKey::parse`] reads it back.
+    pub fn name(&self) -> String {
+        let suffix = |blend: u8, double_sided: bool| {
+            let mut s = String::new();
+            if blend != 0 {
+                s.push_str(&format!("_blend{blend}"));
+            }
+            if double_sided {
+                s.push_str("_ds");
+            }
+            s
+        };
+        match *self {
+            MaterialKey::Page {
+                page,
+                blend,
+                double_sided,
+            } => format!("page_{page:02}{}", suffix(blend, double_sided)),
+            MaterialKey::Flat {
+                rgb,
+                blend,
+                double_sided,
+                ..
+            } => format!(
+                "flat_{:02x}{:02x}{:02x}{}",
+                rgb[0],
+                rgb[1],
+                rgb[2],
+                suffix(blend, double_sided)
+            ),
+            MaterialKey::Collision { material } => format!("collision_mat{material:02}"),
+            MaterialKey::Marker => "object_marker".into(),
+        }
     }
-    if double_sided {
-        s.push_str("_ds");
+
+    /// The key a material name says ([`MaterialKey::name`] read back), `None` for a name the
+    /// exporter does not write. Lenient where an editor is: a Blender copy suffix (`.001`) is
+    /// ignored, and `_blendK` and `_ds` may come in either order. A flat colour's fourth byte
+    /// is not in the name: `extra` is 0.
+    pub fn parse(name: &str) -> Option<MaterialKey> {
+        let name = strip_blender_suffix(name);
+        if name == "object_marker" {
+            return Some(MaterialKey::Marker);
+        }
+        if let Some(digits) = name.strip_prefix("collision_mat") {
+            return decimal(digits).map(|material| MaterialKey::Collision { material });
+        }
+        let (page, rest) = if let Some(r) = name.strip_prefix("page_") {
+            (true, r)
+        } else {
+            (false, name.strip_prefix("flat_")?)
+        };
+        let mut parts = rest.split('_');
+        let head = parts.next()?;
+        let mut blend = 0u8;
+        let mut double_sided = false;
+        for p in parts {
+            if p == "ds" {
+                double_sided = true;
+            } else {
+                blend = p.strip_prefix("blend")?.parse().ok().filter(|&k| k < 8)?;
+            }
+        }
+        if page {
+            Some(MaterialKey::Page {
+                page: decimal(head)?,
+                blend,
+                double_sided,
+            })
+        } else {
+            if head.len() != 6 || !head.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let byte = |i: usize| u8::from_str_radix(&head[i..i + 2], 16).ok();
+            Some(MaterialKey::Flat {
+                rgb: [byte(0)?, byte(2)?, byte(4)?],
+                extra: 0,
+                blend,
+                double_sided,
+            })
+        }
     }
-    s
+}
+
+/// A number written in decimal digits only (no sign, no spaces).
+fn decimal<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `name` without a trailing Blender duplicate suffix `.001` (a dot and digits).
+fn strip_blender_suffix(name: &str) -> &str {
+    if let Some(i) = name.rfind('.') {
+        let tail = &name[i + 1..];
+        if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+            return &name[..i];
+        }
+    }
+    name
 }
 
 /// The alpha mode of a material (see *Alpha mode by blend mode* in the module docs): blend
@@ -133,13 +228,14 @@ fn alpha(blend: u8, transparent: bool) -> AlphaMode {
 
 /// Build the material of a key (see the table in the module docs).
 pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Material {
+    let name = key.name();
     match key {
         MaterialKey::Page {
             page,
             blend,
             double_sided,
         } => Material {
-            name: format!("page_{page:02}{}", suffix(blend, double_sided)),
+            name,
             texture,
             double_sided,
             alpha: alpha(blend, transparent),
@@ -156,13 +252,7 @@ pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Mate
             blend,
             double_sided,
         } => Material {
-            name: format!(
-                "flat_{:02x}{:02x}{:02x}{}",
-                rgb[0],
-                rgb[1],
-                rgb[2],
-                suffix(blend, double_sided)
-            ),
+            name,
             base_color: [
                 f32::from(rgb[0]) / 255.0,
                 f32::from(rgb[1]) / 255.0,
@@ -183,7 +273,7 @@ pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Mate
             ..Material::default()
         },
         MaterialKey::Collision { material } => Material {
-            name: format!("collision_mat{material:02}"),
+            name,
             base_color: collision_colour(material),
             double_sided: true,
             unlit: true,
@@ -191,7 +281,7 @@ pub fn make(key: MaterialKey, texture: Option<usize>, transparent: bool) -> Mate
             ..Material::default()
         },
         MaterialKey::Marker => Material {
-            name: "object_marker".into(),
+            name,
             base_color: [1.0, 0.0, 1.0, 1.0],
             unlit: true,
             ..Material::default()
@@ -299,5 +389,100 @@ mod tests {
                     .contains(&("blend_mode".into(), blend.to_string())));
             }
         }
+    }
+
+    /// Names written by hand as the module docs' table says, read back (with an editor's
+    /// liberties), and names that are not ours.
+    #[test]
+    fn names_parse() {
+        let page = |page, blend, double_sided| MaterialKey::Page {
+            page,
+            blend,
+            double_sided,
+        };
+        assert_eq!(
+            MaterialKey::parse("page_03_blend2_ds.001"),
+            Some(page(3, 2, true))
+        );
+        assert_eq!(
+            MaterialKey::parse("page_12_ds_blend1"),
+            Some(page(12, 1, true))
+        );
+        assert_eq!(MaterialKey::parse("page_123"), Some(page(123, 0, false)));
+        assert_eq!(
+            MaterialKey::parse("flat_a0ff10"),
+            Some(MaterialKey::Flat {
+                rgb: [0xa0, 0xff, 0x10],
+                extra: 0,
+                blend: 0,
+                double_sided: false
+            })
+        );
+        assert_eq!(
+            MaterialKey::parse("collision_mat30"),
+            Some(MaterialKey::Collision { material: 30 })
+        );
+        assert_eq!(
+            MaterialKey::parse("object_marker.002"),
+            Some(MaterialKey::Marker)
+        );
+        for other in [
+            "page_x",
+            "page_",
+            "flat_12345",
+            "flat_12345g",
+            "Material",
+            "page_01_shiny",
+            "page_01_blend8",
+            "collision_mat256",
+        ] {
+            assert_eq!(MaterialKey::parse(other), None, "{other}");
+        }
+    }
+
+    /// Every name the exporter writes reads back as the key it was made from (a flat
+    /// colour's fourth byte, which the name does not carry, aside).
+    #[test]
+    fn names_round_trip() {
+        let mut keys = vec![MaterialKey::Marker];
+        keys.extend((0..=255).map(|material| MaterialKey::Collision { material }));
+        for blend in 0..8 {
+            for double_sided in [false, true] {
+                for page in [0, 7, 10, 99, 100, 4096] {
+                    keys.push(MaterialKey::Page {
+                        page,
+                        blend,
+                        double_sided,
+                    });
+                }
+                for rgb in [[0, 0, 0], [0xff, 0x0a, 0xa0], [1, 2, 3]] {
+                    keys.push(MaterialKey::Flat {
+                        rgb,
+                        extra: 0,
+                        blend,
+                        double_sided,
+                    });
+                }
+            }
+        }
+        for key in keys {
+            assert_eq!(MaterialKey::parse(&key.name()), Some(key), "{}", key.name());
+        }
+        let flat = MaterialKey::Flat {
+            rgb: [9, 8, 7],
+            extra: 5,
+            blend: 3,
+            double_sided: true,
+        };
+        assert_eq!(flat.name(), "flat_090807_blend3_ds");
+        assert_eq!(
+            MaterialKey::parse(&flat.name()),
+            Some(MaterialKey::Flat {
+                rgb: [9, 8, 7],
+                extra: 0,
+                blend: 3,
+                double_sided: true,
+            })
+        );
     }
 }

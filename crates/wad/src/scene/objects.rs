@@ -295,7 +295,7 @@ pub(super) fn objects_in_place(
     let mut meshes: BTreeMap<usize, Option<usize>> = BTreeMap::new();
     let mut marker: Option<usize> = None;
     let mut root = Node {
-        name: "objects".into(),
+        name: levelgeom_scene::roots::OBJECTS.into(),
         ..Node::default()
     };
     for (i, (o, refs)) in map.objects.iter().zip(&refs).enumerate() {

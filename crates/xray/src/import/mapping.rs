@@ -8,10 +8,18 @@
 //! are not visuals and are never looked at, nor is anything below them.
 
 use glam::{DMat4, DVec3};
-use levelgeom_scene::{Primitive, Scene};
+use levelgeom_scene::{roots, Primitive, Scene};
 
-/// Names of the trees whose nodes are never visuals.
-const NOT_VISUALS: [&str; 5] = ["lights", "glows", "portals", "sectors", "collision"];
+/// Names of the trees whose nodes are never visuals: the light and glow groups
+/// ([`crate::lights`]), the named roots `portals` and `collision` ([`roots`]), and `sectors`
+/// (a tree earlier exports wrote).
+const NOT_VISUALS: [&str; 5] = [
+    crate::lights::LIGHTS,
+    crate::lights::GLOWS,
+    roots::PORTALS,
+    "sectors",
+    roots::COLLISION,
+];
 
 /// A name without Blender's `.001`-style suffix.
 pub(crate) fn base_name(name: &str) -> &str {
@@ -149,19 +157,6 @@ pub(crate) fn group_of(
         a = parent[x];
     }
     None
-}
-
-/// For every node: true when it is reachable from the scene's roots.
-pub(crate) fn reachable(scene: &Scene) -> Vec<bool> {
-    let n = scene.nodes.len();
-    let mut out = vec![false; n];
-    let mut stack: Vec<usize> = scene.roots.clone();
-    while let Some(x) = stack.pop() {
-        if x < n && !std::mem::replace(&mut out[x], true) {
-            stack.extend(scene.nodes[x].children.iter().copied());
-        }
-    }
-    out
 }
 
 /// World-space geometry of one node (glTF space, f64): every primitive's corners through the

@@ -464,7 +464,7 @@ fn claims(
     summary: &mut Summary,
 ) -> Result<(Vec<Vec<usize>>, Vec<usize>), ImportError> {
     let mut e_excl = mapping::excluded(edited);
-    for (x, r) in mapping::reachable(edited).into_iter().enumerate() {
+    for (x, r) in edited.reachable().into_iter().enumerate() {
         e_excl[x] |= !r;
     }
     let mut claims: Vec<Vec<usize>> = vec![Vec::new(); nv];

@@ -582,7 +582,7 @@ impl Unflatten<'_> {
         (ih, fh): (OgfHeader, OgfHeader),
         materials: &mut Materials<'_>,
     ) -> Result<(), ImportError> {
-        let (version, j, format) = (self.version, edit.j, edit.format);
+        let (j, format) = (edit.j, edit.format);
         let vipm = v
             .chunks
             .iter()

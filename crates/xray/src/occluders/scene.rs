@@ -61,7 +61,7 @@ pub fn add_occluders(scene: &mut Scene, hom: Option<&Hom>, som: Option<&Som>) ->
     if children.is_empty() {
         return warnings;
     }
-    let root = tree(scene, "occluders", children);
+    let root = tree(scene, levelgeom_scene::roots::OCCLUDERS, children);
     scene.roots.push(root);
     warnings
 }

@@ -96,7 +96,7 @@ pub fn add_collision(scene: &mut Scene, cform: &Cform) -> Vec<String> {
         }));
     }
     let root = scene.add_node(Node {
-        name: "collision".into(),
+        name: levelgeom_scene::roots::COLLISION.into(),
         children,
         hidden: true,
         ..Node::default()

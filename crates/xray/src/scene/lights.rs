@@ -49,6 +49,11 @@ use crate::level::{Glow, Light as LightRecord};
 use crate::scene::mirror;
 use crate::shaders::ShaderEntry;
 
+/// The name of the group node that holds the lights ([`add_lights`]).
+pub const LIGHTS: &str = "lights";
+/// The name of the group node that holds the glows ([`add_glows`]).
+pub const GLOWS: &str = "glows";
+
 /// `D3DLIGHT_POINT`.
 pub const D3D_POINT: u32 = 1;
 /// `D3DLIGHT_SPOT`.
@@ -245,7 +250,7 @@ pub fn add_lights(scene: &mut Scene, records: &[LightRecord]) -> Option<usize> {
         }));
     }
     Some(scene.add_node(Node {
-        name: "lights".into(),
+        name: LIGHTS.into(),
         children,
         ..Node::default()
     }))
@@ -279,7 +284,7 @@ pub fn add_glows(scene: &mut Scene, glows: &[Glow], shaders: &[ShaderEntry]) -> 
         }));
     }
     Some(scene.add_node(Node {
-        name: "glows".into(),
+        name: GLOWS.into(),
         children,
         ..Node::default()
     }))

@@ -73,7 +73,7 @@ pub fn add_portals(scene: &mut Scene, portals: &[Portal]) {
         children.push(scene.add_node(node));
     }
     let root = scene.add_node(Node {
-        name: "portals".into(),
+        name: levelgeom_scene::roots::PORTALS.into(),
         children,
         hidden: true,
         ..Node::default()

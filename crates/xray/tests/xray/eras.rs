@@ -292,7 +292,7 @@ fn every_era_variant_meets_the_issues_done_when() {
         }
         // the flattened view of an old level passes the rules too
         if v <= 12 {
-            let fl = flat::flatten(&l);
+            let fl = flat::flatten(&l).unwrap();
             assert_eq!(
                 check::level(&fl.level, Some(&fl.geom), None),
                 vec![],

@@ -562,7 +562,7 @@ fn xrlc_8_of_2002_09_30_light_control_and_108_byte_lights_are_read() {
         .unwrap()
         .unwrap();
     assert_eq!(cf.tris.len(), 2);
-    let f = levelgeom_xray::flat::flatten(&back);
+    let f = levelgeom_xray::flat::flatten(&back).unwrap();
     assert_eq!(
         levelgeom_xray::check::level(&f.level, Some(&f.geom), None),
         vec![]
