@@ -26,6 +26,7 @@
 
 mod error;
 mod fs;
+pub mod json_path;
 mod limits;
 mod problem;
 mod reader;
