@@ -11,6 +11,9 @@
 //! * [`write_atomic`]: output files are written to a temporary file beside the target and
 //!   renamed into place, so a crash never leaves half a file and an input is never clobbered.
 //!
+//! Besides them, [`json_path`] locates an error in a JSON text the user wrote (the JSON path
+//! at a byte offset, and the byte offset of a path).
+//!
 //! # Example
 //! ```
 //! use levelgeom_binary::Reader;

@@ -604,6 +604,16 @@ impl LevelFile {
     }
 }
 
+/// What an X-Ray import puts into a level: the edited scene and its collision, where the
+/// collision came from, the readers' warnings so far, and the name errors give the scene.
+struct XrayEdit<'s> {
+    scene: &'s Scene,
+    collision: Option<&'s Scene>,
+    collision_from: String,
+    warnings: Vec<String>,
+    source: String,
+}
+
 /// What [`LevelFile::import_xray`] is asked to do.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XrayImportOptions {
@@ -732,11 +742,13 @@ impl LevelFile {
         let mut report = self.import_xray_scene(
             files,
             geom,
-            &imported.scene,
-            collision.as_ref(),
-            collision_from,
-            warnings,
-            &mesh.display().to_string(),
+            XrayEdit {
+                scene: &imported.scene,
+                collision: collision.as_ref(),
+                collision_from,
+                warnings,
+                source: mesh.display().to_string(),
+            },
             opts,
         )?;
         report.inputs = inputs;
@@ -770,11 +782,13 @@ impl LevelFile {
         self.import_xray_scene(
             files,
             geom,
-            &scene,
-            None,
-            collision_from,
-            Vec::new(),
-            &self.display_name(),
+            XrayEdit {
+                scene: &scene,
+                collision: None,
+                collision_from,
+                warnings: Vec::new(),
+                source: self.display_name(),
+            },
             &XrayImportOptions {
                 to_version: Some(to_version),
                 allow_loss,
@@ -783,19 +797,21 @@ impl LevelFile {
         )
     }
 
-    /// The X-Ray import of `scene` (named `source` in errors) into `files`.
-    #[allow(clippy::too_many_arguments)]
+    /// The X-Ray import of `edit.scene` (named `edit.source` in errors) into `files`.
     fn import_xray_scene(
         &self,
         files: &levelgeom_xray::LevelFiles,
         geom: &levelgeom_xray::Geom,
-        scene: &levelgeom_scene::Scene,
-        collision: Option<&levelgeom_scene::Scene>,
-        collision_from: String,
-        mut warnings: Vec<String>,
-        source: &str,
+        edit: XrayEdit<'_>,
         opts: &XrayImportOptions,
     ) -> Result<XrayImportReport> {
+        let XrayEdit {
+            scene,
+            collision,
+            collision_from,
+            mut warnings,
+            source,
+        } = edit;
         let base = levelgeom_xray::import::Base {
             level: &files.level,
             geom,
@@ -818,7 +834,7 @@ impl LevelFile {
                 (levelgeom_xray::import::ImportError::Collision(_), Some(_)) => {
                     collision_from.clone()
                 }
-                _ => source.to_string(),
+                _ => source.clone(),
             },
             message: e.to_string(),
         })?;
