@@ -29,7 +29,13 @@ mod export;
 mod runner;
 mod verify;
 
-pub use discovery::*;
-pub use export::*;
-pub use runner::*;
-pub use verify::*;
+pub use discovery::{find_levels, Found, What};
+pub use export::{
+    export_batch, html_escape, level_names, options_for, BatchExport, LevelExport, BATCH_MANIFEST,
+    INDEX, SHEET_PREVIEW,
+};
+pub use runner::{Progress, Run};
+pub use verify::{
+    verify_batch, verify_one, Failure, FileResult, SkippedEntry, VerifyReport, VerifyResult,
+    VerifySummary,
+};
