@@ -2,10 +2,9 @@
 //! offset inside the file and a JSON path.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    if let Err(e) = levelgeom_core::replace::strings_json(data, Path::new("s.json")) {
+    if let Err(e) = levelgeom_wad::replace::strings_json(data) {
         let e = e.to_string();
         let at = e.find("at byte 0x").expect("an offset");
         let hex = &e[at + 10..at + 18];

@@ -12,6 +12,9 @@
 //!   renamed into place, so a crash never leaves half a file and an input is never clobbered;
 //!   [`write_group`] does it for several files, [`folder::Staging`] for a whole output folder.
 //!
+//! Besides them, [`json_path`] locates an error in a JSON text the user wrote (the JSON path
+//! at a byte offset, and the byte offset of a path).
+//!
 //! # Example
 //! ```
 //! use levelgeom_binary::Reader;
@@ -28,6 +31,7 @@
 mod error;
 pub mod folder;
 mod fs;
+pub mod json_path;
 mod limits;
 mod problem;
 mod reader;

@@ -228,6 +228,12 @@ pub enum Error {
     /// the format has them, the line or JSON path.
     #[error(transparent)]
     Mesh(#[from] levelgeom_import::ImportError),
+    /// A WAD's sounds, strings or font could not be extracted.
+    #[error(transparent)]
+    Extract(#[from] levelgeom_wad::extract::ExtractError),
+    /// Edited strings or sounds could not be put into a WAD.
+    #[error(transparent)]
+    Replace(#[from] levelgeom_wad::replace::ReplaceError),
     /// Writing the export folder failed; nothing in it was changed.
     #[error(transparent)]
     Folder(#[from] levelgeom_export::folder::FolderError),

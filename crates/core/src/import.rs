@@ -13,6 +13,9 @@
 //!   ([`levelgeom_wad::import::edit`]) node by node, which keeps what was not edited; with
 //!   [`ImportOptions::rebuild`], or when no node names a tile, every tile is cut from the
 //!   whole mesh ([`levelgeom_wad::import::import`]). [`ImportSummary::mode`] says which.
+//!   This module reads the mesh files and flattens them to world triangles (engine-neutral,
+//!   [`levelgeom_import`]); grouping them by node and tile, choosing edit or rebuild and the
+//!   report's wording are the WAD crate's ([`levelgeom_wad::import::mesh`]).
 //! * Collision comes from `--collision C` (nodes or OBJ groups named `matNN_grpG` give the
 //!   ground material NN and the collision group G; a file with a `collision` root, such as our
 //!   `collision.glb`, gives that tree), else from a `collision` tree in the mesh file itself,
@@ -38,7 +41,8 @@ use std::path::{Path, PathBuf};
 
 use levelgeom_import::{world_triangles_limited, Imported, MeshFormat, MeshOptions, Triangle};
 use levelgeom_scene::{roots, Scene};
-use levelgeom_wad::import::{CollisionTriangle, MeshPart, MeshTriangle, TileSource};
+use levelgeom_wad::import::mesh::{self as wad_mesh, is_swap};
+use levelgeom_wad::import::{CollisionTriangle, MeshTriangle};
 
 use crate::error::{Error, Result};
 use crate::level::{Content, LevelFile};
@@ -279,7 +283,7 @@ fn swap_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
     let mut budget = levelgeom_binary::Limits::DEFAULT.max_instanced_triangles;
     Ok(flatten(scene, None, true, &mut budget, file)?
         .into_iter()
-        .filter(|t| levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
+        .filter(|t| is_swap(&t.node_name))
         .collect())
 }
 
@@ -328,7 +332,7 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
     )?;
     let tris: Vec<Triangle> = tris
         .into_iter()
-        .filter(|t| !levelgeom_wad::import::matching::plain_name(&t.node_name).ends_with("_swap"))
+        .filter(|t| !is_swap(&t.node_name))
         .collect();
     if tris.is_empty() {
         return Err(Error::Unsupported {
@@ -342,56 +346,6 @@ fn render_triangles(scene: &Scene, file: &Path) -> Result<Vec<Triangle>> {
         });
     }
     Ok(tris)
-}
-
-/// The tile a node came from: its extras `tile` (and `model`), else its name
-/// `tile_TTTT_mMMM` (a Blender `.NNN` suffix ignored).
-fn tile_source(node: &levelgeom_scene::Node) -> Option<TileSource> {
-    let extra = |k: &str| {
-        node.extras
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.trim().to_string())
-    };
-    if let Some(tile) = extra("tile").and_then(|v| v.parse::<usize>().ok()) {
-        return Some(TileSource {
-            tile,
-            model: extra("model").and_then(|v| v.parse().ok()),
-        });
-    }
-    let name = levelgeom_wad::import::matching::plain_name(&node.name);
-    let name = name.strip_suffix("_swap").unwrap_or(name);
-    let rest = name.strip_prefix("tile_")?;
-    let (t, m) = rest.split_once("_m")?;
-    Some(TileSource {
-        tile: t.parse().ok()?,
-        model: Some(m.parse().ok()?),
-    })
-}
-
-/// The render triangles grouped by the node that placed them, in file order.
-fn mesh_parts(scene: &Scene, tris: Vec<MeshTriangle>, nodes: &[usize]) -> Vec<MeshPart> {
-    let mut parts: Vec<MeshPart> = Vec::new();
-    let mut at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for (t, &node) in tris.into_iter().zip(nodes) {
-        let i = *at.entry(node).or_insert_with(|| {
-            let n = scene.nodes.get(node);
-            parts.push(MeshPart {
-                name: n.map_or_else(String::new, |n| n.name.clone()),
-                source: n.and_then(tile_source),
-                triangles: Vec::new(),
-                swap: false,
-            });
-            parts.len() - 1
-        });
-        parts[i].triangles.push(t);
-    }
-    parts
-}
-
-/// `matNN_grpG` → (NN, G) (Blender may add `.001` to a duplicated object's name).
-fn collision_name(name: &str) -> Option<(u8, u8)> {
-    levelgeom_wad::import::matching::collision_name(name)
 }
 
 /// Collision triangles of a scene: its `collision` tree, or every node named `matNN_grpG`;
@@ -410,7 +364,7 @@ fn collision_triangles(
     let mut from = Vec::with_capacity(tris.len());
     let mut unnamed = 0usize;
     for t in tris {
-        match collision_name(&t.node_name) {
+        match levelgeom_wad::import::matching::collision_name(&t.node_name) {
             Some((material, group)) => {
                 out.push(CollisionTriangle {
                     positions: t.positions,
@@ -441,14 +395,7 @@ fn located(
     mesh: (&Path, &Imported, &[Triangle]),
     collision: Option<(&Path, &Imported, &[Triangle])>,
 ) -> Error {
-    use levelgeom_wad::import::ImportError as W;
-    let (what, index) = match &e {
-        W::NotFinite { what, index } => (*what, Some(*index)),
-        W::OutsideGrid { index, .. } => ("mesh", Some(*index)),
-        W::BadGroup { index, .. } => ("collision", Some(*index)),
-        W::TooManyCells { what, index, .. } => (*what, Some(*index)),
-        _ => ("mesh", None),
-    };
+    let (what, index) = e.triangle();
     let (file, imported, tris) = match (what, collision) {
         ("collision", Some(c)) => c,
         _ => mesh,
@@ -501,14 +448,14 @@ impl LevelFile {
                 inputs.extend(ci.inputs.iter().cloned());
                 let (ct, from) = collision_triangles(&ci.scene, c)?;
                 collision_file = Some((c.clone(), ci));
-                (Some(ct), from, c.display().to_string())
+                (Some(ct), from, Some(c.display().to_string()))
             }
             None if imported.scene.root(roots::COLLISION).is_some() => {
                 let (ct, from) = collision_triangles(&imported.scene, mesh)?;
                 (
                     Some(ct),
                     from,
-                    format!("the collision tree of {}", mesh.display()),
+                    Some(format!("the collision tree of {}", mesh.display())),
                 )
             }
             None => match collision_beside(mesh)? {
@@ -519,9 +466,9 @@ impl LevelFile {
                     let (ct, from) = collision_triangles(&ci.scene, &c)?;
                     let label = format!("{} (found beside the mesh file)", c.display());
                     collision_file = Some((c, ci));
-                    (Some(ct), from, label)
+                    (Some(ct), from, Some(label))
                 }
-                None => (None, Vec::new(), "derived from the render mesh".to_string()),
+                None => (None, Vec::new(), None),
             },
         };
         let wad_opts = levelgeom_wad::import::ImportOptions {
@@ -531,25 +478,18 @@ impl LevelFile {
             allow_grow: opts.allow_grow,
             ..levelgeom_wad::import::ImportOptions::default()
         };
-        let mut parts = mesh_parts(&imported.scene, triangles, &nodes);
-        let names_tiles = parts.iter().any(|p| p.source.is_some());
-        if names_tiles && !opts.rebuild {
+        let mut parts = wad_mesh::parts(&imported.scene, triangles, &nodes, false);
+        let rebuilt = wad_mesh::rebuilds(&parts, opts.rebuild);
+        if !rebuilt {
             // swap alternatives: the file's own `…_swap` nodes, else the swap file beside it
             let mut swap_parts = |scene: &Scene, file: &Path| -> Result<()> {
                 let tris = swap_triangles(scene, file)?;
                 let nodes: Vec<usize> = tris.iter().map(|t| t.node).collect();
                 let mt = mesh_triangles(scene, &tris);
-                let mut sp = mesh_parts(scene, mt, &nodes);
-                sp.iter_mut().for_each(|p| p.swap = true);
-                parts.extend(sp);
+                parts.extend(wad_mesh::parts(scene, mt, &nodes, true));
                 Ok(())
             };
-            if imported
-                .scene
-                .nodes
-                .iter()
-                .any(|n| levelgeom_wad::import::matching::plain_name(&n.name).ends_with("_swap"))
-            {
+            if imported.scene.nodes.iter().any(|n| is_swap(&n.name)) {
                 swap_parts(&imported.scene, mesh)?;
             } else if let Some(sw) = swap_beside(mesh)? {
                 let si = read(&sw)?;
@@ -558,22 +498,9 @@ impl LevelFile {
                 swap_parts(&si.scene, &sw)?;
             }
         }
-        let result = if opts.rebuild || !names_tiles {
-            let all: Vec<MeshTriangle> = parts.into_iter().flat_map(|p| p.triangles).collect();
-            levelgeom_wad::import::import(level, &all, collision.as_deref(), &wad_opts).map(
-                |(l, mut s)| {
-                    if !opts.rebuild {
-                        s.mode = "rebuild (the mesh names no tile of the base level)".into();
-                    }
-                    (l, s)
-                },
-            )
-        } else {
-            levelgeom_wad::import::edit(level, &parts, collision.as_deref(), &wad_opts)
-        };
+        let result = wad_mesh::run(level, parts, collision.as_deref(), opts.rebuild, &wad_opts);
         // a rebuild's triangle indices are those of `render` and the collision file; an edit's
         // are of the new and reshaped triangles only, so its errors are not located
-        let rebuilt = opts.rebuild || !names_tiles;
         let (new, summary) = result.map_err(|e| {
             if is_xray_export(&imported.scene) {
                 // an X-Ray export lies in X-Ray's metres, not a WAD's grid cells
@@ -596,24 +523,8 @@ impl LevelFile {
                 located(e, (mesh, &imported, &[]), None)
             }
         })?;
-        if let Some(e) = &summary.edit {
-            if !e.removed.is_empty() && e.removed.len() >= e.in_mesh {
-                warnings.push(format!(
-                    "the mesh holds {} of the base's {} tiles with geometry: {} are removed; if it is a partial export, import with --keep-tiles",
-                    e.in_mesh,
-                    e.in_mesh + e.removed.len(),
-                    e.removed.len()
-                ));
-            }
-        }
-        let collision_from = match (summary.mode.as_str(), collision.is_some()) {
-            ("edit", true) => format!("{collision_from}: {}", summary.collision_source),
-            ("edit", false) => {
-                "follows the tiles (new geometry's collision derived from the render mesh)"
-                    .to_string()
-            }
-            _ => collision_from,
-        };
+        warnings.extend(wad_mesh::removal_warning(&summary));
+        let collision_from = wad_mesh::collision_from(&summary, collision_from);
         let bytes = new.to_bytes().map_err(|source| Error::Write {
             file: mesh.display().to_string(),
             source,
@@ -674,8 +585,18 @@ impl LevelFile {
         };
         let base = self.to_scene(&crate::EngineOptions::default())?;
         let tris = levelgeom_wad::sample::sample(level, plaza);
-        Ok(sample_scene(&base, &tris))
+        Ok(levelgeom_wad::sample::scene(&base, &tris))
     }
+}
+
+/// What an X-Ray import puts into a level: the edited scene and its collision, where the
+/// collision came from, the readers' warnings so far, and the name errors give the scene.
+struct XrayEdit<'s> {
+    scene: &'s Scene,
+    collision: Option<&'s Scene>,
+    collision_from: String,
+    warnings: Vec<String>,
+    source: String,
 }
 
 /// What [`LevelFile::import_xray`] is asked to do.
@@ -806,11 +727,13 @@ impl LevelFile {
         let mut report = self.import_xray_scene(
             files,
             geom,
-            &imported.scene,
-            collision.as_ref(),
-            collision_from,
-            warnings,
-            &mesh.display().to_string(),
+            XrayEdit {
+                scene: &imported.scene,
+                collision: collision.as_ref(),
+                collision_from,
+                warnings,
+                source: mesh.display().to_string(),
+            },
             opts,
         )?;
         report.inputs = inputs;
@@ -844,11 +767,13 @@ impl LevelFile {
         self.import_xray_scene(
             files,
             geom,
-            &scene,
-            None,
-            collision_from,
-            Vec::new(),
-            &self.display_name(),
+            XrayEdit {
+                scene: &scene,
+                collision: None,
+                collision_from,
+                warnings: Vec::new(),
+                source: self.display_name(),
+            },
             &XrayImportOptions {
                 to_version: Some(to_version),
                 allow_loss,
@@ -857,19 +782,21 @@ impl LevelFile {
         )
     }
 
-    /// The X-Ray import of `scene` (named `source` in errors) into `files`.
-    #[allow(clippy::too_many_arguments)]
+    /// The X-Ray import of `edit.scene` (named `edit.source` in errors) into `files`.
     fn import_xray_scene(
         &self,
         files: &levelgeom_xray::LevelFiles,
         geom: &levelgeom_xray::Geom,
-        scene: &levelgeom_scene::Scene,
-        collision: Option<&levelgeom_scene::Scene>,
-        collision_from: String,
-        mut warnings: Vec<String>,
-        source: &str,
+        edit: XrayEdit<'_>,
         opts: &XrayImportOptions,
     ) -> Result<XrayImportReport> {
+        let XrayEdit {
+            scene,
+            collision,
+            collision_from,
+            mut warnings,
+            source,
+        } = edit;
         let base = levelgeom_xray::import::Base {
             level: &files.level,
             geom,
@@ -892,7 +819,7 @@ impl LevelFile {
                 (levelgeom_xray::import::ImportError::Collision(_), Some(_)) => {
                     collision_from.clone()
                 }
-                _ => source.to_string(),
+                _ => source.clone(),
             },
             source: e,
         })?;
@@ -1094,85 +1021,5 @@ impl LevelFile {
             triangles: scene.mesh_triangle_count(),
             materials: scene.materials.len(),
         })
-    }
-}
-
-/// A scene of `tris` (one node `sample`, one primitive per material) whose materials and
-/// textures are those of `base` with the same names (so the MTL names the page PNGs).
-fn sample_scene(base: &Scene, tris: &[MeshTriangle]) -> Scene {
-    use levelgeom_scene::{Material, Mesh, Node, Primitive};
-    let mut scene = Scene {
-        name: "sample".into(),
-        ..Scene::default()
-    };
-    let mut prims: Vec<(String, Primitive)> = Vec::new();
-    for t in tris {
-        let i = match prims.iter().position(|(m, _)| *m == t.material) {
-            Some(i) => i,
-            None => {
-                prims.push((t.material.clone(), Primitive::default()));
-                prims.len() - 1
-            }
-        };
-        let p = &mut prims[i].1;
-        let base_index = p.positions.len() as u32;
-        p.positions.extend_from_slice(&t.positions);
-        if let Some(uv) = t.uvs {
-            if p.uvs.is_empty() {
-                p.uvs.push(Vec::new());
-            }
-            p.uvs[0].extend_from_slice(&uv);
-        }
-        if let Some(c) = t.colours {
-            if p.colors.is_empty() {
-                p.colors.push(Vec::new());
-            }
-            p.colors[0].extend_from_slice(&c);
-        }
-        p.indices
-            .extend_from_slice(&[base_index, base_index + 1, base_index + 2]);
-    }
-    let mut primitives = Vec::new();
-    for (name, mut p) in prims {
-        let material = base.materials.iter().find(|m| m.name == name).cloned();
-        let mut material = material.unwrap_or_else(|| Material {
-            name: name.clone(),
-            ..Material::default()
-        });
-        if let Some(t) = material.texture.and_then(|t| base.textures.get(t)) {
-            let ti = match scene.textures.iter().position(|x| x.name == t.name) {
-                Some(i) => i,
-                None => {
-                    scene.textures.push(t.clone());
-                    scene.textures.len() - 1
-                }
-            };
-            material.texture = Some(ti);
-        }
-        scene.materials.push(material);
-        p.material = Some(scene.materials.len() - 1);
-        primitives.push(p);
-    }
-    let mesh = scene.add_mesh(Mesh {
-        name: "sample".into(),
-        primitives,
-    });
-    let node = scene.add_node(Node {
-        name: "sample".into(),
-        mesh: Some(mesh),
-        ..Node::default()
-    });
-    scene.roots.push(node);
-    scene
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn collision_names_give_material_and_group() {
-        assert_eq!(super::collision_name("mat03_grp1"), Some((3, 1)));
-        assert_eq!(super::collision_name("mat12_grp0.001"), Some((12, 0)));
-        assert_eq!(super::collision_name("tile_0001_m002"), None);
-        assert_eq!(super::collision_name("mat999_grp0"), None);
     }
 }

@@ -42,12 +42,10 @@ mod export;
 pub mod extract;
 mod import;
 mod info;
-mod json_path;
 mod level;
 mod options;
 mod render;
 pub mod replace;
-pub mod wav;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

@@ -33,6 +33,9 @@ use levelgeom_binary::{ReadError, Reader, Warning, Writer};
 
 use crate::tags::Tag;
 
+/// The size of a chunk header: the reversed 4-byte tag and the u32 payload size.
+pub const CHUNK_HEADER: usize = 8;
+
 /// One chunk as found in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawChunk {
@@ -47,9 +50,9 @@ pub struct RawChunk {
 }
 
 impl RawChunk {
-    /// Absolute offset of the payload (`offset + 8`).
+    /// Absolute offset of the payload (`offset + 8`, [`CHUNK_HEADER`]).
     pub fn payload_offset(&self) -> usize {
-        self.offset.saturating_add(8)
+        self.offset.saturating_add(CHUNK_HEADER)
     }
 }
 

@@ -41,6 +41,8 @@ use crate::ampc::Ampc;
 use crate::author::{self, collision_polygon};
 use crate::check::render_state;
 use crate::font::{Font, Glyph, GLYPHS};
+
+mod font5x7;
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
@@ -183,7 +185,7 @@ pub fn generate(spec: &LevelSpec) -> Result<Level, WriteError> {
         Chunk::new(Tag::VERS, ChunkData::Vers(vec![1, 0, 0, 0]))?,
         Chunk::new(Tag::WFPC, ChunkData::Wfpc(Wfpc { flags: WFPC_FLAGS }))?,
         Chunk::new(Tag::TEXT, ChunkData::Text(text))?,
-        Chunk::new(Tag::FONT, ChunkData::Font(font()))?,
+        Chunk::new(Tag::FONT, ChunkData::Font(font(g.font_entry(0))))?,
         Chunk::new(
             Tag::SPRT,
             ChunkData::Sprt(Sprt {
@@ -384,6 +386,12 @@ impl<'a> Gen<'a> {
         (self.pages * ENTRIES_PER_PAGE + k) as u16
     }
 
+    /// The texture entry of font glyph `k` (character `font5x7::FIRST + k`): after the flat
+    /// colours, on the font page (page index `pages`, after the level's own).
+    fn font_entry(&self, k: usize) -> u16 {
+        self.flat_entry(FLAT_ENTRIES + k)
+    }
+
     // ---- TEXT ------------------------------------------------------------------------
 
     fn text(&mut self) -> Text {
@@ -434,6 +442,9 @@ impl<'a> Gen<'a> {
                 v1: 0,
             });
         }
+        let (font_page, font_entries) = font_page(self.pages as u8);
+        pages.push(font_page);
+        entries.extend(font_entries);
         Text {
             palettes: Vec::new(),
             pages,
@@ -1102,14 +1113,64 @@ fn demo_strings() -> Lgpc {
     }
 }
 
-fn font() -> Font {
+/// The font page's cell: 16 × 16 texels, 16 cells a row.
+const FONT_CELL: usize = 16;
+
+/// A font glyph's rectangle on its page: the 5 × 7 glyph drawn at twice its size, 2 texels
+/// from the cell's left edge and 1 from its top, with 2 texels of space on its right.
+const FONT_GLYPH: (u8, u8) = (14, 16);
+
+/// The font page (256 × 256, 16-bit, white glyphs on transparent texels) of the printable
+/// ASCII characters in [`font5x7::GLYPHS_5X7`], cell `k` (row-major, 16 a row) holding
+/// character `FIRST + k`, and one texture entry per glyph naming its rectangle on page `page`.
+fn font_page(page: u8) -> (TexturePage, Vec<TextureEntry>) {
+    let mut px = vec![0u16; 256 * 256];
+    let mut entries = Vec::with_capacity(font5x7::GLYPHS_5X7.len());
+    for (k, rows) in font5x7::GLYPHS_5X7.iter().enumerate() {
+        let (cx, cy) = ((k % 16) * FONT_CELL, (k / 16) * FONT_CELL);
+        for (gy, row) in rows.iter().enumerate() {
+            for gx in 0..5 {
+                if row & (0b10000 >> gx) == 0 {
+                    continue;
+                }
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let (x, y) = (cx + 2 + 2 * gx + dx, cy + 1 + 2 * gy + dy);
+                    px[y * 256 + x] = 0xFFFF; // opaque white (ABGR1555)
+                }
+            }
+        }
+        entries.push(TextureEntry {
+            flags: 0,
+            page,
+            extra: 0xFF,
+            u0: cx as u8,
+            u1: cx as u8 + FONT_GLYPH.0 - 1,
+            v0: cy as u8,
+            v1: cy as u8 + FONT_GLYPH.1 - 1,
+        });
+    }
+    let page = match TexturePage::from_pixels16(256, 256, 1, &px) {
+        Ok(t) => t,
+        Err(_) => TexturePage::raw16(256, 256, 1, px),
+    };
+    (page, entries)
+}
+
+/// The FONT chunk: glyph `c` names the font page's entry of character `c` (from `first`, the
+/// entry of [`font5x7::FIRST`]); the codes outside printable ASCII name the space's.
+fn font(first: u16) -> Font {
+    let last = font5x7::FIRST as usize + font5x7::GLYPHS_5X7.len() - 1;
     Font {
         glyphs: (0..GLYPHS)
-            .map(|i| Glyph {
-                texture: (i % 16) as u16,
-                baseline: 12,
-                width: 8,
-                height: 14,
+            .map(|c| Glyph {
+                texture: if (usize::from(font5x7::FIRST)..=last).contains(&c) {
+                    first + (c - usize::from(font5x7::FIRST)) as u16
+                } else {
+                    first
+                },
+                baseline: 15,
+                width: u16::from(FONT_GLYPH.0),
+                height: u16::from(FONT_GLYPH.1),
             })
             .collect(),
     }

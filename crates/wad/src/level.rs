@@ -230,6 +230,13 @@ impl PartialEq for Chunk {
 }
 
 impl Chunk {
+    /// Absolute offset of the payload in the file it was read from (the header's offset +
+    /// [`crate::container::CHUNK_HEADER`]); `None` for chunks made with [`Chunk::new`].
+    pub fn payload_offset(&self) -> Option<usize> {
+        self.offset
+            .map(|o| o.saturating_add(crate::container::CHUNK_HEADER))
+    }
+
     /// A new chunk whose size fields are set from its encoded payload (no offset). Fails
     /// when the data cannot be encoded or its payload does not fit the u32 size field.
     pub fn new(tag: Tag, data: ChunkData) -> Result<Chunk, WriteError> {
@@ -500,6 +507,18 @@ impl Level {
         lgpc, lgpc_mut, Lgpc, Lgpc;
         /// The LGHT chunk.
         lght, lght_mut, Lght, Lght;
+        /// The SMPC chunk.
+        smpc, smpc_mut, Smpc, Smpc;
+        /// The SRPC chunk.
+        srpc, srpc_mut, Srpc, Srpc;
+        /// The NAME chunk.
+        name, name_mut, Name, Name;
+    }
+
+    /// The file offset of the payload of the first chunk tagged `tag` (`None` when there is
+    /// none, or it was not read from a file).
+    pub fn payload_offset(&self, tag: Tag) -> Option<usize> {
+        self.chunk(tag).and_then(Chunk::payload_offset)
     }
 }
 

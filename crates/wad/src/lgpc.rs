@@ -85,6 +85,12 @@ impl Lgpc {
         Some(strings.chunks(rows).map(|c| c.to_vec()).collect())
     }
 
+    /// Where the string data starts, counted from the payload's first byte (after the three
+    /// header words and the lengths).
+    pub fn data_offset(&self) -> usize {
+        12 + 4 * self.lengths.len()
+    }
+
     /// The NUL-terminated strings of the data part, in order (bytes after the last NUL are
     /// returned as a final, unterminated piece when not empty).
     pub fn strings(&self) -> Vec<&[u8]> {

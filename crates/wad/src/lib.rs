@@ -12,7 +12,9 @@
 //! * [`generate`]: a synthetic, self-consistent level generator (tests, demo, benchmarks);
 //! * [`scene`]: conversion to the engine-neutral scene model for export;
 //! * [`mod@import`]: the way back, edited geometry into TRAK and MAP, with [`probe`] (collision
-//!   heights as the engine finds them) and [`sample`] (geometry to try it with).
+//!   heights as the engine finds them) and [`sample`] (geometry to try it with);
+//! * [`mod@extract`] and [`mod@replace`]: sounds (WAV, [`wav`]), strings (JSON, CSV;
+//!   [`latin1`]), name and font out of a level, and edited strings and sounds back in.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -21,10 +23,12 @@ pub mod ampc;
 pub mod author;
 pub mod check;
 pub mod container;
+pub mod extract;
 pub mod font;
 pub mod generate;
 pub mod import;
 pub mod info;
+pub mod latin1;
 pub mod level;
 pub mod lght;
 pub mod lgpc;
@@ -33,6 +37,7 @@ pub mod map;
 pub mod model;
 pub mod name;
 pub mod probe;
+pub mod replace;
 pub mod rle;
 pub mod sample;
 pub mod scene;
@@ -43,6 +48,7 @@ pub mod stpc;
 pub mod tags;
 pub mod text;
 pub mod trak;
+pub mod wav;
 pub mod wfpc;
 
 /// True when `bytes` look like an Argonaut PC WAD: a u32 header, then a chunk tag.

@@ -9,6 +9,9 @@
 
 use levelgeom_binary::{ReadError, Reader, Writer};
 
+/// Where the name bytes start in the payload (after the u32 count).
+pub const TEXT_OFFSET: usize = 4;
+
 /// The NAME chunk.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Name {
@@ -34,13 +37,18 @@ impl Name {
         w.bytes(&self.bytes);
     }
 
-    /// The name up to its first NUL, with non-UTF-8 bytes replaced.
-    pub fn text(&self) -> String {
+    /// The name bytes up to the first NUL.
+    pub fn name_bytes(&self) -> &[u8] {
         let end = self
             .bytes
             .iter()
             .position(|&b| b == 0)
             .unwrap_or(self.bytes.len());
-        String::from_utf8_lossy(&self.bytes[..end]).into_owned()
+        &self.bytes[..end]
+    }
+
+    /// The name up to its first NUL, with non-UTF-8 bytes replaced.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(self.name_bytes()).into_owned()
     }
 }

@@ -18,6 +18,8 @@
 //! Blocks have no bottom face. The grid must be at least 8 × 8 cells for everything to lie
 //! inside it (smaller grids grow on import).
 
+use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene};
+
 use crate::import::MeshTriangle;
 use crate::level::Level;
 use crate::model::{FACE_UV_QUAD, FACE_UV_SECOND};
@@ -245,4 +247,73 @@ pub fn sample(base: &Level, plaza: bool) -> Vec<MeshTriangle> {
         &mut tris,
     );
     tris
+}
+
+/// A scene of `tris` (one node `sample`, one primitive per material) whose materials and
+/// textures are those of `base` (the level's own scene, [`crate::scene::build`]) with the same
+/// names, so an OBJ written from it names the page PNGs.
+pub fn scene(base: &Scene, tris: &[MeshTriangle]) -> Scene {
+    let mut scene = Scene {
+        name: "sample".into(),
+        ..Scene::default()
+    };
+    let mut prims: Vec<(String, Primitive)> = Vec::new();
+    for t in tris {
+        let i = match prims.iter().position(|(m, _)| *m == t.material) {
+            Some(i) => i,
+            None => {
+                prims.push((t.material.clone(), Primitive::default()));
+                prims.len() - 1
+            }
+        };
+        let p = &mut prims[i].1;
+        let base_index = p.positions.len() as u32;
+        p.positions.extend_from_slice(&t.positions);
+        if let Some(uv) = t.uvs {
+            if p.uvs.is_empty() {
+                p.uvs.push(Vec::new());
+            }
+            p.uvs[0].extend_from_slice(&uv);
+        }
+        if let Some(c) = t.colours {
+            if p.colors.is_empty() {
+                p.colors.push(Vec::new());
+            }
+            p.colors[0].extend_from_slice(&c);
+        }
+        p.indices
+            .extend_from_slice(&[base_index, base_index + 1, base_index + 2]);
+    }
+    let mut primitives = Vec::new();
+    for (name, mut p) in prims {
+        let material = base.materials.iter().find(|m| m.name == name).cloned();
+        let mut material = material.unwrap_or_else(|| Material {
+            name: name.clone(),
+            ..Material::default()
+        });
+        if let Some(t) = material.texture.and_then(|t| base.textures.get(t)) {
+            let ti = match scene.textures.iter().position(|x| x.name == t.name) {
+                Some(i) => i,
+                None => {
+                    scene.textures.push(t.clone());
+                    scene.textures.len() - 1
+                }
+            };
+            material.texture = Some(ti);
+        }
+        scene.materials.push(material);
+        p.material = Some(scene.materials.len() - 1);
+        primitives.push(p);
+    }
+    let mesh = scene.add_mesh(Mesh {
+        name: "sample".into(),
+        primitives,
+    });
+    let node = scene.add_node(Node {
+        name: "sample".into(),
+        mesh: Some(mesh),
+        ..Node::default()
+    });
+    scene.roots.push(node);
+    scene
 }

@@ -53,10 +53,22 @@ pub struct Sound {
     pub adpcm: Vec<u8>,
 }
 
+/// The size of an entry's head: the type bytes and the u32 `data_size`.
+pub const ENTRY_HEAD: usize = 8;
+
+/// The size of the PC CVG header at the start of an entry's data.
+pub const CVG_HEADER: usize = 20;
+
 impl Sound {
     /// The `data_size` field this entry writes.
     pub fn data_size(&self) -> usize {
-        self.adpcm.len() + if self.header.is_some() { 20 } else { 0 }
+        self.adpcm.len() + self.adpcm_offset() - ENTRY_HEAD
+    }
+
+    /// Where the ADPCM starts, counted from the entry's first byte (its type bytes): after the
+    /// head and, when there is one, the CVG header.
+    pub fn adpcm_offset(&self) -> usize {
+        ENTRY_HEAD + if self.header.is_some() { CVG_HEADER } else { 0 }
     }
 }
 
@@ -82,7 +94,7 @@ impl Smpc {
                     e
                 })?;
                 let mut d = r.sub(size)?;
-                let header = if size >= 20 {
+                let header = if size >= CVG_HEADER {
                     Some(CvgHeader {
                         sample_rate: d.u32()?,
                         unknown_04: d.u16()?,
@@ -103,6 +115,20 @@ impl Smpc {
             })?);
         }
         Ok(Smpc { sounds })
+    }
+
+    /// Where each entry starts, counted from the payload's first byte (the layout above: the
+    /// u32 count, then the entries back to back).
+    pub fn entry_offsets(&self) -> Vec<usize> {
+        let mut at = 4;
+        self.sounds
+            .iter()
+            .map(|s| {
+                let here = at;
+                at += ENTRY_HEAD + s.data_size();
+                here
+            })
+            .collect()
     }
 
     /// Write the payload (`data_size` from the header and ADPCM lengths).

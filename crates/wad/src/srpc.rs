@@ -35,6 +35,9 @@ impl SpeechRef {
     }
 }
 
+/// The size of one record.
+pub const RECORD: usize = 16;
+
 /// The SRPC chunk.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Srpc {
@@ -45,7 +48,7 @@ pub struct Srpc {
 impl Srpc {
     /// Read the payload.
     pub fn read(r: &mut Reader<'_>) -> Result<Srpc, ReadError> {
-        let n = r.u32_count(16)?;
+        let n = r.u32_count(RECORD)?;
         let mut refs = Vec::with_capacity(n);
         for i in 0..n {
             refs.push(r.within("refs", Some(i), |r| {
@@ -59,6 +62,11 @@ impl Srpc {
             })?);
         }
         Ok(Srpc { refs })
+    }
+
+    /// Where record `i` starts, counted from the payload's first byte (after the u32 count).
+    pub fn record_offset(i: usize) -> usize {
+        4 + RECORD * i
     }
 
     /// Write the payload.

@@ -202,8 +202,31 @@ fn extract_writes_sounds_strings_name_and_font_where_the_manifest_says() {
     assert_eq!(&bytes[off..off + 16], b"Synthetic Island");
     let png = std::fs::read(out.join("font.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    // the demo's glyphs name 64×64 entries: a 16×16 sheet of 64-pixel cells (IHDR size)
-    assert_eq!(&png[16..24], &[0, 0, 4, 0, 0, 0, 4, 0]);
+    // the demo's glyphs name 14×16 entries of its font page: a 16×16 sheet of 14×16 cells,
+    // 224×256 (IHDR size)
+    assert_eq!(&png[16..24], &[0, 0, 0, 224, 0, 0, 1, 0]);
+    // glyph 0x41 'A' (row 4, column 1 of the sheet: cell at x 14, y 64) is a 5×7 'A' drawn at
+    // twice its size, 2 texels in and 1 down; the pattern written here by hand, not taken from
+    // the generator's table
+    let a = [
+        "01110", "10001", "10001", "10001", "11111", "10001", "10001",
+    ];
+    let mut dec = png::Decoder::new(std::io::Cursor::new(&png))
+        .read_info()
+        .unwrap();
+    let mut px = vec![0u8; dec.output_buffer_size().unwrap()];
+    dec.next_frame(&mut px).unwrap();
+    let alpha = |x: usize, y: usize| px[(y * 224 + x) * 4 + 3];
+    for (gy, row) in a.iter().enumerate() {
+        for (gx, bit) in row.bytes().enumerate() {
+            for (dx, dy) in [(0, 0), (1, 1)] {
+                let (x, y) = (14 + 2 + 2 * gx + dx, 64 + 1 + 2 * gy + dy);
+                assert_eq!(alpha(x, y) == 255, bit == b'1', "'A' at ({gx}, {gy})");
+            }
+        }
+    }
+    // and the space (0x20, cell 0 of row 2) is empty
+    assert!((0..14).all(|x| (32..48).all(|y| alpha(x, y) == 0)));
 
     // a folder holding someone else's files is refused; with --force it is written
     let foreign = dir.path().join("foreign");

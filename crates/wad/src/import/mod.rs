@@ -59,6 +59,7 @@ pub mod collision;
 pub mod edit;
 pub mod map;
 pub mod matching;
+pub mod mesh;
 pub mod tiling;
 pub mod uvfit;
 

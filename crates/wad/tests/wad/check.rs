@@ -48,11 +48,12 @@ fn problem_display() {
 
 #[test]
 fn texture_index_past_the_entries() {
-    // The demo has 4 pages × 16 entries + 4 flat colours = 68 texture entries.
-    let v = broken(|l| trak(l).models[3].faces[17].texture = 99);
+    // The demo has 4 pages × 16 entries + 4 flat colours + 95 font glyphs = 163 texture
+    // entries.
+    let v = broken(|l| trak(l).models[3].faces[17].texture = 200);
     assert_eq!(
         v,
-        ["TRAK/models[3]/faces[17]: texture index 99 is not below the 68 texture entries"]
+        ["TRAK/models[3]/faces[17]: texture index 200 is not below the 163 texture entries"]
     );
 }
 
@@ -393,17 +394,17 @@ fn model_pointer_fields_must_be_zero() {
 
 #[test]
 fn texture_entries_name_existing_pages() {
-    // The demo has 4 pages; entry 5 is a page entry (page 0), the last 4 are flat colours
-    // whose page byte means nothing.
+    // The demo has 5 pages (the 4 of its tiles and the font's); entry 5 is a page entry
+    // (page 0), entries 64..68 are flat colours whose page byte means nothing.
     // (faces using the entry now change render state, so batch-flag lines come too)
-    let v = broken(|l| l.text_mut().unwrap().entries[5].page = 4);
+    let v = broken(|l| l.text_mut().unwrap().entries[5].page = 5);
     let text: Vec<&String> = v.iter().filter(|s| s.starts_with("TEXT/")).collect();
     assert_eq!(
         text,
-        ["TEXT/entries[5]: page 4 is not below the 4 texture pages"]
+        ["TEXT/entries[5]: page 5 is not below the 5 texture pages"]
     );
     assert!(broken(|l| {
-        let e = l.text_mut().unwrap().entries.last_mut().unwrap();
+        let e = &mut l.text_mut().unwrap().entries[67];
         assert!(e.is_flat_colour());
         e.page = 200;
     })

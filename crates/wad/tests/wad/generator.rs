@@ -80,17 +80,44 @@ fn demo_counts() {
     assert_eq!(trak.models[1].faces.len(), 288);
     let rots: std::collections::BTreeSet<u32> = map.tiles.iter().map(|t| t.rot).collect();
     assert_eq!(rots.into_iter().collect::<Vec<_>>(), [0, 1024, 2048, 3072]);
-    // TEXT: 4 pages (page 1 raw 16-bit, the others RLE), 4 × 16 + 4 entries.
+    // TEXT: 4 pages of tiles and the font page (page 1 raw 16-bit, the others RLE), 4 × 16 +
+    // 4 entries and 95 font glyphs (printable ASCII, U+0020..U+007E).
     let text = level.text().unwrap();
-    assert_eq!(text.pages.len(), 4);
+    assert_eq!(text.pages.len(), 5);
     assert_eq!(text.pages[1].flags & 0x80, 0);
     assert!(text
         .pages
         .iter()
         .enumerate()
         .all(|(i, p)| i == 1 || p.flags & 0x80 != 0));
-    assert_eq!(text.entries.len(), 68);
+    assert_eq!(text.entries.len(), 68 + 95);
     assert_eq!(text.entries.iter().filter(|e| e.flags & 1 != 0).count(), 4);
+    // FONT: glyph 'A' (0x41) names entry 68 + 0x41 − 0x20 = 101, a 14 × 16 cell of the font
+    // page at column 33 % 16 = 1, row 33 / 16 = 2 of its 16-texel grid; a code outside
+    // printable ASCII names the space's entry, 68.
+    let font = level.font().unwrap();
+    assert_eq!(font.glyphs[0x41].texture, 101);
+    assert_eq!(font.glyphs[0x07].texture, 68);
+    assert_eq!(font.glyphs[0xE9].texture, 68);
+    let a = &text.entries[101];
+    assert_eq!(
+        (a.page, a.u0, a.u1, a.v0, a.v1, a.flags),
+        (4, 16, 29, 32, 47, 0)
+    );
+    // its texels: the 'A' pattern, written here by hand, at twice its size 2 texels in and 1
+    // down (white opaque ABGR1555 0xFFFF, else transparent 0)
+    let px = text.pages[4].pixels16().unwrap();
+    let rows = [
+        "01110", "10001", "10001", "10001", "11111", "10001", "10001",
+    ];
+    for (gy, row) in rows.iter().enumerate() {
+        for (gx, bit) in row.bytes().enumerate() {
+            let (x, y) = (16 + 2 + 2 * gx, 32 + 1 + 2 * gy);
+            let want = if bit == b'1' { 0xFFFF } else { 0 };
+            assert_eq!(px[y * 256 + x], want, "'A' at ({gx}, {gy})");
+            assert_eq!(px[(y + 1) * 256 + x + 1], want);
+        }
+    }
     // The plant page has transparent texels (word 0).
     assert!(text.pages[3].pixels16().unwrap().contains(&0));
     assert!(!text.pages[0].pixels16().unwrap().contains(&0));
@@ -332,6 +359,7 @@ fn full_size_level() {
     let tris: usize = trak.models.iter().map(|m| m.faces.len()).sum();
     // 600 · 32 terrain + 400 rocks · 12 + 200 plants · 4 + 288 bridge = 25,088.
     assert_eq!(tris, 600 * 32 + 400 * 12 + 200 * 4 + 288);
-    assert_eq!(a.text().unwrap().pages.len(), 30);
+    // 30 pages of tiles and the font page
+    assert_eq!(a.text().unwrap().pages.len(), 31);
     assert!(levelgeom_wad::check::check(&a).is_empty());
 }

@@ -1,4 +1,5 @@
-//! The RIFF/WAVE layout `replace --sound` reads, walked before the samples are decoded so an
+//! WAV files of a WAD's sounds: the mono 16-bit PCM file [`extract`](crate::extract) writes
+//! ([`write_mono16`]), and the RIFF/WAVE layout `replace --sound` reads, walked before the samples are decoded so an
 //! error names the chunk and its byte offset, and the format values the game cannot play are
 //! refused where they enter.
 //!
@@ -26,9 +27,18 @@
 //! Integer samples of 8, 16, 24 or 32 bits and 32-bit floats are converted; other depths (12,
 //! 20 bits in a wider container) are refused rather than guessed.
 
-use std::path::Path;
+/// A WAV that cannot be read, or that the game cannot play: what, and where (the message
+/// names the RIFF chunk and its byte offset too).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct WavError {
+    /// The byte offset the message is about.
+    pub offset: usize,
+    /// What is wrong there.
+    pub message: String,
+}
 
-use crate::error::{Error, Result};
+type Result<T> = std::result::Result<T, WavError>;
 
 /// The largest WAV `replace --sound` reads: 32 MiB (over three minutes of 44.1 kHz stereo
 /// 16-bit; the game's sounds are effects of a few seconds).
@@ -58,11 +68,34 @@ pub struct WavFormat {
     pub data_len: usize,
 }
 
-fn bad(file: &Path, message: impl Into<String>) -> Error {
-    Error::Unsupported {
-        file: file.display().to_string(),
+fn bad(offset: usize, message: impl Into<String>) -> WavError {
+    WavError {
+        offset,
         message: message.into(),
     }
+}
+
+/// A mono 16-bit PCM WAV file of `samples` at `rate` Hz (the canonical 44-byte header, as
+/// hound 3.5 writes it).
+///
+/// # Errors
+/// hound's, when the samples do not fit a WAV (over 4 GiB).
+pub fn write_mono16(samples: &[i16], rate: u32) -> std::result::Result<Vec<u8>, hound::Error> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut cur = std::io::Cursor::new(Vec::new());
+    {
+        let mut w = hound::WavWriter::new(&mut cur, spec)?;
+        for &s in samples {
+            w.write_sample(s)?;
+        }
+        w.finalize()?;
+    }
+    Ok(cur.into_inner())
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -88,15 +121,15 @@ fn id_text(id: &[u8]) -> String {
 /// Walk the RIFF chunks of `bytes` and check the format against what the game can play.
 ///
 /// # Errors
-/// [`Error::Unsupported`] naming the file, the chunk and its byte offset: no RIFF/WAVE header,
+/// [`WavError`] naming the chunk and its byte offset: no RIFF/WAVE header,
 /// a chunk running past the end of the file, no `fmt ` before `data`, a format tag other than
 /// PCM or float, and a sample rate, channel count or bit depth the game cannot play (saying
 /// which, and what it takes).
-pub fn check(bytes: &[u8], file: &Path) -> Result<WavFormat> {
+pub fn check(bytes: &[u8]) -> Result<WavFormat> {
     if bytes.len() < 12 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
         let first = &bytes[..bytes.len().min(12)];
         return Err(bad(
-            file,
+            0,
             format!(
                 "at 0x00000000: no RIFF/WAVE header (\"RIFF\", size, \"WAVE\"); the first bytes are {}",
                 first.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ")
@@ -108,7 +141,7 @@ pub fn check(bytes: &[u8], file: &Path) -> Result<WavFormat> {
     while at < bytes.len() {
         if bytes.len() - at < 8 {
             return Err(bad(
-                file,
+                at,
                 format!(
                     "at 0x{at:08X}: {} stray byte(s) where a chunk header (8 bytes) should be, and no 'data' chunk before them",
                     bytes.len() - at
@@ -123,20 +156,20 @@ pub fn check(bytes: &[u8], file: &Path) -> Result<WavFormat> {
         if id == b"data" {
             let Some(mut f) = fmt else {
                 return Err(bad(
-                    file,
+                    at,
                     format!("RIFF chunk 'data' at 0x{at:08X}: no 'fmt ' chunk before it says what the samples are"),
                 ));
             };
             if size > left {
                 return Err(bad(
-                    file,
+                    at,
                     format!("RIFF chunk 'data' at 0x{at:08X}: declares {size} bytes of samples, the file has {left} after its header"),
                 ));
             }
             let frame = usize::from(f.channels) * usize::from(f.bits / 8);
             if size % frame != 0 {
                 return Err(bad(
-                    file,
+                    at,
                     format!("RIFF chunk 'data' at 0x{at:08X}: {size} bytes are not a whole number of {frame}-byte frames ({} channel(s) of {} bits)", f.channels, f.bits),
                 ));
             }
@@ -146,18 +179,18 @@ pub fn check(bytes: &[u8], file: &Path) -> Result<WavFormat> {
         }
         if size > left {
             return Err(bad(
-                file,
+                at,
                 format!("RIFF chunk {name} at 0x{at:08X}: declares {size} bytes, the file has {left} after its header"),
             ));
         }
         if id == b"fmt " {
-            fmt = Some(format_of(&bytes[body..body + size], at, file)?);
+            fmt = Some(format_of(&bytes[body..body + size], at)?);
         }
         // a chunk of odd size is followed by a pad byte (RIFF spec); a missing last pad ends the walk
         at = body + size + (size & 1);
     }
     Err(bad(
-        file,
+        bytes.len(),
         format!(
             "at 0x{:08X} (the end of the file): no 'data' chunk{}",
             bytes.len(),
@@ -171,11 +204,11 @@ pub fn check(bytes: &[u8], file: &Path) -> Result<WavFormat> {
 }
 
 /// The `fmt ` chunk's body, checked (the chunk header is at `at`).
-fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
+fn format_of(body: &[u8], at: usize) -> Result<WavFormat> {
     let here = format!("RIFF chunk 'fmt ' at 0x{at:08X}");
     if body.len() < 16 {
         return Err(bad(
-            file,
+            at,
             format!(
                 "{here}: {} bytes, less than the 16 of a PCM format",
                 body.len()
@@ -187,7 +220,7 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
         // WAVE_FORMAT_EXTENSIBLE: cbSize at +16, the sub-format GUID at +24
         if body.len() < 40 {
             return Err(bad(
-                file,
+                at,
                 format!(
                     "{here}: an extensible format (tag 0xFFFE) of {} bytes, less than its 40",
                     body.len()
@@ -201,7 +234,7 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
         3 => true,
         t => {
             return Err(bad(
-                file,
+                at + 8,
                 format!("{here} +0: format tag 0x{t:04X} is neither PCM (1) nor float (3); compressed WAVs are not read"),
             ))
         }
@@ -211,13 +244,13 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
     let bits = u16_at(body, 14);
     if channels == 0 || channels > 2 {
         return Err(bad(
-            file,
+            at + 8 + 2,
             format!("{here} +2: {channels} channels; the game's sounds are mono, and replace takes mono or stereo (mixed down)"),
         ));
     }
     if !(MIN_RATE..=MAX_RATE).contains(&sample_rate) {
         return Err(bad(
-            file,
+            at + 8 + 4,
             format!("{here} +4: sample rate {sample_rate} Hz; the game plays {MIN_RATE} to {MAX_RATE} Hz"),
         ));
     }
@@ -228,7 +261,7 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
     };
     if !depth_ok {
         return Err(bad(
-            file,
+            at + 8 + 14,
             format!(
                 "{here} +14: {bits}-bit {} samples; replace converts 8-, 16-, 24- or 32-bit integer and 32-bit float samples",
                 if float { "float" } else { "integer" }
@@ -251,7 +284,7 @@ fn format_of(body: &[u8], at: usize, file: &Path) -> Result<WavFormat> {
 /// (unsigned, offset 128) shifted up (`s · 256`), 24- and 32-bit ones rounded down to 16 bits
 /// (`round(s / 2^(bits−16))`), float samples scaled by 32768 and rounded (not finite: 0);
 /// every result clamped to −32768…32767. Allocates two bytes per frame, no more.
-pub fn mono16(bytes: &[u8], f: &WavFormat, file: &Path) -> Result<Vec<i16>> {
+pub fn mono16(bytes: &[u8], f: &WavFormat) -> Result<Vec<i16>> {
     let data = &bytes[f.data_at + 8..f.data_at + 8 + f.data_len];
     let width = usize::from(f.bits / 8);
     let channels = usize::from(f.channels);
@@ -259,7 +292,7 @@ pub fn mono16(bytes: &[u8], f: &WavFormat, file: &Path) -> Result<Vec<i16>> {
     let mut out: Vec<i16> = Vec::new();
     out.try_reserve_exact(frames).map_err(|_| {
         bad(
-            file,
+            f.data_at,
             format!(
                 "RIFF chunk 'data' at 0x{:08X}: no memory for its {frames} frames",
                 f.data_at
@@ -315,7 +348,7 @@ mod tests {
     }
 
     fn err(bytes: &[u8]) -> String {
-        check(bytes, Path::new("x.wav")).unwrap_err().to_string()
+        check(bytes).unwrap_err().to_string()
     }
 
     #[test]
@@ -339,8 +372,8 @@ mod tests {
         let e = err(&wav(2, 1, 22050, 4, &[0; 8]));
         assert!(e.contains("format tag 0x0002"), "{e}");
         // the limits themselves are playable
-        check(&wav(1, 1, 100, 16, &[0, 0]), Path::new("x")).unwrap();
-        check(&wav(1, 2, 100_000, 8, &[0, 0]), Path::new("x")).unwrap();
+        check(&wav(1, 1, 100, 16, &[0, 0])).unwrap();
+        check(&wav(1, 2, 100_000, 8, &[0, 0])).unwrap();
     }
 
     #[test]
@@ -383,29 +416,23 @@ mod tests {
             d.extend_from_slice(&s.to_le_bytes());
         }
         let b = wav(1, 2, 22050, 16, &d);
-        let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(mono16(&b, &f, Path::new("x")).unwrap(), vec![201, -4]);
+        let f = check(&b).unwrap();
+        assert_eq!(mono16(&b, &f).unwrap(), vec![201, -4]);
         // 8-bit unsigned: 0 -> -32768, 128 -> 0, 255 -> 32512
         let b = wav(1, 1, 22050, 8, &[0, 128, 255]);
-        let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(
-            mono16(&b, &f, Path::new("x")).unwrap(),
-            vec![-32768, 0, 32512]
-        );
+        let f = check(&b).unwrap();
+        assert_eq!(mono16(&b, &f).unwrap(), vec![-32768, 0, 32512]);
         // 24-bit 0x123456 -> round(0x123456 / 256) = 0x1234 + round(0x56/256) = 4660
         let b = wav(1, 1, 22050, 24, &[0x56, 0x34, 0x12]);
-        let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(mono16(&b, &f, Path::new("x")).unwrap(), vec![4660]);
+        let f = check(&b).unwrap();
+        assert_eq!(mono16(&b, &f).unwrap(), vec![4660]);
         // float 0.5 -> 16384, 2.0 clamped, NaN -> 0
         let mut d = Vec::new();
         for s in [0.5f32, 2.0, f32::NAN] {
             d.extend_from_slice(&s.to_le_bytes());
         }
         let b = wav(3, 1, 22050, 32, &d);
-        let f = check(&b, Path::new("x")).unwrap();
-        assert_eq!(
-            mono16(&b, &f, Path::new("x")).unwrap(),
-            vec![16384, 32767, 0]
-        );
+        let f = check(&b).unwrap();
+        assert_eq!(mono16(&b, &f).unwrap(), vec![16384, 32767, 0]);
     }
 }
