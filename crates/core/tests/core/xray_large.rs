@@ -9,16 +9,24 @@
 //! (`levelgeom_testkit::pins`; re-recorded on purpose with `LEVELGEOM_RECORD_PINS=1`).
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use levelgeom_core::ExportOptions;
 use levelgeom_testkit::pins::Pins;
+use levelgeom_xray::bench_level::LargeLevel;
+
+/// The 400-visual level, generated once for the tests of this binary that read it.
+fn large() -> &'static LargeLevel {
+    static LEVEL: OnceLock<LargeLevel> = OnceLock::new();
+    LEVEL.get_or_init(|| levelgeom_xray::bench_level::large(400).unwrap())
+}
 
 #[test]
 fn large_generated_level_exports_the_bytes_recorded_before() {
     let mut pins = Pins::load(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before/xray_large.sha256"),
     );
-    let l = levelgeom_xray::bench_level::large(400).unwrap();
+    let l = large();
     // the input's pins (keys `x400/...`) tell a change of the generator from one of the export
     pins.check("x400/level", &l.level);
     pins.check("x400/level.geom", &l.geom);
@@ -44,7 +52,7 @@ fn large_generated_level_exports_the_bytes_recorded_before() {
 
 #[test]
 fn large_generated_geom_rebuilds_byte_for_byte() {
-    let l = levelgeom_xray::bench_level::large(400).unwrap();
+    let l = large();
     let (g, _) = levelgeom_xray::geom::Geom::read(&l.geom).unwrap();
     // 320 static visuals × 256 vertices = 81,920: split below 65,536; plus the tree buffer
     assert_eq!(g.vertex_buffers().unwrap().len(), 3);
