@@ -69,7 +69,7 @@ fn python() -> bool {
 
 #[test]
 fn an_edited_export_keeps_what_was_not_edited() {
-    let bytes = levelgeom_core::demo_bytes(true).unwrap();
+    let bytes = crate::full_size_wad().to_vec();
     let base = levelgeom_core::open_bytes("full.wad", bytes.clone()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");

@@ -321,7 +321,7 @@ fn map_extras() {
 
 #[test]
 fn full_size_level() {
-    let a = generate::full_size_level().unwrap();
+    let a = crate::full_size();
     let b = generate::full_size_level().unwrap();
     let bytes = a.to_bytes().unwrap();
     assert_eq!(bytes, b.to_bytes().unwrap(), "deterministic");

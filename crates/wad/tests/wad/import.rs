@@ -145,7 +145,7 @@ fn heights(level: &Level, x: f32, z: f32) -> Vec<(f32, ProbeKind)> {
 
 #[test]
 fn full_size_export_import_export_round_trip() {
-    let level = generate::full_size_level().unwrap();
+    let level = crate::full_size();
     let scene = scene_of(&level);
     let mesh = mesh_triangles(&scene);
     let coll = collision_triangles(&scene);
