@@ -66,9 +66,7 @@ impl Pins {
 
     /// The pinned `(SHA-256, detail)` of `key`, if any.
     pub fn get(&self, key: &str) -> Option<(&str, &str)> {
-        self.pinned
-            .get(key)
-            .map(|(h, d)| (h.as_str(), d.as_str()))
+        self.pinned.get(key).map(|(h, d)| (h.as_str(), d.as_str()))
     }
 
     /// Notes the bytes produced for `key`, pinned with their size as the detail.
@@ -79,7 +77,11 @@ impl Pins {
     /// Notes an already computed SHA-256 (hex) and detail for `key`.
     pub fn check_hash(&mut self, key: &str, sha256: String, detail: String) {
         let old = self.got.insert(key.to_string(), (sha256, detail));
-        assert!(old.is_none(), "{key} checked twice against {}", self.path.display());
+        assert!(
+            old.is_none(),
+            "{key} checked twice against {}",
+            self.path.display()
+        );
     }
 
     /// Fails naming every difference between the run and the pins; with `LEVELGEOM_RECORD_PINS=1`
@@ -128,7 +130,10 @@ fn parse(text: &str) -> Result<BTreeMap<String, (String, String)>, String> {
         if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(format!("line {}: not a SHA-256 in hex: {h:?}", n + 1));
         }
-        if out.insert(k.to_string(), (h.to_string(), d.to_string())).is_some() {
+        if out
+            .insert(k.to_string(), (h.to_string(), d.to_string()))
+            .is_some()
+        {
             return Err(format!("line {}: {k} pinned twice", n + 1));
         }
     }
@@ -184,17 +189,31 @@ mod tests {
     #[test]
     fn a_pin_file_reads_back_as_written() {
         let h = "a".repeat(64);
-        let pins = map(&[("demo/level.glb", &h, "12"), ("x/page 1.png", &h, "8x8")]);
+        let h = h.as_str();
+        let pins = map(&[("demo/level.glb", h, "12"), ("x/page 1.png", h, "8x8")]);
         assert_eq!(parse(&format(&pins)).unwrap(), pins);
         assert!(parse("abc 1 k\n").unwrap_err().contains("line 1"));
-        assert!(parse(&format!("{h} 1\n")).unwrap_err().contains("not `SHA256"));
+        assert!(parse(&format!("{h} 1\n"))
+            .unwrap_err()
+            .contains("not `SHA256"));
     }
 
     #[test]
     fn every_kind_of_difference_is_named() {
         let (a, b) = ("a".repeat(64), "b".repeat(64));
-        let pinned = map(&[("same", &a, "1"), ("hash", &a, "1"), ("size", &a, "1"), ("gone", &a, "1")]);
-        let got = map(&[("same", &a, "1"), ("hash", &b, "1"), ("size", &a, "2"), ("new", &a, "1")]);
+        let (a, b) = (a.as_str(), b.as_str());
+        let pinned = map(&[
+            ("same", a, "1"),
+            ("hash", a, "1"),
+            ("size", a, "1"),
+            ("gone", a, "1"),
+        ]);
+        let got = map(&[
+            ("same", a, "1"),
+            ("hash", b, "1"),
+            ("size", a, "2"),
+            ("new", a, "1"),
+        ]);
         let d = differences(&pinned, &got);
         assert_eq!(d.len(), 4, "{d:?}");
         assert!(d.iter().any(|l| l.starts_with("hash: SHA-256 bbb")));

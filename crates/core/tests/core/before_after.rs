@@ -20,13 +20,17 @@
 use std::path::Path;
 
 use levelgeom_core::{EngineOptions, ExportOptions, WadOptions};
-use serde_json::Value;
 use levelgeom_testkit::pins::{sha256_hex as hex, Pins};
+use serde_json::Value;
 
 use crate::{fixture, indep_wad};
 
 fn pins(file: &str) -> Pins {
-    Pins::load(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before").join(file))
+    Pins::load(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/before")
+            .join(file),
+    )
 }
 
 fn wad_all() -> ExportOptions {

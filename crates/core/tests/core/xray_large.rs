@@ -45,7 +45,10 @@ fn large_generated_level_exports_the_bytes_recorded_before() {
         .collect();
     names.sort();
     for name in names {
-        pins.check(&format!("out/{name}"), &std::fs::read(out.join(&name)).unwrap());
+        pins.check(
+            &format!("out/{name}"),
+            &std::fs::read(out.join(&name)).unwrap(),
+        );
     }
     assert!(pins.finish() > 0, "no output compared");
 }

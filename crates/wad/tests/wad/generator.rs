@@ -325,7 +325,7 @@ fn full_size_level() {
     let b = generate::full_size_level().unwrap();
     let bytes = a.to_bytes().unwrap();
     assert_eq!(bytes, b.to_bytes().unwrap(), "deterministic");
-    let (trak, map) = parts(&a);
+    let (trak, map) = parts(a);
     assert_eq!((map.grid_w, map.grid_h), (96, 96));
     // 25 × 24 = 600 terrain models + water + bridge.
     assert_eq!(trak.models.len(), 602);
@@ -333,5 +333,5 @@ fn full_size_level() {
     // 600 · 32 terrain + 400 rocks · 12 + 200 plants · 4 + 288 bridge = 25,088.
     assert_eq!(tris, 600 * 32 + 400 * 12 + 200 * 4 + 288);
     assert_eq!(a.text().unwrap().pages.len(), 30);
-    assert!(levelgeom_wad::check::check(&a).is_empty());
+    assert!(levelgeom_wad::check::check(a).is_empty());
 }

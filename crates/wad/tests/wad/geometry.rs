@@ -461,7 +461,7 @@ fn generated_levels_round_trip_byte_for_byte() {
         let (back, warnings) = Level::read(&bytes).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(back.to_bytes().unwrap(), bytes);
-        assert_eq!(back, level);
+        assert_eq!(&back, level);
     }
 }
 

@@ -146,12 +146,12 @@ fn heights(level: &Level, x: f32, z: f32) -> Vec<(f32, ProbeKind)> {
 #[test]
 fn full_size_export_import_export_round_trip() {
     let level = crate::full_size();
-    let scene = scene_of(&level);
+    let scene = scene_of(level);
     let mesh = mesh_triangles(&scene);
     let coll = collision_triangles(&scene);
     assert!(mesh.len() > 20_000, "{} triangles", mesh.len());
     assert!(!coll.is_empty());
-    let (out, summary) = import(&level, &mesh, Some(&coll), &ImportOptions::default()).unwrap();
+    let (out, summary) = import(level, &mesh, Some(&coll), &ImportOptions::default()).unwrap();
     let problems = check(&out);
     assert!(
         problems.is_empty(),
