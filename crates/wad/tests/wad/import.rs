@@ -249,7 +249,7 @@ fn full_size_export_import_export_round_trip() {
     for _ in 0..2000 {
         let x = 32.0 + 32.0 * rng.unit();
         let z = -(32.0 + 32.0 * rng.unit());
-        let a = heights(&level, x, z);
+        let a = heights(level, x, z);
         let b = heights(&out, x, z);
         total += 1;
         if !a.is_empty() {
