@@ -46,6 +46,9 @@ if "bool" not in vars(numpy):
 import bpy  # noqa: I001  (first: with the bpy module, addon_utils is importable only after it)
 import addon_utils
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # `blender --python` does not add it
+import glb  # noqa: I001  (tools/blender/glb.py, after the path above)
+
 ROOT = Path(__file__).resolve().parents[2]
 # inside `blender --python addon_check.py -- WORKDIR`, or as `python addon_check.py WORKDIR` with
 # the bpy module (the PyPI wheel)
@@ -80,7 +83,7 @@ def find_bin():
     return found
 
 
-BIN = find_bin()
+BIN = None  # the levelgeom binary, found by main()
 
 
 def lg(*args, check=True):
@@ -91,55 +94,10 @@ def lg(*args, check=True):
 
 
 # ---------------------------------------------------------------------------------------------
-# GLB reading (independent of Blender)
-
-COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
-CTYPES = {5120: ("b", 127.0), 5121: ("B", 255.0), 5122: ("h", 32767.0), 5123: ("H", 65535.0),
-          5125: ("I", None), 5126: ("f", None)}
+# GLB reading (independent of Blender): tools/blender/glb.py, plus the add-on's collection rule
 
 
-class Glb:
-    def __init__(self, path):
-        self.path = Path(path)
-        data = self.path.read_bytes()
-        json_len = struct.unpack_from("<I", data, 12)[0]
-        self.doc = json.loads(data[20 : 20 + json_len])
-        off = 20 + json_len
-        self.bin = b""
-        if off + 8 <= len(data):
-            bin_len = struct.unpack_from("<I", data, off)[0]
-            self.bin = data[off + 8 : off + 8 + bin_len]
-        self.nodes = self.doc.get("nodes", [])
-        self.parent = {}
-        for i, n in enumerate(self.nodes):
-            for c in n.get("children", []):
-                self.parent[c] = i
-
-    def accessor(self, index):
-        acc = self.doc["accessors"][index]
-        n = COMPONENTS[acc["type"]]
-        fmt, norm = CTYPES[acc["componentType"]]
-        view = self.doc["bufferViews"][acc["bufferView"]]
-        size = struct.calcsize("<" + fmt)
-        stride = view.get("byteStride") or size * n
-        base = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-        out = []
-        for k in range(acc["count"]):
-            vals = struct.unpack_from("<" + fmt * n, self.bin, base + k * stride)
-            if acc.get("normalized") and norm:
-                vals = tuple(max(v / norm, -1.0) for v in vals)
-            out.append(vals)
-        return out
-
-    def mesh_triangles(self, mi):
-        return sum(self.doc["accessors"][p["indices"]]["count"] // 3
-                   for p in self.doc["meshes"][mi]["primitives"] if "indices" in p)
-
-    def root_of(self, i):
-        while i in self.parent:
-            i = self.parent[i]
-        return i
-
+class Glb(glb.Glb):
     def node_role(self, i, file_role):
         """The add-on's collection for node i (the same rule the add-on applies)."""
         if file_role != "level":
@@ -152,24 +110,6 @@ class Glb:
             return "swap"
         return "level"
 
-    def scene_nodes(self):
-        """The nodes of the default scene (what an importer shows)."""
-        scenes = self.doc.get("scenes", [])
-        if not scenes:
-            return set(range(len(self.nodes)))
-        stack = list(scenes[self.doc.get("scene", 0)].get("nodes", []))
-        seen = set()
-        while stack:
-            i = stack.pop()
-            if i not in seen:
-                seen.add(i)
-                stack += self.nodes[i].get("children", [])
-        return seen
-
-    def triangles(self):
-        return sum(self.mesh_triangles(self.nodes[i]["mesh"]) for i in self.scene_nodes()
-                   if "mesh" in self.nodes[i])
-
     def triangles_by_role(self, file_role):
         out = {}
         shown = self.scene_nodes()
@@ -178,15 +118,6 @@ class Glb:
                 r = self.node_role(i, file_role)
                 out[r] = out.get(r, 0) + self.mesh_triangles(n["mesh"])
         return out
-
-    def untransformed(self, i):
-        while True:
-            n = self.nodes[i]
-            if any(k in n for k in ("matrix", "translation", "rotation", "scale")):
-                return False
-            if i not in self.parent:
-                return True
-            i = self.parent[i]
 
 
 def file_role(glb_path):
@@ -1726,7 +1657,27 @@ def base_color_image(mat):
     return None
 
 
+def guarded(what, check, *args):
+    """Runs one check; an exception in it is one failure (named), not the end of the run."""
+    try:
+        check(*args)
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        record(False, f"{what} ran without an exception", f"{type(e).__name__}: {e}")
+
+
+def no_edit_checks(work, demo):
+    """The checks of an import exported again without an edit (and their self-tests)."""
+    tile_comparison_selftest(work, demo)
+    roots_under_level_check(work)
+    painted_corners_check(work)
+    second_import_check(demo)
+    no_edit_colours(work, demo, work / "demo" / "level.glb")
+
+
 def main():
+    global BIN
+    BIN = find_bin()
     keep = bool(ARGS)
     work = Path(ARGS[0]).resolve() if ARGS else Path(tempfile.mkdtemp(prefix="levelgeom-addon-check-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -1765,45 +1716,13 @@ def main():
             traceback.print_exc()
             record(False, f"{label}: ran without an exception", f"{type(e).__name__}: {e}")
         print(f"  ({time.time() - t:.1f} s)")
-    try:
-        xray_textures_check(work)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "xray textures check ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        render_check(work, demo)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "render check ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        round_trip(work, demo)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "round trip ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        tile_comparison_selftest(work, demo)
-        roots_under_level_check(work)
-        painted_corners_check(work)
-        second_import_check(demo)
-        no_edit_colours(work, demo, work / "demo" / "level.glb")
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "no-edit round trip ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        edit_round_trip(work, demo)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "edit round trip ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        xray_round_trip(work)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "xray round trip ran without an exception", f"{type(e).__name__}: {e}")
-    try:
-        error_reports(work)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        record(False, "error reports ran without an exception", f"{type(e).__name__}: {e}")
+    guarded("xray textures check", xray_textures_check, work)
+    guarded("render check", render_check, work, demo)
+    guarded("round trip", round_trip, work, demo)
+    guarded("no-edit round trip", no_edit_checks, work, demo)
+    guarded("edit round trip", edit_round_trip, work, demo)
+    guarded("xray round trip", xray_round_trip, work)
+    guarded("error reports", error_reports, work)
     finish(work, keep)
 
 
@@ -1824,4 +1743,5 @@ def finish(work, keep):
     sys.exit(1 if failed else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

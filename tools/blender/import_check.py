@@ -5,12 +5,10 @@ Run (Blender 3.4 from Debian; opt-in, too heavy for every CI run):
         --python tools/blender/import_check.py -- OUTDIR
 OUTDIR is a folder written by `levelgeom export` (level.glb and/or level.obj).
 For each file it imports into an empty scene and checks: at least one mesh object, the triangle
-count equals the count in the file itself (the GLB's index accessors, the OBJ's `f` lines; Blender's
+count equals the count in the file itself (the GLB's index accessors, read by glb.py, the OBJ's `f` lines; Blender's
 OBJ importer silently drops bad faces), and, for the GLB, that vertex colours and UVs arrived.
 Exits 1 on any mismatch.
 """
-import json
-import struct
 import sys
 from pathlib import Path
 
@@ -20,21 +18,8 @@ numpy.bool = bool  # Debian's numpy lacks the alias Blender 3.4's glTF importer 
 
 import bpy  # noqa: E402
 
-
-def glb_triangles(path):
-    data = path.read_bytes()
-    json_len = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20 : 20 + json_len])
-    tris = 0
-    instances = {}
-    for node in doc.get("nodes", []):
-        if "mesh" in node:
-            instances[node["mesh"]] = instances.get(node["mesh"], 0) + 1
-    for mi, mesh in enumerate(doc.get("meshes", [])):
-        for prim in mesh["primitives"]:
-            if "indices" in prim:
-                tris += doc["accessors"][prim["indices"]]["count"] // 3 * instances.get(mi, 0)
-    return tris
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # `blender --python` does not add it
+from glb import Glb  # noqa: E402  (tools/blender/glb.py)
 
 
 def obj_triangles(path):
@@ -65,7 +50,7 @@ def main():
         reset()
         if f.suffix == ".glb":
             bpy.ops.import_scene.gltf(filepath=str(f))
-            want = glb_triangles(f)
+            want = Glb(f).instanced_triangles()
         else:
             bpy.ops.wm.obj_import(filepath=str(f))
             want = obj_triangles(f)

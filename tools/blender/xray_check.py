@@ -56,7 +56,6 @@ error and fails too.
 
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -64,6 +63,9 @@ import traceback
 from pathlib import Path
 
 import bpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # `blender --python` does not add it
+from glb import read_glb, write_glb  # noqa: E402  (tools/blender/glb.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
@@ -253,20 +255,6 @@ def compare_level(name, level_dir, work, reference=None, build=None, uv_tol=1e-4
            f"{name}: {len(ours)} triangles in our GLB = blender-xray's "
            f"({exact_trees} tree triangles exact, {allowed} off by blender-xray's tree Euler order)",
            f"{len(pool)} of ours left unmatched, {allowed} tree triangles differ")
-
-
-def read_glb(path):
-    """(JSON, the bytes after the JSON chunk) of a GLB."""
-    b = Path(path).read_bytes()
-    jlen = struct.unpack_from("<I", b, 12)[0]
-    return json.loads(b[20:20 + jlen]), b[20 + jlen:]
-
-
-def write_glb(path, gltf, rest):
-    j = json.dumps(gltf, separators=(",", ":")).encode()
-    j += b" " * (-len(j) % 4)
-    head = struct.pack("<4sII", b"glTF", 2, 20 + len(j) + len(rest))
-    Path(path).write_bytes(head + struct.pack("<II", len(j), 0x4E4F534A) + j + rest)
 
 
 EDIT_OFFSET = (1.5, 0.25, -2.0)  # glTF space: X-Ray (1.5, 0.25, 2.0)

@@ -215,15 +215,6 @@ pub enum Error {
         #[source]
         source: levelgeom_export::ExportError,
     },
-    /// A WAV file could not be made.
-    #[error("{file}: {source}")]
-    Wav {
-        /// The file being made.
-        file: String,
-        /// Why.
-        #[source]
-        source: hound::Error,
-    },
     /// A mesh file (for import) could not be read; the message names the file and, where
     /// the format has them, the line or JSON path.
     #[error(transparent)]

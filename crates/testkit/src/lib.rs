@@ -2,13 +2,15 @@
 //!
 //! [`glb::Glb`] splits a GLB by hand — header, JSON chunk, BIN chunk, accessors — so tests
 //! check the exporter's output without trusting any glTF library, or our own importer;
-//! [`dds`] writes DDS textures with hand-encoded blocks of known colours.
+//! [`dds`] writes DDS textures with hand-encoded blocks of known colours; [`pins`] keeps pinned
+//! output hashes in data files that `LEVELGEOM_RECORD_PINS=1` re-records on purpose.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 pub mod dds;
 pub mod glb;
+pub mod pins;
 
 /// A test that needs an external tool calls this when the tool is missing: under `CI=true` the
 /// test fails naming what is missing (CI installs every tool, so a missing one is a broken CI

@@ -9,6 +9,11 @@ mod extract_cli;
 mod hostile_cli;
 mod hostile_mesh_cli;
 mod newcomer_cli;
+/// The binary's message helpers with their unit tests, compiled into this suite so that the
+/// binary needs no unit-test build of its own (`[[bin]] test = false` in Cargo.toml).
+#[path = "../../src/report.rs"]
+#[allow(dead_code)] // the suite runs only the module's own tests
+mod report;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_cli;

@@ -1,7 +1,7 @@
 //! Exports keep their bytes: every export file of the demo level (with `--collision
 //! --objects`, and plain), the independent WAD (`--collision --objects`) and the X-Ray fixture
 //! has the SHA-256 and size pinned in `tests/data/before/exports.sha256` (`sha256 size relpath`
-//! per line). The hashes pin the current conventions — linear glTF colours (`COLOR_n` through
+//! per line, read and re-recorded by `levelgeom_testkit::pins`: `LEVELGEOM_RECORD_PINS=1`). The hashes pin the current conventions — linear glTF colours (`COLOR_n` through
 //! the sRGB curve), one GLB and one OBJ per root (`level`, `collision`, `swap`, `objects`),
 //! `level.glb` holding only the level tree — and were last regenerated on purpose for issue 15
 //! (WAD: `level.glb` gained the LGHT lights (`KHR_lights_punctual`) and `lights.json` is new,
@@ -21,34 +21,20 @@
 //! by 15,556 bytes (`lights.json` names the LGHT offset); no other export file changed. `info --json` keeps every key and value it had when the CLI still held the engine glue
 //! (new keys may be added; the X-Ray chunk list changed on purpose).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use levelgeom_core::{EngineOptions, ExportOptions, WadOptions};
+use levelgeom_testkit::pins::{sha256_hex as hex, Pins};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::{fixture, indep_wad};
 
-fn before() -> BTreeMap<String, (String, u64)> {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before/exports.sha256"),
+fn pins(file: &str) -> Pins {
+    Pins::load(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/before")
+            .join(file),
     )
-    .unwrap();
-    text.lines()
-        .map(|l| {
-            let mut it = l.split(' ');
-            let (h, n, p) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
-            (p.to_string(), (h.to_string(), n.parse().unwrap()))
-        })
-        .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn wad_all() -> ExportOptions {
@@ -85,7 +71,7 @@ fn wad_runs() -> Vec<(&'static str, levelgeom_core::LevelFile, ExportOptions)> {
 
 #[test]
 fn exports_are_byte_identical_to_the_pinned_hashes() {
-    let expected = before();
+    let mut pins = pins("exports.sha256");
     let tmp = tempfile::tempdir().unwrap();
     let mut runs = wad_runs();
     runs.push((
@@ -93,32 +79,16 @@ fn exports_are_byte_identical_to_the_pinned_hashes() {
         levelgeom_core::open(&fixture()).unwrap(),
         ExportOptions::default(),
     ));
-    let mut compared = 0;
     for (name, level, opts) in runs {
         let dir = tmp.path().join(name);
         let report = level.export(&dir, &opts).unwrap();
-        let mut got: Vec<String> = report
-            .files
-            .iter()
-            .map(|(p, _)| format!("{name}/{}", p.file_name().unwrap().to_string_lossy()))
-            .collect();
-        got.sort();
-        let mut want: Vec<String> = expected
-            .keys()
-            .filter(|k| k.starts_with(&format!("{name}/")))
-            .cloned()
-            .collect();
-        want.sort();
-        assert_eq!(got, want, "files of {name}");
-        for key in &want {
-            let bytes = std::fs::read(tmp.path().join(key)).unwrap();
-            let (h, n) = &expected[key];
-            assert_eq!(bytes.len() as u64, *n, "size of {key}");
-            assert_eq!(&hex(&bytes), h, "SHA-256 of {key}");
-            compared += 1;
+        for (path, _) in &report.files {
+            let file = path.file_name().unwrap().to_string_lossy();
+            let bytes = std::fs::read(dir.join(&*file)).unwrap();
+            pins.check(&format!("{name}/{file}"), &bytes);
         }
     }
-    assert_eq!(compared, expected.len());
+    assert!(pins.finish() > 0, "no export file compared");
 }
 
 /// The images of a GLB: (index, PNG bytes) from its JSON's `images[].bufferView`.
@@ -158,20 +128,8 @@ fn png_pixels(png: &[u8]) -> (String, String) {
 
 #[test]
 fn pages_decode_to_the_pixels_pinned_before() {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before/pages.sha256"),
-    )
-    .unwrap();
-    let want: BTreeMap<String, (String, String)> = text
-        .lines()
-        .map(|l| {
-            let mut it = l.split(' ');
-            let (h, size, key) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
-            (key.to_string(), (h.to_string(), size.to_string()))
-        })
-        .collect();
+    let mut pins = pins("pages.sha256");
     let tmp = tempfile::tempdir().unwrap();
-    let mut got = BTreeMap::new();
     for (name, level, opts) in wad_runs() {
         let dir = tmp.path().join(name);
         let report = level.export(&dir, &opts).unwrap();
@@ -179,16 +137,17 @@ fn pages_decode_to_the_pixels_pinned_before() {
             let file = path.file_name().unwrap().to_string_lossy().into_owned();
             let bytes = std::fs::read(dir.join(&file)).unwrap();
             if file.ends_with(".png") {
-                got.insert(format!("{name}/{file}"), png_pixels(&bytes));
+                let (h, size) = png_pixels(&bytes);
+                pins.check_hash(&format!("{name}/{file}"), h, size);
             } else if file.ends_with(".glb") {
                 for (i, png) in glb_images(&bytes) {
-                    got.insert(format!("{name}/{file}#image{i}"), png_pixels(&png));
+                    let (h, size) = png_pixels(&png);
+                    pins.check_hash(&format!("{name}/{file}#image{i}"), h, size);
                 }
             }
         }
     }
-    assert_eq!(got.len(), 32, "{:?}", got.keys());
-    assert_eq!(got, want);
+    assert!(pins.finish() > 0, "no page compared");
 }
 
 /// Every key of `old` is in `new` with the same value (objects compared recursively).

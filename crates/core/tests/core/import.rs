@@ -177,8 +177,7 @@ fn round_trip(
 
 #[test]
 fn the_full_size_level_survives_export_and_import_through_obj_and_glb() {
-    let base =
-        levelgeom_core::open_bytes("full.wad", levelgeom_core::demo_bytes(true).unwrap()).unwrap();
+    let base = levelgeom_core::open_bytes("full.wad", crate::full_size_wad().to_vec()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     base.export(

@@ -15,6 +15,7 @@ mod xray_large;
 mod xray_objects;
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// A path below the workspace root.
 pub fn workspace(rel: &str) -> PathBuf {
@@ -31,4 +32,10 @@ pub fn fixture() -> PathBuf {
 /// The independent WAD (written from the format notes by a Python script).
 pub fn indep_wad() -> PathBuf {
     workspace("crates/wad/tests/data/independent/indep.wad")
+}
+
+/// The bytes of the full-size generated WAD, made once for the tests of this binary that read it.
+pub fn full_size_wad() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| levelgeom_core::demo_bytes(true).unwrap())
 }

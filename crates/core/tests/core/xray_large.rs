@@ -5,31 +5,31 @@
 //! release binary (`levelgeom export DIR OUT --format all` on the generated folder `x400`, commit 461739b) before
 //! the change, on the generator as it is now (trees cut below the apex so that `check` passes) (the folder name is the scene name inside the GLB);
 //! the input's own hashes are pinned too, so a change of the generator is told apart from a
-//! change of the export.
+//! change of the export. The pins are in `tests/data/before/xray_large.sha256`
+//! (`levelgeom_testkit::pins`; re-recorded on purpose with `LEVELGEOM_RECORD_PINS=1`).
+
+use std::path::Path;
+use std::sync::OnceLock;
 
 use levelgeom_core::ExportOptions;
-use sha2::{Digest, Sha256};
+use levelgeom_testkit::pins::Pins;
+use levelgeom_xray::bench_level::LargeLevel;
 
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// The 400-visual level, generated once for the tests of this binary that read it.
+fn large() -> &'static LargeLevel {
+    static LEVEL: OnceLock<LargeLevel> = OnceLock::new();
+    LEVEL.get_or_init(|| levelgeom_xray::bench_level::large(400).unwrap())
 }
 
 #[test]
 fn large_generated_level_exports_the_bytes_recorded_before() {
-    let l = levelgeom_xray::bench_level::large(400).unwrap();
-    assert_eq!(
-        hex(&l.level),
-        "1749fe3322007f3099f9e105a44af801a4e3b494a4bb030ae998a639e5e81eae",
-        "the generator's level changed: re-record the hashes below with main's binary"
+    let mut pins = Pins::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before/xray_large.sha256"),
     );
-    assert_eq!(
-        hex(&l.geom),
-        "905c63f3e4b115fb0b8c80cc905c7055f04cee48b36ab409aeca91625476a979",
-        "the generator's level.geom changed: re-record the hashes below with main's binary"
-    );
+    let l = large();
+    // the input's pins (keys `x400/...`) tell a change of the generator from one of the export
+    pins.check("x400/level", &l.level);
+    pins.check("x400/level.geom", &l.geom);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("x400");
     std::fs::create_dir(&dir).unwrap();
@@ -38,40 +38,24 @@ fn large_generated_level_exports_the_bytes_recorded_before() {
     let out = tmp.path().join("out");
     let level = levelgeom_core::open(&dir).unwrap();
     level.export(&out, &ExportOptions::default()).unwrap();
-    let want = [
-        (
-            "level.glb",
-            7_728_756,
-            "28115add35fa33eb4acb8225c6c1c181650c0f8522676c526a5c5f20b15ed1ac",
-        ),
-        (
-            "level.mtl",
-            1_532,
-            "ffbff7939bb7d5eb134d8b181128fa0b02159053beb20a1b3ebd503c35c95640",
-        ),
-        (
-            "level.obj",
-            18_913_137,
-            "b4ad798eb199687637796e7c425bb347ee5d8c1348a70f5e30ba40a91847de5f",
-        ),
-    ];
-    let mut got: Vec<String> = std::fs::read_dir(&out)
+    let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| !n.starts_with('.')) // the export manifest
         .collect();
-    got.sort();
-    assert_eq!(got, want.map(|w| w.0.to_string()));
-    for (name, size, hash) in want {
-        let bytes = std::fs::read(out.join(name)).unwrap();
-        assert_eq!(bytes.len(), size, "size of {name}");
-        assert_eq!(hex(&bytes), hash, "SHA-256 of {name}");
+    names.sort();
+    for name in names {
+        pins.check(
+            &format!("out/{name}"),
+            &std::fs::read(out.join(&name)).unwrap(),
+        );
     }
+    assert!(pins.finish() > 0, "no output compared");
 }
 
 #[test]
 fn large_generated_geom_rebuilds_byte_for_byte() {
-    let l = levelgeom_xray::bench_level::large(400).unwrap();
+    let l = large();
     let (g, _) = levelgeom_xray::geom::Geom::read(&l.geom).unwrap();
     // 320 static visuals × 256 vertices = 81,920: split below 65,536; plus the tree buffer
     assert_eq!(g.vertex_buffers().unwrap().len(), 3);

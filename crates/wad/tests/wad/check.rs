@@ -30,7 +30,7 @@ fn trak(level: &mut Level) -> &mut Trak {
 fn generated_levels_pass() {
     let v = check::check(&demo());
     assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
-    let v = check::check(&generate::full_size_level().unwrap());
+    let v = check::check(crate::full_size());
     assert!(v.is_empty(), "{:?}", &v[..v.len().min(5)]);
 }
 

@@ -348,11 +348,11 @@ fn map_extras() {
 
 #[test]
 fn full_size_level() {
-    let a = generate::full_size_level().unwrap();
+    let a = crate::full_size();
     let b = generate::full_size_level().unwrap();
     let bytes = a.to_bytes().unwrap();
     assert_eq!(bytes, b.to_bytes().unwrap(), "deterministic");
-    let (trak, map) = parts(&a);
+    let (trak, map) = parts(a);
     assert_eq!((map.grid_w, map.grid_h), (96, 96));
     // 25 × 24 = 600 terrain models + water + bridge.
     assert_eq!(trak.models.len(), 602);
@@ -361,5 +361,5 @@ fn full_size_level() {
     assert_eq!(tris, 600 * 32 + 400 * 12 + 200 * 4 + 288);
     // 30 pages of tiles and the font page
     assert_eq!(a.text().unwrap().pages.len(), 31);
-    assert!(levelgeom_wad::check::check(&a).is_empty());
+    assert!(levelgeom_wad::check::check(a).is_empty());
 }

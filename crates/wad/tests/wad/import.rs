@@ -145,13 +145,13 @@ fn heights(level: &Level, x: f32, z: f32) -> Vec<(f32, ProbeKind)> {
 
 #[test]
 fn full_size_export_import_export_round_trip() {
-    let level = generate::full_size_level().unwrap();
-    let scene = scene_of(&level);
+    let level = crate::full_size();
+    let scene = scene_of(level);
     let mesh = mesh_triangles(&scene);
     let coll = collision_triangles(&scene);
     assert!(mesh.len() > 20_000, "{} triangles", mesh.len());
     assert!(!coll.is_empty());
-    let (out, summary) = import(&level, &mesh, Some(&coll), &ImportOptions::default()).unwrap();
+    let (out, summary) = import(level, &mesh, Some(&coll), &ImportOptions::default()).unwrap();
     let problems = check(&out);
     assert!(
         problems.is_empty(),
@@ -249,7 +249,7 @@ fn full_size_export_import_export_round_trip() {
     for _ in 0..2000 {
         let x = 32.0 + 32.0 * rng.unit();
         let z = -(32.0 + 32.0 * rng.unit());
-        let a = heights(&level, x, z);
+        let a = heights(level, x, z);
         let b = heights(&out, x, z);
         total += 1;
         if !a.is_empty() {

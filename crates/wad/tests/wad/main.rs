@@ -12,3 +12,14 @@ mod info;
 mod modder;
 mod scene;
 mod write_errors;
+
+use std::sync::OnceLock;
+
+use levelgeom_wad::level::Level;
+
+/// The full-size generated level, made once for the tests of this binary that read it (the
+/// generator's determinism is tested against a fresh copy in `generator::full_size_level`).
+pub fn full_size() -> &'static Level {
+    static LEVEL: OnceLock<Level> = OnceLock::new();
+    LEVEL.get_or_init(|| levelgeom_wad::generate::full_size_level().unwrap())
+}
