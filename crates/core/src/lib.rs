@@ -232,6 +232,8 @@ fn beside_error(file: &str, e: levelgeom_xray::files::FilesError) -> Error {
 }
 
 fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
+    // shared: a geom file's vertex buffers stay ranges of it instead of copies
+    let bytes = std::sync::Arc::new(bytes);
     let file = path.display().to_string();
     let read_err = |source| Error::Read {
         file: file.clone(),
@@ -243,7 +245,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
     let (content, warnings) = if levelgeom_wad::sniff(&bytes) {
         let (level, warnings) = levelgeom_wad::Level::read(&bytes).map_err(read_err)?;
         (Content::Wad(Box::new(level)), warnings)
-    } else if let Some(read) = levelgeom_xray::files::Opened::read_with(&bytes, limits) {
+    } else if let Some(read) = levelgeom_xray::files::Opened::read_shared(&bytes, limits) {
         let (opened, warnings) = read.map_err(read_err)?;
         match opened {
             levelgeom_xray::files::Opened::Level(level) => {

@@ -944,9 +944,7 @@ impl Level {
             Some(v @ 4..=12) => Context::OldLevel(v),
             _ => Context::Level,
         };
-        for c in &self.chunks {
-            chunk::write_framed(&mut w, ctx, c, write_chunk)?;
-        }
+        chunk::write_all_framed(&mut w, ctx, &self.chunks, write_chunk)?;
         Ok(w.into_inner())
     }
 
