@@ -179,7 +179,10 @@ fn xray() {
     t.row("write back (Geom::to_bytes)", best(|| geom.to_bytes()));
     // the codec of XRLC 12's packed chunks, over the same bytes
     let packed = lzhuf::compress(&bytes).expect("packs");
-    t.row("LZHUF pack (lzhuf::compress)", best(|| lzhuf::compress(&bytes)));
+    t.row(
+        "LZHUF pack (lzhuf::compress)",
+        best(|| lzhuf::compress(&bytes)),
+    );
     t.row(
         "LZHUF unpack (lzhuf::decompress)",
         best(|| lzhuf::decompress(&packed)),

@@ -491,7 +491,11 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         }
         n += 8;
     }
-    n + a[n..].iter().zip(&b[n..]).take_while(|(x, y)| x == y).count()
+    n + a[n..]
+        .iter()
+        .zip(&b[n..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 fn encode_char(h: &mut Huff, bw: &mut BitWriter, c: usize) {
@@ -663,7 +667,11 @@ mod tests {
         let mut v = Vec::new();
         for i in 0..300_000u32 {
             x = x.wrapping_mul(1103515245).wrapping_add(12345);
-            let f: f32 = if i % 3 == 0 { 1.0 } else { (x >> 8) as f32 / 4096.0 };
+            let f: f32 = if i % 3 == 0 {
+                1.0
+            } else {
+                (x >> 8) as f32 / 4096.0
+            };
             v.extend_from_slice(&f.to_le_bytes());
         }
         let one = compress_with(&v, false).unwrap();
