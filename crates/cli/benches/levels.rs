@@ -8,7 +8,8 @@
 //!   30 RLE texture pages) — generate, raw chunk walk, typed parse, write back, `check`, scene
 //!   conversion, GLB, OBJ and PNG encoding.
 //! * X-Ray: the real fixture's `level.geom` with its vertex buffers repeated to 400,000+ vertices
-//!   (a large level's order of magnitude) — parse, decode every vertex, encode them back, write.
+//!   (a large level's order of magnitude) — parse, decode every vertex, encode them back, write,
+//!   LZHUF pack and unpack.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ use levelgeom_export::{gltf, obj, png};
 use levelgeom_scene::TextureSource;
 use levelgeom_wad::{container::RawWad, generate, scene as wad_scene, Level};
 use levelgeom_xray::geom::{Geom, GeomChunk};
+use levelgeom_xray::lzhuf;
 
 /// Run `f` repeatedly (at least 3 times and ~1 s) and return the best time.
 fn best<T>(mut f: impl FnMut() -> T) -> Duration {
@@ -175,6 +177,20 @@ fn xray() {
         }),
     );
     t.row("write back (Geom::to_bytes)", best(|| geom.to_bytes()));
+    // the codec of XRLC 12's packed chunks, over the same bytes
+    let packed = lzhuf::compress(&bytes).expect("packs");
+    t.row(
+        "LZHUF pack (lzhuf::compress)",
+        best(|| lzhuf::compress(&bytes)),
+    );
+    t.row(
+        "LZHUF unpack (lzhuf::decompress)",
+        best(|| lzhuf::decompress(&packed)),
+    );
+    println!(
+        "  (packed: {:.1} % of the bytes)",
+        100.0 * packed.len() as f64 / bytes.len() as f64
+    );
 }
 
 fn main() {

@@ -13,7 +13,8 @@
 //!
 //! Cases: X-Ray levels of 2,000 and 8,000 visuals ([`levelgeom_xray::bench_level::large`]) →
 //! glTF, → OBJ, → both (the default), `rebuild --verify` of `level.geom`, `info` of
-//! `level.geom` and of the level, `check` of the level; the generator's full-size WAD → GLB +
+//! `level.geom` and of the level, `check` of the level, `convert --to-version 13` and `12` (the
+//! latter LZHUF-packs its buffers; the former is its twin); the generator's full-size WAD → GLB +
 //! OBJ + PNG pages (the default export; target in CPU time), with `--collision --objects`, and
 //! `check`.
 //!
@@ -300,7 +301,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
         copy_floor: false,
     };
     let rebuilt = tmp.join(format!("{tag}-rebuilt.geom"));
-    let cases = vec![
+    let mut cases = vec![
         export("gltf"),
         export("obj"),
         Case {
@@ -340,6 +341,22 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             copy_floor: true,
         },
     ];
+    // XRLC 12 packs its vertex, index and SWI buffers with LZHUF; 13 is the same level
+    // unpacked (its twin: the ratio of the two is the packing's cost)
+    let convert = |to: u16| {
+        let out = tmp.join(format!("{tag}-to-{to}"));
+        Case {
+            name: format!("{tag} convert --to-version {to}"),
+            args: os(&[&"convert", &dir, &out, &"--to-version", &to.to_string()]),
+            inputs: both.clone(),
+            output: Output::Dir(out),
+            // written as a group of synced files (`levelgeom_binary::write_group`)
+            fsync: true,
+            copy_floor: false,
+        }
+    };
+    cases.push(convert(13));
+    cases.push(convert(12));
     let cases: Vec<Case> = cases.into_iter().filter(|c| wanted(&c.name)).collect();
     if !cases.is_empty() {
         fs::create_dir_all(&dir).expect("folder");

@@ -35,7 +35,8 @@ pub(crate) enum Content {
 #[derive(Debug)]
 pub struct LevelFile {
     pub(crate) path: PathBuf,
-    pub(crate) bytes: Vec<u8>,
+    /// Shared with the model: a geom file's vertex buffers are ranges of it.
+    pub(crate) bytes: std::sync::Arc<Vec<u8>>,
     pub(crate) content: Content,
     pub(crate) warnings: Vec<Warning>,
     /// The allocation limits it was opened with (also for the textures an export decodes).

@@ -288,6 +288,8 @@ fn xray_content(
 }
 
 fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
+    // shared: a geom file's vertex buffers stay ranges of it instead of copies
+    let bytes = std::sync::Arc::new(bytes);
     let file = path.display().to_string();
     let read_err = |source| Error::Read {
         file: file.clone(),
@@ -301,8 +303,8 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
             (Content::Wad(Box::new(level)), warnings)
         }
         Some(Engine::Xray) => {
-            // `read_with` is `Some` exactly when the X-Ray sniff says yes
-            let read = levelgeom_xray::files::Opened::read_with(&bytes, limits)
+            // `read_shared` is `Some` exactly when the X-Ray sniff says yes
+            let read = levelgeom_xray::files::Opened::read_shared(&bytes, limits)
                 .ok_or_else(|| not_a_level(&path, &bytes))?;
             let (opened, warnings) = read.map_err(read_err)?;
             let content = xray_content(&path, opened, &warnings, siblings, limits)?;

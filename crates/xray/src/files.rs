@@ -6,6 +6,7 @@
 //! Every error names the file, and a read error inside keeps its offset and chunk path.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use levelgeom_binary::{Limits, Problem, ReadError, Reader, Warning, WriteError, Writer};
 use levelgeom_scene::Scene;
@@ -108,9 +109,30 @@ impl Opened {
         bytes: &[u8],
         limits: Limits,
     ) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
+        Self::read_in(bytes, None, limits)
+    }
+
+    /// [`Self::read_with`] of a whole file held in an `Arc`: a geom file's vertex bytes stay
+    /// in it ([`Geom::read_shared`]) instead of being copied; same values, same errors.
+    pub fn read_shared(
+        file: &Arc<Vec<u8>>,
+        limits: Limits,
+    ) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
+        Self::read_in(file, Some(file), limits)
+    }
+
+    fn read_in(
+        bytes: &[u8],
+        file: Option<&Arc<Vec<u8>>>,
+        limits: Limits,
+    ) -> Option<Result<(Opened, Vec<Warning>), ReadError>> {
         let k = crate::kind(bytes)?;
         Some(match k {
-            Kind::Geom => Geom::read_with(bytes, limits).map(|(g, w)| (Opened::Geom(g), w)),
+            Kind::Geom => match file {
+                Some(f) => Geom::read_shared(f, limits),
+                None => Geom::read_with(bytes, limits),
+            }
+            .map(|(g, w)| (Opened::Geom(g), w)),
             Kind::Level => Level::read_with(bytes, limits).map(|(l, w)| (Opened::Level(l), w)),
             Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
             Kind::Hom => Hom::read(bytes).map(|(h, w)| (Opened::Hom(h), w)),

@@ -11,7 +11,10 @@
 //! stored (the raw id, and for a compressed chunk its original stored bytes, so an unchanged
 //! chunk is written back byte for byte even though our encoder need not match the engine's).
 
+use std::borrow::Cow;
+
 use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
+use rayon::prelude::*;
 
 use crate::lzhuf;
 
@@ -349,19 +352,58 @@ pub fn write(
         w.bytes(payload);
         return Ok(());
     }
-    let reuse = stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload));
-    let fresh;
-    let body = match reuse {
-        Some(s) => s,
-        None => {
-            fresh = lzhuf::compress(payload)?;
-            &fresh
-        }
-    };
+    let body = pack(stored, payload)?;
     let size: u32 = fit(body.len(), || "chunk size".into())?;
     w.u32(raw_id);
     w.u32(size);
-    w.bytes(body);
+    w.bytes(&body);
+    Ok(())
+}
+
+/// The stored payload of a compressed chunk: `stored` when it still decodes to `payload`,
+/// else `payload` LZHUF-compressed.
+fn pack<'a>(stored: Option<&'a [u8]>, payload: &[u8]) -> Result<Cow<'a, [u8]>, WriteError> {
+    match stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload)) {
+        Some(s) => Ok(Cow::Borrowed(s)),
+        None => Ok(Cow::Owned(lzhuf::compress(payload)?)),
+    }
+}
+
+/// [`write_framed`] for every chunk of `chunks` in order, with the compressed ones serialised
+/// and packed in parallel first: an LZHUF stream is sequential, so a file's several packed
+/// chunks (vertex, index and SWI buffers of XRLC 12) are where the parallelism is.
+pub fn write_all_framed<T: Sync>(
+    w: &mut Writer,
+    ctx: Context,
+    chunks: &[Framed<T>],
+    body: impl Fn(&T, &mut Writer) -> Result<(), WriteError> + Sync,
+) -> Result<(), WriteError> {
+    let packed = chunks
+        .par_iter()
+        .map(|c| {
+            if c.raw_id & COMPRESSED == 0 {
+                return Ok(None);
+            }
+            let seg = || name(ctx, c.id()).segment();
+            let mut inner = Writer::new();
+            body(&c.value, &mut inner).map_err(|e| e.within(&seg()))?;
+            pack(c.stored.as_deref(), inner.as_slice())
+                .map(Some)
+                .map_err(|e| e.within(&seg()))
+        })
+        .collect::<Result<Vec<_>, WriteError>>()?;
+    for (c, packed) in chunks.iter().zip(packed) {
+        match packed {
+            Some(p) => {
+                let size: u32 = fit(p.len(), || "chunk size".into())
+                    .map_err(|e| e.within(&name(ctx, c.id()).segment()))?;
+                w.u32(c.raw_id);
+                w.u32(size);
+                w.bytes(&p);
+            }
+            None => write_framed(w, ctx, c, &body)?,
+        }
+    }
     Ok(())
 }
 

@@ -314,21 +314,19 @@ impl Geom {
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         // sized once: chunks are written in place, so the file is one allocation
         let mut w = Writer::with_capacity(self.size_hint());
-        for c in &self.chunks {
-            chunk::write_framed(&mut w, Context::Geom, c, |v, w| match v {
-                GeomChunk::Header(h) => {
-                    h.write(w);
-                    Ok(())
-                }
-                GeomChunk::VertexBuffers(vbs) => write_vbs(w, vbs),
-                GeomChunk::IndexBuffers(ibs) => write_ibs(w, ibs),
-                GeomChunk::Swis(items) => write_swis(w, items),
-                GeomChunk::Raw(b) => {
-                    w.bytes(b);
-                    Ok(())
-                }
-            })?;
-        }
+        chunk::write_all_framed(&mut w, Context::Geom, &self.chunks, |v, w| match v {
+            GeomChunk::Header(h) => {
+                h.write(w);
+                Ok(())
+            }
+            GeomChunk::VertexBuffers(vbs) => write_vbs(w, vbs),
+            GeomChunk::IndexBuffers(ibs) => write_ibs(w, ibs),
+            GeomChunk::Swis(items) => write_swis(w, items),
+            GeomChunk::Raw(b) => {
+                w.bytes(b);
+                Ok(())
+            }
+        })?;
         Ok(w.into_inner())
     }
 

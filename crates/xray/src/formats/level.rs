@@ -1058,9 +1058,7 @@ impl Level {
             ) => Context::OldLevel(ids),
             _ => Context::Level,
         };
-        for c in &self.chunks {
-            chunk::write_framed(&mut w, ctx, c, write_chunk)?;
-        }
+        chunk::write_all_framed(&mut w, ctx, &self.chunks, write_chunk)?;
         Ok(w.into_inner())
     }
 

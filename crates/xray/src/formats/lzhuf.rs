@@ -16,8 +16,10 @@
 //! with a static prefix code (3..8 bits, tables `P_LEN`/`P_CODE` below), then 6 raw bits. The
 //! ring buffer starts filled with spaces (0x20) and writing starts at `N - F`.
 //!
-//! The encoder reproduces the reference binary-tree match finder (longest match, the nearest
-//! one on ties), so its output is the reference program's output for the same input.
+//! The encoder finds its matches with hash chains of bounded length ([`Matcher`]) instead of
+//! the reference's binary tree, whose search degenerates into a list walk on sorted data such as
+//! index buffers; its streams decode everywhere the reference's do, but are not the same bits.
+//! Unchanged chunks keep their stored bytes ([`crate::chunk::write`]).
 
 /// Ring buffer size.
 const N: usize = 4096;
@@ -33,8 +35,6 @@ const T: usize = N_CHAR * 2 - 1;
 const R: usize = T - 1;
 /// Root frequency at which the tree is rebuilt.
 const MAX_FREQ: u32 = 0x4000;
-/// "No node" in the match-finder tree.
-const NIL: usize = N;
 
 /// Code lengths of the upper 6 bits of a match position.
 const P_LEN: [u8; 64] = {
@@ -394,124 +394,108 @@ impl BitWriter {
     }
 }
 
-/// The reference binary-tree match finder.
-struct Tree {
-    text: Vec<u8>,
-    lson: Vec<usize>,
-    rson: Vec<usize>,
-    dad: Vec<usize>,
-    match_position: usize,
-    match_length: usize,
+/// Farthest back a match may start. The decoder's ring holds `N` bytes, but the reference
+/// encoder keeps its `F`-byte lookahead in the same ring and so never refers further back than
+/// `N - F - 1`; staying inside that keeps every stream one the reference encoder could emit.
+const MAX_DIST: usize = N - F - 1;
+/// Bits of the hash of a match's first three bytes.
+const HASH_BITS: u32 = 15;
+/// Candidates tried per match search (most recent first). Longer chains gain little on vertex
+/// and index data (measured in `docs/benchmarks.md`, round 3) and bound the worst case.
+const MAX_CHAIN: usize = 32;
+/// "No earlier position" in the hash chains.
+const NONE: u32 = u32::MAX;
+
+/// Hash-chain match finder over the whole input: for each position, the earlier positions
+/// (within [`MAX_DIST`]) whose next three bytes hash alike, newest first. Greedy LZSS as in
+/// the reference encoder, but searched in bounded time per position instead of the
+/// reference's binary tree, which degenerates into lists on sorted data such as index buffers.
+struct Matcher<'a> {
+    data: &'a [u8],
+    /// Newest position per hash.
+    head: Vec<u32>,
+    /// Previous position with the same hash, indexed by position modulo `N`.
+    prev: Vec<u32>,
 }
 
-impl Tree {
-    fn new() -> Tree {
-        Tree {
-            text: vec![0u8; N + F - 1],
-            lson: vec![NIL; N + 1],
-            rson: vec![NIL; N + 257],
-            dad: vec![NIL; N + 1],
-            match_position: 0,
-            match_length: 0,
+impl<'a> Matcher<'a> {
+    fn new(data: &'a [u8]) -> Matcher<'a> {
+        Matcher {
+            data,
+            head: vec![NONE; 1 << HASH_BITS],
+            prev: vec![NONE; N],
         }
     }
 
-    fn insert(&mut self, r: usize) {
-        let mut cmp: i32 = 1;
-        let mut p = N + 1 + usize::from(self.text[r]);
-        self.rson[r] = NIL;
-        self.lson[r] = NIL;
-        self.match_length = 0;
-        loop {
-            if cmp >= 0 {
-                if self.rson[p] != NIL {
-                    p = self.rson[p];
-                } else {
-                    self.rson[p] = r;
-                    self.dad[r] = p;
-                    return;
-                }
-            } else if self.lson[p] != NIL {
-                p = self.lson[p];
-            } else {
-                self.lson[p] = r;
-                self.dad[r] = p;
-                return;
+    fn hash(&self, i: usize) -> usize {
+        let d = &self.data[i..i + 3];
+        let v = u32::from(d[0]) | u32::from(d[1]) << 8 | u32::from(d[2]) << 16;
+        (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+    }
+
+    /// Enter position `i` into its chain (positions with fewer than three bytes left are not).
+    fn insert(&mut self, i: usize) {
+        if i + 3 <= self.data.len() {
+            let h = self.hash(i);
+            self.prev[i & (N - 1)] = self.head[h];
+            // positions fit in u32: `compress` refuses inputs of 4 GiB and more
+            self.head[h] = i as u32;
+        }
+    }
+
+    /// The longest match for position `i` (at most `F` bytes and the bytes left), the nearest
+    /// of equally long ones: `(length, distance)`, length 0 when there is none of 3 bytes.
+    fn longest(&self, i: usize) -> (usize, usize) {
+        let limit = F.min(self.data.len() - i);
+        if limit <= THRESHOLD {
+            return (0, 0);
+        }
+        let here = &self.data[i..i + limit];
+        let mut best = (0, 0);
+        let mut cand = self.head[self.hash(i)];
+        for _ in 0..MAX_CHAIN {
+            if cand == NONE {
+                break;
             }
-            let mut i = 1;
-            while i < F {
-                cmp = i32::from(self.text[r + i]) - i32::from(self.text[p + i]);
-                if cmp != 0 {
-                    break;
-                }
-                i += 1;
+            let p = cand as usize;
+            let dist = i - p;
+            if dist > MAX_DIST {
+                break;
             }
-            if i > THRESHOLD {
-                let dist = ((r + N - p) & (N - 1)).wrapping_sub(1) & (N - 1);
-                if i > self.match_length {
-                    self.match_position = dist;
-                    self.match_length = i;
-                    if i >= F {
+            // matches may run on into the bytes being encoded, as the decoder copies bytewise
+            let there = &self.data[p..p + limit];
+            if best.0 == 0 || there[best.0] == here[best.0] {
+                let len = common_prefix(here, there);
+                if len > best.0 && len > THRESHOLD {
+                    best = (len, dist);
+                    if len == limit {
                         break;
                     }
                 }
-                if i == self.match_length && dist < self.match_position {
-                    self.match_position = dist;
-                }
             }
+            cand = self.prev[p & (N - 1)];
         }
-        self.dad[r] = self.dad[p];
-        self.lson[r] = self.lson[p];
-        self.rson[r] = self.rson[p];
-        let (l, rs) = (self.lson[p], self.rson[p]);
-        self.dad[l] = r;
-        self.dad[rs] = r;
-        let d = self.dad[p];
-        if self.rson[d] == p {
-            self.rson[d] = r;
-        } else {
-            self.lson[d] = r;
-        }
-        self.dad[p] = NIL;
+        best
     }
+}
 
-    fn delete(&mut self, p: usize) {
-        if self.dad[p] == NIL {
-            return;
+/// Length of the common prefix of two slices of equal length.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let mut n = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let x = u64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+        let y = u64::from_le_bytes(y.try_into().unwrap_or([0; 8]));
+        let diff = x ^ y;
+        if diff != 0 {
+            return n + (diff.trailing_zeros() / 8) as usize;
         }
-        let q;
-        if self.rson[p] == NIL {
-            q = self.lson[p];
-        } else if self.lson[p] == NIL {
-            q = self.rson[p];
-        } else {
-            let mut qq = self.lson[p];
-            if self.rson[qq] != NIL {
-                while self.rson[qq] != NIL {
-                    qq = self.rson[qq];
-                }
-                let dq = self.dad[qq];
-                self.rson[dq] = self.lson[qq];
-                let lq = self.lson[qq];
-                self.dad[lq] = dq;
-                self.lson[qq] = self.lson[p];
-                let lp = self.lson[p];
-                self.dad[lp] = qq;
-            }
-            self.rson[qq] = self.rson[p];
-            let rp = self.rson[p];
-            self.dad[rp] = qq;
-            q = qq;
-        }
-        self.dad[q] = self.dad[p];
-        let d = self.dad[p];
-        if self.rson[d] == p {
-            self.rson[d] = q;
-        } else {
-            self.lson[d] = q;
-        }
-        self.dad[p] = NIL;
+        n += 8;
     }
+    n + a[n..]
+        .iter()
+        .zip(&b[n..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 fn encode_char(h: &mut Huff, bw: &mut BitWriter, c: usize) {
@@ -539,9 +523,24 @@ fn encode_position(bw: &mut BitWriter, c: usize) {
     bw.put(6, ((c & 0x3F) as u32) << 10);
 }
 
+/// Inputs from this size on are matched on one thread and Huffman-coded on another.
+const THREADED_FROM: usize = 1 << 20;
+/// Tokens handed from the matching thread to the coding thread at a time.
+const BLOCK: usize = 1 << 15;
+
 /// Compress `data` into a chunk payload (`u32` size prefix + bit stream); data over 4 GiB
 /// cannot be described by the prefix and is an error naming `uncompressed size`.
+///
+/// The stream is what every LZHUF decoder reads (ours, the engine's, blender-xray's), but not
+/// bit for bit the reference encoder's: its match finder is [`Matcher`] (greedy, longest match
+/// within the reference's window, nearest on ties, bounded search), not the reference's binary
+/// tree. From [`THREADED_FROM`] bytes on, matching and coding run on two threads; the bytes
+/// are the same either way.
 pub fn compress(data: &[u8]) -> Result<Vec<u8>, levelgeom_binary::WriteError> {
+    compress_with(data, data.len() >= THREADED_FROM)
+}
+
+fn compress_with(data: &[u8], threaded: bool) -> Result<Vec<u8>, levelgeom_binary::WriteError> {
     let size: u32 = levelgeom_binary::fit(data.len(), || "uncompressed size".into())?;
     let mut bw = BitWriter {
         out: Vec::with_capacity(data.len() / 2 + 16),
@@ -549,74 +548,69 @@ pub fn compress(data: &[u8]) -> Result<Vec<u8>, levelgeom_binary::WriteError> {
         len: 0,
     };
     bw.out.extend_from_slice(&size.to_le_bytes());
-    if data.is_empty() {
-        return Ok(bw.out);
-    }
     let mut h = Huff::new();
-    let mut t = Tree::new();
-    let mut input = data.iter().copied();
-    let mut s = 0usize;
-    let mut r = N - F;
-    for b in &mut t.text[..r] {
-        *b = b' ';
-    }
-    let mut len = 0usize;
-    while len < F {
-        match input.next() {
-            Some(c) => {
-                t.text[r + len] = c;
-                len += 1;
+    if threaded {
+        std::thread::scope(|s| {
+            let (full, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(4);
+            let (empty, empty_rx) = std::sync::mpsc::channel::<Vec<u32>>();
+            s.spawn(move || {
+                let mut block = Vec::with_capacity(BLOCK);
+                tokens(data, |t| {
+                    block.push(t);
+                    if block.len() == BLOCK {
+                        let next = empty_rx.try_recv().unwrap_or_else(|_| Vec::new());
+                        // the coder only stops receiving when this thread is done
+                        let _ = full.send(std::mem::replace(&mut block, next));
+                    }
+                });
+                let _ = full.send(block);
+            });
+            for mut block in full_rx {
+                for &t in &block {
+                    encode_token(&mut h, &mut bw, t);
+                }
+                block.clear();
+                let _ = empty.send(block);
             }
-            None => break,
-        }
+        });
+    } else {
+        tokens(data, |t| encode_token(&mut h, &mut bw, t));
     }
-    for i in 1..=F {
-        t.insert(r - i);
+    if !data.is_empty() {
+        bw.end();
     }
-    t.insert(r);
-    loop {
-        if t.match_length > len {
-            t.match_length = len;
-        }
-        if t.match_length <= THRESHOLD {
-            t.match_length = 1;
-            let c = usize::from(t.text[r]);
-            encode_char(&mut h, &mut bw, c);
-        } else {
-            encode_char(&mut h, &mut bw, 255 - THRESHOLD + t.match_length);
-            let mp = t.match_position;
-            encode_position(&mut bw, mp);
-        }
-        let last = t.match_length;
-        let mut i = 0;
-        while i < last {
-            let Some(c) = input.next() else { break };
-            t.delete(s);
-            t.text[s] = c;
-            if s < F - 1 {
-                t.text[s + N] = c;
-            }
-            s = (s + 1) & (N - 1);
-            r = (r + 1) & (N - 1);
-            t.insert(r);
-            i += 1;
-        }
-        while i < last {
-            i += 1;
-            t.delete(s);
-            s = (s + 1) & (N - 1);
-            r = (r + 1) & (N - 1);
-            len -= 1;
-            if len > 0 {
-                t.insert(r);
-            }
-        }
-        if len == 0 {
-            break;
-        }
-    }
-    bw.end();
     Ok(bw.out)
+}
+
+/// The greedy parse of `data` as tokens: a literal is its byte, a match is its symbol
+/// (`253 + length`) shifted left by 12 above its position code (`distance - 1`).
+fn tokens(data: &[u8], mut emit: impl FnMut(u32)) {
+    let mut m = Matcher::new(data);
+    let mut i = 0;
+    while i < data.len() {
+        let (len, dist) = m.longest(i);
+        let step = if len > THRESHOLD {
+            // len ≤ F and dist ≤ MAX_DIST < N: both fit their fields
+            emit(((255 - THRESHOLD + len) as u32) << 12 | (dist - 1) as u32);
+            len
+        } else {
+            emit(u32::from(data[i]));
+            1
+        };
+        for k in i..i + step {
+            m.insert(k);
+        }
+        i += step;
+    }
+}
+
+fn encode_token(h: &mut Huff, bw: &mut BitWriter, t: u32) {
+    if t < 256 {
+        encode_char(h, bw, t as usize);
+    } else {
+        encode_char(h, bw, (t >> 12) as usize);
+        encode_position(bw, (t & 0xFFF) as usize);
+    }
 }
 
 #[cfg(test)]
@@ -663,6 +657,28 @@ mod tests {
             assert_eq!(&c[..4], &(s.len() as u32).to_le_bytes());
             assert_eq!(decompress(&c).unwrap(), s);
         }
+    }
+
+    #[test]
+    fn threaded_and_single_threaded_streams_are_the_same_bytes() {
+        // vertex-like data: a few repeated float patterns among pseudo-random ones, long
+        // enough for several token blocks
+        let mut x: u32 = 99;
+        let mut v = Vec::new();
+        for i in 0..300_000u32 {
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            let f: f32 = if i % 3 == 0 {
+                1.0
+            } else {
+                (x >> 8) as f32 / 4096.0
+            };
+            v.extend_from_slice(&f.to_le_bytes());
+        }
+        let one = compress_with(&v, false).unwrap();
+        let two = compress_with(&v, true).unwrap();
+        assert_eq!(one, two);
+        assert_eq!(decompress(&two).unwrap(), v);
+        assert!(one.len() < v.len() * 3 / 4);
     }
 
     #[test]

@@ -318,5 +318,13 @@ fn shared_read_keeps_the_vertex_bytes_in_the_file_and_rebuilds_them() {
         let cut = &bytes[..bytes.len() - 3];
         let e1 = Geom::read_shared(&Arc::new(cut.to_vec()), Default::default()).unwrap_err();
         assert_eq!(e1, Geom::read(cut).unwrap_err(), "{f}");
+        // a geom file opened on its own (as `rebuild` opens it) shares them too
+        let Some(Ok((levelgeom_xray::files::Opened::Geom(alone), _))) =
+            levelgeom_xray::files::Opened::read_shared(&file, Default::default())
+        else {
+            panic!("{f} opens as a geom file");
+        };
+        assert_eq!(alone, copied, "{f}");
+        assert!(alone.vertex_buffers().unwrap()[0].data.is_shared(), "{f}");
     }
 }

@@ -16,6 +16,7 @@ mod import_old;
 mod import_reshape;
 mod import_trees;
 mod independent;
+mod lzhuf_peer;
 mod objects;
 mod occluders;
 mod old;
