@@ -901,6 +901,15 @@ impl LevelFile {
                 allow_loss: opts.allow_loss,
             },
         )
+        .and_then(|mut out| {
+            levelgeom_xray::import::occluders::follow(
+                &mut out,
+                files.occluders.hom.as_ref().map(|h| &h.1),
+                files.occluders.som.as_ref().map(|s| &s.1),
+                Some(scene),
+            )?;
+            Ok(out)
+        })
         .map_err(|e| Error::Unsupported {
             // a collision mesh's error names that file (`collision_from` is its path then)
             file: match (&e, collision) {
@@ -929,6 +938,12 @@ impl LevelFile {
         }
         if let Some(c) = &out.cform {
             files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
+        }
+        if let Some(h) = &out.hom {
+            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?));
+        }
+        if let Some(s) = &out.som {
+            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?));
         }
         warnings.extend(out.summary.warnings.iter().cloned());
         // XRLC 4–9 keep the collision inside `level`: say where it went

@@ -11,7 +11,14 @@ use glam::{DMat4, DVec3};
 use levelgeom_scene::{Primitive, Scene};
 
 /// Names of the trees whose nodes are never visuals.
-const NOT_VISUALS: [&str; 5] = ["lights", "glows", "portals", "sectors", "collision"];
+const NOT_VISUALS: [&str; 6] = [
+    "lights",
+    "glows",
+    "portals",
+    "sectors",
+    "collision",
+    "occluders",
+];
 
 /// A name without Blender's `.001`-style suffix.
 pub(crate) fn base_name(name: &str) -> &str {
