@@ -274,3 +274,68 @@ fn a_visual_extra_must_name_a_visual_and_agree_with_the_name() {
         );
     }
 }
+
+/// A generated XRLC 14 level with the generator's `level.hom` and `level.som` in `dir`.
+fn level_with_occluders(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    use levelgeom_xray::occluders::generate::{
+        hom_bytes_of, som_bytes_of, LEVEL_HOM_POLYS, LEVEL_SOM_POLYS,
+    };
+    let (l, g) =
+        levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options::default());
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("level"), l).unwrap();
+    std::fs::write(dir.join("level.geom"), g).unwrap();
+    let (h, s) = (
+        hom_bytes_of(&LEVEL_HOM_POLYS),
+        som_bytes_of(&LEVEL_SOM_POLYS),
+    );
+    std::fs::write(dir.join("level.hom"), &h).unwrap();
+    std::fs::write(dir.join("level.som"), &s).unwrap();
+    (h, s)
+}
+
+#[test]
+fn the_output_folder_gets_the_occluders_and_a_conversion_says_what_it_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let (h, s) = level_with_occluders(&d.path().join("lvl"));
+    let level = levelgeom_core::open(&d.path().join("lvl")).unwrap();
+    level
+        .export(
+            &d.path().join("exp"),
+            &ExportOptions {
+                engine: levelgeom_core::EngineOptions {
+                    xray: Some(levelgeom_core::XrayOptions {
+                        occluders: true,
+                        ..levelgeom_core::XrayOptions::default()
+                    }),
+                    ..levelgeom_core::EngineOptions::default()
+                },
+                ..ExportOptions::default()
+            },
+        )
+        .unwrap();
+    // nothing edited: both files come back as they were
+    let r = level
+        .import_xray(
+            &d.path().join("exp").join("level.glb"),
+            &XrayImportOptions::default(),
+        )
+        .unwrap();
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["level", "level.geom", "level.hom", "level.som"]);
+    assert_eq!(r.files[2].1, h);
+    assert_eq!(r.files[3].1, s);
+    assert_eq!(r.summary.hom.mode, "kept");
+    let out = d.path().join("out");
+    levelgeom_core::write_level_folder(&out, &r.files, &[], false).unwrap();
+    assert_eq!(std::fs::read(out.join("level.hom")).unwrap(), h);
+    // XRLC 12 reads a level.hom but no level.som: the conversion says so
+    let r = level.convert_xray(12, true).unwrap();
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["level", "level.hom"]);
+    let text = r.summary.to_string();
+    assert!(
+        text.contains("level.som not written: the XRLC 12 engine reads no level.som"),
+        "{text}"
+    );
+}
