@@ -339,3 +339,43 @@ fn the_output_folder_gets_the_occluders_and_a_conversion_says_what_it_left_out()
         "{text}"
     );
 }
+
+/// Pixels tinted towards the overlay's magenta (red and blue well above green).
+fn magenta(i: &levelgeom_core::Image) -> usize {
+    i.pixels
+        .chunks_exact(4)
+        .filter(|p| p[0] as i32 - p[1] as i32 > 60 && p[2] as i32 - p[1] as i32 > 60)
+        .count()
+}
+
+#[test]
+fn render_occluders_draws_them_over_the_level() {
+    let d = tempfile::tempdir().unwrap();
+    level_with_occluders(&d.path().join("lvl"));
+    let level = levelgeom_core::open(&d.path().join("lvl")).unwrap();
+    let opts = levelgeom_core::RenderOptions {
+        view: levelgeom_core::View::Top,
+        width: 200,
+        height: 200,
+        ..levelgeom_core::RenderOptions::default()
+    };
+    let plain = level.render(&opts).unwrap();
+    let with = level
+        .render(&levelgeom_core::RenderOptions {
+            occluders: true,
+            ..opts
+        })
+        .unwrap();
+    // the flat occluders on the quad and the grid (y = 0, seen from above) are tinted; the
+    // plain picture has no magenta
+    assert_eq!(magenta(&plain), 0);
+    assert!(magenta(&with) > 100, "{}", magenta(&with));
+    // a WAD has no occluders: a clear error
+    let e = levelgeom_core::demo()
+        .render(&levelgeom_core::RenderOptions {
+            occluders: true,
+            ..opts
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("--occluders"), "{e}");
+}
