@@ -714,7 +714,8 @@ pub struct XrayImportOptions {
 #[derive(Clone, Debug)]
 pub struct XrayImportReport {
     /// The new files, `(name, bytes)`: `level`, `level.geom`, and `level.geomx` /
-    /// `level.cform` when the level has them.
+    /// `level.cform` / `level.hom` / `level.som` when the level has them (the occluders only
+    /// for a build whose engine reads them).
     pub files: Vec<(String, Vec<u8>)>,
     /// What the engine's importer did.
     pub summary: XraySummary,

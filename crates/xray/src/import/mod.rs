@@ -46,7 +46,8 @@
 //! removed visuals' triangles with them, copies get their original's triangles, new meshes
 //! their own (game material from the `game_material` extra, else the nearest triangle's),
 //! edited visuals new triangles from their new shape in place of their old ones (with their
-//! old triangles' game material).
+//! old triangles' game material). `level.hom` and `level.som` follow afterwards by the same
+//! rule ([`occluders::follow`], from [`Imported::edits`]).
 
 pub mod buffers;
 pub mod collision;
