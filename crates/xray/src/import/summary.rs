@@ -250,7 +250,7 @@ impl fmt::Display for Summary {
         for (file, s) in [("level.hom", &self.hom), ("level.som", &self.som)] {
             match s.mode.as_str() {
                 "" => {}
-                "none" => writeln!(f, "{file}: none")?,
+                "none" => writeln!(f, "{file}: none beside the level")?,
                 "replaced" => writeln!(
                     f,
                     "{file}: replaced by the mesh file's occluders tree, {} polygons before, {} after",
