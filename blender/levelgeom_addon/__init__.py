@@ -176,6 +176,12 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
         "and write back with File > Export > X-Ray level, Collision: Collision collection",
         default=False,
     )
+    occluders: BoolProperty(
+        name="Occluders",
+        description="Also import level.hom and level.som (hidden collection `levelgeom "
+        "occluders`; they follow the edited visuals on export)",
+        default=False,
+    )
 
     def execute(self, context):
         def body():
@@ -191,6 +197,8 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
                 args.append("--portals")
             if self.collision:
                 args.append("--collision")
+            if self.occluders:
+                args.append("--occluders")
             return _import_level(self, context, path, args, "xray")
 
         return _run_guarded(self, context, body)

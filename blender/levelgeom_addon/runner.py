@@ -265,4 +265,31 @@ def xray_summary_lines(result):
         if isinstance(d, dict):
             lines.append(f"visual {d.get('visual')} ({d.get('node')!r}): defaulted "
                          + ", ".join(str(x) for x in d.get("attributes") or []))
+    lines.extend(occluder_lines(s))
+    return lines
+
+
+def occluder_lines(s):
+    """One line per companion file the import made follow (`hom`, `som` of the summary):
+    what happened to its polygons, then what it left stale (polygons of reshaped visuals
+    dropped, ambiguous ones kept in place) and a file the target build does not read."""
+    lines = []
+    for key, file in (("hom", "level.hom"), ("som", "level.som")):
+        o = s.get(key)
+        if not isinstance(o, dict) or o.get("mode") in (None, "", "none"):
+            continue
+        counts = ", ".join(f"{o[k]} {k}" for k in ("moved", "removed", "copied") if o.get(k))
+        line = (f"{file}: {o['mode']} {o.get('polygons_before', '?')} -> "
+                f"{o.get('polygons_after', '?')} polygons" + (f" ({counts})" if counts else ""))
+        lines.append(line)
+        stale = []
+        if o.get("dropped"):
+            stale.append(f"{o['dropped']} polygon(s) of reshaped visuals dropped (new occluders "
+                         "are the SDK's work)")
+        if o.get("ambiguous"):
+            stale.append(f"{o['ambiguous']} polygon(s) on visuals changed differently, kept in place")
+        if stale:
+            lines.append(f"stale: {file}: " + "; ".join(stale))
+        if o.get("note"):
+            lines.append(f"{file} {o['note']}")
     return lines

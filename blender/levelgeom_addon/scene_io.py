@@ -17,8 +17,9 @@ COLLECTION_NAMES = {
     "swap": "levelgeom swap",
     "objects": "levelgeom objects",
     "portals": "levelgeom portals",
+    "occluders": "levelgeom occluders",
 }
-HIDDEN_ROLES = ("collision", "swap", "portals")
+HIDDEN_ROLES = ("collision", "swap", "portals", "occluders")
 # which file of an export holds which role (anything else goes to the level collection)
 ROLE_BY_FILE = {
     "level": "level",
@@ -26,8 +27,9 @@ ROLE_BY_FILE = {
     "swap": "swap",
     "objects": "objects",
     "portals": "portals",
+    "occluders": "occluders",
 }
-FILE_ORDER = ("level", "collision", "swap", "objects", "portals")
+FILE_ORDER = ("level", "collision", "swap", "objects", "portals", "occluders")
 
 _SUFFIX = re.compile(r"\.\d{3}$")
 
@@ -270,7 +272,7 @@ def export_collection_glb(context, coll, path):
 
 # the roles whose collections are not level geometry (File > Export > Argonaut level WAD writes
 # every other mesh of the scene)
-NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals")
+NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals", "occluders")
 # roots of a level GLB that `levelgeom import` does not read as level geometry: a copy of
 # `levelgeom_scene::roots::NAMED` (crates/scene/src/roots.rs), whose test checks the two agree
 NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals", "occluders")

@@ -18,7 +18,9 @@ tile with the highest vertex by 1.0, export through the add-on, `levelgeom check
 `levelgeom probe` its centre. The X-Ray round trip (xray_round_trip): import the real fixture
 through the add-on, move one normal visual by XRAY_OFFSET, export through the add-on, `levelgeom
 check` it, and compare `levelgeom export` of it with the fixture's (moved visual at old + offset,
-an untouched one unchanged). Asserts marked [new layout] run only when the export wrote
+an untouched one unchanged); with a level.hom and level.som beside a copy of the fixture
+(xray_occluders), the Occluders import fills the hidden occluders collection and the export writes
+both files and a summary line for each. Asserts marked [new layout] run only when the export wrote
 collision.glb (collision split out of level.glb, colours linear). Exits 1 on any failure.
 """
 import contextlib
@@ -1205,6 +1207,87 @@ def max_difference(a, b, offset=(0.0, 0.0, 0.0)):
     return max(abs(q[k] - (p[k] + offset[k])) for p, q in zip(a, b) for k in range(3))
 
 
+def write_occluders(folder):
+    """A level.hom (a 2 × 2 m square on the fixture's top, two triangles, two-sided; a wall
+    along the box's min-z side) and a level.som (one triangle along its max-z side, factor 0.5)
+    in `folder`, from the fixture's level.cform box (header at 12: min xyz, max xyz), in the
+    layout of docs/formats/xray-level.md §14/§15: chunk 0 = u32 0, chunk 1 = the polygons.
+    Returns (HOM polygons, SOM polygons)."""
+    b = (folder / "level.cform").read_bytes()
+    lo, hi = struct.unpack_from("<3f", b, 12), struct.unpack_from("<3f", b, 24)
+    cx, cz, y = (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2, hi[1]
+    hom = [
+        ([(cx - 1, y, cz - 1), (cx - 1, y, cz + 1), (cx + 1, y, cz + 1)], 1),
+        ([(cx - 1, y, cz - 1), (cx + 1, y, cz + 1), (cx + 1, y, cz - 1)], 1),
+        ([(lo[0], lo[1], lo[2]), (hi[0], lo[1], lo[2]), (hi[0], hi[1], lo[2])], 0),
+    ]
+    som = [([(lo[0], lo[1], hi[2]), (hi[0], lo[1], hi[2]), (hi[0], hi[1], hi[2])], 1, 0.5)]
+
+    def chunk(i, body):
+        return struct.pack("<II", i, len(body)) + body
+
+    hb = b"".join(struct.pack("<9fI", *[c for v in p for c in v], f) for p, f in hom)
+    sb = b"".join(struct.pack("<9fIf", *[c for v in p for c in v], t, o) for p, t, o in som)
+    (folder / "level.hom").write_bytes(chunk(0, struct.pack("<I", 0)) + chunk(1, hb))
+    (folder / "level.som").write_bytes(chunk(0, struct.pack("<I", 0)) + chunk(1, sb))
+    return len(hom), len(som)
+
+
+def xray_occluders(work, fixture):
+    """The fixture with a level.hom and level.som beside it: File > Import > X-Ray level with
+    Occluders puts their 3 + 1 triangles into the hidden collection `levelgeom occluders`;
+    after moving a visual, File > Export > X-Ray level writes both files beside the level, and
+    the UI summary has a line per file (what the import made of them, what it left stale)."""
+    from mathutils import Matrix
+
+    base = Path(work) / "xray_occl_base"
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(fixture, base)
+    n_hom, n_som = write_occluders(base)
+    reset()
+    bpy.ops.import_scene.levelgeom_xray(filepath=str(base / "level"), occluders=True)
+    scene = bpy.context.scene
+    mod = sys.modules[ADDON + ".scene_io"]
+    coll = mod.role_collection(scene, "occluders")
+    if not record(coll is not None, "xray occluders: import with Occluders makes the occluders collection"):
+        return
+    tris = tri_count([o for o in coll.all_objects if o.type == "MESH"])
+    record(tris == n_hom + n_som, "xray occluders: the collection holds every HOM and SOM polygon",
+           f"{tris} triangles, want {n_hom + n_som}")
+    lc = mod.find_layer_collection(bpy.context.view_layer.layer_collection, coll)
+    shown = [o.name for o in coll.all_objects if o.visible_get()]
+    record(coll.hide_render and (lc.hide_viewport or coll.hide_viewport) and not shown,
+           "xray occluders: hidden in viewport and render by default", str(shown[:5]))
+    obs = [o for o in scene.objects if o.type == "MESH" and o.get("model_type") == "normal"
+           and not o.children]
+    if obs:
+        ob = max(obs, key=lambda o: int(o.get("visual")))
+        ob.matrix_world = Matrix.Translation(XRAY_OFFSET) @ ob.matrix_world
+        bpy.context.view_layer.update()
+    out = Path(work) / "xray_occl_edited"
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(out))
+    except RuntimeError as e:
+        print(f"  export failed: {e}")
+    record((out / "level.hom").is_file() and (out / "level.som").is_file(),
+           "xray occluders: the export writes level.hom and level.som beside the level",
+           str(sorted(p.name for p in out.iterdir())) if out.is_dir() else "no folder")
+    result = json.loads(scene.get("levelgeom_last_result", "{}"))
+    s = result.get("summary") or {}
+    hs, ss = s.get("hom") or {}, s.get("som") or {}
+    record(hs.get("polygons_before") == n_hom and ss.get("polygons_before") == n_som
+           and hs.get("mode") in ("kept", "followed"),
+           "xray occluders: the summary says what became of each file", f"hom {hs}, som {ss}")
+    summary = scene.get("levelgeom_last_summary", "")
+    record(any(line.startswith("level.hom: ") for line in summary.splitlines())
+           and any(line.startswith("level.som: ") for line in summary.splitlines()),
+           "xray occluders: the UI summary has a line per occluder file", summary[-300:])
+    c = lg("check", out, check=False)
+    record(c.returncode == 0, "xray occluders: levelgeom check of the written level and occluders",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+
+
 def xray_round_trip(work):
     """The add-on's X-Ray export: import the real fixture through the add-on, move one normal
     visual by XRAY_OFFSET, export through the add-on; `levelgeom check` passes on the result and
@@ -1323,6 +1406,7 @@ def xray_round_trip(work):
     c = lg("check", out2, check=False)
     record(c.returncode == 0, "xray round trip: levelgeom check of the level with the replaced cform",
            f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    xray_occluders(work, fixture)
     # a binary error (the base is no level) arrives as a report
     bpy.context.scene["levelgeom_xray_base"] = str(Path(work))
     try:

@@ -620,7 +620,8 @@ pub struct XrayImportOptions {
 #[derive(Clone, Debug)]
 pub struct XrayImportReport {
     /// The new files, `(name, bytes)`: `level`, `level.geom`, and `level.geomx` /
-    /// `level.cform` when the level has them.
+    /// `level.cform` / `level.hom` / `level.som` when the level has them (the occluders only
+    /// for a build whose engine reads them).
     pub files: Vec<(String, Vec<u8>)>,
     /// What the engine's importer did.
     pub summary: XraySummary,
@@ -813,6 +814,15 @@ impl LevelFile {
                 allow_loss: opts.allow_loss,
             },
         )
+        .and_then(|mut out| {
+            levelgeom_xray::import::occluders::follow(
+                &mut out,
+                files.occluders.hom.as_ref().map(|h| &h.1),
+                files.occluders.som.as_ref().map(|s| &s.1),
+                Some(scene),
+            )?;
+            Ok(out)
+        })
         .map_err(|e| Error::XrayImport {
             // a collision mesh's error names that file (`collision_from` is its path then)
             file: match (&e, collision) {
@@ -841,6 +851,12 @@ impl LevelFile {
         }
         if let Some(c) = &out.cform {
             files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
+        }
+        if let Some(h) = &out.hom {
+            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?));
+        }
+        if let Some(s) = &out.som {
+            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?));
         }
         warnings.extend(out.summary.warnings.iter().cloned());
         // XRLC 4–9 keep the collision inside `level`: say where it went

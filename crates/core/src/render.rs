@@ -21,6 +21,9 @@ pub struct RenderOptions {
     /// Also draw the collision (hidden in exports and previews) of either engine, over the
     /// level so it can be seen (see [`crate::LevelFile::render`]).
     pub collision: bool,
+    /// Also draw an X-Ray level's occluders (`level.hom`, `level.som`; hidden in exports and
+    /// previews) over the level, tinted as the collision is.
+    pub occluders: bool,
 }
 
 impl Default for RenderOptions {
@@ -30,20 +33,27 @@ impl Default for RenderOptions {
             width: PREVIEW_SIZE.0,
             height: PREVIEW_SIZE.1,
             collision: false,
+            occluders: false,
         }
     }
 }
 
 impl LevelFile {
     /// Draw the level (see [`levelgeom_render`] for the views): the scene as exported; with
-    /// `collision`, the collision tinted over it ([`levelgeom_render::render_overlay`]: seen
-    /// even where it lies under the level's surfaces), or alone when it is all there is.
+    /// `collision` (or `occluders`), the collision (the occluders) tinted over it
+    /// ([`levelgeom_render::render_overlay`]: seen even where it lies under the level's
+    /// surfaces), or alone when it is all there is.
     ///
     /// # Errors
-    /// As [`LevelFile::to_scene`] (with `collision`: an X-Ray level without its `level.cform`).
+    /// As [`LevelFile::to_scene`] (with `collision`: an X-Ray level without its `level.cform`;
+    /// with `occluders`: a WAD, or an X-Ray level with neither `level.hom` nor `level.som`).
     pub fn render(&self, opts: &RenderOptions) -> Result<Image> {
         let engine = EngineOptions {
             collision: opts.collision,
+            xray: opts.occluders.then(|| crate::options::XrayOptions {
+                occluders: true,
+                ..crate::options::XrayOptions::default()
+            }),
             ..EngineOptions::default()
         };
         let scene = self.to_scene(&engine)?;
@@ -51,8 +61,8 @@ impl LevelFile {
     }
 }
 
-/// Draw a scene: its visible nodes; with `opts.collision` its hidden ones (the collision)
-/// tinted over them. A scene whose geometry is all hidden (an export of the collision alone)
+/// Draw a scene: its visible nodes; with `opts.collision` or `opts.occluders` its hidden ones
+/// (the collision, the occluders) tinted over them. A scene whose geometry is all hidden (an export of the collision alone)
 /// is drawn whole either way, never as an empty picture.
 pub fn draw(scene: &levelgeom_scene::Scene, opts: &RenderOptions) -> Image {
     let ro = levelgeom_render::RenderOptions {
@@ -61,7 +71,7 @@ pub fn draw(scene: &levelgeom_scene::Scene, opts: &RenderOptions) -> Image {
         view: opts.view,
         show_hidden: false,
     };
-    if opts.collision || levelgeom_render::bounds(scene, false).is_none() {
+    if opts.collision || opts.occluders || levelgeom_render::bounds(scene, false).is_none() {
         levelgeom_render::render_overlay(scene, &ro)
     } else {
         levelgeom_render::render(scene, &ro)

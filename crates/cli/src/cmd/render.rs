@@ -1,4 +1,5 @@
-//! `levelgeom render FILE OUT.png [--view top|persp|iso] [--size WxH] [--collision] [--force]`
+//! `levelgeom render FILE OUT.png [--view top|persp|iso] [--size WxH] [--collision] [--occluders]
+//! [--force]`
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +28,9 @@ pub struct Args {
     /// Also draw the collision.
     #[arg(long)]
     pub collision: bool,
+    /// Also draw an X-Ray level's occluders (level.hom, level.som) over it.
+    #[arg(long)]
+    pub occluders: bool,
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -73,6 +77,7 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         width: args.size.0,
         height: args.size.1,
         collision: args.collision,
+        occluders: args.occluders,
     })?;
     let png = image.to_png()?;
     let mut protect = vec![level.path().to_path_buf()];

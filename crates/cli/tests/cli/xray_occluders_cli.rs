@@ -122,3 +122,70 @@ fn export_occluders_writes_hidden_trees_with_extras() {
     assert_eq!(code, 0, "{err}");
     assert!(!plain.join("occluders.glb").exists());
 }
+
+#[test]
+fn import_convert_and_render_take_the_occluders_along() {
+    let d = tempfile::tempdir().unwrap();
+    let lvl = d.path().join("lvl");
+    std::fs::create_dir(&lvl).unwrap();
+    level_with_occluders(&lvl);
+    let exp = d.path().join("exp");
+    let (code, out, err) = run(&[os("export"), lvl.as_os_str(), exp.as_os_str()]);
+    assert_eq!(code, 0, "{out}{err}");
+    // nothing edited: both files go into the output folder as they were, and the summary says so
+    let out_dir = d.path().join("out");
+    let (code, out, err) = run(&[
+        os("import"),
+        lvl.as_os_str(),
+        exp.join("level.glb").as_os_str(),
+        out_dir.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        std::fs::read(out_dir.join("level.hom")).unwrap(),
+        hom_bytes()
+    );
+    assert_eq!(
+        std::fs::read(out_dir.join("level.som")).unwrap(),
+        som_bytes()
+    );
+    assert!(
+        out.contains("level.hom: kept, 4 polygons before, 4 after"),
+        "{out}"
+    );
+    assert!(
+        out.contains("level.som: kept, 3 polygons before, 3 after"),
+        "{out}"
+    );
+    // XRLC 12 has no level.som: left out, and the JSON summary says why
+    let conv = d.path().join("v12");
+    let (code, out, err) = run(&[
+        os("convert"),
+        lvl.as_os_str(),
+        conv.as_os_str(),
+        os("--to-version"),
+        os("12"),
+        os("--allow-loss"),
+        os("--json"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["hom"]["mode"], "kept");
+    assert!(v["summary"]["som"]["note"]
+        .as_str()
+        .unwrap()
+        .contains("reads no level.som"));
+    assert!(conv.join("level.hom").is_file() && !conv.join("level.som").exists());
+    // render --occluders writes its picture
+    let png = d.path().join("occ.png");
+    let (code, out, err) = run(&[
+        os("render"),
+        lvl.as_os_str(),
+        png.as_os_str(),
+        os("--occluders"),
+        os("--size"),
+        os("64x48"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+}

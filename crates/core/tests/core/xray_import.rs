@@ -298,3 +298,108 @@ fn a_lossy_conversion_is_told_from_other_refusals() {
     let e = levelgeom_core::demo().convert_xray(14, false).unwrap_err();
     assert!(!e.needs_allow_loss(), "{e}");
 }
+
+/// A generated XRLC 14 level with the generator's `level.hom` and `level.som` in `dir`.
+fn level_with_occluders(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    use levelgeom_xray::occluders::generate::{
+        hom_bytes_of, som_bytes_of, LEVEL_HOM_POLYS, LEVEL_SOM_POLYS,
+    };
+    let (l, g) =
+        levelgeom_xray::generate::level_bytes(levelgeom_xray::generate::Options::default());
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("level"), l).unwrap();
+    std::fs::write(dir.join("level.geom"), g).unwrap();
+    let (h, s) = (
+        hom_bytes_of(&LEVEL_HOM_POLYS),
+        som_bytes_of(&LEVEL_SOM_POLYS),
+    );
+    std::fs::write(dir.join("level.hom"), &h).unwrap();
+    std::fs::write(dir.join("level.som"), &s).unwrap();
+    (h, s)
+}
+
+#[test]
+fn the_output_folder_gets_the_occluders_and_a_conversion_says_what_it_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let (h, s) = level_with_occluders(&d.path().join("lvl"));
+    let level = levelgeom_core::open(&d.path().join("lvl")).unwrap();
+    level
+        .export(
+            &d.path().join("exp"),
+            &ExportOptions {
+                engine: levelgeom_core::EngineOptions {
+                    xray: Some(levelgeom_core::XrayOptions {
+                        occluders: true,
+                        ..levelgeom_core::XrayOptions::default()
+                    }),
+                    ..levelgeom_core::EngineOptions::default()
+                },
+                ..ExportOptions::default()
+            },
+        )
+        .unwrap();
+    // nothing edited: both files come back as they were
+    let r = level
+        .import_xray(
+            &d.path().join("exp").join("level.glb"),
+            &XrayImportOptions::default(),
+        )
+        .unwrap();
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["level", "level.geom", "level.hom", "level.som"]);
+    assert_eq!(r.files[2].1, h);
+    assert_eq!(r.files[3].1, s);
+    assert_eq!(r.summary.hom.mode, "kept");
+    let out = d.path().join("out");
+    levelgeom_core::write_level_folder(&out, &r.files, &[], false).unwrap();
+    assert_eq!(std::fs::read(out.join("level.hom")).unwrap(), h);
+    // XRLC 12 reads a level.hom but no level.som: the conversion says so
+    let r = level.convert_xray(12, true).unwrap();
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["level", "level.hom"]);
+    let text = r.summary.to_string();
+    assert!(
+        text.contains("level.som not written: the XRLC 12 engine reads no level.som"),
+        "{text}"
+    );
+}
+
+/// Pixels tinted towards the overlay's magenta (red and blue well above green).
+fn magenta(i: &levelgeom_core::Image) -> usize {
+    i.pixels
+        .chunks_exact(4)
+        .filter(|p| p[0] as i32 - p[1] as i32 > 60 && p[2] as i32 - p[1] as i32 > 60)
+        .count()
+}
+
+#[test]
+fn render_occluders_draws_them_over_the_level() {
+    let d = tempfile::tempdir().unwrap();
+    level_with_occluders(&d.path().join("lvl"));
+    let level = levelgeom_core::open(&d.path().join("lvl")).unwrap();
+    let opts = levelgeom_core::RenderOptions {
+        view: levelgeom_core::View::Top,
+        width: 200,
+        height: 200,
+        ..levelgeom_core::RenderOptions::default()
+    };
+    let plain = level.render(&opts).unwrap();
+    let with = level
+        .render(&levelgeom_core::RenderOptions {
+            occluders: true,
+            ..opts
+        })
+        .unwrap();
+    // the flat occluders on the quad and the grid (y = 0, seen from above) are tinted; the
+    // plain picture has no magenta
+    assert_eq!(magenta(&plain), 0);
+    assert!(magenta(&with) > 100, "{}", magenta(&with));
+    // a WAD has no occluders: a clear error
+    let e = levelgeom_core::demo()
+        .render(&levelgeom_core::RenderOptions {
+            occluders: true,
+            ..opts
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("--occluders"), "{e}");
+}

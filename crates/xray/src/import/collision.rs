@@ -89,7 +89,7 @@ fn closest(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
 }
 
 /// Triangles of the visuals in X-Ray space, in a grid of cells of `cell` metres.
-struct Grid {
+pub(super) struct Grid {
     cell: f64,
     tris: Vec<(usize, [DVec3; 3])>,
     cells: HashMap<(i64, i64, i64), Vec<u32>>,
@@ -101,7 +101,7 @@ impl Grid {
         (k(p.x), k(p.y), k(p.z))
     }
 
-    fn new(geo: &[Option<NodeGeo>], cell: f64) -> Grid {
+    pub(super) fn new(geo: &[Option<NodeGeo>], cell: f64) -> Grid {
         let mut g = Grid {
             cell,
             tris: Vec::new(),
@@ -136,7 +136,7 @@ impl Grid {
     }
 
     /// The visuals with a triangle within [`NEAR`] of `p`.
-    fn near(&self, p: DVec3) -> Vec<usize> {
+    pub(super) fn near(&self, p: DVec3) -> Vec<usize> {
         let mut out = Vec::new();
         let big = self.cells.get(&(i64::MIN, 0, 0));
         for id in self
@@ -295,7 +295,7 @@ fn corners(cf: &Cform, t: &Tri) -> Option<[DVec3; 3]> {
 }
 
 /// The visuals within [`NEAR`] of all three corners.
-fn owners_of(grid: &Grid, c: &[DVec3; 3]) -> Vec<usize> {
+pub(super) fn owners_of(grid: &Grid, c: &[DVec3; 3]) -> Vec<usize> {
     let mut owners = grid.near(c[0]);
     for p in &c[1..] {
         let here = grid.near(*p);

@@ -11,14 +11,15 @@ use glam::{DMat4, DVec3};
 use levelgeom_scene::{roots, Primitive, Scene};
 
 /// Names of the trees whose nodes are never visuals: the light and glow groups
-/// ([`crate::lights`]), the named roots `portals` and `collision` ([`roots`]), and `sectors`
+/// ([`crate::lights`]), the named roots `portals`, `collision` and `occluders` ([`roots`]), and `sectors`
 /// (a tree earlier exports wrote).
-const NOT_VISUALS: [&str; 5] = [
+const NOT_VISUALS: [&str; 6] = [
     crate::lights::LIGHTS,
     crate::lights::GLOWS,
     roots::PORTALS,
     "sectors",
     roots::COLLISION,
+    roots::OCCLUDERS,
 ];
 
 /// A name without Blender's `.001`-style suffix.

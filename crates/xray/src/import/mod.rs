@@ -46,7 +46,8 @@
 //! removed visuals' triangles with them, copies get their original's triangles, new meshes
 //! their own (game material from the `game_material` extra, else the nearest triangle's),
 //! edited visuals new triangles from their new shape in place of their old ones (with their
-//! old triangles' game material).
+//! old triangles' game material). `level.hom` and `level.som` follow afterwards by the same
+//! rule ([`occluders::follow`], from [`Imported::edits`]).
 
 pub mod buffers;
 pub mod collision;
@@ -55,6 +56,7 @@ pub mod downgrade;
 pub mod encode;
 pub mod hierarchy;
 pub mod mapping;
+pub mod occluders;
 pub mod old;
 pub mod shading;
 pub mod summary;
@@ -75,7 +77,7 @@ use crate::scene::{tree_matrix, SceneError, SceneOptions};
 pub use convert::Conversion;
 use hierarchy::Bounds;
 use mapping::NodeGeo;
-pub use summary::{Added, CollisionSummary, Defaulted, FacesAdded, Summary};
+pub use summary::{Added, CollisionSummary, Defaulted, FacesAdded, OccluderSummary, Summary};
 use transform::Change;
 
 /// The base level's files.
@@ -115,6 +117,12 @@ pub struct Imported {
     pub geomx: Option<Geom>,
     /// `level.cform` (when the base has one, or `--collision` made one).
     pub cform: Option<Cform>,
+    /// `level.hom`, once [`occluders::follow`] made it follow (when the base has one).
+    pub hom: Option<crate::occluders::Hom>,
+    /// `level.som`, once [`occluders::follow`] made it follow (when the base has one).
+    pub som: Option<crate::occluders::Som>,
+    /// What happened to the visuals, for [`occluders::follow`].
+    pub edits: occluders::Edits,
     /// What was done.
     pub summary: Summary,
 }
@@ -413,11 +421,32 @@ fn import_view(
         &w.new_faces,
         &mut w.summary,
     )?;
+    let mut edits = occluders::Edits {
+        reshaped: vec![false; nv],
+        ..occluders::Edits::default()
+    };
+    for a in &w.new_faces {
+        match a {
+            collision::NewFaces::Copy { from, m, .. } => edits.copies.push((*from, *m)),
+            collision::NewFaces::Reshape { from, .. } => {
+                if let Some(r) = edits.reshaped.get_mut(*from) {
+                    *r = true;
+                }
+            }
+            collision::NewFaces::Mesh { .. } => {}
+        }
+    }
+    edits.moves = moves;
+    edits.remove = remove;
+    edits.geo = solid;
     Ok(Imported {
         level: w.level,
         geom: w.geom,
         geomx: w.geomx,
         cform,
+        hom: None,
+        som: None,
+        edits,
         summary: w.summary,
     })
 }

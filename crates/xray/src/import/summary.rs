@@ -78,6 +78,34 @@ pub struct CollisionSummary {
     pub added_faces: Vec<FacesAdded>,
 }
 
+/// What happened to `level.hom` or `level.som` ([`super::occluders::follow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OccluderSummary {
+    /// `none` (the level has no such file), `kept`, `followed` (polygons of moved, removed,
+    /// copied and reshaped visuals moved, removed, copied and dropped) or `replaced` (from the
+    /// mesh file's `occluders` tree).
+    pub mode: String,
+    /// Polygons before.
+    pub polygons_before: usize,
+    /// Polygons after (0 when the file is not written).
+    pub polygons_after: usize,
+    /// Polygons moved with their visual.
+    pub moved: usize,
+    /// Polygons removed with their visual.
+    pub removed: usize,
+    /// Polygons appended for copied visuals.
+    pub copied: usize,
+    /// Polygons of reshaped visuals dropped (new occluders cannot be guessed).
+    pub dropped: usize,
+    /// Polygons owned by several visuals not changed alike: kept in place.
+    pub ambiguous: usize,
+    /// The first ambiguous polygons' indices (at most 20).
+    pub ambiguous_polygons: Vec<usize>,
+    /// Why the file was not written (the target build's engine does not read it), else empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
 /// What [`super::import`] did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
@@ -108,6 +136,10 @@ pub struct Summary {
     pub defaulted: Vec<Defaulted>,
     /// The collision.
     pub collision: CollisionSummary,
+    /// `level.hom` (set by [`super::occluders::follow`]).
+    pub hom: OccluderSummary,
+    /// `level.som` (set by [`super::occluders::follow`]).
+    pub som: OccluderSummary,
     /// Everything else worth telling.
     pub warnings: Vec<String>,
     /// The build conversion (`--to-version`), when one was made.
@@ -213,6 +245,32 @@ impl fmt::Display for Summary {
                         a.visual, a.node, a.faces, a.material, a.source
                     )?;
                 }
+            }
+        }
+        for (file, s) in [("level.hom", &self.hom), ("level.som", &self.som)] {
+            match s.mode.as_str() {
+                "" => {}
+                "none" => writeln!(f, "{file}: none beside the level")?,
+                "replaced" => writeln!(
+                    f,
+                    "{file}: replaced by the mesh file's occluders tree, {} polygons before, {} after",
+                    s.polygons_before, s.polygons_after
+                )?,
+                mode => writeln!(
+                    f,
+                    "{file}: {mode}, {} polygons before, {} after ({} moved, {} removed, {} copied, {} dropped with reshaped visuals, {} ambiguous kept in place{})",
+                    s.polygons_before,
+                    s.polygons_after,
+                    s.moved,
+                    s.removed,
+                    s.copied,
+                    s.dropped,
+                    s.ambiguous,
+                    list(&s.ambiguous_polygons)
+                )?,
+            }
+            if !s.note.is_empty() {
+                writeln!(f, "  {file} {}", s.note)?;
             }
         }
         Ok(())

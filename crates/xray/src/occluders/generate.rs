@@ -29,6 +29,55 @@ pub const SOM_POLYS: [([[f32; 3]; 3], u32, f32); 3] = [
     ([[1.0, 2.0, 3.0], [4.0, 2.0, 3.0], [1.0, 6.0, 3.0]], 1, 0.75),
 ];
 
+/// Occluders for the XRLC 13/14 level of [`crate::generate::level`] (X-Ray space), each placed
+/// against one of its visuals so that an import's ownership rule
+/// (`crate::import::occluders`) has one answer for it:
+///
+/// | # | where | owner |
+/// |---|---|---|
+/// | 0 | on the quad (visual 0, y = 0, x and z in −1…1) | visual 0 (on its triangles) |
+/// | 1 | on the progressive grid (visual 1, y = 0, x 3…5, z −1…1) | visual 1 (on its triangles) |
+/// | 2 | inside the first tree (visual 2, pyramid at 10, 0, 5, box 9.5…10.5, 0…2, 4.5…5.5), off its faces | visual 2 (its box) |
+/// | 3 | a wall at x 20…24, z = 20, far from every visual | none |
+/// | 4 | inside the second tree (visual 3 at −4, 1, −6) | visual 3 (its box) |
+pub const LEVEL_HOM_POLYS: [([[f32; 3]; 3], u32); 5] = [
+    ([[-1.0, 0.0, -1.0], [-1.0, 0.0, 1.0], [1.0, 0.0, 1.0]], 1),
+    ([[3.0, 0.0, -1.0], [3.0, 0.0, 1.0], [5.0, 0.0, 1.0]], 0),
+    ([[9.8, 0.5, 5.0], [10.0, 1.5, 5.0], [10.2, 0.5, 5.0]], 0),
+    ([[20.0, 0.0, 20.0], [24.0, 0.0, 20.0], [24.0, 3.0, 20.0]], 0),
+    ([[-4.2, 1.5, -6.0], [-4.0, 2.5, -6.0], [-3.8, 1.5, -6.0]], 1),
+];
+
+/// Sound occluders for the same level, placed as [`LEVEL_HOM_POLYS`]: 0 on the quad
+/// (visual 0), 1 inside the first tree (visual 2), 2 on the grid (visual 1), 3 far from every
+/// visual (a wall at x −20…−16, z = −20).
+pub const LEVEL_SOM_POLYS: [([[f32; 3]; 3], u32, f32); 4] = [
+    (
+        [[-1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [1.0, 0.0, -1.0]],
+        0,
+        0.5,
+    ),
+    (
+        [[9.7, 0.2, 4.8], [10.0, 1.0, 5.2], [10.3, 0.2, 4.8]],
+        1,
+        0.25,
+    ),
+    (
+        [[3.0, 0.0, -1.0], [5.0, 0.0, 1.0], [5.0, 0.0, -1.0]],
+        0,
+        0.75,
+    ),
+    (
+        [
+            [-20.0, 0.0, -20.0],
+            [-16.0, 0.0, -20.0],
+            [-16.0, 4.0, -20.0],
+        ],
+        0,
+        1.0,
+    ),
+];
+
 fn chunk(out: &mut Vec<u8>, id: u32, body: &[u8]) {
     out.extend_from_slice(&id.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -43,8 +92,13 @@ fn verts(out: &mut Vec<u8>, v: &[[f32; 3]; 3]) {
 
 /// A `level.hom` with [`HOM_POLYS`].
 pub fn hom_bytes() -> Vec<u8> {
+    hom_bytes_of(&HOM_POLYS)
+}
+
+/// A `level.hom` with `polys` (three vertices, flags).
+pub fn hom_bytes_of(polys_in: &[([[f32; 3]; 3], u32)]) -> Vec<u8> {
     let mut polys = Vec::new();
-    for (v, flags) in &HOM_POLYS {
+    for (v, flags) in polys_in {
         verts(&mut polys, v);
         polys.extend_from_slice(&flags.to_le_bytes());
     }
@@ -56,8 +110,13 @@ pub fn hom_bytes() -> Vec<u8> {
 
 /// A `level.som` with [`SOM_POLYS`].
 pub fn som_bytes() -> Vec<u8> {
+    som_bytes_of(&SOM_POLYS)
+}
+
+/// A `level.som` with `polys` (three vertices, b2sided, occlusion factor).
+pub fn som_bytes_of(polys_in: &[([[f32; 3]; 3], u32, f32)]) -> Vec<u8> {
     let mut polys = Vec::new();
-    for (v, sided, occ) in &SOM_POLYS {
+    for (v, sided, occ) in polys_in {
         verts(&mut polys, v);
         polys.extend_from_slice(&sided.to_le_bytes());
         polys.extend_from_slice(&occ.to_le_bytes());

@@ -57,6 +57,21 @@ pub const HOM_FLAG_2SIDED: u32 = 0x1;
 /// `HOM.cpp`).
 pub const MIN_AREA: f32 = 0.001;
 
+/// Whether the engine of XRLC build `version` reads a `level.hom`: `xr_3da/HOM.cpp` opens
+/// `level.hom` from 2002-06-07 (xray-engine-repo `65b62445ff`), within the XRLC 8 era
+/// (2002-04-01 – 2002-09-30, [`crate::builds::LAYOUTS`]); XRLC 4 and 5 predate it (see
+/// `docs/formats/xray-level.md` §14).
+pub fn hom_in_build(version: u16) -> bool {
+    version >= 8
+}
+
+/// Whether the engine of XRLC build `version` reads a `level.som`: `set_geometry_som` from
+/// 2005-02-26 (xray-engine-repo `e53ceaf2fa`), within the XRLC 13 era (2005-02-01 –
+/// 2005-04-21); every earlier build has none (see `docs/formats/xray-level.md` §15).
+pub fn som_in_build(version: u16) -> bool {
+    version >= 13
+}
+
 /// A polygon record of one of the two files.
 pub trait Polygon: Clone + std::fmt::Debug + PartialEq {
     /// Bytes per record.
@@ -71,6 +86,8 @@ pub trait Polygon: Clone + std::fmt::Debug + PartialEq {
     fn write(&self, w: &mut Writer);
     /// The three vertices, in the level's (engine) space.
     fn verts(&self) -> &[[f32; 3]; 3];
+    /// The three vertices, to move them.
+    fn verts_mut(&mut self) -> &mut [[f32; 3]; 3];
     /// The two-sided word as stored (`flags` / `b2sided`).
     fn sided(&self) -> u32;
 }
@@ -119,6 +136,9 @@ impl Polygon for HomPoly {
     fn verts(&self) -> &[[f32; 3]; 3] {
         &self.v
     }
+    fn verts_mut(&mut self) -> &mut [[f32; 3]; 3] {
+        &mut self.v
+    }
     fn sided(&self) -> u32 {
         self.flags
     }
@@ -144,6 +164,9 @@ impl Polygon for SomPoly {
     }
     fn verts(&self) -> &[[f32; 3]; 3] {
         &self.v
+    }
+    fn verts_mut(&mut self) -> &mut [[f32; 3]; 3] {
+        &mut self.v
     }
     fn sided(&self) -> u32 {
         self.b2sided

@@ -12,6 +12,7 @@ mod fixture;
 mod generated;
 mod import_edit;
 mod import_faces;
+mod import_occluders;
 mod import_old;
 mod import_reshape;
 mod import_trees;
