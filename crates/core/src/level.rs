@@ -70,6 +70,8 @@ impl LevelFile {
                 Kind::Cform => Format::XrayCform,
                 Kind::Hom => Format::XrayHom,
                 Kind::Som => Format::XraySom,
+                Kind::Ai => Format::XrayAi,
+                Kind::Details => Format::XrayDetails,
                 Kind::Chunks => Format::XrayChunks,
             },
         }
@@ -364,6 +366,10 @@ impl LevelFile {
                         "a level.hom or level.som holds only occluder polygons; export them \
                          with the level: give the level folder or its `level` file and \
                          --occluders."
+                    }
+                    levelgeom_xray::Kind::Ai | levelgeom_xray::Kind::Details => {
+                        "a level.ai or level.details is exported with the level: give the \
+                         level folder or its `level` file and --ai or --details."
                     }
                     _ => "export needs an X-Ray `level` file (or its folder)",
                 };

@@ -93,6 +93,10 @@ pub enum Opened {
     Hom(Hom),
     /// `level.som`.
     Som(Som),
+    /// `level.ai`.
+    Ai(crate::ai::LevelAi),
+    /// `level.details`.
+    Details(crate::details::Details),
     /// Another chunk file, as raw chunks.
     Chunks(Vec<RawChunk>),
 }
@@ -115,6 +119,10 @@ impl Opened {
             Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
             Kind::Hom => Hom::read(bytes).map(|(h, w)| (Opened::Hom(h), w)),
             Kind::Som => Som::read(bytes).map(|(h, w)| (Opened::Som(h), w)),
+            Kind::Ai => crate::ai::LevelAi::read(bytes).map(|(a, w)| (Opened::Ai(a), w)),
+            Kind::Details => {
+                crate::details::Details::read(bytes).map(|(d, w)| (Opened::Details(d), w))
+            }
             Kind::Chunks => chunk::read_raw(&mut Reader::with_limits(bytes, limits))
                 .map(|c| (Opened::Chunks(c), Vec::new())),
         })
@@ -128,6 +136,8 @@ impl Opened {
             Opened::Cform(_) => Kind::Cform,
             Opened::Hom(_) => Kind::Hom,
             Opened::Som(_) => Kind::Som,
+            Opened::Ai(_) => Kind::Ai,
+            Opened::Details(_) => Kind::Details,
             Opened::Chunks(_) => Kind::Chunks,
         }
     }
@@ -140,6 +150,8 @@ impl Opened {
             Opened::Cform(c) => c.to_bytes(),
             Opened::Hom(h) => h.to_bytes(),
             Opened::Som(s) => s.to_bytes(),
+            Opened::Ai(a) => Ok(a.to_bytes()),
+            Opened::Details(d) => d.to_bytes(),
             Opened::Chunks(cs) => {
                 let mut w = Writer::new();
                 chunk::write_raw(&mut w, cs)?;
@@ -162,6 +174,8 @@ impl Opened {
             Opened::Cform(c) => check::cform(c),
             Opened::Hom(h) => h.check(),
             Opened::Som(s) => s.check(),
+            Opened::Ai(a) => a.check(),
+            Opened::Details(d) => d.check(),
             Opened::Chunks(_) => Vec::new(),
         }
     }
@@ -382,6 +396,8 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Cform => "a level.cform",
         Kind::Hom => "a level.hom",
         Kind::Som => "a level.som",
+        Kind::Ai => "a level.ai",
+        Kind::Details => "a level.details",
         Kind::Chunks => "an X-Ray chunk file of unknown kind",
     }
 }
