@@ -273,6 +273,12 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                 } else {
                     Default::default()
                 };
+                let ai_details = if siblings {
+                    levelgeom_xray::files::ai_details_beside(&path)
+                        .map_err(|e| beside_error(&file, e))?
+                } else {
+                    Default::default()
+                };
                 let files = levelgeom_xray::files::LevelFiles {
                     level_path: path.clone(),
                     level,
@@ -281,6 +287,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
                     geomx,
                     cform,
                     occluders,
+                    ai_details,
                 };
                 (Content::XrayLevel(Box::new(files)), warnings)
             }

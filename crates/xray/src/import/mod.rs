@@ -57,6 +57,7 @@ pub mod hierarchy;
 pub mod mapping;
 pub mod old;
 pub mod shading;
+pub mod stale;
 pub mod summary;
 pub mod transform;
 pub mod upgrade;

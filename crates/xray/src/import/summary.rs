@@ -110,6 +110,10 @@ pub struct Summary {
     pub collision: CollisionSummary,
     /// Everything else worth telling.
     pub warnings: Vec<String>,
+    /// What the edit left stale in `level.ai` and `level.details` ([`super::stale`]), when
+    /// the level has either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<super::stale::StaleReport>,
     /// The build conversion (`--to-version`), when one was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversion: Option<super::Conversion>,
@@ -214,6 +218,9 @@ impl fmt::Display for Summary {
                     )?;
                 }
             }
+        }
+        if let Some(s) = &self.stale {
+            write!(f, "{s}")?;
         }
         Ok(())
     }

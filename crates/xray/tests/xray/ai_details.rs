@@ -105,7 +105,10 @@ fn ai_check_finds_a_bad_link_and_a_short_file() {
     let (ai, w) = LevelAi::read(cut).unwrap();
     assert!(!w.is_empty());
     assert_eq!(ai.to_bytes(), cut);
-    assert!(ai.check().iter().any(|p| p.message.contains("counts 4 nodes")));
+    assert!(ai
+        .check()
+        .iter()
+        .any(|p| p.message.contains("counts 4 nodes")));
 }
 
 #[test]
@@ -113,7 +116,11 @@ fn details_of_both_versions_round_trip_with_their_slots() {
     let slots = slots_sample();
     for version in [2u32, 3] {
         let bytes = details_bytes(version, [1, 1], 3, &slots);
-        assert_eq!(levelgeom_xray::kind(&bytes), Some(Kind::Details), "v{version}");
+        assert_eq!(
+            levelgeom_xray::kind(&bytes),
+            Some(Kind::Details),
+            "v{version}"
+        );
         let (d, w) = Details::read(&bytes).unwrap();
         assert!(w.is_empty());
         assert_eq!(d.to_bytes().unwrap(), bytes, "version {version}");
@@ -166,5 +173,9 @@ fn details_check_finds_a_wrong_slot_count() {
     let bytes = details_bytes(3, [0, 0], 3, &slots);
     let (d, _) = Details::read(&bytes).unwrap();
     let p = d.check();
-    assert!(p.iter().any(|p| p.path == "FSD_SLOTS" && p.message.contains("3 × 1")), "{p:?}");
+    assert!(
+        p.iter()
+            .any(|p| p.path == "FSD_SLOTS" && p.message.contains("3 × 1")),
+        "{p:?}"
+    );
 }
