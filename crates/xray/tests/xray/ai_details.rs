@@ -179,3 +179,155 @@ fn details_check_finds_a_wrong_slot_count() {
         "{p:?}"
     );
 }
+
+/// The edit of [`an_edit_reports_stale_nodes_and_slots_where_the_test_computes`]: on the
+/// generated XRLC 14 level (visual 0: the quad x −1…1, z −1…1 at y 0; visual 1: the grid
+/// x 3…5, z −1…1 at y 0, both in level space), visual 0 moved by (+1.5, +0.6, 0) in level
+/// space (glTF (1.5, 0.6, −0)) to x 0.5…2.5 at y 0.6, visual 1 deleted.
+fn moved_and_deleted() -> (
+    crate::import_edit::Files,
+    levelgeom_scene::Scene,
+    levelgeom_xray::import::Imported,
+) {
+    use crate::import_edit::{export, generated, move_node, node_of, run};
+    let f = generated(14, false);
+    let mut s = export(&f);
+    let n0 = node_of(&s, 0);
+    move_node(&mut s, n0, [1.5, 0.6, 0.0]);
+    let n1 = node_of(&s, 1);
+    for node in &mut s.nodes {
+        node.children.retain(|&c| c != n1);
+    }
+    s.roots.retain(|&r| r != n1);
+    let out = run(&f, &s);
+    assert_eq!(out.summary.moved, vec![0]);
+    assert_eq!(out.summary.removed, vec![1]);
+    (f, s, out)
+}
+
+/// AI nodes on a 1 m grid from (−2, 0, −2): A (0, 0, 0) on the old quad; B (4, 0, 0) on the
+/// deleted grid; C (2, 0, 0) under the moved quad's new place (0.6 m above it: inside);
+/// D (−2, 0, 5) away from both; E (1, 0, 0) on the old quad's edge and under the new quad.
+fn edit_ai() -> LevelAi {
+    use levelgeom_xray::ai::generate::{GenHeader, GenNode};
+    let h = GenHeader {
+        version: 8,
+        size: 1.0,
+        size_y: 2.0,
+        aabb: [[-2.0, 0.0, -2.0], [6.0, 2.0, 12.0]],
+    };
+    let at = |x: i32, z: i32| GenNode {
+        x: (x + 2) as u32,
+        z: (z + 2) as u32,
+        y: 0,
+        normal: [0.0, 1.0, 0.0],
+        cover: [0; 4],
+        low_cover: [0; 4],
+        light: 0,
+        links: [None; 4],
+    };
+    let nodes = [at(0, 0), at(4, 0), at(2, 0), at(-2, 5), at(1, 0)];
+    LevelAi::read(&ai_bytes(&h, &nodes)).unwrap().0
+}
+
+/// Slots of 2 m, offset (1, 1): slot (ix, iz) has its centre at ((ix − 1) · 2 + 1,
+/// (iz − 1) · 2 + 1), so x −1, 1, 3, 5 and z −1, 1, 3 …; 4 × 3 slots, all at floor 0 with
+/// model 0.
+fn edit_details() -> Details {
+    use levelgeom_xray::details::generate::GenSlot;
+    let slot = GenSlot {
+        y_base: 0.0,
+        height: 1.0,
+        items: [Some((0, 0xffff)), None, None, None],
+    };
+    Details::read(&details_bytes(3, [1, 1], 4, &[slot; 12]))
+        .unwrap()
+        .0
+}
+
+#[test]
+fn an_edit_reports_stale_nodes_and_slots_where_the_test_computes() {
+    let (f, s, out) = moved_and_deleted();
+    let ai = edit_ai();
+    let details = edit_details();
+    let base = crate::import_edit::base(&f);
+    let (report, followed) = levelgeom_xray::import::stale::stale(
+        base,
+        &s,
+        &out.summary,
+        Some(&ai),
+        Some(&details),
+        false,
+    )
+    .unwrap();
+    assert!(followed.is_none());
+    let a = report.ai.unwrap();
+    // A, B, E under the changed shapes (in file order); C and E under the new quad at 0.6 m
+    assert_eq!(
+        a.under_changed_at,
+        vec![[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    );
+    assert_eq!(a.under_changed, 3);
+    assert_eq!(a.inside_new_at, vec![[2.0, 0.0, 0.0], [1.0, 0.0, 0.0]]);
+    let d = report.details.unwrap();
+    // row z = −1 then z = 1: x 3 and 5 over the deleted grid, x −1 and 1 over the old quad
+    assert_eq!(
+        d.over_removed_at,
+        vec![
+            [3.0, 0.0, -1.0],
+            [5.0, 0.0, -1.0],
+            [3.0, 0.0, 1.0],
+            [5.0, 0.0, 1.0]
+        ]
+    );
+    assert_eq!(
+        d.over_moved_at,
+        vec![
+            [-1.0, 0.0, -1.0],
+            [1.0, 0.0, -1.0],
+            [-1.0, 0.0, 1.0],
+            [1.0, 0.0, 1.0]
+        ]
+    );
+    assert_eq!((d.emptied, d.shifted, d.followed), (0, 0, false));
+}
+
+#[test]
+fn details_follow_empties_slots_over_removed_floor_and_lifts_those_over_the_moved_one() {
+    let (f, s, out) = moved_and_deleted();
+    let details = edit_details();
+    let base = crate::import_edit::base(&f);
+    let (report, followed) =
+        levelgeom_xray::import::stale::stale(base, &s, &out.summary, None, Some(&details), true)
+            .unwrap();
+    let d = report.details.unwrap();
+    // over the deleted grid: 4 emptied; over the old quad: x −1 is no longer under it
+    // (emptied), x 1 is (the new quad spans x 0.5…2.5): raised by 0.6 m = 3 steps of 0.2
+    assert_eq!((d.emptied, d.shifted), (6, 2));
+    let new = followed.unwrap();
+    let slots = new.slots().unwrap();
+    let index = |x: i32, z: i32| (((z - 1) / 2 + 1) * 4 + (x - 1) / 2 + 1) as usize;
+    for (x, z) in [(3, -1), (5, -1), (3, 1), (5, 1), (-1, -1), (-1, 1)] {
+        assert!(
+            slots.slot(index(x, z)).unwrap().items.is_empty(),
+            "({x}, {z})"
+        );
+    }
+    for (x, z) in [(1, -1), (1, 1)] {
+        let v = slots.slot(index(x, z)).unwrap();
+        assert!((v.y_base - 0.6).abs() < 1e-4, "{}", v.y_base);
+        assert_eq!(v.items, vec![(0, 0xffff)]);
+    }
+    // the third row (z 3) untouched, byte for byte
+    let (Some(levelgeom_xray::details::Slots::V3(a)), Some(levelgeom_xray::details::Slots::V3(b))) =
+        (details.slots(), new.slots())
+    else {
+        panic!("version 3 slots");
+    };
+    assert_eq!(a[8..], b[8..]);
+    // only the slots changed: the header and models are the same bytes
+    let (old_b, new_b) = (details.to_bytes().unwrap(), new.to_bytes().unwrap());
+    assert_eq!(old_b.len(), new_b.len());
+    let slots_at = old_b.len() - 12 * 16;
+    assert_eq!(old_b[..slots_at], new_b[..slots_at]);
+}
