@@ -15,4 +15,5 @@ mod xray_cli;
 mod xray_convert_cli;
 mod xray_import_cli;
 mod xray_objects_cli;
+mod xray_ai_details_cli;
 mod xray_occluders_cli;
