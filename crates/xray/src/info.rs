@@ -6,7 +6,9 @@
 //! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality` (null up to XRLC 12), `name` (XRLC 4–10), `shaders`,
 //! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
 //! `faces`), `xray-hom` / `xray-som` (`version`, `polygons`, `two_sided`, `bbox`, and for the SOM
-//! `occlusion`: `[{"factor", "polygons"}]`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
+//! `occlusion`: `[{"factor", "polygons"}]`), `xray-ai` ([`crate::ai::AiInfo`]), `xray-details`
+//! ([`crate::details::DetailsInfo`]) or `xray-chunks` (the chunk list only); `warnings` when
+//! there are any.
 
 use std::fmt;
 

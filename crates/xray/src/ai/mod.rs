@@ -538,8 +538,8 @@ pub fn builds(version: u32) -> Option<&'static str> {
 
 /// Whether `bytes` look like a `level.ai`: a known version, a positive finite cell size and
 /// height range, an ordered box, and (for versions whose nodes are decoded) a length that is
-/// the header plus whole nodes, at least `count` of them. Versions 2–4 need only the header
-/// to be plausible.
+/// the header plus exactly `count` whole nodes. Version 4 needs `count` 22-byte nodes; versions
+/// 2 and 3 (two node layouts) at least 20 bytes per node.
 pub fn sniff(bytes: &[u8]) -> bool {
     let word = |at: usize| {
         bytes
@@ -564,12 +564,16 @@ pub fn sniff(bytes: &[u8]) -> bool {
     if b.len() != 6 || b.iter().any(|c| !c.is_finite()) || (0..3).any(|k| b[k] > b[k + 3]) {
         return false;
     }
+    let nodes = bytes.len() - HEADER_SIZE;
     match Layout::of(version) {
         Some(l) => {
             let head = HEADER_SIZE + if version >= 8 { GUID_SIZE } else { 0 };
-            bytes.len() >= head && bytes.len() - head == count * l.size()
+            bytes.len() >= head && bytes.len() - head == count.saturating_mul(l.size())
         }
-        None => true,
+        // the 22-byte node of 2003 (`ab383e8b83`)
+        None if version == 4 => nodes == count.saturating_mul(22),
+        // 20 bytes and more per node (a 20-byte node and its links, or the 22-byte one)
+        None => nodes >= count.saturating_mul(20) && (count > 0) == (nodes > 0),
     }
 }
 
@@ -614,9 +618,10 @@ mod tests {
         assert_eq!(decompress_normal(126), [0.0, 1.0, 0.0]);
         // +z: both 0, z = 126
         assert_eq!(decompress_normal(0), [0.0, 0.0, 1.0]);
-        // -x: sign bit 0x8000, xbits 126 folds to (1, 1) → stored 1 << 7 | 1
-        assert_eq!(compress_normal([-1.0, 0.0, 0.0]), 0x8000 | (1 << 7) | 1);
-        let n = decompress_normal(0x8000 | (1 << 7) | 1);
+        // -x: sign bit 0x8000; xbits 126, ybits 0 fold (xbits ≥ 64) to 127 − 126 = 1 and
+        // 127 − 0 = 127; unpacking sees 1 + 127 ≥ 127 and folds back to (126, 0)
+        assert_eq!(compress_normal([-1.0, 0.0, 0.0]), 0x8000 | (1 << 7) | 127);
+        let n = decompress_normal(0x8000 | (1 << 7) | 127);
         assert_eq!(n, [-1.0, 0.0, 0.0]);
     }
 
