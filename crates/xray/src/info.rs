@@ -60,7 +60,7 @@ pub enum Body {
     Som(crate::occluders::OccludersInfo),
     /// `level.ai`.
     #[serde(rename = "xray-ai")]
-    Ai(crate::ai::AiInfo),
+    Ai(Box<crate::ai::AiInfo>),
     /// `level.details`.
     #[serde(rename = "xray-details")]
     Details(crate::details::DetailsInfo),
@@ -503,7 +503,7 @@ impl Info {
             Opened::Cform(c) => Body::Cform(cform_info(c)),
             Opened::Hom(h) => Body::Hom(h.info()),
             Opened::Som(s) => Body::Som(s.info()),
-            Opened::Ai(a) => Body::Ai(a.info()),
+            Opened::Ai(a) => Body::Ai(Box::new(a.info())),
             Opened::Details(d) => Body::Details(d.info()),
             Opened::Chunks(_) => Body::Chunks {},
         };

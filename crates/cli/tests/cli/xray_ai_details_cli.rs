@@ -26,7 +26,11 @@ fn level(dir: &Path) -> PathBuf {
     std::fs::write(lvl.join("level.geom"), g).unwrap();
     let (h, n) = sample(8);
     std::fs::write(lvl.join("level.ai"), ai_bytes(&h, &n)).unwrap();
-    std::fs::write(lvl.join("level.details"), details_bytes(3, [1, 1], 3, &slots())).unwrap();
+    std::fs::write(
+        lvl.join("level.details"),
+        details_bytes(3, [1, 1], 3, &slots()),
+    )
+    .unwrap();
     lvl
 }
 
@@ -58,11 +62,17 @@ fn info_rebuild_and_check_of_ai_and_details() {
             o.as_os_str(),
         ]);
         assert_eq!(code, 0, "{out}{err}");
-        assert_eq!(std::fs::read(&o).unwrap(), std::fs::read(lvl.join(f)).unwrap());
+        assert_eq!(
+            std::fs::read(&o).unwrap(),
+            std::fs::read(lvl.join(f)).unwrap()
+        );
     }
     let (code, out, err) = run(&[os("check"), lvl.as_os_str()]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("level.ai") && out.contains("level.details"), "{out}");
+    assert!(
+        out.contains("level.ai") && out.contains("level.details"),
+        "{out}"
+    );
     // a link past the nodes: node 0's link 1 (bits 7… of the u32 at 56 + 2) set to 9
     let mut a = std::fs::read(lvl.join("level.ai")).unwrap();
     let w = u32::from_le_bytes(a[58..62].try_into().unwrap());
@@ -111,8 +121,7 @@ fn export_ai_and_details_writes_hidden_trees_and_a_density_map() {
     assert_eq!(detail["extras"]["texture"], "detail\\grass");
     assert_eq!(detail["extras"]["hidden"], true);
     let png = std::fs::read(out_dir.join("details_density.png")).unwrap();
-    let img =
-        levelgeom_xray::dds::decode_png(&png, &levelgeom_binary::Limits::DEFAULT).unwrap();
+    let img = levelgeom_xray::dds::decode_png(&png, &levelgeom_binary::Limits::DEFAULT).unwrap();
     assert_eq!((img.width, img.height), (3, 2));
     let level = std::fs::read(out_dir.join("level.glb")).unwrap();
     assert!(!level.windows(8).any(|w| w == b"ai_nodes"));

@@ -20,9 +20,11 @@ pub fn add_details(scene: &mut Scene, d: &Details) -> Vec<String> {
     let mut children = Vec::new();
     let mut warnings = Vec::new();
     for (i, m) in d.models().iter().enumerate() {
-        let mut p = Primitive::default();
-        p.positions = m.vertices.iter().map(|(v, _)| mirror(*v)).collect();
-        p.uvs = vec![m.vertices.iter().map(|(_, uv)| *uv).collect()];
+        let mut p = Primitive {
+            positions: m.vertices.iter().map(|(v, _)| mirror(*v)).collect(),
+            uvs: vec![m.vertices.iter().map(|(_, uv)| *uv).collect()],
+            ..Primitive::default()
+        };
         let n = m.vertices.len();
         let tris: Vec<[u16; 3]> = m
             .indices

@@ -106,7 +106,7 @@ impl Tri {
         let v = ((b.x - a.x) * (z - a.z) - (x - a.x) * (b.z - a.z)) / d;
         let eps = 1e-9;
         (u >= -eps && v >= -eps && u + v <= 1.0 + eps)
-            .then(|| a.y + u * (b.y - a.y) + v * (c.y - a.y))
+            .then_some(a.y + u * (b.y - a.y) + v * (c.y - a.y))
     }
 }
 
