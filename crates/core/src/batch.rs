@@ -9,7 +9,7 @@
 //! - a file whose content is an X-Ray `level` (header chunk first, visuals or shaders) is an
 //!   X-Ray level, and so is a folder holding a `level` and a `level.geom` (even when `level` is
 //!   damaged: verifying it then says where). The level's files are `level`, `level.geom`,
-//!   `level.geomx`, `level.cform`, `level.hom` and `level.som`, each when present (paired up by name, as `open` does);
+//!   `level.geomx`, `level.cform`, `level.hom`, `level.som`, `level.ai` and `level.details`, each when present (paired up by name, as `open` does);
 //! - every other file is ignored silently, unless it is named like a level file (`*.wad`,
 //!   `level*`, any case) or was given by name: then it is listed as skipped, with the reason.
 //!
@@ -45,7 +45,7 @@ pub enum What {
     /// An Argonaut level WAD.
     Wad,
     /// An X-Ray level: its files (`level` first, then `level.geom`, `level.geomx`,
-    /// `level.cform`, `level.hom`, `level.som` as present).
+    /// `level.cform`, `level.hom`, `level.som`, `level.ai`, `level.details` as present).
     Xray {
         /// The level's files.
         files: Vec<PathBuf>,
@@ -132,12 +132,14 @@ impl Found {
 // Discovery
 
 /// The files of an X-Ray level besides `level`, in the order they are listed and verified.
-const XRAY_COMPANIONS: [&str; 5] = [
+const XRAY_COMPANIONS: [&str; 7] = [
     "level.geom",
     "level.geomx",
     "level.cform",
     "level.hom",
     "level.som",
+    "level.ai",
+    "level.details",
 ];
 
 /// Find every level under `paths` (files or folders), with the skipped files and why; sorted by
@@ -526,7 +528,7 @@ fn difference(level: &crate::LevelFile, rebuilt: &[u8]) -> String {
 }
 
 /// Verify one level: read every file of it into the typed model, write it back and compare
-/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, `level.hom`, `level.som`, compressed chunks
+/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, `level.hom`, `level.som`, `level.ai`, `level.details`, compressed chunks
 /// included), and run `check`. It fails when it cannot be read or a round trip differs, and
 /// with `strict` also when `check` finds problems. A skipped entry gives a failed result.
 pub fn verify_one(found: &Found, strict: bool) -> VerifyResult {
@@ -639,9 +641,11 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
                     Err(e) => f.error = Some(e.to_string()),
                 }
                 // `level.geom` is checked with the level already (against its ranges), and so
-                // are `level.hom` and `level.som`
-                let covered = matches!(name.as_str(), "level.geom" | "level.hom" | "level.som")
-                    && geom_checked.iter().any(|g| g.ends_with(&name));
+                // are `level.hom`, `level.som`, `level.ai` and `level.details`
+                let covered = matches!(
+                    name.as_str(),
+                    "level.geom" | "level.hom" | "level.som" | "level.ai" | "level.details"
+                ) && geom_checked.iter().any(|g| g.ends_with(&name));
                 if !covered {
                     r.problem_list
                         .extend(l.check().problems.iter().map(|p| format!("{name}: {p}")));
