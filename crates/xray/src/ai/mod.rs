@@ -123,13 +123,8 @@ pub struct Header {
 
 impl Header {
     /// Bytes of this header.
-    pub fn len(&self) -> usize {
+    pub fn size(&self) -> usize {
         HEADER_SIZE + if self.guid.is_some() { GUID_SIZE } else { 0 }
-    }
-
-    /// Always false: a header has bytes.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Nodes per row of the grid (the engine's `m_row_length`).
@@ -464,7 +459,7 @@ impl LevelAi {
         let Some((layout, nodes)) = self.decoded() else {
             return out;
         };
-        let base = h.len() as u64;
+        let base = h.size() as u64;
         let at = |i: usize| base + (i * layout.size()) as u64;
         if nodes.len() != h.count as usize {
             out.push(
@@ -570,10 +565,15 @@ pub fn sniff(bytes: &[u8]) -> bool {
             let head = HEADER_SIZE + if version >= 8 { GUID_SIZE } else { 0 };
             bytes.len() >= head && bytes.len() - head == count.saturating_mul(l.size())
         }
-        // the 22-byte node of 2003 (`ab383e8b83`)
-        None if version == 4 => nodes == count.saturating_mul(22),
+        // the 22-byte node of 2003 (`ab383e8b83`); a chunk file that happens to start like
+        // this header is left to the chunk readers
+        None if version == 4 => nodes == count.saturating_mul(22) && !crate::chunk::tiles(bytes),
         // 20 bytes and more per node (a 20-byte node and its links, or the 22-byte one)
-        None => nodes >= count.saturating_mul(20) && (count > 0) == (nodes > 0),
+        None => {
+            nodes >= count.saturating_mul(20)
+                && (count > 0) == (nodes > 0)
+                && !crate::chunk::tiles(bytes)
+        }
     }
 }
 
