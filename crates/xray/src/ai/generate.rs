@@ -3,7 +3,7 @@
 //! with `xrGUID guid`, 2005-04-04 `ed1075080a`; `NodeCompressed` of 20 bytes for versions 5–6,
 //! 21 bytes for 7–9; the 23-byte node of version 10 from xray_re-tools `read_node_v10`). They
 //! do not go through [`super::LevelAi::to_bytes`], so a round trip compares our reader and
-//! writer against those layouts. See `docs/formats/xray-level.md` §16.
+//! writer against those layouts. See docs/formats/xray-level.md §16.
 
 /// One node to write: the grid cell, the packed height, the plane normal, cover, light, links.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,4 +1,4 @@
-//! `level.ai`: the AI navigation nodes (`docs/formats/xray-level.md` §16).
+//! `level.ai`: the AI navigation nodes (docs/formats/xray-level.md §16).
 //!
 //! Not a chunk file: a `hdrNODES` header, then `count` node records to the end of the file.
 //!

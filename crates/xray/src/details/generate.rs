@@ -3,7 +3,7 @@
 //! writer's chunk order 0 header, 1 models (one chunk per model), 2 slots; `DetailHeader`; the
 //! 16-byte `DetailSlot`; `xr_3da/DetailFormat.h` of 2002-11-25 for the 22-byte version 2 slot)
 //! and xray_re-tools `xr_dm.cxx` `save_dm` for a model. They do not go through
-//! [`super::Details::to_bytes`]. See `docs/formats/xray-level.md` §17.
+//! [`super::Details::to_bytes`]. See docs/formats/xray-level.md §17.
 
 /// One slot to write: floor `y_base` (metres), height (metres), four (model id, palette)
 /// items (`None` empty).

@@ -1,5 +1,5 @@
 //! `level.details`: the detail objects (grass) and the slot grid that places them
-//! (`docs/formats/xray-level.md` §17).
+//! (docs/formats/xray-level.md §17).
 //!
 //! A chunk file:
 //!
