@@ -199,3 +199,35 @@ fn import_copies_ai_and_details_and_says_what_is_stale() {
     assert!(text.contains("level.ai: copied unchanged"), "{text}");
     assert!(text.contains("level.details: followed"), "{text}");
 }
+
+#[test]
+fn a_damaged_details_or_ai_file_is_a_located_error() {
+    let d = tempfile::tempdir().unwrap();
+    let lvl = level(d.path());
+    // level.details cut inside the model: chunk 1's header (at 32) claims more than remains
+    let det = std::fs::read(lvl.join("level.details")).unwrap();
+    let cut = d.path().join("cut.details");
+    std::fs::write(&cut, &det[..60]).unwrap();
+    let (code, out, err) = run(&[os("info"), cut.as_os_str()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("FSD_MESHES"), "{err}");
+    // a model whose vertex count is too large for its chunk: the count is bounded, not allocated
+    let mut big = det.clone();
+    // model chunk payload at 32 + 8 + 8; the count after the two names and three words
+    let at = 48 + b"details\\set\0detail\\grass\0".len() + 12;
+    big[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let bad = d.path().join("big.details");
+    std::fs::write(&bad, &big).unwrap();
+    let (code, _, err) = run(&[os("info"), bad.as_os_str()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("model[0]"), "{err}");
+    // a level.ai whose node is cut: read as 3 nodes and 10 bytes, which check reports
+    let ai = std::fs::read(lvl.join("level.ai")).unwrap();
+    std::fs::write(lvl.join("level.ai"), &ai[..ai.len() - 11]).unwrap();
+    let (code, out, err) = run(&[os("check"), lvl.as_os_str()]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("counts 4 nodes"),
+        "{out}{err}"
+    );
+}

@@ -533,7 +533,8 @@ pub fn builds(version: u32) -> Option<&'static str> {
 
 /// Whether `bytes` look like a `level.ai`: a known version, a positive finite cell size and
 /// height range, an ordered box, and (for versions whose nodes are decoded) a length that is
-/// the header plus exactly `count` whole nodes. Version 4 needs `count` 22-byte nodes; versions
+/// the header plus exactly `count` whole nodes (or fewer bytes, a file cut short, when they do
+/// not tile as chunks). Version 4 needs `count` 22-byte nodes; versions
 /// 2 and 3 (two node layouts) at least 20 bytes per node.
 pub fn sniff(bytes: &[u8]) -> bool {
     let word = |at: usize| {
@@ -563,7 +564,12 @@ pub fn sniff(bytes: &[u8]) -> bool {
     match Layout::of(version) {
         Some(l) => {
             let head = HEADER_SIZE + if version >= 8 { GUID_SIZE } else { 0 };
-            bytes.len() >= head && bytes.len() - head == count.saturating_mul(l.size())
+            let want = count.saturating_mul(l.size());
+            // exactly the nodes counted; or fewer bytes (a file cut short, so that reading it
+            // says where), unless the bytes are a chunk file
+            bytes.len() >= head
+                && (bytes.len() - head == want
+                    || (bytes.len() - head < want && !crate::chunk::tiles(bytes)))
         }
         // the 22-byte node of 2003 (`ab383e8b83`); a chunk file that happens to start like
         // this header is left to the chunk readers
