@@ -275,7 +275,7 @@ def export_collection_glb(context, coll, path):
 NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals", "occluders")
 # roots of a level GLB that `levelgeom import` does not read as level geometry: a copy of
 # `levelgeom_scene::roots::NAMED` (crates/scene/src/roots.rs), whose test checks the two agree
-NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals", "occluders")
+NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals", "occluders", "ai", "details")
 
 
 def level_export_objects(context):

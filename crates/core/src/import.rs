@@ -309,7 +309,7 @@ fn mesh_triangles(scene: &Scene, tris: &[Triangle]) -> Vec<MeshTriangle> {
 }
 
 /// The render triangles of a mesh file (see the module docs): every visible root except the
-/// collision, swap, objects, portals and occluders roots, without swap alternatives (`…_swap`
+/// collision, swap, objects, portals, occluders, ai and details roots, without swap alternatives (`…_swap`
 /// nodes), at
 /// most `Limits::max_instanced_triangles` placed. None at all is refused: a scene whose nodes
 /// reach no mesh (all in a cycle, say) would otherwise remove every tile.
@@ -614,6 +614,10 @@ pub struct XrayImportOptions {
     /// Convert to `to_version` even when that build cannot hold everything (13 → 14 quantises
     /// base UVs); without it such a conversion is refused, naming what would be lost.
     pub allow_loss: bool,
+    /// Write a `level.details` that follows the edit: slots over removed geometry emptied,
+    /// over moved geometry raised or lowered (`--details-follow`); without it the
+    /// `level.details` is copied unchanged and reported stale.
+    pub details_follow: bool,
 }
 
 /// What [`LevelFile::import_xray`] made.
@@ -839,6 +843,8 @@ impl LevelFile {
                 source,
             })
         };
+        let mut out = out;
+        let ai_details = ai_details_out(files, &mut out, scene, base, opts, &mut warnings)?;
         let mut files_out = vec![("level".to_string(), write("level", out.level.to_bytes())?)];
         if !out.geom.chunks.is_empty() {
             files_out.push((
@@ -858,6 +864,7 @@ impl LevelFile {
         if let Some(s) = &out.som {
             files_out.push(("level.som".into(), write("level.som", s.to_bytes())?));
         }
+        files_out.extend(ai_details);
         warnings.extend(out.summary.warnings.iter().cloned());
         // XRLC 4–9 keep the collision inside `level`: say where it went
         let embedded = out.cform.is_none()
@@ -879,6 +886,62 @@ impl LevelFile {
             inputs: Vec::new(),
         })
     }
+}
+
+/// The `level.ai` and `level.details` an X-Ray import writes, and what it left stale in them
+/// (into `out.summary.stale`; see [`levelgeom_xray::import::stale`]). In the same build both
+/// are copied (the details followed with `details_follow`); into another build neither is
+/// written (their versions belong to the build), with a warning naming them.
+fn ai_details_out(
+    files: &levelgeom_xray::LevelFiles,
+    out: &mut levelgeom_xray::import::Imported,
+    edited: &levelgeom_scene::Scene,
+    base: levelgeom_xray::import::Base<'_>,
+    opts: &XrayImportOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let ad = &files.ai_details;
+    if ad.ai.is_none() && ad.details.is_none() {
+        return Ok(Vec::new());
+    }
+    if out.summary.build_in != out.summary.build_out {
+        for p in ad.paths() {
+            warnings.push(format!(
+                "{}: not written: its version belongs to XRLC {}'s build, not XRLC {}'s (rebuild it \
+                 with the SDK for the new build)",
+                p.display(),
+                out.summary.build_in,
+                out.summary.build_out
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    let (report, followed) = levelgeom_xray::import::stale::stale(
+        base,
+        edited,
+        &out.summary,
+        ad.ai.as_ref().map(|a| &a.1),
+        ad.details.as_ref().map(|d| &d.1),
+        opts.details_follow,
+    )
+    .map_err(|e| Error::Unsupported {
+        file: files.level_path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    out.summary.stale = Some(report);
+    let mut written = Vec::new();
+    if let Some((_, a)) = &ad.ai {
+        written.push(("level.ai".to_string(), a.to_bytes()));
+    }
+    if let Some((_, d)) = &ad.details {
+        let d = followed.as_ref().unwrap_or(d);
+        let bytes = d.to_bytes().map_err(|source| Error::Write {
+            file: "level.details".into(),
+            source,
+        })?;
+        written.push(("level.details".to_string(), bytes));
+    }
+    Ok(written)
 }
 
 /// `files` with the empty name field of an XRLC 4–10 `level` header filled with the name of

@@ -80,6 +80,8 @@ impl LevelFile {
                 Kind::Cform => Format::XrayCform,
                 Kind::Hom => Format::XrayHom,
                 Kind::Som => Format::XraySom,
+                Kind::Ai => Format::XrayAi,
+                Kind::Details => Format::XrayDetails,
                 Kind::Chunks => Format::XrayChunks,
             },
         }
@@ -108,6 +110,7 @@ impl LevelFile {
                 .map(|g| g.path.clone())
                 .chain(f.cform.iter().map(|c| c.path.clone()))
                 .chain(f.occluders.paths())
+                .chain(f.ai_details.paths())
                 .collect(),
             Content::Wad(_) | Content::Xray(_) => Vec::new(),
         }
@@ -264,6 +267,18 @@ impl LevelFile {
     /// # Errors
     /// None today; the `Result` leaves room for files that can fail to encode.
     pub fn engine_files(&self, opts: &EngineOptions) -> Result<Vec<(String, Vec<u8>)>> {
+        if let Content::XrayLevel(f) = &self.content {
+            let details = opts.xray.as_ref().is_some_and(|x| x.details);
+            let png = f
+                .ai_details
+                .details
+                .as_ref()
+                .filter(|_| details)
+                .and_then(|(_, d)| levelgeom_xray::details::scene::density_png(d));
+            return Ok(png
+                .map(|p| vec![("details_density.png".to_string(), p)])
+                .unwrap_or_default());
+        }
         let Content::Wad(l) = &self.content else {
             return Ok(Vec::new());
         };
@@ -300,7 +315,8 @@ impl LevelFile {
             Content::Wad(l) => {
                 if opts.xray.is_some() {
                     return Err(does_not_apply(
-                        "--textures, --lods, --portals, --occluders and --only (X-Ray options)",
+                        "--textures, --lods, --portals, --occluders, --ai, --details and --only (X-Ray \
+                         options)",
                     ));
                 }
                 let mut wad_opts = opts.wad.clone().unwrap_or_default();
@@ -339,6 +355,8 @@ impl LevelFile {
                     vertex_light: x.vertex_light,
                     collision: opts.collision || x.only == Some(crate::XrayOnly::Collision),
                     occluders: x.occluders,
+                    ai: x.ai,
+                    details: x.details,
                     portals: x.portals,
                     only: x.only,
                     ..levelgeom_xray::SceneOptions::default()
@@ -374,6 +392,10 @@ impl LevelFile {
                         "a level.hom or level.som holds only occluder polygons; export them \
                          with the level: give the level folder or its `level` file and \
                          --occluders."
+                    }
+                    levelgeom_xray::Kind::Ai | levelgeom_xray::Kind::Details => {
+                        "a level.ai or level.details is exported with the level: give the \
+                         level folder or its `level` file and --ai or --details."
                     }
                     _ => "export needs an X-Ray `level` file (or its folder)",
                 };

@@ -82,6 +82,10 @@ pub enum Format {
     XrayHom,
     /// An X-Ray `level.som` (sound occluders).
     XraySom,
+    /// An X-Ray `level.ai` (AI nodes).
+    XrayAi,
+    /// An X-Ray `level.details` (detail objects and slots).
+    XrayDetails,
     /// Another X-Ray chunk file.
     XrayChunks,
 }
@@ -96,6 +100,8 @@ impl Format {
             Format::XrayCform => "xray-cform",
             Format::XrayHom => "xray-hom",
             Format::XraySom => "xray-som",
+            Format::XrayAi => "xray-ai",
+            Format::XrayDetails => "xray-details",
             Format::XrayChunks => "xray-chunks",
         }
     }
@@ -109,6 +115,8 @@ impl Format {
             Format::XrayCform => "an X-Ray level.cform",
             Format::XrayHom => "an X-Ray level.hom",
             Format::XraySom => "an X-Ray level.som",
+            Format::XrayAi => "an X-Ray level.ai",
+            Format::XrayDetails => "an X-Ray level.details",
             Format::XrayChunks => "an X-Ray chunk file",
         }
     }
@@ -274,6 +282,11 @@ fn xray_content(
     } else {
         Default::default()
     };
+    let ai_details = if siblings {
+        levelgeom_xray::files::ai_details_beside(path).map_err(|e| beside_error(&file, e))?
+    } else {
+        Default::default()
+    };
     Ok(Content::XrayLevel(Box::new(
         levelgeom_xray::files::LevelFiles {
             level_path: path.to_path_buf(),
@@ -283,6 +296,7 @@ fn xray_content(
             geomx,
             cform,
             occluders,
+            ai_details,
         },
     )))
 }

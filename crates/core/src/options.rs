@@ -33,6 +33,14 @@ pub struct XrayOptions {
     /// Also export the `level.hom` / `level.som` polygons beside the level (`--occluders`): a
     /// hidden root `occluders`, its own files `occluders.glb` / `occluders.obj`.
     pub occluders: bool,
+    /// Also export the `level.ai` nodes beside the level (`--ai`): a hidden root `ai` of small
+    /// quads in the nodes' planes with light and cover attributes, its own files `ai.glb` /
+    /// `ai.obj`.
+    pub ai: bool,
+    /// Also export the `level.details` models beside the level (`--details`): a hidden root
+    /// `details`, its own files `details.glb` / `details.obj`, and the slots' density map
+    /// `details_density.png`.
+    pub details: bool,
     /// Export one kind only (`--only`): static geometry, trees, LOD billboards or the collision
     /// (which then needs no `--collision`); lights and glows are left out.
     pub only: Option<XrayOnly>,

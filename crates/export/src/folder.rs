@@ -12,6 +12,8 @@
 //! | `objects.glb` | gltf, a root named `objects` | that tree, the textures it uses |
 //! | `portals.glb` | gltf, a root named `portals` | that tree (X-Ray portal polygons, still marked hidden) |
 //! | `occluders.glb` | gltf, a root named `occluders` | that tree (X-Ray `level.hom` / `level.som` polygons, still marked hidden) |
+//! | `ai.glb` | gltf, a root named `ai` | that tree (X-Ray `level.ai` nodes as quads, still marked hidden) |
+//! | `details.glb` | gltf, a root named `details` | that tree (X-Ray `level.details` models, still marked hidden) |
 //! | `objects_catalogue.glb` | gltf, a root named `objects_catalogue` | that tree, the textures it uses |
 //! | `level.obj`, `level.mtl` | [`FolderOptions::obj`] | the root named `level`, or every visible root but `collision`/`swap`/`objects` |
 //! | `collision.obj`, `collision.mtl` | obj, a root named `collision` | that tree, one `g` group per node |
@@ -19,6 +21,8 @@
 //! | `objects.obj`, `objects.mtl` | obj, a root named `objects` | that tree |
 //! | `portals.obj`, `portals.mtl` | obj, a root named `portals` | that tree, one `g` group per node |
 //! | `occluders.obj`, `occluders.mtl` | obj, a root named `occluders` | that tree, one `g` group per node |
+//! | `ai.obj`, `ai.mtl` | obj, a root named `ai` | that tree |
+//! | `details.obj`, `details.mtl` | obj, a root named `details` | that tree, one `g` group per model |
 //! | `objects_catalogue.obj`, `.mtl` | obj, a root named `objects_catalogue` | that tree |
 //! | `NAME.png` | obj | every decoded texture ([`crate::texture_file_name`]) |
 //! | anything | [`FolderOptions::extra_files`] | e.g. `preview_top.png`, `preview_persp.png` |

@@ -23,20 +23,26 @@ pub const OBJECTS_CATALOGUE: &str = "objects_catalogue";
 pub const PORTALS: &str = "portals";
 /// X-Ray occluder polygons (`level.hom`, `level.som`), hidden.
 pub const OCCLUDERS: &str = "occluders";
+/// X-Ray AI nodes (`level.ai`, `export --ai`), hidden.
+pub const AI: &str = "ai";
+/// X-Ray detail models (`level.details`, `export --details`), hidden.
+pub const DETAILS: &str = "details";
 
 /// The roots that are not level geometry, each written to a file of its own name besides
 /// `level` (in this order), and skipped by an import that reads level geometry.
-pub const NAMED: [&str; 6] = [
+pub const NAMED: [&str; 8] = [
     COLLISION,
     SWAP,
     OBJECTS,
     OBJECTS_CATALOGUE,
     PORTALS,
     OCCLUDERS,
+    AI,
+    DETAILS,
 ];
 
 /// The named roots whose OBJ files get one `g` group per node.
-pub const GROUPED: [&str; 3] = [COLLISION, PORTALS, OCCLUDERS];
+pub const GROUPED: [&str; 4] = [COLLISION, PORTALS, OCCLUDERS, DETAILS];
 
 impl Scene {
     /// The index of the first root node called `name` (exactly; no Blender `.001` suffix).

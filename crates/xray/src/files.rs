@@ -65,6 +65,18 @@ pub enum FilesError {
         /// The `level` file.
         level: PathBuf,
     },
+    /// AI nodes were asked for, but there is no `level.ai` beside the level.
+    #[error("no level.ai beside {} (the AI nodes live there)", level.display())]
+    NoAi {
+        /// The `level` file.
+        level: PathBuf,
+    },
+    /// Detail objects were asked for, but there is no `level.details` beside the level.
+    #[error("no level.details beside {} (the detail objects live there)", level.display())]
+    NoDetails {
+        /// The `level` file.
+        level: PathBuf,
+    },
     /// The level has no `level.geom` beside it, which export needs.
     #[error("no level.geom beside {} (the visuals' geometry lives there)", level.display())]
     NoGeom {
@@ -94,6 +106,10 @@ pub enum Opened {
     Hom(Hom),
     /// `level.som`.
     Som(Som),
+    /// `level.ai`.
+    Ai(crate::ai::LevelAi),
+    /// `level.details`.
+    Details(crate::details::Details),
     /// Another chunk file, as raw chunks.
     Chunks(Vec<RawChunk>),
 }
@@ -137,6 +153,10 @@ impl Opened {
             Kind::Cform => Cform::read(bytes).map(|(c, w)| (Opened::Cform(c), w)),
             Kind::Hom => Hom::read(bytes).map(|(h, w)| (Opened::Hom(h), w)),
             Kind::Som => Som::read(bytes).map(|(h, w)| (Opened::Som(h), w)),
+            Kind::Ai => crate::ai::LevelAi::read(bytes).map(|(a, w)| (Opened::Ai(a), w)),
+            Kind::Details => {
+                crate::details::Details::read(bytes).map(|(d, w)| (Opened::Details(d), w))
+            }
             Kind::Chunks => chunk::read_raw(&mut Reader::with_limits(bytes, limits))
                 .map(|c| (Opened::Chunks(c), Vec::new())),
         })
@@ -150,6 +170,8 @@ impl Opened {
             Opened::Cform(_) => Kind::Cform,
             Opened::Hom(_) => Kind::Hom,
             Opened::Som(_) => Kind::Som,
+            Opened::Ai(_) => Kind::Ai,
+            Opened::Details(_) => Kind::Details,
             Opened::Chunks(_) => Kind::Chunks,
         }
     }
@@ -162,6 +184,8 @@ impl Opened {
             Opened::Cform(c) => c.to_bytes(),
             Opened::Hom(h) => h.to_bytes(),
             Opened::Som(s) => s.to_bytes(),
+            Opened::Ai(a) => Ok(a.to_bytes()),
+            Opened::Details(d) => d.to_bytes(),
             Opened::Chunks(cs) => {
                 let mut w = Writer::new();
                 chunk::write_raw(&mut w, cs)?;
@@ -184,6 +208,8 @@ impl Opened {
             Opened::Cform(c) => check::cform(c),
             Opened::Hom(h) => h.check(),
             Opened::Som(s) => s.check(),
+            Opened::Ai(a) => a.check(),
+            Opened::Details(d) => d.check(),
             Opened::Chunks(_) => Vec::new(),
         }
     }
@@ -217,6 +243,83 @@ pub struct LevelFiles {
     pub cform: Option<CformFile>,
     /// `level.hom` and `level.som`, each when it is beside `level`.
     pub occluders: OccluderFiles,
+    /// `level.ai` and `level.details`, each when it is beside `level`.
+    pub ai_details: AiDetailsFiles,
+}
+
+/// The `level.ai` and `level.details` beside a `level` ([`ai_details_beside`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AiDetailsFiles {
+    /// `level.ai` (the AI nodes) and its path.
+    pub ai: Option<(PathBuf, crate::ai::LevelAi)>,
+    /// `level.details` (detail objects and slots) and its path.
+    pub details: Option<(PathBuf, crate::details::Details)>,
+}
+
+impl AiDetailsFiles {
+    /// Their paths (`level.ai` first).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let ai = self.ai.iter().map(|a| a.0.clone());
+        ai.chain(self.details.iter().map(|d| d.0.clone())).collect()
+    }
+
+    /// Their rules, paths prefixed with the file, and a `with PATH` note per file.
+    fn check(&self, notes: &mut Vec<String>, problems: &mut Vec<Problem>) {
+        let mut add = |path: &Path, ps: Vec<Problem>| {
+            notes.push(format!("with {}", path.display()));
+            problems.extend(ps.into_iter().map(|mut p| {
+                p.path = format!("{}: {}", path.display(), p.path);
+                p
+            }));
+        };
+        if let Some((path, a)) = &self.ai {
+            add(path, a.check());
+        }
+        if let Some((path, d)) = &self.details {
+            add(path, d.check());
+        }
+    }
+}
+
+/// The `level.ai` and `level.details` beside the `level` file `level_path`, each when present.
+/// A file of that name whose content is something else, or that does not read, is an error
+/// naming it (and the offset inside).
+pub fn ai_details_beside(level_path: &Path) -> Result<AiDetailsFiles, FilesError> {
+    let dir = parent(level_path);
+    let load = |name: &str, want: Kind| -> Result<Option<(PathBuf, Vec<u8>)>, FilesError> {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let bytes = read_bytes(&path)?;
+        match crate::kind(&bytes) {
+            Some(k) if k == want => Ok(Some((path, bytes))),
+            Some(k) => Err(FilesError::WrongKind {
+                path,
+                message: format!("is {}, not {}", kind_name(k), kind_name(want)),
+            }),
+            None => Err(FilesError::NotXray { path }),
+        }
+    };
+    let read_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| FilesError::Read { path, source }
+    };
+    let ai = match load("level.ai", Kind::Ai)? {
+        Some((path, bytes)) => {
+            let (a, _) = crate::ai::LevelAi::read(&bytes).map_err(read_err(&path))?;
+            Some((path, a))
+        }
+        None => None,
+    };
+    let details = match load("level.details", Kind::Details)? {
+        Some((path, bytes)) => {
+            let (d, _) = crate::details::Details::read(&bytes).map_err(read_err(&path))?;
+            Some((path, d))
+        }
+        None => None,
+    };
+    Ok(AiDetailsFiles { ai, details })
 }
 
 /// The `level.hom` and `level.som` beside a `level` ([`occluders_beside`]).
@@ -404,6 +507,8 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Cform => "a level.cform",
         Kind::Hom => "a level.hom",
         Kind::Som => "a level.som",
+        Kind::Ai => "a level.ai",
+        Kind::Details => "a level.details",
         Kind::Chunks => "an X-Ray chunk file of unknown kind",
     }
 }
@@ -473,6 +578,7 @@ impl LevelFiles {
         let (geom, geomx) = siblings(level_path)?;
         let cform = cform_beside(level_path)?;
         let occluders = occluders_beside(level_path)?;
+        let ai_details = ai_details_beside(level_path)?;
         Ok(LevelFiles {
             level_path: level_path.to_path_buf(),
             level,
@@ -481,6 +587,7 @@ impl LevelFiles {
             geomx,
             cform,
             occluders,
+            ai_details,
         })
     }
 
@@ -522,6 +629,7 @@ impl LevelFiles {
             }));
         }
         self.occluders.check(&mut notes, &mut problems);
+        self.ai_details.check(&mut notes, &mut problems);
         CheckReport { notes, problems }
     }
 
@@ -564,6 +672,7 @@ impl LevelFiles {
             }));
         }
         self.occluders.check(&mut notes, &mut problems);
+        self.ai_details.check(&mut notes, &mut problems);
         CheckReport { notes, problems }
     }
 
@@ -611,6 +720,28 @@ impl LevelFiles {
                 o.hom.as_ref().map(|h| &h.1),
                 o.som.as_ref().map(|s| &s.1),
             );
+            s.warnings.append(&mut w);
+        }
+        if opts.ai {
+            let (_, a) = self
+                .ai_details
+                .ai
+                .as_ref()
+                .ok_or_else(|| FilesError::NoAi {
+                    level: self.level_path.clone(),
+                })?;
+            let mut w = crate::ai::scene::add_ai(&mut s, a);
+            s.warnings.append(&mut w);
+        }
+        if opts.details {
+            let (_, d) = self
+                .ai_details
+                .details
+                .as_ref()
+                .ok_or_else(|| FilesError::NoDetails {
+                    level: self.level_path.clone(),
+                })?;
+            let mut w = crate::details::scene::add_details(&mut s, d);
             s.warnings.append(&mut w);
         }
         Ok(s)

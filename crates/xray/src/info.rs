@@ -6,7 +6,9 @@
 //! `vertex_buffers`, `index_buffers`, `swis`), `xray-level` (`version`, `quality` (null up to XRLC 12), `name` (XRLC 4–10), `shaders`,
 //! `visuals`, `portals`, `lights`, `glows`, `sectors`, `build`), `xray-cform` (`version`, `vertices`,
 //! `faces`), `xray-hom` / `xray-som` (`version`, `polygons`, `two_sided`, `bbox`, and for the SOM
-//! `occlusion`: `[{"factor", "polygons"}]`) or `xray-chunks` (the chunk list only); `warnings` when there are any.
+//! `occlusion`: `[{"factor", "polygons"}]`), `xray-ai` ([`crate::ai::AiInfo`]), `xray-details`
+//! ([`crate::details::DetailsInfo`]) or `xray-chunks` (the chunk list only); `warnings` when
+//! there are any.
 
 use std::fmt;
 
@@ -56,6 +58,12 @@ pub enum Body {
     /// `level.som`.
     #[serde(rename = "xray-som")]
     Som(crate::occluders::OccludersInfo),
+    /// `level.ai`.
+    #[serde(rename = "xray-ai")]
+    Ai(Box<crate::ai::AiInfo>),
+    /// `level.details`.
+    #[serde(rename = "xray-details")]
+    Details(crate::details::DetailsInfo),
     /// Another chunk file.
     #[serde(rename = "xray-chunks")]
     Chunks {},
@@ -70,6 +78,8 @@ impl Body {
             Body::Cform(_) => "xray-cform",
             Body::Hom(_) => "xray-hom",
             Body::Som(_) => "xray-som",
+            Body::Ai(_) => "xray-ai",
+            Body::Details(_) => "xray-details",
             Body::Chunks {} => "xray-chunks",
         }
     }
@@ -493,6 +503,8 @@ impl Info {
             Opened::Cform(c) => Body::Cform(cform_info(c)),
             Opened::Hom(h) => Body::Hom(h.info()),
             Opened::Som(s) => Body::Som(s.info()),
+            Opened::Ai(a) => Body::Ai(Box::new(a.info())),
+            Opened::Details(d) => Body::Details(d.info()),
             Opened::Chunks(_) => Body::Chunks {},
         };
         Ok(Info {
@@ -518,6 +530,8 @@ impl fmt::Display for Info {
             Body::Level(l) => (l.version.map(u32::from), l.quality),
             Body::Cform(c) => (Some(c.version), None),
             Body::Hom(o) | Body::Som(o) => (o.version, None),
+            Body::Ai(a) => (Some(a.version), None),
+            Body::Details(d) => (d.version, None),
             Body::Chunks {} => (None, None),
         };
         match (version, quality) {
@@ -640,6 +654,70 @@ impl fmt::Display for Info {
                         .map(|o| format!("{} × {}", o.factor, o.polygons))
                         .collect();
                     writeln!(f, "  occlusion factors: {}", list.join(", "))?;
+                }
+            }
+            Body::Ai(a) => {
+                if let Some(b) = a.builds {
+                    writeln!(f, "  builds {b}")?;
+                }
+                writeln!(
+                    f,
+                    "  {} of cell {} m, height range {} m, grid {} × {}",
+                    count(a.count as usize, "node", "nodes"),
+                    a.cell_size,
+                    a.size_y,
+                    a.grid[0],
+                    a.grid[1]
+                )?;
+                writeln!(f, "  bounds {:?} – {:?}", a.bbox[0], a.bbox[1])?;
+                if let Some(g) = &a.guid {
+                    writeln!(f, "  guid {g}")?;
+                }
+                match (a.node_size, a.decoded) {
+                    (Some(s), Some(d)) => writeln!(f, "  {d} nodes decoded, {s} bytes each")?,
+                    _ => writeln!(
+                        f,
+                        "  nodes not decoded (no peer reads this version's nodes)"
+                    )?,
+                }
+                if let Some(l) = &a.light {
+                    writeln!(f, "  nodes per light 0–15: {l:?}")?;
+                }
+                if let Some(c) = &a.mean_cover {
+                    writeln!(f, "  nodes per mean cover 0–15: {c:?}")?;
+                }
+            }
+            Body::Details(d) => {
+                writeln!(
+                    f,
+                    "  {}",
+                    count(d.models.len(), "detail model", "detail models")
+                )?;
+                for (i, m) in d.models.iter().enumerate() {
+                    writeln!(
+                        f,
+                        "    {i}: {} / {}, {}, {}, scale {}–{}, flags {}",
+                        m.shader,
+                        m.texture,
+                        count(m.vertices, "vertex", "vertices"),
+                        count(m.triangles, "triangle", "triangles"),
+                        m.scale[0],
+                        m.scale[1],
+                        m.flags
+                    )?;
+                }
+                if let (Some([x, z]), Some([ox, oz])) = (d.grid, d.offset) {
+                    writeln!(f, "  slot grid {x} × {z} (offset {ox}, {oz}), 2 m slots")?;
+                }
+                if let Some([lo, hi]) = d.area {
+                    writeln!(f, "  area x {} … {}, z {} … {}", lo[0], hi[0], lo[1], hi[1])?;
+                }
+                if let (Some(s), Some(o)) = (d.slots, d.occupied) {
+                    writeln!(
+                        f,
+                        "  {} ({o} with detail objects)",
+                        count(s, "slot", "slots")
+                    )?;
                 }
             }
             Body::Chunks {} => {}

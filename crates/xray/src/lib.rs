@@ -1,5 +1,5 @@
 //! S.T.A.L.K.E.R. (X-Ray engine) compiled levels: `level`, `level.geom`, `level.geomx`,
-//! `level.cform`, `level.hom`, `level.som`.
+//! `level.cform`, `level.hom`, `level.som`, `level.ai`, `level.details`.
 //!
 //! By layer, each module also reachable at the crate root under its own name
 //! (`levelgeom_xray::level` is [`formats::level`]):
@@ -17,6 +17,7 @@
 //!   [`portals`], [`collision`]; [`textures`] loads or links its textures
 //!   ([`resolve_textures`]), [`dds`] decodes them;
 //! * [`occluders`]: `level.hom` (occluder mesh) and `level.som` (sound-occlusion mesh);
+//! * [`ai`]: `level.ai` (AI nodes); [`details`]: `level.details` (detail models and slots);
 //! * [`import`]: an edited scene written back into a level, and the build conversions;
 //! * [`check`]: consistency rules; [`info`]: the typed summary `levelgeom info` prints;
 //!   [`files`]: opening a level folder (`level` + the `level.geom(x)` beside it);
@@ -27,7 +28,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ai;
 pub mod check;
+pub mod details;
 pub mod files;
 pub mod formats;
 #[cfg(feature = "generate")]
@@ -71,6 +74,10 @@ pub enum Kind {
     Hom,
     /// `level.som`: chunk 0 (version) then chunk 1 of 44-byte sound-occluder polygons.
     Som,
+    /// `level.ai`: the `hdrNODES` header then the AI nodes (not a chunk file).
+    Ai,
+    /// `level.details`: header chunk 0, models chunk 1, slots chunk 2.
+    Details,
     /// Some other X-Ray chunk file.
     Chunks,
 }
@@ -85,6 +92,12 @@ pub fn kind(bytes: &[u8]) -> Option<Kind> {
     }
     if let Some(k) = occluders::sniff(bytes) {
         return Some(k);
+    }
+    if details::sniff(bytes) {
+        return Some(Kind::Details);
+    }
+    if ai::sniff(bytes) {
+        return Some(Kind::Ai);
     }
     let header_first = bytes.len() >= 12 && level::starts_with_header(bytes);
     let (ids, tiles) = chunk::scan_ids(bytes);
@@ -144,7 +157,8 @@ fn root_context(k: Kind, bytes: &[u8]) -> Option<Context> {
         Kind::Chunks => Some(Context::Chunks),
         Kind::Hom => Some(Context::Hom),
         Kind::Som => Some(Context::Som),
-        Kind::Cform => None,
+        Kind::Details => Some(Context::Details),
+        Kind::Cform | Kind::Ai => None,
     }
 }
 
@@ -174,6 +188,23 @@ fn cform_regions(bytes: &[u8]) -> [(&'static str, u64, u64); 3] {
     ]
 }
 
+/// The two regions of a `level.ai` as (name, offset, size): the header (56 bytes from
+/// version 8, 40 before) and the nodes, clipped to the file.
+fn ai_regions(bytes: &[u8]) -> [(&'static str, u64, u64); 2] {
+    let version = bytes
+        .get(0..4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let head = (ai::HEADER_SIZE
+        + if (8..=10).contains(&version) {
+            ai::GUID_SIZE
+        } else {
+            0
+        }) as u64;
+    let len = bytes.len() as u64;
+    let head = head.min(len);
+    [("hdrNODES", 0, head), ("nodes", head, len - head)]
+}
+
 /// List every chunk of an X-Ray chunk file (`level`, `level.geom(x)`, any other chunk file),
 /// nested chunks included, with the names of [`chunk::name`]; for a `level.cform` its three
 /// regions (`hdrCFORM`, `vertices`, `faces`). An error names where the chunk structure breaks.
@@ -185,6 +216,20 @@ pub fn chunks(bytes: &[u8]) -> Result<Vec<ChunkEntry>, ReadError> {
             "not an X-Ray level file",
         ));
     };
+    if k == Kind::Ai {
+        return Ok(ai_regions(bytes)
+            .iter()
+            .map(|&(name, offset, size)| ChunkEntry {
+                path: name.into(),
+                id: None,
+                offset,
+                size,
+                compressed: false,
+                depth: 0,
+                decoded_size: None,
+            })
+            .collect());
+    }
     match root_context(k, bytes) {
         Some(ctx) => chunk::list(&mut Reader::new(bytes), ctx),
         None => Ok(cform_regions(bytes)
@@ -208,7 +253,20 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
     if at >= bytes.len() {
         return Some("end of file".into());
     }
-    let Some(ctx) = root_context(kind(bytes)?, bytes) else {
+    let k = kind(bytes)?;
+    if k == Kind::Ai {
+        let [(_, _, hsize), (_, nstart, _)] = ai_regions(bytes);
+        let at = at as u64;
+        let version = bytes
+            .get(0..4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        return Some(match ai::Layout::of(version) {
+            _ if at < hsize => "hdrNODES".into(),
+            Some(l) => format!("node[{}]", (at - nstart) / l.size() as u64),
+            None => "nodes".into(),
+        });
+    }
+    let Some(ctx) = root_context(k, bytes) else {
         let [_, (_, vstart, vsize), (_, fstart, _)] = cform_regions(bytes);
         let at = at as u64;
         return Some(if at < vstart {

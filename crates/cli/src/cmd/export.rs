@@ -104,6 +104,16 @@ pub struct Args {
     /// the two-sided flags and occlusion factors in extras.
     #[arg(long)]
     pub occluders: bool,
+    /// X-Ray: also export the AI nodes of the level.ai beside the level into ai.glb / ai.obj
+    /// (a hidden tree `ai`: one small quad per node in its plane, with the attributes
+    /// _AI_LIGHT and _AI_COVER).
+    #[arg(long)]
+    pub ai: bool,
+    /// X-Ray: also export the detail models of the level.details beside the level into
+    /// details.glb / details.obj (a hidden tree `details`) and the slots' density map
+    /// details_density.png.
+    #[arg(long)]
+    pub details: bool,
     /// X-Ray: export one kind only (hierarchy nodes above it kept as groups; no lights or
     /// glows): static geometry, trees, LOD billboards, or the collision alone.
     #[arg(long, value_enum)]
@@ -124,6 +134,8 @@ impl Args {
             (self.vertex_light, "--vertex-light"),
             (self.portals, "--portals"),
             (self.occluders, "--occluders"),
+            (self.ai, "--ai"),
+            (self.details, "--details"),
             (self.only.is_some(), "--only"),
         ])
     }
@@ -169,6 +181,8 @@ impl Args {
             || self.lightmaps
             || self.portals
             || self.occluders
+            || self.ai
+            || self.details
             || self.only.is_some())
         .then(|| XrayOptions {
             lods: self.lods,
@@ -177,6 +191,8 @@ impl Args {
             lightmaps: self.lightmaps,
             portals: self.portals,
             occluders: self.occluders,
+            ai: self.ai,
+            details: self.details,
             only: self.only.map(|o| match o {
                 OnlyKind::Static => XrayOnly::Static,
                 OnlyKind::Trees => XrayOnly::Trees,

@@ -73,6 +73,11 @@ pub struct Args {
     /// (what is lost is listed in the summary).
     #[arg(long)]
     pub allow_loss: bool,
+    /// X-Ray: write a level.details that follows the edit: its slots over removed geometry
+    /// emptied, those over moved geometry raised or lowered with it. Without it the
+    /// level.details is copied unchanged and the summary names its stale slots.
+    #[arg(long)]
+    pub details_follow: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -96,6 +101,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         (args.delete_missing, "--delete-missing"),
         (args.to_version.is_some(), "--to-version"),
         (args.allow_loss, "--allow-loss"),
+        (args.details_follow, "--details-follow"),
     ]);
     base.refuse_other_engines_options(&wad, &xray)?;
     match base.engine() {
@@ -174,6 +180,7 @@ fn run_xray(
             delete_missing: args.delete_missing,
             to_version: args.to_version,
             allow_loss: args.allow_loss,
+            details_follow: args.details_follow,
         },
     )?;
     let mut protect = vec![base.path().to_path_buf(), args.mesh.clone()];

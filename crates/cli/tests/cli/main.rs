@@ -16,6 +16,7 @@ mod newcomer_cli;
 mod report;
 mod wad_cli;
 mod wad_export_cli;
+mod xray_ai_details_cli;
 mod xray_cli;
 mod xray_convert_cli;
 mod xray_import_cli;

@@ -14,7 +14,7 @@ pub enum What {
     /// An Argonaut level WAD.
     Wad,
     /// An X-Ray level: its files (`level` first, then `level.geom`, `level.geomx`,
-    /// `level.cform`, `level.hom`, `level.som` as present).
+    /// `level.cform`, `level.hom`, `level.som`, `level.ai`, `level.details` as present).
     Xray {
         /// The level's files.
         files: Vec<PathBuf>,
@@ -98,12 +98,14 @@ impl Found {
 }
 
 /// The files of an X-Ray level besides `level`, in the order they are listed and verified.
-const XRAY_COMPANIONS: [&str; 5] = [
+const XRAY_COMPANIONS: [&str; 7] = [
     "level.geom",
     "level.geomx",
     "level.cform",
     "level.hom",
     "level.som",
+    "level.ai",
+    "level.details",
 ];
 
 /// Find every level under `paths` (files or folders), with the skipped files and why; sorted by

@@ -9,7 +9,7 @@
 //! - a file whose content is an X-Ray `level` (header chunk first, visuals or shaders) is an
 //!   X-Ray level, and so is a folder holding a `level` and a `level.geom` (even when `level` is
 //!   damaged: verifying it then says where). The level's files are `level`, `level.geom`,
-//!   `level.geomx`, `level.cform`, `level.hom` and `level.som`, each when present (paired up by name, as `open` does);
+//!   `level.geomx`, `level.cform`, `level.hom`, `level.som`, `level.ai` and `level.details`, each when present (paired up by name, as `open` does);
 //! - every other file is ignored silently, unless it is named like a level file (`*.wad`,
 //!   `level*`, any case) or was given by name: then it is listed as skipped, with the reason.
 //!

@@ -70,7 +70,7 @@ fn difference(level: &crate::LevelFile, rebuilt: &[u8]) -> String {
 }
 
 /// Verify one level: read every file of it into the typed model, write it back and compare
-/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, `level.hom`, `level.som`, compressed chunks
+/// byte for byte (X-Ray: `level`, `level.geom`, `level.geomx`, `level.cform`, `level.hom`, `level.som`, `level.ai`, `level.details`, compressed chunks
 /// included), and run `check`. It fails when it cannot be read or a round trip differs, and
 /// with `strict` also when `check` finds problems. A skipped entry gives a failed result.
 pub fn verify_one(found: &Found, strict: bool) -> VerifyResult {
@@ -183,9 +183,11 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
                     Err(e) => f.error = Some(e.to_string()),
                 }
                 // `level.geom` is checked with the level already (against its ranges), and so
-                // are `level.hom` and `level.som`
-                let covered = matches!(name.as_str(), "level.geom" | "level.hom" | "level.som")
-                    && geom_checked.iter().any(|g| g.ends_with(&name));
+                // are `level.hom`, `level.som`, `level.ai` and `level.details`
+                let covered = matches!(
+                    name.as_str(),
+                    "level.geom" | "level.hom" | "level.som" | "level.ai" | "level.details"
+                ) && geom_checked.iter().any(|g| g.ends_with(&name));
                 if !covered {
                     r.problem_list
                         .extend(l.check().problems.iter().map(|p| format!("{name}: {p}")));

@@ -125,6 +125,10 @@ pub enum Context {
     Hom,
     /// Top level of `level.som` ([`crate::occluders`]).
     Som,
+    /// Top level of `level.details` ([`crate::details`]).
+    Details,
+    /// Inside `FSD_MESHES` of `level.details`: one chunk per detail model.
+    DetailModels,
 }
 
 /// How a chunk is named in paths: a static name, an optional index, and the context of the
@@ -261,6 +265,14 @@ pub fn name(ctx: Context, id: u32) -> Name {
             1 => named("SOM_CHUNK_POLYGONS", None),
             _ => indexed("chunk", None),
         },
+        // xray_re-tools xr_details.h (FSD_HEADER, FSD_MESHES, FSD_SLOTS)
+        Context::Details => match id {
+            0 => named("FSD_HEADER", None),
+            1 => named("FSD_MESHES", Some(Context::DetailModels)),
+            2 => named("FSD_SLOTS", None),
+            _ => indexed("chunk", None),
+        },
+        Context::DetailModels => indexed("model", None),
     }
 }
 

@@ -11,15 +11,17 @@ use glam::{DMat4, DVec3};
 use levelgeom_scene::{roots, Primitive, Scene};
 
 /// Names of the trees whose nodes are never visuals: the light and glow groups
-/// ([`crate::lights`]), the named roots `portals`, `collision` and `occluders` ([`roots`]), and `sectors`
+/// ([`crate::lights`]), the named roots `portals`, `collision`, `occluders`, `ai` and `details` ([`roots`]), and `sectors`
 /// (a tree earlier exports wrote).
-const NOT_VISUALS: [&str; 6] = [
+const NOT_VISUALS: [&str; 8] = [
     crate::lights::LIGHTS,
     crate::lights::GLOWS,
     roots::PORTALS,
     "sectors",
     roots::COLLISION,
     roots::OCCLUDERS,
+    roots::AI,
+    roots::DETAILS,
 ];
 
 /// A name without Blender's `.001`-style suffix.

@@ -59,6 +59,7 @@ pub mod mapping;
 pub mod occluders;
 pub mod old;
 pub mod shading;
+pub mod stale;
 pub mod summary;
 pub mod transform;
 pub mod upgrade;

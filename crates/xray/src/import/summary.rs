@@ -142,6 +142,10 @@ pub struct Summary {
     pub som: OccluderSummary,
     /// Everything else worth telling.
     pub warnings: Vec<String>,
+    /// What the edit left stale in `level.ai` and `level.details` ([`super::stale`]), when
+    /// the level has either.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<super::stale::StaleReport>,
     /// The build conversion (`--to-version`), when one was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversion: Option<super::Conversion>,
@@ -272,6 +276,9 @@ impl fmt::Display for Summary {
             if !s.note.is_empty() {
                 writeln!(f, "  {file} {}", s.note)?;
             }
+        }
+        if let Some(s) = &self.stale {
+            write!(f, "{s}")?;
         }
         Ok(())
     }

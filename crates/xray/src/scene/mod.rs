@@ -64,6 +64,12 @@ pub struct SceneOptions {
     /// Also convert the `level.hom` / `level.som` beside the level into a hidden `occluders`
     /// tree ([`crate::occluders::scene`]); used by [`crate::LevelFiles::to_scene`].
     pub occluders: bool,
+    /// Also convert the `level.ai` beside the level into a hidden `ai` tree
+    /// ([`crate::ai::scene`]); used by [`crate::LevelFiles::to_scene`].
+    pub ai: bool,
+    /// Also convert the `level.details` models beside the level into a hidden `details` tree
+    /// ([`crate::details::scene`]); used by [`crate::LevelFiles::to_scene`].
+    pub details: bool,
     /// File extension appended to texture names in URIs (`dds` by default).
     pub texture_extension: String,
     /// Prefix put before texture URIs (e.g. a relative path to gamedata/textures).
@@ -82,6 +88,8 @@ impl Default for SceneOptions {
             vertex_light: false,
             collision: false,
             occluders: false,
+            ai: false,
+            details: false,
             texture_extension: "dds".into(),
             texture_prefix: String::new(),
             portals: false,

@@ -1,6 +1,7 @@
 //! Integration tests of levelgeom-xray, one test binary (modules named after what they test).
 #![allow(clippy::unwrap_used)]
 
+mod ai_details;
 mod api;
 mod collision;
 mod compiled;
