@@ -46,6 +46,7 @@ use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene, Texture, TextureSo
 use crate::geom::{Geom, SlideWindow, VertexBuffer};
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
+use crate::shaders::ShaderEntry;
 use crate::vertex;
 
 /// Choices for [`to_scene`].
@@ -410,13 +411,20 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         .map_err(SceneError::View)?;
     let old_lights = level.old_lights();
     let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
-    let vbs = geom.vertex_buffers().ok_or(SceneError::NoBuffers)?;
-    let ibs = geom.index_buffers().ok_or(SceneError::NoBuffers)?;
     let shaders = level.shaders().unwrap_or(&[]);
     let visuals = level.visuals();
-    let sectors = level.visual_sectors();
-    let material_names = names::material_names(shaders);
-    let only = opts.only;
+    let mut run = Run {
+        geom,
+        vbs: geom.vertex_buffers().ok_or(SceneError::NoBuffers)?,
+        ibs: geom.index_buffers().ok_or(SceneError::NoBuffers)?,
+        shaders,
+        sectors: level.visual_sectors(),
+        opts,
+        materials: Materials::new(shaders, opts),
+        built: HashMap::new(),
+        shared: HashMap::new(),
+        point: Vec::with_capacity(visuals.len()),
+    };
     let mut scene = Scene {
         name: opts.name.clone(),
         ..Scene::default()
@@ -425,21 +433,63 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         .warnings
         .extend(flat.iter().flat_map(|f| f.warnings.iter().cloned()));
 
-    // materials, one per used shader id
-    let mut material_of: HashMap<u16, usize> = HashMap::new();
-    let mut texture_of: HashMap<String, usize> = HashMap::new();
-    let mut material = |scene: &mut Scene, sid: u16| -> Option<usize> {
+    run.decode_ranges(&visuals);
+    let mut node_of = Vec::with_capacity(visuals.len());
+    for (i, v) in visuals.iter().enumerate() {
+        let node = run.visual_node(&mut scene, i, v);
+        node_of.push(scene.add_node(node));
+    }
+    let parent = link_children(&mut scene, &visuals, &node_of);
+    pivot::place(&mut scene, &node_of, &parent, &run.point);
+    let keep = keep_only(&mut scene, opts.only, &node_of, &parent);
+    if opts.only != Some(Only::Collision) {
+        let roots = kept_roots(&keep, &parent);
+        add_level_root(&mut scene, level, old_lights, roots, opts.only.is_none());
+    }
+    if opts.portals {
+        portals::add_portals(&mut scene, level.portals());
+    }
+    if !opts.vertex_light {
+        light_as_vector(&mut scene);
+    }
+    Ok(scene)
+}
+
+/// The materials of one conversion: one per used shader id, one texture per diffuse name.
+struct Materials<'a> {
+    shaders: &'a [ShaderEntry],
+    names: Vec<String>,
+    opts: &'a SceneOptions,
+    of_shader: HashMap<u16, usize>,
+    of_texture: HashMap<String, usize>,
+}
+
+impl<'a> Materials<'a> {
+    fn new(shaders: &'a [ShaderEntry], opts: &'a SceneOptions) -> Self {
+        Materials {
+            shaders,
+            names: names::material_names(shaders),
+            opts,
+            of_shader: HashMap::new(),
+            of_texture: HashMap::new(),
+        }
+    }
+
+    /// The material of shader id `sid`, added to `scene` on first use; `None` for id 0 and
+    /// ids past the shader table.
+    fn get(&mut self, scene: &mut Scene, sid: u16) -> Option<usize> {
         if sid == 0 {
             return None;
         }
-        if let Some(&m) = material_of.get(&sid) {
+        if let Some(&m) = self.of_shader.get(&sid) {
             return Some(m);
         }
-        let entry = shaders.get(usize::from(sid))?;
-        let name = material_names[usize::from(sid)].clone();
+        let entry = self.shaders.get(usize::from(sid))?;
+        let name = self.names[usize::from(sid)].clone();
+        let opts = self.opts;
         let texture = entry.diffuse().map(|t| {
             let stem = t.replace('\\', "/");
-            *texture_of.entry(stem.clone()).or_insert_with(|| {
+            *self.of_texture.entry(stem.clone()).or_insert_with(|| {
                 scene.textures.push(Texture {
                     name: stem.clone(),
                     source: TextureSource::Unresolved {
@@ -461,38 +511,61 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             extras,
             ..Material::default()
         });
-        material_of.insert(sid, scene.materials.len() - 1);
+        self.of_shader.insert(sid, scene.materials.len() - 1);
         Some(scene.materials.len() - 1)
-    };
+    }
+}
 
-    // the primitives of every distinct range, decoded in parallel (each from its own slice of
-    // its buffer) and collected in visual order, so the scene is the single-threaded one
-    let mut todo: Vec<(Drawn, GContainer, Option<SlideWindow>)> = Vec::new();
-    let mut seen: HashSet<Drawn> = HashSet::new();
-    for v in &visuals {
-        let t = v.model_type().unwrap_or(u8::MAX);
-        if let (Some(g), true) = (v.gcontainer(), only.is_none_or(|o| o.keeps(t))) {
-            let (window, _) = full_window(v, t, geom);
-            let key = drawn(g, window, v.header().map_or(0, |h| h.shader_id));
-            if seen.insert(key) {
-                todo.push((key, g, window));
+/// The state of one [`to_scene`] run over the visuals.
+struct Run<'a> {
+    geom: &'a Geom,
+    vbs: &'a [VertexBuffer],
+    ibs: &'a [Vec<u16>],
+    shaders: &'a [ShaderEntry],
+    sectors: Vec<Vec<u16>>,
+    opts: &'a SceneOptions,
+    materials: Materials<'a>,
+    /// Primitives decoded ahead, by range ([`Run::decode_ranges`]).
+    built: HashMap<Drawn, Result<Primitive, String>>,
+    /// The mesh made of each range.
+    shared: HashMap<Drawn, usize>,
+    /// Each visual's pivot point, if it has one of its own ([`pivot::place`]).
+    point: Vec<Option<[f32; 3]>>,
+}
+
+impl Run<'_> {
+    /// Whether `--only` converts visuals of model type `t`.
+    fn keeps(&self, t: u8) -> bool {
+        self.opts.only.is_none_or(|o| o.keeps(t))
+    }
+
+    /// Decode the primitives of every distinct range in parallel (each from its own slice of
+    /// its buffer); they are collected in visual order later, so the scene is the
+    /// single-threaded one.
+    fn decode_ranges(&mut self, visuals: &[&Visual]) {
+        let mut todo: Vec<(Drawn, GContainer, Option<SlideWindow>)> = Vec::new();
+        let mut seen: HashSet<Drawn> = HashSet::new();
+        for v in visuals {
+            let t = v.model_type().unwrap_or(u8::MAX);
+            if let (Some(g), true) = (v.gcontainer(), self.keeps(t)) {
+                let (window, _) = full_window(v, t, self.geom);
+                let key = drawn(g, window, v.header().map_or(0, |h| h.shader_id));
+                if seen.insert(key) {
+                    todo.push((key, g, window));
+                }
             }
         }
+        let (vbs, ibs) = (self.vbs, self.ibs);
+        self.built = todo
+            .into_par_iter()
+            .map(|(key, g, window)| (key, build_primitive(vbs, ibs, &g, window)))
+            .collect();
     }
-    let mut built: HashMap<Drawn, Result<Primitive, String>> = todo
-        .into_par_iter()
-        .map(|(key, g, window)| (key, build_primitive(vbs, ibs, &g, window)))
-        .collect();
 
-    // one node per visual
-    let mut shared: HashMap<Drawn, usize> = HashMap::new();
-    let mut node_of = Vec::with_capacity(visuals.len());
-    let mut point = Vec::with_capacity(visuals.len());
-    for (i, v) in visuals.iter().enumerate() {
-        let h = v.header();
+    /// The node of visual `i`, with its extras and mesh (added to `scene`).
+    fn visual_node(&mut self, scene: &mut Scene, i: usize, v: &Visual) -> Node {
         let t = v.model_type().unwrap_or(u8::MAX);
-        let sid = h.map_or(0, |h| h.shader_id);
-        let build = only.is_none_or(|o| o.keeps(t));
+        let sid = v.header().map_or(0, |h| h.shader_id);
         let mut node = Node {
             name: format!("visual_{i:04}_{}", model_type::name(t)),
             ..Node::default()
@@ -501,75 +574,96 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         node.extras
             .push(("model_type".into(), model_type::name(t).into()));
         node.extras.push(("shader_id".into(), sid.to_string()));
-        if let Some(e) = shaders.get(usize::from(sid)).filter(|_| sid != 0) {
+        if let Some(e) = self.shaders.get(usize::from(sid)).filter(|_| sid != 0) {
             node.extras.push(("shader".into(), e.text()));
         }
-        if let Some(s) = sectors.get(i).filter(|s| !s.is_empty()) {
+        if let Some(s) = self.sectors.get(i).filter(|s| !s.is_empty()) {
             let list: Vec<String> = s.iter().map(u16::to_string).collect();
             node.extras.push(("sector".into(), list.join(",")));
         }
-        let is_tree = matches!(t, model_type::TREE_ST | model_type::TREE_PM);
-        point.push(if t == model_type::LOD {
+        self.point.push(if t == model_type::LOD {
             lod_centre(v)
         } else {
             header_centre(v)
         });
-        if let (Some(g), true) = (v.gcontainer(), build) {
-            let (window, warning) = full_window(v, t, geom);
-            if let Some(why) = warning {
-                scene.warnings.push(format!("visual {i}: {why}"));
-            }
-            // visuals share a mesh when they draw the same range with the same material
-            // (tree instances; the pivot is the same, being the range's own centre)
-            let key = drawn(g, window, sid);
-            let mesh = match shared.get(&key).copied() {
-                Some(m) => Some(m),
-                None => {
-                    let built = built
-                        .remove(&key)
-                        .unwrap_or_else(|| build_primitive(vbs, ibs, &g, window));
-                    match built {
-                        Ok(mut prim) => {
-                            prim.material = material(&mut scene, sid);
-                            let m = scene.add_mesh(Mesh {
-                                name: format!("mesh_{i:04}"),
-                                primitives: vec![prim],
-                            });
-                            shared.insert(key, m);
-                            Some(m)
-                        }
-                        Err(why) => {
-                            scene
-                                .warnings
-                                .push(format!("visual {i}: skipped its geometry: {why}"));
-                            None
-                        }
-                    }
-                }
-            };
-            node.mesh = mesh;
-            if is_tree && mesh.is_some() {
+        let only = self.opts.only;
+        if let (Some(g), true) = (v.gcontainer(), self.keeps(t)) {
+            node.mesh = self.range_mesh(scene, i, v, g);
+            let is_tree = matches!(t, model_type::TREE_ST | model_type::TREE_PM);
+            if is_tree && node.mesh.is_some() {
                 if let Some(td) = v.treedef() {
                     node.matrix = tree_matrix(&td.xform);
                 }
             }
-        } else if t == model_type::LOD && build && (opts.lods || only == Some(Only::Lods)) {
-            if let Some(mut prim) = lod_primitive(v) {
-                prim.material = material(&mut scene, sid);
-                // billboards through the tree's axis, chosen by view direction: both sides
-                if let Some(m) = prim.material.and_then(|m| scene.materials.get_mut(m)) {
-                    m.double_sided = true;
-                }
-                node.mesh = Some(scene.add_mesh(Mesh {
-                    name: format!("lod_{i:04}"),
-                    primitives: vec![prim],
-                }));
-            }
+        } else if t == model_type::LOD
+            && self.keeps(t)
+            && (self.opts.lods || only == Some(Only::Lods))
+        {
+            node.mesh = self.lod_mesh(scene, i, v, sid);
         }
-        node_of.push(scene.add_node(node));
+        node
     }
 
-    // hierarchy: each visual gets its first parent; cycles and repeats are cut
+    /// The mesh of visual `i`'s range `g`, shared by visuals that draw the same range with the
+    /// same material (tree instances; the pivot is the same, being the range's own centre).
+    fn range_mesh(
+        &mut self,
+        scene: &mut Scene,
+        i: usize,
+        v: &Visual,
+        g: GContainer,
+    ) -> Option<usize> {
+        let t = v.model_type().unwrap_or(u8::MAX);
+        let sid = v.header().map_or(0, |h| h.shader_id);
+        let (window, warning) = full_window(v, t, self.geom);
+        if let Some(why) = warning {
+            scene.warnings.push(format!("visual {i}: {why}"));
+        }
+        let key = drawn(g, window, sid);
+        if let Some(m) = self.shared.get(&key).copied() {
+            return Some(m);
+        }
+        let built = self
+            .built
+            .remove(&key)
+            .unwrap_or_else(|| build_primitive(self.vbs, self.ibs, &g, window));
+        match built {
+            Ok(mut prim) => {
+                prim.material = self.materials.get(scene, sid);
+                let m = scene.add_mesh(Mesh {
+                    name: format!("mesh_{i:04}"),
+                    primitives: vec![prim],
+                });
+                self.shared.insert(key, m);
+                Some(m)
+            }
+            Err(why) => {
+                scene
+                    .warnings
+                    .push(format!("visual {i}: skipped its geometry: {why}"));
+                None
+            }
+        }
+    }
+
+    /// The billboard mesh of LOD visual `i`, if it has one.
+    fn lod_mesh(&mut self, scene: &mut Scene, i: usize, v: &Visual, sid: u16) -> Option<usize> {
+        let mut prim = lod_primitive(v)?;
+        prim.material = self.materials.get(scene, sid);
+        // billboards through the tree's axis, chosen by view direction: both sides
+        if let Some(m) = prim.material.and_then(|m| scene.materials.get_mut(m)) {
+            m.double_sided = true;
+        }
+        Some(scene.add_mesh(Mesh {
+            name: format!("lod_{i:04}"),
+            primitives: vec![prim],
+        }))
+    }
+}
+
+/// The hierarchy: each visual gets its first parent; cycles and repeats are cut (with a
+/// warning). Returns each visual's parent.
+fn link_children(scene: &mut Scene, visuals: &[&Visual], node_of: &[usize]) -> Vec<Option<usize>> {
     let n = visuals.len();
     let mut parent: Vec<Option<usize>> = vec![None; n];
     for (i, v) in visuals.iter().enumerate() {
@@ -605,10 +699,18 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
             scene.nodes[node_of[i]].children.push(cn);
         }
     }
-    pivot::place(&mut scene, &node_of, &parent, &point);
+    parent
+}
 
-    // --only: the visuals of the kind that got a mesh, and their ancestors as group nodes
-    let mut keep = vec![only.is_none(); n];
+/// `--only`: keep the visuals of the kind that got a mesh, and their ancestors as group nodes
+/// ([`compact`]). Returns which visuals are kept (all without `--only`).
+fn keep_only(
+    scene: &mut Scene,
+    only: Option<Only>,
+    node_of: &[usize],
+    parent: &[Option<usize>],
+) -> Vec<bool> {
+    let mut keep = vec![only.is_none(); node_of.len()];
     if only.is_some() {
         for (i, &ni) in node_of.iter().enumerate() {
             if scene.nodes[ni].mesh.is_some() {
@@ -621,50 +723,66 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
                 }
             }
         }
-        compact(&mut scene, &keep);
+        compact(scene, &keep);
     }
-    let visual_roots: Vec<usize> = (0..n).filter(|&i| keep[i] && parent[i].is_none()).collect();
-    // node indices after compaction: kept visuals in order
+    keep
+}
+
+/// The node indices of the kept visuals without a parent, after [`compact`] (kept visuals in
+/// order).
+fn kept_roots(keep: &[bool], parent: &[Option<usize>]) -> Vec<usize> {
+    let n = keep.len();
     let mut new_index = vec![usize::MAX; n];
     for (k, i) in (0..n).filter(|&i| keep[i]).enumerate() {
         new_index[i] = k;
     }
-    if only != Some(Only::Collision) {
-        let mut children: Vec<usize> = visual_roots.iter().map(|&i| new_index[i]).collect();
-        if only.is_none() {
-            let first = scene.lights.len();
-            children.extend(lights::add_lights(&mut scene, level.lights()));
-            // XRLC 4/5/8: the fields of the old record the 13/14 one has no place for
-            for (l, o) in scene.lights[first..].iter_mut().zip(old_lights) {
-                l.extras.extend(lights::old_tail_extras(o));
-            }
-            children.extend(lights::add_glows(&mut scene, level.glows(), shaders));
+    (0..n)
+        .filter(|&i| keep[i] && parent[i].is_none())
+        .map(|i| new_index[i])
+        .collect()
+}
+
+/// Add the root `level` over the visual roots `children`, and with `lights` the groups
+/// `lights` and `glows`.
+fn add_level_root(
+    scene: &mut Scene,
+    level: &Level,
+    old_lights: &[crate::level::OldLight],
+    mut children: Vec<usize>,
+    lights: bool,
+) {
+    if lights {
+        let first = scene.lights.len();
+        children.extend(lights::add_lights(scene, level.lights()));
+        // XRLC 4/5/8: the fields of the old record the 13/14 one has no place for
+        for (l, o) in scene.lights[first..].iter_mut().zip(old_lights) {
+            l.extras.extend(lights::old_tail_extras(o));
         }
-        let root = scene.add_node(Node {
-            name: "level".into(),
-            children,
-            ..Node::default()
-        });
-        scene.roots.push(root);
+        let shaders = level.shaders().unwrap_or(&[]);
+        children.extend(lights::add_glows(scene, level.glows(), shaders));
     }
-    if opts.portals {
-        portals::add_portals(&mut scene, level.portals());
-    }
-    if !opts.vertex_light {
-        // the baked light is not albedo: viewers multiply COLOR_0 into the base colour (black
-        // where the light is 0), so it is kept as a custom attribute instead
-        for p in scene
-            .meshes
-            .iter_mut()
-            .flat_map(|m| m.primitives.iter_mut())
-        {
-            if !p.colors.is_empty() {
-                let light = p.colors.remove(0);
-                p.vectors.push(("_LIGHT".into(), light));
-            }
+    let root = scene.add_node(Node {
+        name: "level".into(),
+        children,
+        ..Node::default()
+    });
+    scene.roots.push(root);
+}
+
+/// Move the baked light out of `colors[0]`: it is not albedo (viewers multiply COLOR_0 into
+/// the base colour, black where the light is 0), so it is kept as the custom attribute
+/// `_LIGHT` instead.
+fn light_as_vector(scene: &mut Scene) {
+    for p in scene
+        .meshes
+        .iter_mut()
+        .flat_map(|m| m.primitives.iter_mut())
+    {
+        if !p.colors.is_empty() {
+            let light = p.colors.remove(0);
+            p.vectors.push(("_LIGHT".into(), light));
         }
     }
-    Ok(scene)
 }
 
 /// Keep only the visual nodes `keep[i]` (nodes `0..keep.len()` are the visuals, nothing else
