@@ -194,100 +194,136 @@ fn listing(names: &[String]) -> String {
 /// or a file that resolves outside through a link), one per file that cannot be decoded, and
 /// one when some textures are linked as DDS/TGA, which glTF viewers cannot read.
 pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let folders: Vec<Folder<'_>> = opts
-        .level_dir
-        .into_iter()
-        .chain([opts.textures_dir])
-        .map(|dir| Folder {
-            dir,
-            root: std::fs::canonicalize(dir).ok(),
-        })
-        .collect();
+    let mut run = Resolver {
+        opts,
+        folders: opts
+            .level_dir
+            .into_iter()
+            .chain([opts.textures_dir])
+            .map(|dir| Folder {
+                dir,
+                root: std::fs::canonicalize(dir).ok(),
+            })
+            .collect(),
+        place: if opts.level_dir.is_some() {
+            "the level folder or the --textures folder"
+        } else {
+            "the --textures folder"
+        },
+        warnings: Vec::new(),
+        missing: Vec::new(),
+        not_gltf: Vec::new(),
+        found_at: HashMap::new(),
+    };
     if let Err(e) = std::fs::canonicalize(opts.textures_dir) {
-        warnings.push(format!(
+        run.warnings.push(format!(
             "the --textures folder {} cannot be opened: {e}",
             opts.textures_dir.display()
         ));
     }
-    let place = if opts.level_dir.is_some() {
-        "the level folder or the --textures folder"
-    } else {
-        "the --textures folder"
-    };
-
-    // further textures (lightmaps): textures of their own, no material samples them
     let first_new = scene.textures.len();
-    let mut further: Vec<(usize, String, usize)> = Vec::new(); // material, extras key, texture
-    if opts.lightmaps {
-        let mut index: HashMap<String, usize> = scene
-            .textures
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.clone(), i))
-            .collect();
-        let textures = &mut scene.textures;
-        for (mi, m) in scene.materials.iter().enumerate() {
-            let base = m
-                .texture
-                .and_then(|t| textures.get(t))
-                .map(|t| t.name.clone());
-            for (k, v) in &m.extras {
-                let numbered = k
-                    .strip_prefix("texture_")
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-                let name = v.replace('\\', "/");
-                if !numbered || name.is_empty() || Some(&name) == base.as_ref() {
-                    continue;
-                }
-                let ti = *index.entry(name.clone()).or_insert_with(|| {
-                    textures.push(Texture {
-                        source: TextureSource::Unresolved {
-                            uri: format!("{name}.dds"),
-                        },
-                        name,
-                    });
-                    textures.len() - 1
-                });
-                further.push((mi, k.clone(), ti));
+    let further = if opts.lightmaps {
+        add_further(scene)
+    } else {
+        Vec::new()
+    };
+    for (ti, t) in scene.textures.iter_mut().enumerate() {
+        run.resolve(ti, t);
+    }
+    run.split_png_names(scene);
+    name_further(scene, first_new, &run.found_at, further);
+    run.finish()
+}
+
+/// Add the further textures (lightmaps) of every material as textures of their own, which no
+/// material samples. Returns (material, extras key, texture) for each.
+fn add_further(scene: &mut Scene) -> Vec<(usize, String, usize)> {
+    let mut further = Vec::new();
+    let mut index: HashMap<String, usize> = scene
+        .textures
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect();
+    let textures = &mut scene.textures;
+    for (mi, m) in scene.materials.iter().enumerate() {
+        let base = m
+            .texture
+            .and_then(|t| textures.get(t))
+            .map(|t| t.name.clone());
+        for (k, v) in &m.extras {
+            let numbered = k
+                .strip_prefix("texture_")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let name = v.replace('\\', "/");
+            if !numbered || name.is_empty() || Some(&name) == base.as_ref() {
+                continue;
             }
+            let ti = *index.entry(name.clone()).or_insert_with(|| {
+                textures.push(Texture {
+                    source: TextureSource::Unresolved {
+                        uri: format!("{name}.dds"),
+                    },
+                    name,
+                });
+                textures.len() - 1
+            });
+            further.push((mi, k.clone(), ti));
         }
     }
+    further
+}
 
-    let mut missing: Vec<String> = Vec::new();
-    let mut not_gltf = Vec::new();
-    let mut found_at: HashMap<usize, PathBuf> = HashMap::new();
-    for (ti, t) in scene.textures.iter_mut().enumerate() {
+/// The state of one [`load_textures`] run: where it looks and what it found.
+struct Resolver<'a> {
+    opts: &'a TextureLookup<'a>,
+    folders: Vec<Folder<'a>>,
+    /// Where textures are looked up, for the warnings.
+    place: &'static str,
+    warnings: Vec<String>,
+    /// Names found nowhere, each once.
+    missing: Vec<String>,
+    /// Names linked as a format glTF viewers cannot read.
+    not_gltf: Vec<String>,
+    /// The file each found texture came from.
+    found_at: HashMap<usize, PathBuf>,
+}
+
+impl Resolver<'_> {
+    /// Look up texture `ti` if unresolved: decoded (DDS, PNG) or linked, or left unresolved
+    /// with a warning.
+    fn resolve(&mut self, ti: usize, t: &mut Texture) {
         if !matches!(t.source, TextureSource::Unresolved { .. }) {
-            continue;
+            return;
         }
+        let place = self.place;
         if let Some(why) = unsafe_name(&t.name) {
-            warnings.push(format!(
+            self.warnings.push(format!(
                 "texture {} is not looked up in {place}: {why}",
                 t.name
             ));
-            continue;
+            return;
         }
-        let found = match locate(&folders, &t.name) {
+        let found = match locate(&self.folders, &t.name) {
             Lookup::Found(f) => f,
             Lookup::Escapes => {
-                warnings.push(format!(
+                self.warnings.push(format!(
                     "texture {} resolves outside {place} (through a link); not linked",
                     t.name
                 ));
-                continue;
+                return;
             }
             Lookup::Missing => {
-                if !missing.contains(&t.name) {
-                    missing.push(t.name.clone());
+                if !self.missing.contains(&t.name) {
+                    self.missing.push(t.name.clone());
                 }
-                continue;
+                return;
             }
         };
         let link = TextureSource::External {
-            uri: relative_path(opts.outdir, &found),
+            uri: relative_path(self.opts.outdir, &found),
         };
-        t.source = match decode(&found, &opts.limits) {
+        t.source = match decode(&found, &self.opts.limits) {
             Ok(Some(img)) => TextureSource::Rgba8 {
                 width: img.width,
                 height: img.height,
@@ -295,7 +331,7 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
             },
             Ok(None) => link,
             Err(why) => {
-                warnings.push(format!(
+                self.warnings.push(format!(
                     "texture {}: {} cannot be decoded ({why}); linked as it is",
                     t.name,
                     found.display()
@@ -308,37 +344,73 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
                 .extension()
                 .map(|e| e.to_string_lossy().to_lowercase());
             if !matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg")) {
-                not_gltf.push(t.name.clone());
+                self.not_gltf.push(t.name.clone());
             }
         }
-        found_at.insert(ti, found);
+        self.found_at.insert(ti, found);
     }
 
-    // two decoded textures must not share a PNG file name (`a/b` and `a_b`): the later is linked
-    let mut png_names: HashMap<String, usize> = HashMap::new();
-    for (ti, t) in scene.textures.iter_mut().enumerate() {
-        if !matches!(t.source, TextureSource::Rgba8 { .. }) {
-            continue;
-        }
-        let file = png_file_name(&t.name);
-        if let Some(&first) = png_names.get(&file) {
-            let Some(found) = found_at.get(&ti) else {
+    /// Two decoded textures must not share a PNG file name (`a/b` and `a_b`): the later is
+    /// linked.
+    fn split_png_names(&mut self, scene: &mut Scene) {
+        let mut png_names: HashMap<String, usize> = HashMap::new();
+        for (ti, t) in scene.textures.iter_mut().enumerate() {
+            if !matches!(t.source, TextureSource::Rgba8 { .. }) {
                 continue;
-            };
-            warnings.push(format!(
-                "texture {} would be written as {file} like texture {first}; linked instead",
-                t.name
-            ));
-            t.source = TextureSource::External {
-                uri: relative_path(opts.outdir, found),
-            };
-        } else {
-            png_names.insert(file, ti);
+            }
+            let file = png_file_name(&t.name);
+            if let Some(&first) = png_names.get(&file) {
+                let Some(found) = self.found_at.get(&ti) else {
+                    continue;
+                };
+                self.warnings.push(format!(
+                    "texture {} would be written as {file} like texture {first}; linked instead",
+                    t.name
+                ));
+                t.source = TextureSource::External {
+                    uri: relative_path(self.opts.outdir, found),
+                };
+            } else {
+                png_names.insert(file, ti);
+            }
         }
     }
 
-    // further textures found nowhere are dropped again (they are in the missing list); the
-    // others are named in the extras of the materials that list them
+    /// The warnings, closed by the missing names and the DDS/TGA links.
+    fn finish(mut self) -> Vec<String> {
+        let place = self.place;
+        match self.missing.len() {
+            0 => {}
+            1 => self
+                .warnings
+                .push(format!("texture {} not found in {place}", self.missing[0])),
+            n => self.warnings.push(format!(
+                "{n} textures not found in {place}: {}",
+                listing(&self.missing)
+            )),
+        }
+        if let Some(first) = self.not_gltf.first() {
+            let n = self.not_gltf.len();
+            self.warnings.push(format!(
+                "{n} texture{} found only as DDS/TGA ({first}{}), which glTF viewers cannot read; \
+                 put PNG copies beside {} to have those linked instead",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "" } else { ", …" },
+                if n == 1 { "it" } else { "them" },
+            ));
+        }
+        self.warnings
+    }
+}
+
+/// Further textures (from `first_new` on) found nowhere are dropped again (they are in the
+/// missing list); the others are named in the extras of the materials that list them.
+fn name_further(
+    scene: &mut Scene,
+    first_new: usize,
+    found_at: &HashMap<usize, PathBuf>,
+    further: Vec<(usize, String, usize)>,
+) {
     let keep: Vec<bool> = (0..scene.textures.len())
         .map(|i| i < first_new || found_at.contains_key(&i))
         .collect();
@@ -368,26 +440,6 @@ pub fn load_textures(scene: &mut Scene, opts: &TextureLookup<'_>) -> Vec<String>
             m.extras.push((format!("{key}_file"), file));
         }
     }
-
-    match missing.len() {
-        0 => {}
-        1 => warnings.push(format!("texture {} not found in {place}", missing[0])),
-        n => warnings.push(format!(
-            "{n} textures not found in {place}: {}",
-            listing(&missing)
-        )),
-    }
-    if let Some(first) = not_gltf.first() {
-        let n = not_gltf.len();
-        warnings.push(format!(
-            "{n} texture{} found only as DDS/TGA ({first}{}), which glTF viewers cannot read; \
-             put PNG copies beside {} to have those linked instead",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "" } else { ", …" },
-            if n == 1 { "it" } else { "them" },
-        ));
-    }
-    warnings
 }
 
 /// The decoded textures that materials name in their `texture_K_file` extras (lightmaps after
