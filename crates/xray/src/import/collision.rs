@@ -328,15 +328,12 @@ fn add_faces(
         .then(|| Grid::new(geo, 2.0));
     for a in added {
         let before = out.tris.len();
-        let mut weld: HashMap<[u32; 3], u32> = HashMap::new();
-        let mut push_vertex = |out: &mut Cform, p: DVec3| -> u32 {
-            let p = [p.x as f32, p.y as f32, p.z as f32];
-            *weld.entry(p.map(f32::to_bits)).or_insert_with(|| {
-                out.vertices.push(p);
-                (out.vertices.len() - 1) as u32
-            })
+        let mut to = Appender {
+            cf,
+            out: &mut *out,
+            weld: HashMap::new(),
         };
-        match a {
+        let (visual, node, material, source) = match a {
             NewFaces::Copy {
                 visual,
                 node,
@@ -347,48 +344,10 @@ fn add_faces(
                 let (Some(grid), Some(Some(g))) = (&grid, geo.get(*from)) else {
                     continue;
                 };
-                let pts = g.points.iter().map(|p| mirror(*p));
-                let lo =
-                    pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min) - DVec3::splat(NEAR);
-                let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max) + DVec3::splat(NEAR);
-                let flip = m.determinant() < 0.0;
-                let mut materials: HashMap<u32, usize> = HashMap::new();
-                for t in &cf.tris {
-                    let Some(c) = corners(cf, t) else { continue };
-                    let inside = c.iter().all(|p| p.cmpge(lo).all() && p.cmple(hi).all());
-                    if !inside || !owners_of(grid, &c).contains(from) {
-                        continue;
-                    }
-                    let mut verts = c.map(|p| push_vertex(out, m.transform_point3(p)));
-                    if flip {
-                        verts.swap(1, 2);
-                    }
-                    let mut nt = *t;
-                    nt.verts = verts;
-                    if let Some(s) = sector {
-                        nt = with_sector(nt, *s);
-                    }
-                    *materials.entry(t.material()).or_default() += 1;
-                    out.tris.push(nt);
-                }
-                let faces = out.tris.len() - before;
-                if faces == 0 {
+                let Some(material) = to.copy(grid, g, *from, m, *sector) else {
                     continue;
-                }
-                let material = materials
-                    .iter()
-                    .max_by_key(|(m, n)| (**n, std::cmp::Reverse(**m)))
-                    .map_or(0, |(m, _)| *m);
-                summary
-                    .collision
-                    .added_faces
-                    .push(super::summary::FacesAdded {
-                        visual: *visual,
-                        node: node.clone(),
-                        faces,
-                        material,
-                        source: format!("copy of visual {from}"),
-                    });
+                };
+                (visual, node, material, format!("copy of visual {from}"))
             }
             NewFaces::Reshape {
                 visual,
@@ -405,26 +364,9 @@ fn add_faces(
                     ));
                     continue;
                 };
-                let sec = sector.unwrap_or_else(|| template.sector());
-                for t in tris {
-                    let [a, b, c] = *t;
-                    if (b - a).cross(c - a).length_squared() <= 1e-18 {
-                        continue; // no area: nothing to collide with
-                    }
-                    let mut nt = with_sector(template, sec);
-                    nt.verts = t.map(|p| push_vertex(out, p));
-                    out.tris.push(nt);
-                }
-                summary
-                    .collision
-                    .added_faces
-                    .push(super::summary::FacesAdded {
-                        visual: *visual,
-                        node: node.clone(),
-                        faces: out.tris.len() - before,
-                        material: template.material(),
-                        source: format!("new shape of visual {from}: {how}"),
-                    });
+                to.reshape(template, tris, sector.unwrap_or_else(|| template.sector()));
+                let source = format!("new shape of visual {from}: {how}");
+                (visual, node, template.material(), source)
             }
             NewFaces::Mesh {
                 visual,
@@ -436,57 +378,150 @@ fn add_faces(
                 if tris.is_empty() {
                     continue;
                 }
-                let lo = tris
-                    .iter()
-                    .flatten()
-                    .fold(DVec3::splat(f64::INFINITY), |a, b| a.min(*b));
-                let hi = tris
-                    .iter()
-                    .flatten()
-                    .fold(DVec3::splat(f64::NEG_INFINITY), |a, b| a.max(*b));
-                let centre = (lo + hi) * 0.5;
-                // the base triangle nearest to the centre
-                let nearest = cf
-                    .tris
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, t)| {
-                        let [a, b, c] = corners(cf, t)?;
-                        Some((i, closest(centre, a, b, c).distance(centre)))
-                    })
-                    .min_by(|x, y| x.1.total_cmp(&y.1))
-                    .map(|(i, _)| i);
-                let (id, flags, source) = match (material, nearest) {
-                    (Some((id, flags)), _) => (*id, *flags, "extra game_material".to_string()),
-                    (None, Some(i)) => (cf.tris[i].material(), 0, format!("nearest face {i}")),
-                    (None, None) => {
-                        summary.warnings.push(format!(
-                            "node {node:?}: no game_material extra and no collision triangle to \
-                             take one from; its collision has game material 0"
-                        ));
-                        (0, 0, "none (0)".to_string())
-                    }
-                };
-                let sec = sector
-                    .or_else(|| nearest.map(|i| cf.tris[i].sector()))
-                    .unwrap_or(0);
-                for t in tris {
-                    let verts = t.map(|p| push_vertex(out, p));
-                    out.tris.push(new_tri(out.version, verts, id, flags, sec));
-                }
-                summary
-                    .collision
-                    .added_faces
-                    .push(super::summary::FacesAdded {
-                        visual: *visual,
-                        node: node.clone(),
-                        faces: out.tris.len() - before,
-                        material: id,
-                        source,
-                    });
+                let (id, source) = to.mesh(node, tris, *material, *sector, &mut summary.warnings);
+                (visual, node, id, source)
             }
+        };
+        let faces = out.tris.len() - before;
+        summary
+            .collision
+            .added_faces
+            .push(super::summary::FacesAdded {
+                visual: *visual,
+                node: node.clone(),
+                faces,
+                material,
+                source,
+            });
+        summary.collision.added += faces;
+    }
+}
+
+/// The triangles added for one visual, appended to `out` with equal corners welded.
+struct Appender<'a> {
+    /// The base cform.
+    cf: &'a Cform,
+    out: &'a mut Cform,
+    weld: HashMap<[u32; 3], u32>,
+}
+
+impl Appender<'_> {
+    /// The index of a vertex at `p`, appended unless this visual already has it.
+    fn vertex(&mut self, p: DVec3) -> u32 {
+        let p = [p.x as f32, p.y as f32, p.z as f32];
+        let out = &mut *self.out;
+        *self.weld.entry(p.map(f32::to_bits)).or_insert_with(|| {
+            out.vertices.push(p);
+            (out.vertices.len() - 1) as u32
+        })
+    }
+
+    /// Copy the base triangles of visual `from` (geometry `g`) placed by `m`, with `sector` if
+    /// set. Returns the most common game material of the copies; `None` when none were made.
+    fn copy(
+        &mut self,
+        grid: &Grid,
+        g: &NodeGeo,
+        from: usize,
+        m: &DMat4,
+        sector: Option<u16>,
+    ) -> Option<u32> {
+        let cf = self.cf;
+        let pts = g.points.iter().map(|p| mirror(*p));
+        let lo = pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min) - DVec3::splat(NEAR);
+        let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max) + DVec3::splat(NEAR);
+        let flip = m.determinant() < 0.0;
+        let mut materials: HashMap<u32, usize> = HashMap::new();
+        for t in &cf.tris {
+            let Some(c) = corners(cf, t) else { continue };
+            let inside = c.iter().all(|p| p.cmpge(lo).all() && p.cmple(hi).all());
+            if !inside || !owners_of(grid, &c).contains(&from) {
+                continue;
+            }
+            let mut verts = c.map(|p| self.vertex(m.transform_point3(p)));
+            if flip {
+                verts.swap(1, 2);
+            }
+            let mut nt = *t;
+            nt.verts = verts;
+            if let Some(s) = sector {
+                nt = with_sector(nt, s);
+            }
+            *materials.entry(t.material()).or_default() += 1;
+            self.out.tris.push(nt);
         }
-        summary.collision.added += out.tris.len() - before;
+        materials
+            .iter()
+            .max_by_key(|(m, n)| (**n, std::cmp::Reverse(**m)))
+            .map(|(m, _)| *m)
+    }
+
+    /// A reshaped visual's new triangles `tris`, copies of `template` in sector `sector`;
+    /// zero-area ones left out (nothing to collide with).
+    fn reshape(&mut self, template: Tri, tris: &[[DVec3; 3]], sector: u16) {
+        for t in tris {
+            let [a, b, c] = *t;
+            if (b - a).cross(c - a).length_squared() <= 1e-18 {
+                continue;
+            }
+            let mut nt = with_sector(template, sector);
+            nt.verts = t.map(|p| self.vertex(p));
+            self.out.tris.push(nt);
+        }
+    }
+
+    /// A new mesh's triangles `tris` (node `node`), with the game material the user set or the
+    /// one of the base triangle nearest to its centre. Returns the material id and where it
+    /// came from.
+    fn mesh(
+        &mut self,
+        node: &str,
+        tris: &[[DVec3; 3]],
+        material: Option<(u32, u32)>,
+        sector: Option<u16>,
+        warnings: &mut Vec<String>,
+    ) -> (u32, String) {
+        let cf = self.cf;
+        let lo = tris
+            .iter()
+            .flatten()
+            .fold(DVec3::splat(f64::INFINITY), |a, b| a.min(*b));
+        let hi = tris
+            .iter()
+            .flatten()
+            .fold(DVec3::splat(f64::NEG_INFINITY), |a, b| a.max(*b));
+        let centre = (lo + hi) * 0.5;
+        // the base triangle nearest to the centre
+        let nearest = cf
+            .tris
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let [a, b, c] = corners(cf, t)?;
+                Some((i, closest(centre, a, b, c).distance(centre)))
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(i, _)| i);
+        let (id, flags, source) = match (material, nearest) {
+            (Some((id, flags)), _) => (id, flags, "extra game_material".to_string()),
+            (None, Some(i)) => (cf.tris[i].material(), 0, format!("nearest face {i}")),
+            (None, None) => {
+                warnings.push(format!(
+                    "node {node:?}: no game_material extra and no collision triangle to \
+                     take one from; its collision has game material 0"
+                ));
+                (0, 0, "none (0)".to_string())
+            }
+        };
+        let sec = sector
+            .or_else(|| nearest.map(|i| cf.tris[i].sector()))
+            .unwrap_or(0);
+        for t in tris {
+            let verts = t.map(|p| self.vertex(p));
+            let version = self.out.version;
+            self.out.tris.push(new_tri(version, verts, id, flags, sec));
+        }
+        (id, source)
     }
 }
 
@@ -503,71 +538,143 @@ fn follow(
     let n = cf.tris.len();
     summary.collision.faces_before = n;
     summary.collision.faces_after = n;
-    let affected: Vec<bool> = (0..geo.len())
-        .map(|v| {
-            geo[v].is_some()
-                && (moves.get(v).is_some_and(Option::is_some)
-                    || remove.get(v).copied().unwrap_or(false)
-                    || reshaped.get(v).copied().unwrap_or(false))
-        })
-        .collect();
-    let mut old_faces: HashMap<usize, Vec<usize>> = HashMap::new();
-    if !affected.contains(&true) {
+    let changes = Changes {
+        moves,
+        remove,
+        reshaped,
+        affected: (0..geo.len())
+            .map(|v| {
+                geo[v].is_some()
+                    && (moves.get(v).is_some_and(Option::is_some)
+                        || remove.get(v).copied().unwrap_or(false)
+                        || reshaped.get(v).copied().unwrap_or(false))
+            })
+            .collect(),
+    };
+    if !changes.affected.contains(&true) {
         summary.collision.mode = "kept".into();
-        return (cf.clone(), old_faces);
+        return (cf.clone(), HashMap::new());
     }
     summary.collision.mode = "followed".into();
-    let grid = Grid::new(geo, 2.0);
-    // boxes of the affected visuals, grown by NEAR, to skip far triangles quickly
-    let boxes: Vec<(DVec3, DVec3)> = (0..geo.len())
-        .filter(|&v| affected[v])
-        .filter_map(|v| {
-            let g = geo[v].as_ref()?;
-            let pts = g.points.iter().map(|p| mirror(*p));
-            let lo = pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min);
-            let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max);
-            Some((lo - DVec3::splat(NEAR), hi + DVec3::splat(NEAR)))
-        })
-        .collect();
-    // visuals moved alike share one key (the first of them), so vertices between them move once
-    let rep: Vec<usize> = (0..moves.len())
-        .map(|v| match moves[v] {
-            Some(m) => (0..=v)
-                .find(|&u| moves[u].is_some_and(|x| super::transform::same_transform(&x, &m)))
-                .unwrap_or(v),
-            None => v,
-        })
-        .collect();
-    // what each triangle does: None = stays, Some(None) = removed, Some(Some(v)) = moves
-    // with visual v
-    let mut action: Vec<Option<Option<usize>>> = vec![None; n];
-    let vcount = cf.vertices.len();
-    for (ti, t) in cf.tris.iter().enumerate() {
-        if t.verts.iter().any(|&v| v as usize >= vcount) {
-            continue;
+    let (action, old_faces) = changes.classify(cf, geo, summary);
+    let mut out = changes.apply(cf, &action);
+    if summary.collision.moved > 0 {
+        set_box(&mut out);
+    }
+    summary.collision.faces_after = out.tris.len();
+    if summary.collision.ambiguous > 0 {
+        summary.warnings.push(format!(
+            "level.cform: {} collision triangle(s) lie on several visuals that were not changed \
+             alike; kept in place",
+            summary.collision.ambiguous
+        ));
+    }
+    (out, old_faces)
+}
+
+/// What a triangle does when its visuals change: `None` = stays, `Some(None)` = removed,
+/// `Some(Some(v))` = moves with visual `v` (the first of those moved alike).
+type Action = Option<Option<usize>>;
+
+/// How the triangles still using a vertex treat it.
+#[derive(Clone, Copy, PartialEq)]
+enum Use {
+    Unused,
+    Stays,
+    Moves(usize),
+    Mixed,
+}
+
+/// The changes [`follow`] applies: per base visual its move, removal and reshaping.
+struct Changes<'a> {
+    moves: &'a [Option<DMat4>],
+    remove: &'a [bool],
+    reshaped: &'a [bool],
+    /// Visuals with geometry that moved, went or changed shape.
+    affected: Vec<bool>,
+}
+
+impl Changes<'_> {
+    fn removed(&self, v: usize) -> bool {
+        self.remove.get(v).copied().unwrap_or(false)
+    }
+
+    fn is_reshaped(&self, v: usize) -> bool {
+        self.reshaped.get(v).copied().unwrap_or(false)
+    }
+
+    /// Boxes of the affected visuals, grown by [`NEAR`], to skip far triangles quickly.
+    fn boxes(&self, geo: &[Option<NodeGeo>]) -> Vec<(DVec3, DVec3)> {
+        (0..geo.len())
+            .filter(|&v| self.affected[v])
+            .filter_map(|v| {
+                let g = geo[v].as_ref()?;
+                let pts = g.points.iter().map(|p| mirror(*p));
+                let lo = pts.clone().fold(DVec3::splat(f64::INFINITY), DVec3::min);
+                let hi = pts.fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max);
+                Some((lo - DVec3::splat(NEAR), hi + DVec3::splat(NEAR)))
+            })
+            .collect()
+    }
+
+    /// Visuals moved alike share one key (the first of them), so vertices between them move
+    /// once.
+    fn representatives(&self) -> Vec<usize> {
+        let moves = self.moves;
+        (0..moves.len())
+            .map(|v| match moves[v] {
+                Some(m) => (0..=v)
+                    .find(|&u| moves[u].is_some_and(|x| super::transform::same_transform(&x, &m)))
+                    .unwrap_or(v),
+                None => v,
+            })
+            .collect()
+    }
+
+    /// What each triangle of `cf` does, counted in `summary`; and per reshaped visual the
+    /// base triangles removed with its old shape.
+    fn classify(
+        &self,
+        cf: &Cform,
+        geo: &[Option<NodeGeo>],
+        summary: &mut Summary,
+    ) -> (Vec<Action>, HashMap<usize, Vec<usize>>) {
+        let grid = Grid::new(geo, 2.0);
+        let boxes = self.boxes(geo);
+        let rep = self.representatives();
+        let mut old_faces: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut action: Vec<Action> = vec![None; cf.tris.len()];
+        for (ti, t) in cf.tris.iter().enumerate() {
+            let Some(corners) = corners(cf, t) else {
+                continue;
+            };
+            let lo = corners[0].min(corners[1]).min(corners[2]);
+            let hi = corners[0].max(corners[1]).max(corners[2]);
+            if !boxes
+                .iter()
+                .any(|(a, b)| lo.cmple(*b).all() && hi.cmpge(*a).all())
+            {
+                continue;
+            }
+            let owners = owners_of(&grid, &corners);
+            if !owners.iter().any(|&v| self.affected[v]) {
+                continue;
+            }
+            action[ti] = self.decide(ti, &owners, &rep, &mut old_faces, summary);
         }
-        let corners = t
-            .verts
-            .map(|v| DVec3::from_array(cf.vertices[v as usize].map(f64::from)));
-        let lo = corners[0].min(corners[1]).min(corners[2]);
-        let hi = corners[0].max(corners[1]).max(corners[2]);
-        if !boxes
-            .iter()
-            .any(|(a, b)| lo.cmple(*b).all() && hi.cmpge(*a).all())
-        {
-            continue;
-        }
-        // visuals near all three corners
-        let mut owners = grid.near(corners[0]);
-        for c in &corners[1..] {
-            let here = grid.near(*c);
-            owners.retain(|v| here.contains(v));
-        }
-        if !owners.iter().any(|&v| affected[v]) {
-            continue;
-        }
-        let removed = |v: usize| remove.get(v).copied().unwrap_or(false);
-        let is_reshaped = |v: usize| reshaped.get(v).copied().unwrap_or(false);
+        (action, old_faces)
+    }
+
+    /// What triangle `ti`, near all of `owners`, does.
+    fn decide(
+        &self,
+        ti: usize,
+        owners: &[usize],
+        rep: &[usize],
+        old_faces: &mut HashMap<usize, Vec<usize>>,
+        summary: &mut Summary,
+    ) -> Action {
+        let moves = self.moves;
         let first_move = owners
             .iter()
             .find_map(|&v| moves.get(v).copied().flatten().map(|m| (v, m)));
@@ -580,9 +687,11 @@ fn follow(
                     .is_some_and(|x| super::transform::same_transform(&x, &m))
             })
         });
-        if owners.iter().all(|&v| removed(v) || is_reshaped(v)) {
-            action[ti] = Some(None);
-            let mut mine = owners.iter().filter(|&&v| is_reshaped(v)).peekable();
+        if owners
+            .iter()
+            .all(|&v| self.removed(v) || self.is_reshaped(v))
+        {
+            let mut mine = owners.iter().filter(|&&v| self.is_reshaped(v)).peekable();
             if mine.peek().is_some() {
                 // goes with its visual's old shape; the new shape gets new triangles
                 for &v in mine {
@@ -592,26 +701,72 @@ fn follow(
             } else {
                 summary.collision.removed += 1;
             }
+            Some(None)
         } else if let (true, Some((v, _))) = (all_moved_alike, first_move) {
-            action[ti] = Some(Some(rep[v]));
             summary.collision.moved += 1;
+            Some(Some(rep[v]))
         } else {
             summary.collision.ambiguous += 1;
             if summary.collision.ambiguous_faces.len() < 20 {
                 summary.collision.ambiguous_faces.push(ti);
             }
+            None
         }
     }
-    // a vertex moves in place when every triangle still using it moves alike; one shared
-    // with triangles that stay (or move otherwise) is copied for the moving ones
-    #[derive(Clone, Copy, PartialEq)]
-    enum Use {
-        Unused,
-        Stays,
-        Moves(usize),
-        Mixed,
+
+    /// `cf` with `action` applied. A vertex moves in place when every triangle still using it
+    /// moves alike; one shared with triangles that stay (or move otherwise) is copied for the
+    /// moving ones.
+    fn apply(&self, cf: &Cform, action: &[Action]) -> Cform {
+        let vcount = cf.vertices.len();
+        let users = vertex_users(cf, action);
+        let mixed: Vec<bool> = users.iter().map(|u| *u == Use::Mixed).collect();
+        let mut out = cf.clone();
+        let mut copies: HashMap<(u32, usize), u32> = HashMap::new();
+        for (ti, t) in cf.tris.iter().enumerate() {
+            let Some(Some(owner)) = action[ti] else {
+                continue;
+            };
+            let Some(m) = self.moves.get(owner).copied().flatten() else {
+                continue;
+            };
+            let mut verts = t.verts;
+            for v in &mut verts {
+                let old = *v;
+                if !mixed[old as usize] {
+                    continue; // moved in place below
+                }
+                *v = *copies.entry((old, owner)).or_insert_with(|| {
+                    let p = m.transform_point3(DVec3::from_array(
+                        cf.vertices[old as usize].map(f64::from),
+                    ));
+                    out.vertices.push([p.x as f32, p.y as f32, p.z as f32]);
+                    (out.vertices.len() - 1) as u32
+                });
+            }
+            out.tris[ti].verts = verts;
+        }
+        for v in 0..vcount {
+            if let Some(Use::Moves(owner)) = users.get(v) {
+                if let Some(m) = self.moves.get(*owner).copied().flatten() {
+                    let p = m.transform_point3(DVec3::from_array(cf.vertices[v].map(f64::from)));
+                    out.vertices[v] = [p.x as f32, p.y as f32, p.z as f32];
+                }
+            }
+        }
+        let keep: Vec<bool> = action.iter().map(|a| *a != Some(None)).collect();
+        let mut i = 0;
+        out.tris.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        out
     }
-    let mut users = vec![Use::Unused; vcount];
+}
+
+/// How the triangles that `action` keeps use each vertex of `cf`.
+fn vertex_users(cf: &Cform, action: &[Action]) -> Vec<Use> {
+    let mut users = vec![Use::Unused; cf.vertices.len()];
     for (ti, t) in cf.tris.iter().enumerate() {
         let a = match action[ti] {
             Some(None) => continue,
@@ -628,57 +783,7 @@ fn follow(
             }
         }
     }
-    let mixed: Vec<bool> = users.iter().map(|u| *u == Use::Mixed).collect();
-    let mut out = cf.clone();
-    let mut copies: HashMap<(u32, usize), u32> = HashMap::new();
-    for (ti, t) in cf.tris.iter().enumerate() {
-        let Some(Some(owner)) = action[ti] else {
-            continue;
-        };
-        let Some(m) = moves.get(owner).copied().flatten() else {
-            continue;
-        };
-        let mut verts = t.verts;
-        for v in &mut verts {
-            let old = *v;
-            if !mixed[old as usize] {
-                continue; // moved in place below
-            }
-            *v = *copies.entry((old, owner)).or_insert_with(|| {
-                let p =
-                    m.transform_point3(DVec3::from_array(cf.vertices[old as usize].map(f64::from)));
-                out.vertices.push([p.x as f32, p.y as f32, p.z as f32]);
-                (out.vertices.len() - 1) as u32
-            });
-        }
-        out.tris[ti].verts = verts;
-    }
-    for v in 0..vcount {
-        if let Some(Use::Moves(owner)) = users.get(v) {
-            if let Some(m) = moves.get(*owner).copied().flatten() {
-                let p = m.transform_point3(DVec3::from_array(cf.vertices[v].map(f64::from)));
-                out.vertices[v] = [p.x as f32, p.y as f32, p.z as f32];
-            }
-        }
-    }
-    let keep: Vec<bool> = action.iter().map(|a| *a != Some(None)).collect();
-    let mut i = 0;
-    out.tris.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
-    if summary.collision.moved > 0 {
-        set_box(&mut out);
-    }
-    summary.collision.faces_after = out.tris.len();
-    if summary.collision.ambiguous > 0 {
-        summary.warnings.push(format!(
-            "level.cform: {} collision triangle(s) lie on several visuals that were not changed \
-             alike; kept in place",
-            summary.collision.ambiguous
-        ));
-    }
-    (out, old_faces)
+    users
 }
 
 /// The game material (with its flag bits) of a triangle: the low 16 bits of a version-4
