@@ -254,8 +254,46 @@ fn geom_build(
         to,
         ..Conversion::default()
     };
-    // --- level.geom
     let vbs = out.geom.vertex_buffers().unwrap_or(&[]).to_vec();
+    let new_vbs = geom_buffers(&vbs, to, &mut c)?;
+    let new_geomx_vbs = match &out.geomx {
+        Some(gx) if to == 13 => {
+            let xvbs = gx.vertex_buffers().unwrap_or(&[]);
+            Some(geomx_to_13(&out.level, &vbs, xvbs, &mut c)?)
+        }
+        Some(gx) => {
+            let xvbs = gx.vertex_buffers().unwrap_or(&[]);
+            Some(geomx_to_14(xvbs, derived_geomx, &mut c)?)
+        }
+        None => None,
+    };
+    // commit
+    if let Some(v) = out.geom.vertex_buffers_mut() {
+        *v = new_vbs;
+    }
+    let mut dropped = set_header(&mut out.geom.chunks, to);
+    if let Some(gx) = &mut out.geomx {
+        if let (Some(v), Some(nx)) = (gx.vertex_buffers_mut(), new_geomx_vbs) {
+            *v = nx;
+        }
+        dropped = dropped.or(set_header(&mut gx.chunks, to));
+    }
+    dropped = dropped.or(set_level_header(&mut out.level, to));
+    if let Some(q) = dropped {
+        c.notes.push(format!(
+            "the headers' XRLC quality {q} is written as 0: the XRLC 13 engine reads the header \
+             as one u32 version word"
+        ));
+    }
+    Ok(c)
+}
+
+/// The `level.geom` vertex buffers `vbs` re-encoded for XRLC `to`, with what is lost in `c`.
+fn geom_buffers(
+    vbs: &[VertexBuffer],
+    to: u16,
+    c: &mut Conversion,
+) -> Result<Vec<VertexBuffer>, ImportError> {
     let mut new_vbs = Vec::with_capacity(vbs.len());
     let (mut quantised, mut alphas) = (0usize, 0usize);
     for (k, vb) in vbs.iter().enumerate() {
@@ -316,106 +354,101 @@ fn geom_build(
              fractions there)"
         ));
     }
-    // --- level.geomx
-    let mut new_geomx_vbs = None;
-    if let Some(gx) = &out.geomx {
-        let xvbs = gx.vertex_buffers().unwrap_or(&[]);
-        let mut nx = Vec::with_capacity(xvbs.len());
-        if to == 13 {
-            let uvs = fastpath_uvs(&out.level, &vbs, xvbs);
-            let (mut none, mut seams) = (0usize, 0usize);
-            for (k, xvb) in xvbs.iter().enumerate() {
-                if xvb.decl != crate::decl::x_vert() {
-                    c.notes.push(format!(
-                        "level.geomx buffer {k} is not position-only: kept as it is"
-                    ));
-                    nx.push(xvb.clone());
-                    continue;
-                }
-                let mut v = xvb.decode();
-                let found = &uvs[k];
-                v.uv = (0..v.count)
-                    .map(|i| match found.get(i).copied().flatten() {
-                        Some((uv, seam)) => {
-                            seams += usize::from(seam);
-                            uv
-                        }
-                        None => {
-                            none += 1;
-                            [0.0, 0.0]
-                        }
-                    })
-                    .collect();
-                nx.push(VertexBuffer::encode(v13_geomx(), &v)?);
-                c.geomx_buffers += 1;
-            }
+    Ok(new_vbs)
+}
+
+/// The `level.geomx` buffers `xvbs` for XRLC 13: position-only ones get base UVs from the
+/// `level.geom` buffers `vbs` ([`fastpath_uvs`]); others are kept (a note in `c`).
+fn geomx_to_13(
+    level: &Level,
+    vbs: &[VertexBuffer],
+    xvbs: &[VertexBuffer],
+    c: &mut Conversion,
+) -> Result<Vec<VertexBuffer>, ImportError> {
+    let mut nx = Vec::with_capacity(xvbs.len());
+    let uvs = fastpath_uvs(level, vbs, xvbs);
+    let (mut none, mut seams) = (0usize, 0usize);
+    for (k, xvb) in xvbs.iter().enumerate() {
+        if xvb.decl != crate::decl::x_vert() {
             c.notes.push(format!(
-                "level.geomx base UVs (XRLC 13 keeps one per fast-path vertex, XRLC 14 none) \
-                 taken from the visual's level.geom vertex at the same position, as ⌊uv·1024⌋; \
-                 {none} vertices had none (given 0, 0), {seams} are at seams (several UVs: \
-                 the first taken)"
+                "level.geomx buffer {k} is not position-only: kept as it is"
             ));
-        } else {
-            let mut dropped = 0usize;
-            for (k, xvb) in xvbs.iter().enumerate() {
-                if xvb.decl == crate::decl::x_vert() {
-                    nx.push(xvb.clone());
-                    continue;
-                }
-                if xvb.decl != v13_geomx() {
-                    c.notes.push(format!(
-                        "level.geomx buffer {k} has neither the XRLC 13 nor the 14 layout: \
-                         kept as it is"
-                    ));
-                    nx.push(xvb.clone());
-                    continue;
-                }
-                let v = xvb.decode();
-                dropped +=
-                    v.uv.iter()
-                        .filter(|uv| uv[0] != 0.0 || uv[1] != 0.0)
-                        .count();
-                let p = Vertices {
-                    count: v.count,
-                    positions: v.positions,
-                    ..Vertices::default()
-                };
-                nx.push(VertexBuffer::encode(crate::decl::x_vert(), &p)?);
-                c.geomx_buffers += 1;
-            }
-            if dropped > 0 && derived_geomx {
-                c.notes.push(format!(
-                    "level.geomx base UVs of {dropped} vertices dropped again (XRLC 14's \
-                     level.geomx is position-only; the base had no level.geomx)"
-                ));
-            } else if dropped > 0 {
-                c.lost.push(format!(
-                    "level.geomx base UVs of {dropped} vertices (XRLC 14's level.geomx is \
-                     position-only)"
-                ));
-            }
+            nx.push(xvb.clone());
+            continue;
         }
-        new_geomx_vbs = Some(nx);
+        let mut v = xvb.decode();
+        let found = &uvs[k];
+        v.uv = (0..v.count)
+            .map(|i| match found.get(i).copied().flatten() {
+                Some((uv, seam)) => {
+                    seams += usize::from(seam);
+                    uv
+                }
+                None => {
+                    none += 1;
+                    [0.0, 0.0]
+                }
+            })
+            .collect();
+        nx.push(VertexBuffer::encode(v13_geomx(), &v)?);
+        c.geomx_buffers += 1;
     }
-    // --- commit
-    if let Some(v) = out.geom.vertex_buffers_mut() {
-        *v = new_vbs;
-    }
-    let mut dropped = set_header(&mut out.geom.chunks, to);
-    if let Some(gx) = &mut out.geomx {
-        if let (Some(v), Some(nx)) = (gx.vertex_buffers_mut(), new_geomx_vbs) {
-            *v = nx;
+    c.notes.push(format!(
+        "level.geomx base UVs (XRLC 13 keeps one per fast-path vertex, XRLC 14 none) \
+         taken from the visual's level.geom vertex at the same position, as ⌊uv·1024⌋; \
+         {none} vertices had none (given 0, 0), {seams} are at seams (several UVs: \
+         the first taken)"
+    ));
+    Ok(nx)
+}
+
+/// The `level.geomx` buffers `xvbs` for XRLC 14 (position-only): the base UVs of XRLC 13
+/// buffers dropped, a loss in `c` unless `derived_geomx` (an earlier step made them).
+fn geomx_to_14(
+    xvbs: &[VertexBuffer],
+    derived_geomx: bool,
+    c: &mut Conversion,
+) -> Result<Vec<VertexBuffer>, ImportError> {
+    let mut nx = Vec::with_capacity(xvbs.len());
+    let mut dropped = 0usize;
+    for (k, xvb) in xvbs.iter().enumerate() {
+        if xvb.decl == crate::decl::x_vert() {
+            nx.push(xvb.clone());
+            continue;
         }
-        dropped = dropped.or(set_header(&mut gx.chunks, to));
+        if xvb.decl != v13_geomx() {
+            c.notes.push(format!(
+                "level.geomx buffer {k} has neither the XRLC 13 nor the 14 layout: \
+                 kept as it is"
+            ));
+            nx.push(xvb.clone());
+            continue;
+        }
+        let v = xvb.decode();
+        dropped +=
+            v.uv.iter()
+                .filter(|uv| uv[0] != 0.0 || uv[1] != 0.0)
+                .count();
+        let p = Vertices {
+            count: v.count,
+            positions: v.positions,
+            ..Vertices::default()
+        };
+        nx.push(VertexBuffer::encode(crate::decl::x_vert(), &p)?);
+        c.geomx_buffers += 1;
     }
-    dropped = dropped.or(set_level_header(&mut out.level, to));
-    if let Some(q) = dropped {
+    if dropped > 0 && derived_geomx {
         c.notes.push(format!(
-            "the headers' XRLC quality {q} is written as 0: the XRLC 13 engine reads the header \
-             as one u32 version word"
+            "level.geomx base UVs of {dropped} vertices dropped again (XRLC 14's \
+             level.geomx is position-only; the base had no level.geomx)"
+        ));
+    } else if dropped > 0 {
+        c.lost.push(format!(
+            "level.geomx base UVs of {dropped} vertices (XRLC 14's level.geomx is \
+             position-only)"
         ));
     }
-    Ok(c)
+    Ok(nx)
 }
 
 /// For each `level.geomx` buffer, per vertex: the base UV of the first `level.geom` vertex of
