@@ -274,181 +274,234 @@ fn weld(v: &Vertices, idx: &[u16]) -> (Vertices, Vec<u16>) {
 
 /// Write the view's geometry as XRLC 13 buffers (see the module docs).
 pub(super) fn build(visuals: &[&Visual], view: &Geom, quality: u16) -> Result<Built, ImportError> {
-    let mut b = Built {
-        geom: empty_geom(quality),
-        geomx: empty_geom(quality),
-        gcontainers: Vec::new(),
-        fastpaths: Vec::new(),
-        vertices: 0,
-        max_uv_error: 0.0,
-        lost: Vec::new(),
-        notes: Vec::new(),
+    let mut run = Run {
+        view,
+        b: Built {
+            geom: empty_geom(quality),
+            geomx: empty_geom(quality),
+            gcontainers: Vec::new(),
+            fastpaths: Vec::new(),
+            vertices: 0,
+            max_uv_error: 0.0,
+            lost: Vec::new(),
+            notes: Vec::new(),
+        },
+        t: Totals::default(),
+        done: HashMap::new(),
+        fast_done: HashMap::new(),
+        shared: 0,
+        bad: Vec::new(),
+        progressive_no_fast: 0,
     };
-    if let Some(GeomChunk::Swis(s)) = b.geom.chunks.get_mut(3).map(|c| &mut c.value) {
+    if let Some(GeomChunk::Swis(s)) = run.b.geom.chunks.get_mut(3).map(|c| &mut c.value) {
         *s = view.swis().to_vec();
     }
-    let mut t = Totals::default();
-    let mut done: HashMap<(GContainer, bool), GContainer> = HashMap::new();
-    let mut fast_done: HashMap<GContainer, GContainer> = HashMap::new();
-    let (mut shared, mut bad) = (0usize, Vec::new());
-    let mut progressive_no_fast = 0usize;
     for (i, vis) in visuals.iter().enumerate() {
+        let (g, fast) = run.visual(i, vis)?;
+        run.b.gcontainers.push(g);
+        run.b.fastpaths.push(fast);
+    }
+    Ok(run.finish())
+}
+
+/// The state of one [`build`] run.
+struct Run<'a> {
+    view: &'a Geom,
+    b: Built,
+    t: Totals,
+    /// The range written for each (view range, tree layout).
+    done: HashMap<(GContainer, bool), GContainer>,
+    /// The fast-path range written for each written range.
+    fast_done: HashMap<GContainer, GContainer>,
+    /// Visuals that share a range with an earlier one.
+    shared: usize,
+    /// Visuals whose ranges lie outside the view's buffers.
+    bad: Vec<usize>,
+    progressive_no_fast: usize,
+}
+
+impl Run<'_> {
+    /// Visual `i`'s written range and fast path (`None`: it has none).
+    fn visual(
+        &mut self,
+        i: usize,
+        vis: &Visual,
+    ) -> Result<(Option<GContainer>, Option<GContainer>), ImportError> {
         let Some(g) = vis.gcontainer() else {
-            b.gcontainers.push(None);
-            b.fastpaths.push(None);
-            continue;
+            return Ok((None, None));
         };
         let t4 = vis.model_type();
         let tree = is_tree(t4);
-        let ng = match done.get(&(g, tree)) {
+        let ng = match self.done.get(&(g, tree)) {
             Some(ng) => {
-                shared += 1;
+                self.shared += 1;
                 *ng
             }
-            None => {
-                let range = buffers::read_range(view, g.vb_index, g.vb_offset, g.vb_count);
-                let idx = buffers::indices(view, g.ib_index, g.ib_offset, g.ib_count);
-                let (Some((_, src)), Some(idx)) = (range, idx) else {
-                    bad.push(i);
-                    b.gcontainers.push(None);
-                    b.fastpaths.push(None);
-                    continue;
-                };
-                let tris: Vec<[u32; 3]> = idx
-                    .chunks_exact(3)
-                    .map(|c| [u32::from(c[0]), u32::from(c[1]), u32::from(c[2])])
-                    .filter(|c| c.iter().all(|&x| (x as usize) < src.count))
-                    .collect();
-                let mut v = src.clone();
-                complete(&mut v, &tris, tree, &mut t);
-                let target = if tree {
-                    decl::mu_model()
-                } else if v.lightmap.len() == v.count {
-                    decl::v13_lmap()
-                } else {
-                    v13_vert()
-                };
-                let back = vertex::decode(&target, &vertex::encode(&target, &v));
-                compare(&src, &back, tree, &mut t);
-                let ng = buffers::append_range(&mut b.geom, &target, &v, &idx)?;
-                b.vertices += v.count;
-                done.insert((g, tree), ng);
-                ng
-            }
-        };
-        b.gcontainers.push(Some(ng));
-        // the fast path of a normal visual
-        let fast = match t4 {
-            Some(model_type::NORMAL) => match fast_done.get(&ng) {
-                Some(f) => Some(*f),
+            None => match self.range(g, tree)? {
+                Some(ng) => {
+                    self.done.insert((g, tree), ng);
+                    ng
+                }
                 None => {
-                    let (Some((_, v)), Some(idx)) = (
-                        buffers::read_range(&b.geom, ng.vb_index, ng.vb_offset, ng.vb_count),
-                        buffers::indices(&b.geom, ng.ib_index, ng.ib_offset, ng.ib_count),
-                    ) else {
-                        b.fastpaths.push(None);
-                        continue;
-                    };
-                    let (xv, xi) = weld(&v, &idx);
-                    let f = buffers::append_range(&mut b.geomx, &v13_geomx(), &xv, &xi)?;
-                    fast_done.insert(ng, f);
-                    Some(f)
+                    self.bad.push(i);
+                    return Ok((None, None));
                 }
             },
+        };
+        let fast = match t4 {
+            Some(model_type::NORMAL) => self.fast_path(ng)?,
             Some(model_type::PROGRESSIVE) => {
-                progressive_no_fast += 1;
+                self.progressive_no_fast += 1;
                 None
             }
             _ => None,
         };
-        b.fastpaths.push(fast);
+        Ok((Some(ng), fast))
     }
-    // --- what was lost, what was derived
-    let changes = [
-        (
-            t.positions,
-            "positions of",
-            "changed (largest difference",
-            "",
-        ),
-        (
-            t.normals,
-            "normals of",
-            "packed from FLOAT3 into D3DCOLOR bytes (largest angle",
-            "°",
-        ),
-        (
-            t.lightmap,
-            "lightmap UVs of",
-            "quantised to /32768 (largest error",
-            "",
-        ),
-        (
-            t.tree_uv,
-            "tree UVs of",
-            "quantised to the SHORT4 /2048 grid (largest error",
-            "",
-        ),
-        (t.uv, "base UVs of", "changed (largest error", ""),
-        (t.colors, "vertex colours of", "changed (largest error", ""),
-    ];
-    for (tally, what, how, unit) in changes {
-        if tally.count > 0 {
-            let max = if unit.is_empty() {
-                format!("{:.3e}", tally.max)
-            } else {
-                format!("{:.3}{unit}", tally.max)
-            };
-            b.lost
-                .push(format!("{what} {} vertices {how} {max})", tally.count));
-        }
-    }
-    b.max_uv_error = t.uv.max.max(t.tree_uv.max);
-    let mut dropped: Vec<_> = t.dropped.into_iter().collect();
-    dropped.sort();
-    for (what, n) in dropped {
-        b.lost.push(format!(
-            "vertex element {what} of {n} vertices (the XRLC 13 layouts have no place for it)"
-        ));
-    }
-    if !bad.is_empty() {
-        b.lost.push(format!(
-            "geometry of visuals {bad:?} (their ranges lie outside the old buffers)"
-        ));
-    }
-    let mut filled: Vec<_> = t.filled.into_iter().collect();
-    filled.sort();
-    for (what, n) in filled {
-        b.notes.push(format!(
-            "{what} given to {n} vertices the old layout has none for"
-        ));
-    }
-    if shared > 0 {
-        b.notes.push(format!(
-            "{shared} visuals share a range with an earlier one (tree instances): written once"
-        ));
-    }
-    let nvb = b.geom.vertex_buffers().map_or(0, <[_]>::len);
-    b.notes.push(format!(
-        "level.geom: {} vertices re-encoded into {nvb} buffers of the XRLC 13 layouts (v13_lmap, \
-         the 36-byte v13 vertex-lit layout, mu_model; at most 65,535 vertices each)",
-        b.vertices
-    ));
-    let nfast = b.fastpaths.iter().flatten().count();
-    b.notes.push(format!(
-        "level.geomx: a fast-path copy for each of {nfast} normal visuals as xrLC 13 writes it \
-         (vertices welded by position, position + SHORT2 ⌊uv·1024⌋ of the first vertex there); \
-         every triangle is included, as the shaders' opacity is not known here{}",
-        if progressive_no_fast > 0 {
-            format!(
-                "; {progressive_no_fast} progressive visuals have none (the engine then draws \
-                 their full geometry)"
-            )
+
+    /// The view's range `g` re-encoded into `level.geom` (tree layout with `tree`), with what
+    /// changed tallied; `None` when it lies outside the view's buffers.
+    fn range(&mut self, g: GContainer, tree: bool) -> Result<Option<GContainer>, ImportError> {
+        let range = buffers::read_range(self.view, g.vb_index, g.vb_offset, g.vb_count);
+        let idx = buffers::indices(self.view, g.ib_index, g.ib_offset, g.ib_count);
+        let (Some((_, src)), Some(idx)) = (range, idx) else {
+            return Ok(None);
+        };
+        let tris: Vec<[u32; 3]> = idx
+            .chunks_exact(3)
+            .map(|c| [u32::from(c[0]), u32::from(c[1]), u32::from(c[2])])
+            .filter(|c| c.iter().all(|&x| (x as usize) < src.count))
+            .collect();
+        let mut v = src.clone();
+        complete(&mut v, &tris, tree, &mut self.t);
+        let target = if tree {
+            decl::mu_model()
+        } else if v.lightmap.len() == v.count {
+            decl::v13_lmap()
         } else {
-            String::new()
+            v13_vert()
+        };
+        let back = vertex::decode(&target, &vertex::encode(&target, &v));
+        compare(&src, &back, tree, &mut self.t);
+        let ng = buffers::append_range(&mut self.b.geom, &target, &v, &idx)?;
+        self.b.vertices += v.count;
+        Ok(Some(ng))
+    }
+
+    /// The fast path of a normal visual drawing the written range `ng`, in `level.geomx`.
+    fn fast_path(&mut self, ng: GContainer) -> Result<Option<GContainer>, ImportError> {
+        if let Some(f) = self.fast_done.get(&ng) {
+            return Ok(Some(*f));
         }
-    ));
-    Ok(b)
+        let b = &mut self.b;
+        let (Some((_, v)), Some(idx)) = (
+            buffers::read_range(&b.geom, ng.vb_index, ng.vb_offset, ng.vb_count),
+            buffers::indices(&b.geom, ng.ib_index, ng.ib_offset, ng.ib_count),
+        ) else {
+            return Ok(None);
+        };
+        let (xv, xi) = weld(&v, &idx);
+        let f = buffers::append_range(&mut b.geomx, &v13_geomx(), &xv, &xi)?;
+        self.fast_done.insert(ng, f);
+        Ok(Some(f))
+    }
+
+    /// The buffers, with what was lost and what was derived.
+    fn finish(self) -> Built {
+        let Run {
+            mut b,
+            t,
+            shared,
+            bad,
+            progressive_no_fast,
+            ..
+        } = self;
+        let changes = [
+            (
+                t.positions,
+                "positions of",
+                "changed (largest difference",
+                "",
+            ),
+            (
+                t.normals,
+                "normals of",
+                "packed from FLOAT3 into D3DCOLOR bytes (largest angle",
+                "°",
+            ),
+            (
+                t.lightmap,
+                "lightmap UVs of",
+                "quantised to /32768 (largest error",
+                "",
+            ),
+            (
+                t.tree_uv,
+                "tree UVs of",
+                "quantised to the SHORT4 /2048 grid (largest error",
+                "",
+            ),
+            (t.uv, "base UVs of", "changed (largest error", ""),
+            (t.colors, "vertex colours of", "changed (largest error", ""),
+        ];
+        for (tally, what, how, unit) in changes {
+            if tally.count > 0 {
+                let max = if unit.is_empty() {
+                    format!("{:.3e}", tally.max)
+                } else {
+                    format!("{:.3}{unit}", tally.max)
+                };
+                b.lost
+                    .push(format!("{what} {} vertices {how} {max})", tally.count));
+            }
+        }
+        b.max_uv_error = t.uv.max.max(t.tree_uv.max);
+        let mut dropped: Vec<_> = t.dropped.into_iter().collect();
+        dropped.sort();
+        for (what, n) in dropped {
+            b.lost.push(format!(
+                "vertex element {what} of {n} vertices (the XRLC 13 layouts have no place for it)"
+            ));
+        }
+        if !bad.is_empty() {
+            b.lost.push(format!(
+                "geometry of visuals {bad:?} (their ranges lie outside the old buffers)"
+            ));
+        }
+        let mut filled: Vec<_> = t.filled.into_iter().collect();
+        filled.sort();
+        for (what, n) in filled {
+            b.notes.push(format!(
+                "{what} given to {n} vertices the old layout has none for"
+            ));
+        }
+        if shared > 0 {
+            b.notes.push(format!(
+                "{shared} visuals share a range with an earlier one (tree instances): written once"
+            ));
+        }
+        let nvb = b.geom.vertex_buffers().map_or(0, <[_]>::len);
+        b.notes.push(format!(
+            "level.geom: {} vertices re-encoded into {nvb} buffers of the XRLC 13 layouts (v13_lmap, \
+             the 36-byte v13 vertex-lit layout, mu_model; at most 65,535 vertices each)",
+            b.vertices
+        ));
+        let nfast = b.fastpaths.iter().flatten().count();
+        b.notes.push(format!(
+            "level.geomx: a fast-path copy for each of {nfast} normal visuals as xrLC 13 writes it \
+             (vertices welded by position, position + SHORT2 ⌊uv·1024⌋ of the first vertex there); \
+             every triangle is included, as the shaders' opacity is not known here{}",
+            if progressive_no_fast > 0 {
+                format!(
+                    "; {progressive_no_fast} progressive visuals have none (the engine then draws \
+                     their full geometry)"
+                )
+            } else {
+                String::new()
+            }
+        ));
+        b
+    }
 }
 
 #[cfg(test)]

@@ -227,7 +227,16 @@ fn keyless_controllers(b: &[u8]) -> bool {
 
 /// What the old level has that the 13 level does not keep as it was (see the module docs).
 fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
-    // chunks of `level` the view has no place for
+    level_chunk_losses(old, c);
+    light_losses(old, version, c);
+    material_losses(old, view, c);
+    visual_losses(old, c);
+    record_notes(old, version, c);
+    lightmap_notes(view, c);
+}
+
+/// Chunks of the old `level` the view has no place for.
+fn level_chunk_losses(old: &Level, c: &mut Conversion) {
     for x in &old.chunks {
         let part = old.part(x.id());
         if let (LevelChunk::Raw(b), p) = (&x.value, part) {
@@ -252,7 +261,10 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
             }
         }
     }
-    // lights
+}
+
+/// The fields of the old lights the 108-byte light has no place for.
+fn light_losses(old: &Level, version: u16, c: &mut Conversion) {
     let ol = old.old_lights();
     if !ol.is_empty() {
         let fields = if version == 8 {
@@ -276,7 +288,10 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
                 .join(", ")
         ));
     }
-    // glows and materials of XRLC ≤ 11: (shader, texture) index pairs
+}
+
+/// Glows and materials of XRLC ≤ 11: (shader, texture) index pairs.
+fn material_losses(old: &Level, view: &Level, c: &mut Conversion) {
     let og = old.old_glows();
     if !og.is_empty() {
         c.lost.push(format!(
@@ -336,7 +351,10 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
              `shader/texture` of one shader table"
         ));
     }
-    // visuals: OGF 3 vertex splits, chunks without a format-4 counterpart
+}
+
+/// Visuals: OGF 3 vertex splits, chunks without a format-4 counterpart.
+fn visual_losses(old: &Level, c: &mut Conversion) {
     let (mut vipm, mut raw) = (0usize, 0usize);
     for v in old.visuals() {
         let format = v.short_header().map(|s| s.0);
@@ -361,7 +379,10 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
             "{raw} visual chunks without a format-4 counterpart (kept raw in the old level)"
         ));
     }
-    // the old record layouts, decided by size (XRLC 11 has either LOD vertex)
+}
+
+/// The old record layouts, decided by size (XRLC 11 has either LOD vertex).
+fn record_notes(old: &Level, version: u16, c: &mut Conversion) {
     if version <= 11 {
         let has = |f: fn(&OgfChunk) -> bool| {
             old.visuals()
@@ -387,7 +408,10 @@ fn old_losses(old: &Level, version: u16, view: &Level, c: &mut Conversion) {
                 .push("LOD billboard sun (24-byte LOD vertices, xrLC before 2003-09-05, have none): 255, padding 0".into());
         }
     }
-    // one-layer lightmaps
+}
+
+/// The one-layer lightmaps, kept as named (XRLC 13/14 expect two layers).
+fn lightmap_notes(view: &Level, c: &mut Conversion) {
     let lmaps: Vec<String> = view
         .shaders()
         .unwrap_or(&[])
