@@ -230,92 +230,114 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
     }
     for (i, v) in l.visuals().iter().enumerate() {
         let path = format!("fsL_VISUALS/visual[{i}]");
-        let Some(h) = v.header() else {
+        if v.header().is_none() {
             out.push(p(&path, "no OGF_HEADER"));
             continue;
-        };
-        if h.format_version != 4 {
+        }
+        visual_records(&mut out, &path, i, v, shaders, n);
+        visual_buffers(&mut out, &path, v, geom, geomx);
+    }
+    cycles(&mut out, &l.visuals());
+    links(&mut out, l, n, shaders);
+    out
+}
+
+/// Rules of visual `i`'s header, children and chunks (`shaders` table entries, `n` visuals).
+fn visual_records(
+    out: &mut Vec<Problem>,
+    path: &str,
+    i: usize,
+    v: &crate::ogf::Visual,
+    shaders: usize,
+    n: usize,
+) {
+    let Some(h) = v.header() else {
+        return;
+    };
+    if h.format_version != 4 {
+        out.push(p(
+            format!("{path}/OGF_HEADER"),
+            format!("format version {} (4 expected)", h.format_version),
+        ));
+    }
+    if usize::from(h.shader_id) >= shaders.max(1) {
+        out.push(p(
+            format!("{path}/OGF_HEADER"),
+            format!(
+                "shader_id {} but the table has {shaders} entries",
+                h.shader_id
+            ),
+        ));
+    }
+    for (k, &c) in v.children().iter().enumerate() {
+        if c as usize == i {
             out.push(p(
-                format!("{path}/OGF_HEADER"),
-                format!("format version {} (4 expected)", h.format_version),
+                format!("{path}/OGF_CHILDREN_L"),
+                format!("visual {i} lists itself as a child (child {k})"),
+            ));
+        } else if c as usize >= n {
+            out.push(p(
+                format!("{path}/OGF_CHILDREN_L"),
+                format!("child {k} is visual {c} (there are {n} visuals)"),
             ));
         }
-        if usize::from(h.shader_id) >= shaders.max(1) {
-            out.push(p(
-                format!("{path}/OGF_HEADER"),
-                format!(
-                    "shader_id {} but the table has {shaders} entries",
-                    h.shader_id
-                ),
-            ));
-        }
-        for (k, &c) in v.children().iter().enumerate() {
-            if c as usize == i {
-                out.push(p(
-                    format!("{path}/OGF_CHILDREN_L"),
-                    format!("visual {i} lists itself as a child (child {k})"),
-                ));
-            } else if c as usize >= n {
-                out.push(p(
-                    format!("{path}/OGF_CHILDREN_L"),
-                    format!("child {k} is visual {c} (there are {n} visuals)"),
-                ));
+    }
+    let t = h.model_type;
+    let needs_geom = matches!(
+        t,
+        model_type::NORMAL | model_type::PROGRESSIVE | model_type::TREE_ST | model_type::TREE_PM
+    );
+    if needs_geom && v.gcontainer().is_none() {
+        out.push(p(
+            path,
+            format!("{} visual without OGF_GCONTAINER", model_type::name(t)),
+        ));
+    }
+    if matches!(t, model_type::TREE_ST | model_type::TREE_PM) && v.treedef().is_none() {
+        out.push(p(path, "tree visual without OGF_TREEDEF2"));
+    }
+}
+
+/// Rules of visual `v`'s ranges in `level.geom` and `level.geomx`.
+fn visual_buffers(
+    out: &mut Vec<Problem>,
+    path: &str,
+    v: &crate::ogf::Visual,
+    geom: Option<&Geom>,
+    geomx: Option<&Geom>,
+) {
+    if let (Some(g), Some(geom)) = (v.gcontainer(), geom) {
+        let gp = format!("{path}/OGF_GCONTAINER");
+        if check_range(out, &gp, &g, geom, "level.geom").is_some() {
+            if let Some(s) = v.swidata() {
+                check_swi(out, &format!("{path}/OGF_SWIDATA"), s, &g, geom);
             }
-        }
-        let t = h.model_type;
-        let needs_geom = matches!(
-            t,
-            model_type::NORMAL
-                | model_type::PROGRESSIVE
-                | model_type::TREE_ST
-                | model_type::TREE_PM
-        );
-        if needs_geom && v.gcontainer().is_none() {
-            out.push(p(
-                &path,
-                format!("{} visual without OGF_GCONTAINER", model_type::name(t)),
-            ));
-        }
-        if matches!(t, model_type::TREE_ST | model_type::TREE_PM) && v.treedef().is_none() {
-            out.push(p(&path, "tree visual without OGF_TREEDEF2"));
-        }
-        if let (Some(g), Some(geom)) = (v.gcontainer(), geom) {
-            let gp = format!("{path}/OGF_GCONTAINER");
-            if check_range(&mut out, &gp, &g, geom, "level.geom").is_some() {
-                if let Some(s) = v.swidata() {
-                    check_swi(&mut out, &format!("{path}/OGF_SWIDATA"), s, &g, geom);
+            if let Some(si) = v.swi_container() {
+                match geom.swis().get(si as usize) {
+                    Some(s) => check_swi(out, &format!("{path}/OGF_SWICONTAINER"), s, &g, geom),
+                    None => out.push(p(
+                        format!("{path}/OGF_SWICONTAINER"),
+                        format!(
+                            "SWI index {si} but level.geom has {} items",
+                            geom.swis().len()
+                        ),
+                    )),
                 }
-                if let Some(si) = v.swi_container() {
-                    match geom.swis().get(si as usize) {
-                        Some(s) => {
-                            check_swi(&mut out, &format!("{path}/OGF_SWICONTAINER"), s, &g, geom)
-                        }
-                        None => out.push(p(
-                            format!("{path}/OGF_SWICONTAINER"),
-                            format!(
-                                "SWI index {si} but level.geom has {} items",
-                                geom.swis().len()
-                            ),
-                        )),
-                    }
-                }
-            }
-        }
-        if let (Some(g), Some(gx)) = (v.fastpath(), geomx) {
-            let fp = format!("{path}/OGF_FASTPATH");
-            let ok = check_range(
-                &mut out,
-                &format!("{fp}/OGF_GCONTAINER"),
-                &g,
-                gx,
-                "level.geomx",
-            );
-            if let (Some(_), Some(s)) = (ok, v.fastpath_swidata()) {
-                check_swi(&mut out, &format!("{fp}/OGF_SWIDATA"), s, &g, gx);
             }
         }
     }
-    cycles(&mut out, &l.visuals());
+    if let (Some(g), Some(gx)) = (v.fastpath(), geomx) {
+        let fp = format!("{path}/OGF_FASTPATH");
+        let ok = check_range(out, &format!("{fp}/OGF_GCONTAINER"), &g, gx, "level.geomx");
+        if let (Some(_), Some(s)) = (ok, v.fastpath_swidata()) {
+            check_swi(out, &format!("{fp}/OGF_SWIDATA"), s, &g, gx);
+        }
+    }
+}
+
+/// Rules of the links between sectors, portals, visuals (`n`) and glows (`shaders` table
+/// entries).
+fn links(out: &mut Vec<Problem>, l: &Level, n: usize, shaders: usize) {
     let sectors = l.sectors();
     for (i, s) in sectors.iter().enumerate() {
         if let Some(r) = s.value.root() {
@@ -359,7 +381,6 @@ pub fn level(l: &Level, geom: Option<&Geom>, geomx: Option<&Geom>) -> Vec<Proble
             ));
         }
     }
-    out
 }
 
 /// Report every cycle of the visual hierarchy of two or more visuals (a visual listing itself
