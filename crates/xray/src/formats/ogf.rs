@@ -410,6 +410,99 @@ const LOD_OLD_SIZE: usize = 8 * 4 * 24;
 /// `OGF_LODDEF2` with 28-byte vertices: 8 quads × 4 × 28.
 const LOD_SIZE: usize = 8 * 4 * 28;
 
+/// `OGF_CHILDREN_L`: a u32 count of u32 indices, or of u16 indices when the size says so.
+fn read_children(r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
+    let at = r.pos();
+    let n = r.u32()?;
+    if u64::from(n) * 2 == r.remaining() as u64 && n > 0 {
+        let mut v = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            v.push(u32::from(r.u16()?));
+        }
+        return Ok(OgfChunk::ChildrenNarrow(v));
+    }
+    let n = r.count(n, 4).map_err(|mut e| {
+        e.offset = at as u64;
+        e
+    })?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(r.u32()?);
+    }
+    Ok(OgfChunk::Children(v))
+}
+
+/// `OGF_LODDEF2`, by the chunk's size (issue 22): the LOD vertex grew from 24 to 28 bytes
+/// (sun + pad) on 2003-09-05, within XRLC 11 (xrLC/OGF_Face_Save.cpp; xray_re reads 28 from
+/// 11).
+fn read_lod_def(r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
+    match r.remaining() {
+        LOD_OLD_SIZE => Ok(OgfChunk::LodDefOld(read_lod(r, false)?)),
+        LOD_SIZE => Ok(OgfChunk::LodDef(read_lod(r, true)?)),
+        n => Err(r.invalid(format!(
+            "OGF_LODDEF2 of {n} bytes: 8 quads of 24-byte (to 2003-09-04, {LOD_OLD_SIZE}) or \
+             28-byte vertices ({LOD_SIZE}) are known"
+        ))),
+    }
+}
+
+/// `OGF_TREEDEF2` by size: 96 (rgb+hemi colours) to 2003-09-01, 112 (whole base_color with
+/// _tmp_) 2003-09-02..08, 104 (5 floats each) from 2003-09-09 (xrLC/OGF_Face_Save.cpp).
+fn read_tree_def(r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
+    match r.remaining() {
+        112 => {
+            let xform = r.f32s::<16>()?;
+            let c_scale = r.f32s::<5>()?;
+            let t0 = r.array::<4>()?;
+            let c_bias = r.f32s::<5>()?;
+            let t1 = r.array::<4>()?;
+            Ok(OgfChunk::TreeDefTmp(
+                TreeDef {
+                    xform,
+                    c_scale,
+                    c_bias,
+                },
+                [t0, t1],
+            ))
+        }
+        96 => {
+            let xform = r.f32s::<16>()?;
+            let s = r.f32s::<4>()?;
+            let b = r.f32s::<4>()?;
+            Ok(OgfChunk::TreeDefOld(TreeDef {
+                xform,
+                c_scale: [s[0], s[1], s[2], s[3], 1.0],
+                c_bias: [b[0], b[1], b[2], b[3], 0.0],
+            }))
+        }
+        104 => Ok(OgfChunk::TreeDef(TreeDef {
+            xform: r.f32s::<16>()?,
+            c_scale: r.f32s::<5>()?,
+            c_bias: r.f32s::<5>()?,
+        })),
+        n => Err(r.invalid(format!(
+            "OGF_TREEDEF2 of {n} bytes: 96, 112 and 104 are known"
+        ))),
+    }
+}
+
+/// The 32-byte detail patch records filling the chunk.
+fn read_dpatches(r: &mut Reader<'_>) -> Result<Vec<DPatch>, ReadError> {
+    let n = r.remaining() / 32;
+    let mut v = Vec::with_capacity(n);
+    for k in 0..n {
+        r.push("patch", Some(k));
+        v.push(DPatch {
+            position: f3(r)?,
+            normal: f3(r)?,
+            size: r.f32()?,
+            color: r.u32()?,
+        });
+        r.pop();
+    }
+    Ok(v)
+}
+
 fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadError> {
     let c = match kind_of_in(d.format, d.version, id) {
         Some(Kind::Header) if d.format < 4 => OgfChunk::ShortHeader {
@@ -432,78 +525,9 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
             shader: r.cstr()?.to_vec(),
         },
         Some(Kind::SwiData) if d.format == 4 => OgfChunk::SwiData(SwiItem::read(r)?),
-        Some(Kind::ChildrenL) => {
-            let at = r.pos();
-            let n = r.u32()?;
-            if u64::from(n) * 2 == r.remaining() as u64 && n > 0 {
-                let mut v = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    v.push(u32::from(r.u16()?));
-                }
-                OgfChunk::ChildrenNarrow(v)
-            } else {
-                let n = r.count(n, 4).map_err(|mut e| {
-                    e.offset = at as u64;
-                    e
-                })?;
-                let mut v = Vec::with_capacity(n);
-                for _ in 0..n {
-                    v.push(r.u32()?);
-                }
-                OgfChunk::Children(v)
-            }
-        }
-        // by the chunk's size (issue 22): the LOD vertex grew from 24 to 28 bytes (sun + pad)
-        // on 2003-09-05, within XRLC 11 (xrLC/OGF_Face_Save.cpp; xray_re reads 28 from 11)
-        Some(Kind::LodDef) if r.remaining() == LOD_OLD_SIZE => {
-            OgfChunk::LodDefOld(read_lod(r, false)?)
-        }
-        Some(Kind::LodDef) if r.remaining() == LOD_SIZE => OgfChunk::LodDef(read_lod(r, true)?),
-        Some(Kind::LodDef) => {
-            return Err(r.invalid(format!(
-                "OGF_LODDEF2 of {} bytes: 8 quads of 24-byte (to 2003-09-04, {LOD_OLD_SIZE}) or \
-                 28-byte vertices ({LOD_SIZE}) are known",
-                r.remaining()
-            )))
-        }
-        // TREEDEF by size: 96 (rgb+hemi colours) to 2003-09-01, 112 (whole base_color with
-        // _tmp_) 2003-09-02..08, 104 (5 floats each) from 2003-09-09 (xrLC/OGF_Face_Save.cpp)
-        Some(Kind::TreeDef) if r.remaining() == 112 => {
-            let xform = r.f32s::<16>()?;
-            let c_scale = r.f32s::<5>()?;
-            let t0 = r.array::<4>()?;
-            let c_bias = r.f32s::<5>()?;
-            let t1 = r.array::<4>()?;
-            OgfChunk::TreeDefTmp(
-                TreeDef {
-                    xform,
-                    c_scale,
-                    c_bias,
-                },
-                [t0, t1],
-            )
-        }
-        Some(Kind::TreeDef) if !matches!(r.remaining(), 96 | 104) => {
-            return Err(r.invalid(format!(
-                "OGF_TREEDEF2 of {} bytes: 96, 112 and 104 are known",
-                r.remaining()
-            )))
-        }
-        Some(Kind::TreeDef) if r.remaining() == 96 => {
-            let xform = r.f32s::<16>()?;
-            let s = r.f32s::<4>()?;
-            let b = r.f32s::<4>()?;
-            OgfChunk::TreeDefOld(TreeDef {
-                xform,
-                c_scale: [s[0], s[1], s[2], s[3], 1.0],
-                c_bias: [b[0], b[1], b[2], b[3], 0.0],
-            })
-        }
-        Some(Kind::TreeDef) => OgfChunk::TreeDef(TreeDef {
-            xform: r.f32s::<16>()?,
-            c_scale: r.f32s::<5>()?,
-            c_bias: r.f32s::<5>()?,
-        }),
+        Some(Kind::ChildrenL) => read_children(r)?,
+        Some(Kind::LodDef) => read_lod_def(r)?,
+        Some(Kind::TreeDef) => read_tree_def(r)?,
         Some(Kind::SwiContainer) => OgfChunk::SwiContainer(r.u32()?),
         Some(Kind::GContainer) => OgfChunk::GContainer(GContainer {
             vb_index: r.u32()?,
@@ -540,21 +564,7 @@ fn read_chunk(d: Dialect, id: u32, r: &mut Reader<'_>) -> Result<OgfChunk, ReadE
         Some(Kind::VContainer) => OgfChunk::VContainer([r.u32()?, r.u32()?, r.u32()?]),
         Some(Kind::IContainer) => OgfChunk::IContainer([r.u32()?, r.u32()?, r.u32()?]),
         // the engine asserts a whole number of 32-byte records; another size stays raw
-        Some(Kind::DPatch) if r.remaining() % 32 == 0 => {
-            let n = r.remaining() / 32;
-            let mut v = Vec::with_capacity(n);
-            for k in 0..n {
-                r.push("patch", Some(k));
-                v.push(DPatch {
-                    position: f3(r)?,
-                    normal: f3(r)?,
-                    size: r.f32()?,
-                    color: r.u32()?,
-                });
-                r.pop();
-            }
-            OgfChunk::DPatches(v)
-        }
+        Some(Kind::DPatch) if r.remaining() % 32 == 0 => OgfChunk::DPatches(read_dpatches(r)?),
         Some(Kind::PLods) if !d.nested => {
             let inner = Dialect { nested: true, ..d };
             OgfChunk::PLods(chunk::read_all(r, Context::Lods, |_, b| {
