@@ -41,7 +41,7 @@ use crate::fvf::{FvfBuffer, UvOrder};
 use crate::geom::{Geom, SlideWindow, SwiItem, VertexBuffer};
 use crate::level::{Level, LevelChunk, Part};
 use crate::ogf::{
-    self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, TreeDef, Visual,
+    self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, OgfHeader, TreeDef, Visual,
 };
 
 use super::{Conversion, ImportError, Imported};
@@ -740,7 +740,7 @@ impl VisualWriter<'_> {
         if to == 12 {
             return self.ogf4(i, v);
         }
-        let (bs, _, kid) = self.ids();
+        let (_, _, kid) = self.ids();
         let need_g = || {
             g.ok_or_else(|| {
                 refuse(
@@ -768,54 +768,9 @@ impl VisualWriter<'_> {
             }
             model_type::TREE_ST | model_type::TREE_PM => {
                 let g = need_g()?;
-                let td = v.treedef().ok_or_else(|| {
-                    refuse(to, format!("visual {i}: a tree without OGF_TREEDEF2"))
-                })?;
-                let w = if t == model_type::TREE_PM {
-                    self.counts.tree_pm += 1;
-                    v.swi_container()
-                        .and_then(|k| self.swis.get(k as usize))
-                        .and_then(|s| s.windows.first().copied())
-                } else {
-                    None
-                };
-                if to <= 8 {
-                    let vc = self.world_copy(i, &g, &td)?;
-                    body.extend(self.geometry(i, &g, w, vc)?);
-                    self.counts.trees_static += 1;
-                    model_type_v3::NORMAL
-                } else {
-                    body.extend(self.geometry(i, &g, w, self.vcontainer(i, &g)?)?);
-                    if to <= 10 {
-                        if td.c_scale[4] != 1.0 || td.c_bias[4] != 0.0 {
-                            self.counts.tree_sun += 1;
-                        }
-                        body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDefOld(td)));
-                    } else {
-                        body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDef(td)));
-                    }
-                    model_type_v3::TREE
-                }
+                self.tree(i, t, v, &g, &mut body)?
             }
-            model_type::LOD => {
-                body.push(oc(kid, OgfChunk::Children(v.children().to_vec())));
-                if to <= 8 {
-                    self.counts.lods_hierarchy += 1;
-                    model_type_v3::HIERARCHY
-                } else {
-                    let q: Vec<[LodVertex; 4]> = v.lod_quads().unwrap_or(&[]).to_vec();
-                    if to <= 10 {
-                        for x in q.iter().flatten() {
-                            self.counts.lod_sun += usize::from(x.sun != 255);
-                            self.counts.lod_pad += usize::from(x.pad != [0; 3]);
-                        }
-                        body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDefOld(q)));
-                    } else {
-                        body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDef(q)));
-                    }
-                    model_type_v3::LOD
-                }
-            }
+            model_type::LOD => self.lod(v, &mut body),
             model_type::HIERARCHY => {
                 body.push(oc(kid, OgfChunk::Children(v.children().to_vec())));
                 model_type_v3::HIERARCHY
@@ -830,7 +785,79 @@ impl VisualWriter<'_> {
                 ))
             }
         };
-        // the chunks the new form has no place for
+        self.count_dropped(v);
+        let mut c = self.head(v, &h, out_type);
+        c.extend(body);
+        Ok(Visual { chunks: c })
+    }
+
+    /// The body chunks of tree visual `i` (model type `t`, range `g`) pushed to `body`; its
+    /// model type in the old form (a static NORMAL in world space up to XRLC 8).
+    fn tree(
+        &mut self,
+        i: usize,
+        t: u8,
+        v: &Visual,
+        g: &GContainer,
+        body: &mut Vec<Framed<OgfChunk>>,
+    ) -> Result<u8, ImportError> {
+        let to = self.to;
+        let td = v
+            .treedef()
+            .ok_or_else(|| refuse(to, format!("visual {i}: a tree without OGF_TREEDEF2")))?;
+        let w = if t == model_type::TREE_PM {
+            self.counts.tree_pm += 1;
+            v.swi_container()
+                .and_then(|k| self.swis.get(k as usize))
+                .and_then(|s| s.windows.first().copied())
+        } else {
+            None
+        };
+        if to <= 8 {
+            let vc = self.world_copy(i, g, &td)?;
+            body.extend(self.geometry(i, g, w, vc)?);
+            self.counts.trees_static += 1;
+            Ok(model_type_v3::NORMAL)
+        } else {
+            body.extend(self.geometry(i, g, w, self.vcontainer(i, g)?)?);
+            if to <= 10 {
+                if td.c_scale[4] != 1.0 || td.c_bias[4] != 0.0 {
+                    self.counts.tree_sun += 1;
+                }
+                body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDefOld(td)));
+            } else {
+                body.push(oc(ogf::v3::TREEDEF2, OgfChunk::TreeDef(td)));
+            }
+            Ok(model_type_v3::TREE)
+        }
+    }
+
+    /// The body chunks of a LOD visual pushed to `body`; its model type in the old form (a
+    /// hierarchy up to XRLC 8).
+    fn lod(&mut self, v: &Visual, body: &mut Vec<Framed<OgfChunk>>) -> u8 {
+        let to = self.to;
+        let (_, _, kid) = self.ids();
+        body.push(oc(kid, OgfChunk::Children(v.children().to_vec())));
+        if to <= 8 {
+            self.counts.lods_hierarchy += 1;
+            model_type_v3::HIERARCHY
+        } else {
+            let q: Vec<[LodVertex; 4]> = v.lod_quads().unwrap_or(&[]).to_vec();
+            if to <= 10 {
+                for x in q.iter().flatten() {
+                    self.counts.lod_sun += usize::from(x.sun != 255);
+                    self.counts.lod_pad += usize::from(x.pad != [0; 3]);
+                }
+                body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDefOld(q)));
+            } else {
+                body.push(oc(ogf::v3::LODDEF2, OgfChunk::LodDef(q)));
+            }
+            model_type_v3::LOD
+        }
+    }
+
+    /// Count the chunks of `v` the new form has no place for.
+    fn count_dropped(&mut self, v: &Visual) {
         for c in &v.chunks {
             match &c.value {
                 OgfChunk::FastPath(_) => self.counts.fastpath += 1,
@@ -839,6 +866,13 @@ impl VisualWriter<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// The header, material, box and sphere chunks of `v` (header `h`) as a visual of model
+    /// type `out_type` in the old form.
+    fn head(&mut self, v: &Visual, h: &OgfHeader, out_type: u8) -> Vec<Framed<OgfChunk>> {
+        let to = self.to;
+        let (bs, _, _) = self.ids();
         let keeps_material = out_type != model_type_v3::HIERARCHY;
         let mut c = vec![oc(
             crate::ogf::HEADER,
@@ -878,8 +912,7 @@ impl VisualWriter<'_> {
                 radius: h.sphere_radius,
             },
         ));
-        c.extend(body);
-        Ok(Visual { chunks: c })
+        c
     }
 
     /// A visual as XRLC 12 wrote it from 2004-08-19 until XRLC 13 (xrLC `OGF_Face_Save.cpp`,
