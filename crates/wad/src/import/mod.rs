@@ -526,12 +526,40 @@ pub(crate) fn cut(
     opts: &ImportOptions,
     sum: &mut ImportSummary,
 ) -> Result<Cut, ImportError> {
+    let mut max = (0u32, 0u32);
+    let mut cells = render_cells(mesh, frame, opts, sum, &mut max)?;
+    let pieces = collision_cells(tris, opts, sum, &mut max)?;
+    let grid = if cells.is_empty() && pieces.is_empty() {
+        frame.grid_before
+    } else {
+        (
+            frame.grid_before.0.max(max.0 + 1),
+            frame.grid_before.1.max(max.1 + 1),
+        )
+    };
+    check_growth(frame.grid_before, grid, opts)?;
+    let (models, tiles) = models_and_tiles(&mut cells, &pieces, frame.first_model, sum)?;
+    Ok(Cut {
+        models,
+        tiles,
+        grid,
+    })
+}
+
+/// A cell of the grid: (row z, column x, collision height band).
+type CellKey = (u32, u32, i64);
+
+/// Render triangles → cells (band 0), with the largest cell column and row in `max`.
+fn render_cells(
+    mesh: &[MeshTriangle],
+    frame: &Frame<'_>,
+    opts: &ImportOptions,
+    sum: &mut ImportSummary,
+    max: &mut (u32, u32),
+) -> Result<BTreeMap<CellKey, Vec<PreparedFace>>, ImportError> {
     let entries = frame.entries;
     let states = frame.states;
-    let first_model = frame.first_model;
-    // Render triangles → cells.
-    let mut cells: BTreeMap<(u32, u32, i64), Vec<PreparedFace>> = BTreeMap::new();
-    let (mut max_cx, mut max_cz) = (0u32, 0u32);
+    let mut cells: BTreeMap<CellKey, Vec<PreparedFace>> = BTreeMap::new();
     for (i, t) in mesh.iter().enumerate() {
         if !finite3(&t.positions) {
             return Err(ImportError::NotFinite {
@@ -579,12 +607,22 @@ pub(crate) fn cut(
             flags: look.flags,
             state: states.get(usize::from(look.entry)).copied().unwrap_or(0),
         };
-        max_cx = max_cx.max(cx);
-        max_cz = max_cz.max(cz);
+        max.0 = max.0.max(cx);
+        max.1 = max.1.max(cz);
         cells.entry((cz, cx, 0)).or_default().push(face);
     }
+    Ok(cells)
+}
 
-    let mut pieces: BTreeMap<(u32, u32, i64), Vec<Piece>> = BTreeMap::new();
+/// Collision triangles → pieces per cell and height band, with the largest cell column and
+/// row in `max`; cells outside the grid's limits are counted and left out.
+fn collision_cells(
+    tris: &[IndexedTri],
+    opts: &ImportOptions,
+    sum: &mut ImportSummary,
+    max: &mut (u32, u32),
+) -> Result<BTreeMap<CellKey, Vec<Piece>>, ImportError> {
+    let mut pieces: BTreeMap<CellKey, Vec<Piece>> = BTreeMap::new();
     for (what, i, t) in tris {
         let span = collision::cell_span(t);
         if span > opts.max_cells_per_triangle {
@@ -603,38 +641,48 @@ pub(crate) fn cut(
             }
             let (cx, cz) = (cx as u32, cz as u32);
             for (band, piece) in collision::pieces(t, i64::from(cx), i64::from(cz)) {
-                max_cx = max_cx.max(cx);
-                max_cz = max_cz.max(cz);
+                max.0 = max.0.max(cx);
+                max.1 = max.1.max(cz);
                 pieces.entry((cz, cx, band)).or_default().push(piece);
             }
         }
     }
+    Ok(pieces)
+}
 
-    let grid = if cells.is_empty() && pieces.is_empty() {
-        frame.grid_before
-    } else {
-        (
-            frame.grid_before.0.max(max_cx + 1),
-            frame.grid_before.1.max(max_cz + 1),
-        )
-    };
+/// Refuse a grid grown from `before` to `grid` beyond sane limits, unless
+/// [`ImportOptions::allow_grow`].
+fn check_growth(
+    before: (u32, u32),
+    grid: (u32, u32),
+    opts: &ImportOptions,
+) -> Result<(), ImportError> {
     let cells_of = |g: (u32, u32)| u64::from(g.0) * u64::from(g.1);
-    let (before_cells, after_cells) = (cells_of(frame.grid_before), cells_of(grid));
+    let (before_cells, after_cells) = (cells_of(before), cells_of(grid));
     if !opts.allow_grow
-        && grid != frame.grid_before
+        && grid != before
         && (after_cells > SANE_GROWTH.saturating_mul(before_cells.max(1))
             || grid.0.max(grid.1) > SANE_GRID_SIDE)
     {
         return Err(ImportError::GridGrowth {
-            before: frame.grid_before,
+            before,
             after: grid,
             before_cells,
             after_cells,
         });
     }
+    Ok(())
+}
 
-    // Models and tiles, cell by cell (row z, then x, then band).
-    let mut keys: Vec<(u32, u32, i64)> = cells.keys().chain(pieces.keys()).copied().collect();
+/// Models and tiles, cell by cell (row z, then x, then band); model indices from
+/// `first_model`.
+fn models_and_tiles(
+    cells: &mut BTreeMap<CellKey, Vec<PreparedFace>>,
+    pieces: &BTreeMap<CellKey, Vec<Piece>>,
+    first_model: usize,
+    sum: &mut ImportSummary,
+) -> Result<(Vec<Model>, Vec<map::NewTile>), ImportError> {
+    let mut keys: Vec<CellKey> = cells.keys().chain(pieces.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();
     let mut models: Vec<Model> = Vec::new();
@@ -677,11 +725,7 @@ pub(crate) fn cut(
             models.push(cm.model);
         }
     }
-    Ok(Cut {
-        models,
-        tiles,
-        grid,
-    })
+    Ok((models, tiles))
 }
 
 /// A collision triangle with where it came from (`collision` or `mesh`, and its index there),
