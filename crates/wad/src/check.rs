@@ -710,9 +710,81 @@ fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
 }
 
 fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
-    let n = m.tiles.len();
     let wfpc = p.wfpc.unwrap_or(0);
-    let models = p.trak.map(|t| t.models.as_slice());
+    let models = TrakModels(p.trak.map(|t| t.models.as_slice()));
+    map_sizes(out, m);
+    let swaps = m.swaps.as_deref().unwrap_or(&[]);
+    let mut flagged = 0usize;
+    for (i, t) in m.tiles.iter().enumerate() {
+        map_tile(out, m, i, models);
+        // Colour blocks.
+        let Some(c) = m.colours.get(i) else {
+            continue;
+        };
+        let cat = format!("MAP/colours[{i}]");
+        let model_for_colours = m.model_indices.get(i).copied().unwrap_or(t.model);
+        let running = check_layers(
+            out,
+            &cat,
+            &c.layers,
+            models.vertex_count(model_for_colours),
+            0,
+        );
+        let swap = if t.anim_flag != 0 {
+            let k = flagged;
+            flagged += 1;
+            swaps.get(k).map(|s| (k, s))
+        } else {
+            None
+        };
+        match (swap, &c.swap_layers) {
+            (Some((_, s)), Some(l)) => {
+                let vcount = models.vertex_count(s.model_b);
+                check_layers(out, &format!("{cat}/swap"), l, vcount, running);
+            }
+            (Some((k, _)), None) => out.push(
+                &cat,
+                format!("the tile has swap record {k}, so its model B colour block must follow"),
+            ),
+            (None, Some(_)) => out.push(
+                &cat,
+                "an extra (swap) colour block is present, but the tile has no swap record",
+            ),
+            (None, None) => {}
+        }
+    }
+    map_swaps(out, m, wfpc, flagged, models);
+    map_optional_blocks(out, m, wfpc);
+}
+
+/// The TRAK models (when there is a TRAK) that MAP model indices must name.
+#[derive(Clone, Copy)]
+struct TrakModels<'a>(Option<&'a [Model]>);
+
+impl TrakModels<'_> {
+    /// The vertex count of model `model`, if it exists.
+    fn vertex_count(self, model: u32) -> Option<usize> {
+        self.0
+            .and_then(|ms| ms.get(model as usize))
+            .map(|x| x.vertices.len())
+    }
+
+    /// Report `model` (a `what` at `at`) when it is not below the model count.
+    fn check_index(self, out: &mut Out, at: &str, what: &str, model: u32) {
+        if let Some(ms) = self.0 {
+            if model as usize >= ms.len() {
+                out.push(
+                    at,
+                    format!("{what} {model} is not below the {} TRAK models", ms.len()),
+                );
+            }
+        }
+    }
+}
+
+/// The MAP's per-tile tables and zone grid against its tile count and grid size.
+fn map_sizes(out: &mut Out, m: &Map) {
+    let n = m.tiles.len();
     let lens = [
         ("transforms", m.transforms.len()),
         ("model_indices", m.model_indices.len()),
@@ -746,107 +818,69 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
             );
         }
     }
-    let vcount = |model: u32| -> Option<usize> {
-        models
-            .and_then(|ms| ms.get(model as usize))
-            .map(|x| x.vertices.len())
-    };
-    let check_index = |out: &mut Out, at: &str, what: &str, model: u32| {
-        if let Some(ms) = models {
-            if model as usize >= ms.len() {
-                out.push(
-                    at,
-                    format!("{what} {model} is not below the {} TRAK models", ms.len()),
-                );
-            }
-        }
-    };
-    let swaps = m.swaps.as_deref().unwrap_or(&[]);
-    let mut flagged = 0usize;
-    for (i, t) in m.tiles.iter().enumerate() {
-        let at = format!("MAP/tiles[{i}]");
-        if let Some(&mi) = m.model_indices.get(i) {
-            if mi != t.model {
-                out.push(
-                    &at,
-                    format!("model {} differs from the model-index entry {mi}", t.model),
-                );
-            }
-        }
-        check_index(out, &at, "model index", t.model);
-        if let Some(&mi) = m.model_indices.get(i) {
-            if mi != t.model {
-                check_index(out, &format!("MAP/model_indices[{i}]"), "model index", mi);
-            }
-        }
-        if t.anim_flag > 1 {
-            out.push(&at, format!("anim flag {} is neither 0 nor 1", t.anim_flag));
-        }
-        if m.cell_of(t.pos).is_none() {
+}
+
+/// Tile `i`'s model, flag, position and transform (B record).
+fn map_tile(out: &mut Out, m: &Map, i: usize, models: TrakModels<'_>) {
+    let t = &m.tiles[i];
+    let at = format!("MAP/tiles[{i}]");
+    if let Some(&mi) = m.model_indices.get(i) {
+        if mi != t.model {
             out.push(
                 &at,
-                format!(
-                    "position ({}, {}) lies outside the {}×{} grid",
-                    t.pos[0], t.pos[2], m.grid_w, m.grid_h
-                ),
+                format!("model {} differs from the model-index entry {mi}", t.model),
             );
         }
-        if let Some(b) = m.transforms.get(i) {
-            let want = [
-                (f64::from(t.pos[0]) * 4096.0).round(),
-                (f64::from(t.pos[1]) * 4096.0).round(),
-                (-f64::from(t.pos[2]) * 4096.0).round(),
-            ];
-            let off = !(0..3).all(|k| (f64::from(b.pos[k]) - want[k]).abs() <= 1.0);
-            if off {
-                out.push(
-                    format!("MAP/transforms[{i}]"),
-                    format!(
-                        "B position ({}, {}, {}) disagrees with A ({}, {}, {}) × 4096 with z negated",
-                        b.pos[0], b.pos[1], b.pos[2], t.pos[0], t.pos[1], t.pos[2]
-                    ),
-                );
-            }
-            if i64::from(b.rot[1]) != i64::from(t.rot) || b.rot[0] != 0 || b.rot[2] != 0 {
-                out.push(
-                    format!("MAP/transforms[{i}]"),
-                    format!(
-                        "B rotation ({}, {}, {}) disagrees with A's rotation (0, {}, 0)",
-                        b.rot[0], b.rot[1], b.rot[2], t.rot
-                    ),
-                );
-            }
-        }
-        // Colour blocks.
-        let Some(c) = m.colours.get(i) else {
-            continue;
-        };
-        let cat = format!("MAP/colours[{i}]");
-        let model_for_colours = m.model_indices.get(i).copied().unwrap_or(t.model);
-        let running = check_layers(out, &cat, &c.layers, vcount(model_for_colours), 0);
-        let swap = if t.anim_flag != 0 {
-            let k = flagged;
-            flagged += 1;
-            swaps.get(k).map(|s| (k, s))
-        } else {
-            None
-        };
-        match (swap, &c.swap_layers) {
-            (Some((_, s)), Some(l)) => {
-                check_layers(out, &format!("{cat}/swap"), l, vcount(s.model_b), running);
-            }
-            (Some((k, _)), None) => out.push(
-                &cat,
-                format!("the tile has swap record {k}, so its model B colour block must follow"),
-            ),
-            (None, Some(_)) => out.push(
-                &cat,
-                "an extra (swap) colour block is present, but the tile has no swap record",
-            ),
-            (None, None) => {}
+    }
+    models.check_index(out, &at, "model index", t.model);
+    if let Some(&mi) = m.model_indices.get(i) {
+        if mi != t.model {
+            models.check_index(out, &format!("MAP/model_indices[{i}]"), "model index", mi);
         }
     }
-    // Swap block.
+    if t.anim_flag > 1 {
+        out.push(&at, format!("anim flag {} is neither 0 nor 1", t.anim_flag));
+    }
+    if m.cell_of(t.pos).is_none() {
+        out.push(
+            &at,
+            format!(
+                "position ({}, {}) lies outside the {}×{} grid",
+                t.pos[0], t.pos[2], m.grid_w, m.grid_h
+            ),
+        );
+    }
+    let Some(b) = m.transforms.get(i) else {
+        return;
+    };
+    let want = [
+        (f64::from(t.pos[0]) * 4096.0).round(),
+        (f64::from(t.pos[1]) * 4096.0).round(),
+        (-f64::from(t.pos[2]) * 4096.0).round(),
+    ];
+    let off = !(0..3).all(|k| (f64::from(b.pos[k]) - want[k]).abs() <= 1.0);
+    if off {
+        out.push(
+            format!("MAP/transforms[{i}]"),
+            format!(
+                "B position ({}, {}, {}) disagrees with A ({}, {}, {}) × 4096 with z negated",
+                b.pos[0], b.pos[1], b.pos[2], t.pos[0], t.pos[1], t.pos[2]
+            ),
+        );
+    }
+    if i64::from(b.rot[1]) != i64::from(t.rot) || b.rot[0] != 0 || b.rot[2] != 0 {
+        out.push(
+            format!("MAP/transforms[{i}]"),
+            format!(
+                "B rotation ({}, {}, {}) disagrees with A's rotation (0, {}, 0)",
+                b.rot[0], b.rot[1], b.rot[2], t.rot
+            ),
+        );
+    }
+}
+
+/// The tile-swap block against WFPC and the `flagged` tiles with the anim flag.
+fn map_swaps(out: &mut Out, m: &Map, wfpc: u32, flagged: usize, models: TrakModels<'_>) {
     match (&m.swaps, wfpc & map::WFPC_TILE_SWAPS != 0) {
         (Some(_), false) => out.push("MAP/swaps", "tile swaps are present but WFPC lacks 0x10000"),
         (None, true) => out.push(
@@ -861,36 +895,42 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
             format!("{flagged} tiles have the anim flag, but there is no tile-swap block"),
         );
     }
-    if let Some(s) = &m.swaps {
-        if s.len() != flagged {
-            out.push(
-                "MAP/swaps",
-                format!(
-                    "{} swap records, but {flagged} tiles have the anim flag",
-                    s.len()
-                ),
-            );
-        }
-        let flagged_tiles: Vec<usize> = (0..n).filter(|&i| m.tiles[i].anim_flag != 0).collect();
-        for (k, r) in s.iter().enumerate() {
-            let at = format!("MAP/swaps[{k}]");
-            check_index(out, &at, "model A", r.model_a);
-            check_index(out, &at, "model B", r.model_b);
-            if let Some(&ti) = flagged_tiles.get(k) {
-                if let Some(&mi) = m.model_indices.get(ti) {
-                    if mi != r.model_a {
-                        out.push(
-                            &at,
-                            format!(
-                                "model A {} is not the model {mi} of its tile {ti}",
-                                r.model_a
-                            ),
-                        );
-                    }
+    let Some(s) = &m.swaps else {
+        return;
+    };
+    if s.len() != flagged {
+        out.push(
+            "MAP/swaps",
+            format!(
+                "{} swap records, but {flagged} tiles have the anim flag",
+                s.len()
+            ),
+        );
+    }
+    let n = m.tiles.len();
+    let flagged_tiles: Vec<usize> = (0..n).filter(|&i| m.tiles[i].anim_flag != 0).collect();
+    for (k, r) in s.iter().enumerate() {
+        let at = format!("MAP/swaps[{k}]");
+        models.check_index(out, &at, "model A", r.model_a);
+        models.check_index(out, &at, "model B", r.model_b);
+        if let Some(&ti) = flagged_tiles.get(k) {
+            if let Some(&mi) = m.model_indices.get(ti) {
+                if mi != r.model_a {
+                    out.push(
+                        &at,
+                        format!(
+                            "model A {} is not the model {mi} of its tile {ti}",
+                            r.model_a
+                        ),
+                    );
                 }
             }
         }
     }
+}
+
+/// The view-distance word and chain table against WFPC.
+fn map_optional_blocks(out: &mut Out, m: &Map, wfpc: u32) {
     match (&m.view_distance, wfpc & map::WFPC_VIEW_DISTANCE != 0) {
         (Some(_), false) => out.push("MAP/view_distance", "present but WFPC lacks 0x10"),
         (None, true) => out.push("MAP/view_distance", "WFPC has 0x10 but the word is missing"),
