@@ -525,6 +525,35 @@ fn count(n: usize, one: &str, many: &str) -> String {
 impl fmt::Display for Info {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{}: {}", self.file, self.body.format())?;
+        self.write_version(f)?;
+        self.write_chunks(f)?;
+        match &self.body {
+            Body::Geom(g) => write_geom(f, g)?,
+            Body::Level(l) => write_level(f, l)?,
+            Body::Cform(c) => writeln!(
+                f,
+                "  {}, {}",
+                count(c.vertices, "vertex", "vertices"),
+                count(c.faces, "face", "faces")
+            )?,
+            Body::Hom(o) | Body::Som(o) => write_occluders(f, o)?,
+            Body::Ai(a) => write_ai(f, a)?,
+            Body::Details(d) => write_details(f, d)?,
+            Body::Chunks {} => {}
+        }
+        for w in &self.warnings {
+            writeln!(f, "  warning: {w}")?;
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "  {}", count(self.warnings.len(), "warning", "warnings"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Info {
+    /// The version line (with the build or quality where the file has one).
+    fn write_version(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (version, quality) = match &self.body {
             Body::Geom(g) => (g.version.map(u32::from), g.quality),
             Body::Level(l) => (l.version.map(u32::from), l.quality),
@@ -559,6 +588,11 @@ impl fmt::Display for Info {
             (Some(v), None) => writeln!(f, "  version {v}")?,
             _ => {}
         }
+        Ok(())
+    }
+
+    /// The chunk table.
+    fn write_chunks(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "  {:<10}  {:>10}  {:<11}  {:>10}  path",
@@ -576,160 +610,160 @@ impl fmt::Display for Info {
                 c.offset, c.size, c.path
             )?;
         }
-        match &self.body {
-            Body::Geom(g) => {
-                for (i, vb) in g.vertex_buffers.iter().enumerate() {
-                    let layout: Vec<String> = vb
-                        .layout
-                        .iter()
-                        .map(|e| {
-                            format!(
-                                "{}:{} {}{}",
-                                e.offset, e.type_name, e.usage_name, e.usage_index
-                            )
-                        })
-                        .collect();
-                    writeln!(
-                        f,
-                        "  vertex buffer {i}: {} × {} bytes [{}]",
-                        count(vb.vertices as usize, "vertex", "vertices"),
-                        vb.stride,
-                        layout.join(", ")
-                    )?;
-                }
-                for (i, ib) in g.index_buffers.iter().enumerate() {
-                    writeln!(
-                        f,
-                        "  index buffer {i}: {}",
-                        count(ib.indices, "index", "indices")
-                    )?;
-                }
-                writeln!(f, "  SWI items: {}", g.swis.len())?;
-            }
-            Body::Level(l) => {
-                writeln!(f, "  shaders: {}", l.shaders.len())?;
-                for (i, s) in l.shaders.iter().enumerate() {
-                    writeln!(f, "    {i}: {s}")?;
-                }
-                writeln!(f, "  visuals: {}", l.visuals.len())?;
-                for (i, v) in l.visuals.iter().enumerate() {
-                    let children = v
-                        .children
-                        .as_ref()
-                        .map(|c| {
-                            let ids: Vec<String> = c.iter().map(u32::to_string).collect();
-                            format!(" children [{}]", ids.join(","))
-                        })
-                        .unwrap_or_default();
-                    writeln!(f, "    {i}: {} shader {}{children}", v.ty, v.shader_id)?;
-                }
-                writeln!(
-                    f,
-                    "  portals {}, lights {}, glows {}, sectors {}",
-                    l.portals,
-                    l.lights,
-                    l.glows,
-                    l.sectors.len()
-                )?;
-            }
-            Body::Cform(c) => writeln!(
-                f,
-                "  {}, {}",
-                count(c.vertices, "vertex", "vertices"),
-                count(c.faces, "face", "faces")
-            )?,
-            Body::Hom(o) | Body::Som(o) => {
-                writeln!(
-                    f,
-                    "  {} ({} two-sided)",
-                    count(o.polygons, "polygon", "polygons"),
-                    o.two_sided
-                )?;
-                if let Some([lo, hi]) = o.bbox {
-                    writeln!(f, "  bounds {lo:?} – {hi:?}")?;
-                }
-                if let Some(occ) = &o.occlusion {
-                    let list: Vec<String> = occ
-                        .iter()
-                        .map(|o| format!("{} × {}", o.factor, o.polygons))
-                        .collect();
-                    writeln!(f, "  occlusion factors: {}", list.join(", "))?;
-                }
-            }
-            Body::Ai(a) => {
-                if let Some(b) = a.builds {
-                    writeln!(f, "  builds {b}")?;
-                }
-                writeln!(
-                    f,
-                    "  {} of cell {} m, height range {} m, grid {} × {}",
-                    count(a.count as usize, "node", "nodes"),
-                    a.cell_size,
-                    a.size_y,
-                    a.grid[0],
-                    a.grid[1]
-                )?;
-                writeln!(f, "  bounds {:?} – {:?}", a.bbox[0], a.bbox[1])?;
-                if let Some(g) = &a.guid {
-                    writeln!(f, "  guid {g}")?;
-                }
-                match (a.node_size, a.decoded) {
-                    (Some(s), Some(d)) => writeln!(f, "  {d} nodes decoded, {s} bytes each")?,
-                    _ => writeln!(
-                        f,
-                        "  nodes not decoded (no peer reads this version's nodes)"
-                    )?,
-                }
-                if let Some(l) = &a.light {
-                    writeln!(f, "  nodes per light 0–15: {l:?}")?;
-                }
-                if let Some(c) = &a.mean_cover {
-                    writeln!(f, "  nodes per mean cover 0–15: {c:?}")?;
-                }
-            }
-            Body::Details(d) => {
-                writeln!(
-                    f,
-                    "  {}",
-                    count(d.models.len(), "detail model", "detail models")
-                )?;
-                for (i, m) in d.models.iter().enumerate() {
-                    writeln!(
-                        f,
-                        "    {i}: {} / {}, {}, {}, scale {}–{}, flags {}",
-                        m.shader,
-                        m.texture,
-                        count(m.vertices, "vertex", "vertices"),
-                        count(m.triangles, "triangle", "triangles"),
-                        m.scale[0],
-                        m.scale[1],
-                        m.flags
-                    )?;
-                }
-                if let (Some([x, z]), Some([ox, oz])) = (d.grid, d.offset) {
-                    writeln!(f, "  slot grid {x} × {z} (offset {ox}, {oz}), 2 m slots")?;
-                }
-                if let Some([lo, hi]) = d.area {
-                    writeln!(f, "  area x {} … {}, z {} … {}", lo[0], hi[0], lo[1], hi[1])?;
-                }
-                if let (Some(s), Some(o)) = (d.slots, d.occupied) {
-                    writeln!(
-                        f,
-                        "  {} ({o} with detail objects)",
-                        count(s, "slot", "slots")
-                    )?;
-                }
-            }
-            Body::Chunks {} => {}
-        }
-        for w in &self.warnings {
-            writeln!(f, "  warning: {w}")?;
-        }
-        if !self.warnings.is_empty() {
-            writeln!(f, "  {}", count(self.warnings.len(), "warning", "warnings"))?;
-        }
         Ok(())
     }
+}
+
+/// The vertex and index buffers of a `level.geom`.
+fn write_geom(f: &mut fmt::Formatter<'_>, g: &GeomInfo) -> fmt::Result {
+    for (i, vb) in g.vertex_buffers.iter().enumerate() {
+        let layout: Vec<String> = vb
+            .layout
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}:{} {}{}",
+                    e.offset, e.type_name, e.usage_name, e.usage_index
+                )
+            })
+            .collect();
+        writeln!(
+            f,
+            "  vertex buffer {i}: {} × {} bytes [{}]",
+            count(vb.vertices as usize, "vertex", "vertices"),
+            vb.stride,
+            layout.join(", ")
+        )?;
+    }
+    for (i, ib) in g.index_buffers.iter().enumerate() {
+        writeln!(
+            f,
+            "  index buffer {i}: {}",
+            count(ib.indices, "index", "indices")
+        )?;
+    }
+    writeln!(f, "  SWI items: {}", g.swis.len())?;
+    Ok(())
+}
+
+/// The shaders, visuals and counts of a `level`.
+fn write_level(f: &mut fmt::Formatter<'_>, l: &LevelInfo) -> fmt::Result {
+    writeln!(f, "  shaders: {}", l.shaders.len())?;
+    for (i, s) in l.shaders.iter().enumerate() {
+        writeln!(f, "    {i}: {s}")?;
+    }
+    writeln!(f, "  visuals: {}", l.visuals.len())?;
+    for (i, v) in l.visuals.iter().enumerate() {
+        let children = v
+            .children
+            .as_ref()
+            .map(|c| {
+                let ids: Vec<String> = c.iter().map(u32::to_string).collect();
+                format!(" children [{}]", ids.join(","))
+            })
+            .unwrap_or_default();
+        writeln!(f, "    {i}: {} shader {}{children}", v.ty, v.shader_id)?;
+    }
+    writeln!(
+        f,
+        "  portals {}, lights {}, glows {}, sectors {}",
+        l.portals,
+        l.lights,
+        l.glows,
+        l.sectors.len()
+    )?;
+    Ok(())
+}
+
+/// The polygons of a `level.hom` / `level.som`.
+fn write_occluders(f: &mut fmt::Formatter<'_>, o: &crate::occluders::OccludersInfo) -> fmt::Result {
+    writeln!(
+        f,
+        "  {} ({} two-sided)",
+        count(o.polygons, "polygon", "polygons"),
+        o.two_sided
+    )?;
+    if let Some([lo, hi]) = o.bbox {
+        writeln!(f, "  bounds {lo:?} – {hi:?}")?;
+    }
+    if let Some(occ) = &o.occlusion {
+        let list: Vec<String> = occ
+            .iter()
+            .map(|o| format!("{} × {}", o.factor, o.polygons))
+            .collect();
+        writeln!(f, "  occlusion factors: {}", list.join(", "))?;
+    }
+    Ok(())
+}
+
+/// The header and node statistics of a `level.ai`.
+fn write_ai(f: &mut fmt::Formatter<'_>, a: &crate::ai::AiInfo) -> fmt::Result {
+    if let Some(b) = a.builds {
+        writeln!(f, "  builds {b}")?;
+    }
+    writeln!(
+        f,
+        "  {} of cell {} m, height range {} m, grid {} × {}",
+        count(a.count as usize, "node", "nodes"),
+        a.cell_size,
+        a.size_y,
+        a.grid[0],
+        a.grid[1]
+    )?;
+    writeln!(f, "  bounds {:?} – {:?}", a.bbox[0], a.bbox[1])?;
+    if let Some(g) = &a.guid {
+        writeln!(f, "  guid {g}")?;
+    }
+    match (a.node_size, a.decoded) {
+        (Some(s), Some(d)) => writeln!(f, "  {d} nodes decoded, {s} bytes each")?,
+        _ => writeln!(
+            f,
+            "  nodes not decoded (no peer reads this version's nodes)"
+        )?,
+    }
+    if let Some(l) = &a.light {
+        writeln!(f, "  nodes per light 0–15: {l:?}")?;
+    }
+    if let Some(c) = &a.mean_cover {
+        writeln!(f, "  nodes per mean cover 0–15: {c:?}")?;
+    }
+    Ok(())
+}
+
+/// The models and slots of a `level.details`.
+fn write_details(f: &mut fmt::Formatter<'_>, d: &crate::details::DetailsInfo) -> fmt::Result {
+    writeln!(
+        f,
+        "  {}",
+        count(d.models.len(), "detail model", "detail models")
+    )?;
+    for (i, m) in d.models.iter().enumerate() {
+        writeln!(
+            f,
+            "    {i}: {} / {}, {}, {}, scale {}–{}, flags {}",
+            m.shader,
+            m.texture,
+            count(m.vertices, "vertex", "vertices"),
+            count(m.triangles, "triangle", "triangles"),
+            m.scale[0],
+            m.scale[1],
+            m.flags
+        )?;
+    }
+    if let (Some([x, z]), Some([ox, oz])) = (d.grid, d.offset) {
+        writeln!(f, "  slot grid {x} × {z} (offset {ox}, {oz}), 2 m slots")?;
+    }
+    if let Some([lo, hi]) = d.area {
+        writeln!(f, "  area x {} … {}, z {} … {}", lo[0], hi[0], lo[1], hi[1])?;
+    }
+    if let (Some(s), Some(o)) = (d.slots, d.occupied) {
+        writeln!(
+            f,
+            "  {} ({o} with detail objects)",
+            count(s, "slot", "slots")
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
