@@ -365,6 +365,62 @@ impl ChainTable {
     }
 }
 
+/// The colour blocks of the `tiles` (one per tile, sized by its model's vertex count; a
+/// swap colour block after it for the tiles with the anim flag that have a swap record).
+fn read_colours(
+    r: &mut Reader<'_>,
+    tiles: &[Tile],
+    model_indices: &[u32],
+    swaps: Option<&[TileSwap]>,
+    trak_vertex_counts: &[usize],
+) -> Result<Vec<TileColours>, ReadError> {
+    let n = tiles.len();
+    let mut colours = Vec::with_capacity(n);
+    let mut flagged = 0usize;
+    for i in 0..n {
+        colours.push(r.within("colours", Some(i), |r| {
+            let m = model_indices[i];
+            let verts = vertex_count(r, trak_vertex_counts, m)?;
+            let (layers, running) = read_layers(r, verts, 0)?;
+            let mut swap_layers = None;
+            if tiles[i].anim_flag != 0 {
+                let k = flagged;
+                flagged += 1;
+                if let Some(s) = swaps.and_then(|s| s.get(k)) {
+                    let verts = vertex_count(r, trak_vertex_counts, s.model_b)?;
+                    swap_layers = Some(read_layers(r, verts, running)?.0);
+                }
+            }
+            Ok(TileColours {
+                layers,
+                swap_layers,
+            })
+        })?);
+    }
+    Ok(colours)
+}
+
+/// The chain table (with WFPC's chain bit): parsed when it parses whole, raw otherwise; it
+/// ends where the fixed fields after it begin.
+fn read_chains(r: &mut Reader<'_>, wfpc: u32) -> Result<Option<ChainTable>, ReadError> {
+    let fixed_tail = 2 + if wfpc & WFPC_VIEW_DISTANCE != 0 { 4 } else { 0 };
+    Ok(if wfpc & WFPC_CHAINS != 0 {
+        Some(r.within("chains", None, |r| {
+            let len = r.remaining().checked_sub(fixed_tail).ok_or_else(|| {
+                r.invalid("chain table: the chunk ends before the fixed fields that follow it")
+            })?;
+            let mut s = r.sub(len)?;
+            let raw = s.rest();
+            match ChainTable::parse(&mut s, wfpc & WFPC_CHAIN_Y != 0) {
+                Ok(t) if s.is_empty() => Ok(ChainTable::Parsed(t)),
+                _ => Ok(ChainTable::Raw(raw.to_vec())),
+            }
+        })?)
+    } else {
+        None
+    })
+}
+
 impl Map {
     /// Read a MAP payload. `wfpc` selects the optional parts; `trak_vertex_counts` (one per
     /// TRAK model, [`crate::trak::Trak::vertex_counts`]) sizes the colour blocks.
@@ -447,28 +503,13 @@ impl Map {
         } else {
             None
         };
-        let mut colours = Vec::with_capacity(n);
-        let mut flagged = 0usize;
-        for i in 0..n {
-            colours.push(r.within("colours", Some(i), |r| {
-                let m = model_indices[i];
-                let verts = vertex_count(r, trak_vertex_counts, m)?;
-                let (layers, running) = read_layers(r, verts, 0)?;
-                let mut swap_layers = None;
-                if tiles[i].anim_flag != 0 {
-                    let k = flagged;
-                    flagged += 1;
-                    if let Some(s) = swaps.as_ref().and_then(|s| s.get(k)) {
-                        let verts = vertex_count(r, trak_vertex_counts, s.model_b)?;
-                        swap_layers = Some(read_layers(r, verts, running)?.0);
-                    }
-                }
-                Ok(TileColours {
-                    layers,
-                    swap_layers,
-                })
-            })?);
-        }
+        let colours = read_colours(
+            r,
+            &tiles,
+            &model_indices,
+            swaps.as_deref(),
+            trak_vertex_counts,
+        )?;
         let (max_objects, objects) = r.within("objects", None, |r| {
             let count_at = r.pos();
             let count = r.u32()?;
@@ -483,22 +524,7 @@ impl Map {
             }
             Ok((max, v))
         })?;
-        let fixed_tail = 2 + if wfpc & WFPC_VIEW_DISTANCE != 0 { 4 } else { 0 };
-        let chains = if wfpc & WFPC_CHAINS != 0 {
-            Some(r.within("chains", None, |r| {
-                let len = r.remaining().checked_sub(fixed_tail).ok_or_else(|| {
-                    r.invalid("chain table: the chunk ends before the fixed fields that follow it")
-                })?;
-                let mut s = r.sub(len)?;
-                let raw = s.rest();
-                match ChainTable::parse(&mut s, wfpc & WFPC_CHAIN_Y != 0) {
-                    Ok(t) if s.is_empty() => Ok(ChainTable::Parsed(t)),
-                    _ => Ok(ChainTable::Raw(raw.to_vec())),
-                }
-            })?)
-        } else {
-            None
-        };
+        let chains = read_chains(r, wfpc)?;
         let view_distance = if wfpc & WFPC_VIEW_DISTANCE != 0 {
             Some(r.within("view_distance", None, |r| r.u32())?)
         } else {
