@@ -292,10 +292,23 @@ pub fn write_obj(
     out: &mut (dyn Write + Send),
 ) -> std::io::Result<ObjOutput> {
     let mut rep = Repairs::default();
-    let n = scene.nodes.len();
+    let order = node_order(scene, opts, &mut rep);
+    let (cache, nodes) = check_meshes(scene, &order, &mut rep);
+    let used = write_nodes(scene, opts, &nodes, &cache, &mut rep, out)?;
+    let (mtl, textures) = write_mtl(scene, &used, &mut rep);
+    Ok(ObjOutput {
+        obj: String::new(),
+        mtl,
+        textures,
+        warnings: rep.finish(),
+    })
+}
 
-    // World matrices: the scene's own for nodes reachable from its roots; a start node that is
-    // not reachable is placed by its local matrix. Below a start node, parent × local.
+/// The nodes to write, pre-order, each once, with its world matrix: the scene's own for
+/// nodes reachable from its roots; a start node that is not reachable is placed by its local
+/// matrix. Below a start node, parent × local.
+fn node_order(scene: &Scene, opts: &ObjOptions, rep: &mut Repairs) -> Vec<(usize, [f32; 16])> {
+    let n = scene.nodes.len();
     let world = scene.world_matrices();
     let reachable = scene.reachable();
     let skip_hidden = opts.roots.is_none();
@@ -303,8 +316,6 @@ pub fn write_obj(
         Some(list) => list.clone(),
         None => scene.roots.clone(),
     };
-
-    // Nodes to write, pre-order, each once, with its world matrix.
     let mut order: Vec<(usize, [f32; 16])> = Vec::new();
     let mut seen = vec![false; n];
     for &s in &starts {
@@ -331,12 +342,23 @@ pub fn write_obj(
             }
         }
     }
+    order
+}
 
-    // Each mesh is checked once, however many nodes instance it (in the order nodes need
-    // them, so the warnings come in the order of the file).
-    let mut cache: Vec<Option<Vec<Option<CleanPrimitive>>>> = vec![None; scene.meshes.len()];
+/// A mesh's primitives, checked ([`clean_primitive`]); `None` where a mesh is not used.
+type CheckedMeshes<'a> = Vec<Option<Vec<Option<CleanPrimitive<'a>>>>>;
+
+/// Each mesh is checked once, however many nodes instance it (in the order nodes need them,
+/// so the warnings come in the order of the file). Returns the checked meshes and the nodes
+/// with a mesh: (node, world matrix, mesh).
+fn check_meshes<'a>(
+    scene: &'a Scene,
+    order: &[(usize, [f32; 16])],
+    rep: &mut Repairs,
+) -> (CheckedMeshes<'a>, Vec<(usize, [f32; 16], usize)>) {
+    let mut cache: CheckedMeshes<'_> = vec![None; scene.meshes.len()];
     let mut nodes: Vec<(usize, [f32; 16], usize)> = Vec::new();
-    for &(x, m) in &order {
+    for &(x, m) in order {
         let node = &scene.nodes[x];
         let Some(mi) = node.mesh else { continue };
         let Some(mesh) = scene.meshes.get(mi) else {
@@ -362,14 +384,31 @@ pub fn write_obj(
                     .enumerate()
                     .map(|(pi, p)| {
                         let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
-                        clean_primitive(p, scene.materials.len(), &label, &mut rep)
+                        clean_primitive(p, scene.materials.len(), &label, rep)
                     })
                     .collect(),
             );
         }
         nodes.push((x, m, mi));
     }
+    (cache, nodes)
+}
 
+/// The materials the written primitives use: per scene material, and the default one.
+struct UsedMaterials {
+    materials: Vec<bool>,
+    default: bool,
+}
+
+/// Write the OBJ text of `nodes`, in batches formatted in parallel.
+fn write_nodes(
+    scene: &Scene,
+    opts: &ObjOptions,
+    nodes: &[(usize, [f32; 16], usize)],
+    cache: &CheckedMeshes<'_>,
+    rep: &mut Repairs,
+    out: &mut (dyn Write + Send),
+) -> std::io::Result<UsedMaterials> {
     out.write_all(b"# levelgeom OBJ\n")?;
     out.write_all(format!("mtllib {}\n", opts.mtl_file).as_bytes())?;
     let (mut nv, mut nvt, mut nvn) = (0usize, 0usize, 0usize);
@@ -379,7 +418,7 @@ pub fn write_obj(
     let mut batch: Vec<Piece> = Vec::new();
     let mut ready: Formatted = Vec::new();
     let mut pending = 0usize;
-    for (x, m, mi) in nodes {
+    for &(x, m, mi) in nodes {
         let node = &scene.nodes[x];
         batch.push(Piece::Line(format!(
             "{keyword} {}\n",
@@ -413,25 +452,31 @@ pub fn write_obj(
                 nvn += c.positions.len();
             }
             if pending >= BATCH {
-                flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
+                flush_batch(&mut batch, opts.colour_set, rep, out, &mut ready)?;
                 pending = 0;
             }
         }
     }
-    flush_batch(&mut batch, opts.colour_set, &mut rep, out, &mut ready)?;
+    flush_batch(&mut batch, opts.colour_set, rep, out, &mut ready)?;
     rep.non_finite += write_formatted(&ready, out)?;
+    Ok(UsedMaterials {
+        materials: used_materials,
+        default: used_default,
+    })
+}
 
-    // MTL for the materials used.
+/// The MTL text for the materials used, and the textures it names.
+fn write_mtl(scene: &Scene, used: &UsedMaterials, rep: &mut Repairs) -> (String, Vec<usize>) {
     let mut mtl = String::from("# levelgeom MTL\n");
     let mut textures = Vec::new();
-    if used_default {
+    if used.default {
         let _ = writeln!(
             mtl,
             "\nnewmtl {DEFAULT_MATERIAL}\nKd 1 1 1\nKs 0 0 0\nd 1\nillum 1"
         );
     }
     for (i, mat) in scene.materials.iter().enumerate() {
-        if !used_materials[i] {
+        if !used.materials[i] {
             continue;
         }
         let c = mat.base_color;
@@ -476,12 +521,7 @@ pub fn write_obj(
     }
     textures.sort_unstable();
     textures.dedup();
-    Ok(ObjOutput {
-        obj: String::new(),
-        mtl,
-        textures,
-        warnings: rep.finish(),
-    })
+    (mtl, textures)
 }
 
 /// `5^k` for `k < 15`: the exact decimal digits of `m·2^-k` are those of `m·5^k`.
