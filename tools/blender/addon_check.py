@@ -20,7 +20,10 @@ through the add-on, move one normal visual by XRAY_OFFSET, export through the ad
 check` it, and compare `levelgeom export` of it with the fixture's (moved visual at old + offset,
 an untouched one unchanged); with a level.hom and level.som beside a copy of the fixture
 (xray_occluders), the Occluders import fills the hidden occluders collection and the export writes
-both files and a summary line for each. Asserts marked [new layout] run only when the export wrote
+both files and a summary line for each; with a level.ai and level.details beside another copy
+(xray_ai), AI nodes and Detail models fill their hidden collections and the export reports the
+stale nodes and slots this check computes (and Details follow empties or moves those slots).
+Asserts marked [new layout] run only when the export wrote
 collision.glb (collision split out of level.glb, colours linear). Exits 1 on any failure.
 """
 import contextlib
@@ -1508,6 +1511,32 @@ def xray_ai(work):
            "\n".join(summary)[-600:])
     c = lg("check", out, check=False)
     record(c.returncode == 0, "xray ai: levelgeom check of the written level, level.ai and level.details",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    # Details follow: every slot over the moved visual is emptied or raised / lowered, no other
+    follow = Path(work) / "xray_ai_followed"
+    shutil.rmtree(follow, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(follow), details_follow=True)
+    except RuntimeError as e:
+        print(f"  export failed: {e}")
+    d = ((json.loads(scene.get("levelgeom_last_result", "{}")).get("summary") or {}).get("stale") or {}).get("details") or {}
+    changed = 0
+    if (follow / "level.details").is_file():
+        a_, b_ = (base / "level.details").read_bytes(), (follow / "level.details").read_bytes()
+        start = len(a_) - 16 * len(slots)  # the slots chunk is the file's last
+        changed = sum(a_[start + 16 * i:start + 16 * i + 16] != b_[start + 16 * i:start + 16 * i + 16]
+                      for i in range(len(slots))) if len(a_) == len(b_) else -1
+    # emptied: no triangle of the moved visual under the slot's centre any more
+    bare = [q for q in over if all(height_at(t, q[0], q[2]) is None for t in new)]
+    record(d.get("followed") and d.get("over_moved") == len(over) and d.get("emptied") == len(bare)
+           and d.get("emptied", 0) + d.get("shifted", 0) == len(over) and changed == len(over),
+           "xray ai: Details follow empties or moves exactly the slots over the moved visual",
+           f"{d}, {changed} slot(s) changed in the file, want {len(bare)} emptied")
+    summary = scene.get("levelgeom_last_summary", "").splitlines()
+    record(any(ln.startswith("level.details: followed: ") for ln in summary),
+           "xray ai: the UI summary says level.details followed", "\n".join(summary)[-300:])
+    c = lg("check", follow, check=False)
+    record(c.returncode == 0, "xray ai: levelgeom check of the level with the followed level.details",
            f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
 
 
