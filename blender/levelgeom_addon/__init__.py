@@ -182,6 +182,18 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
         "occluders`; they follow the edited visuals on export)",
         default=False,
     )
+    ai: BoolProperty(
+        name="AI nodes",
+        description="Also import level.ai's nodes, one small quad each (hidden collection "
+        "`levelgeom ai`; not written back: the export says which nodes an edit made stale)",
+        default=False,
+    )
+    details: BoolProperty(
+        name="Detail models",
+        description="Also import level.details' detail models, each in its own space (hidden "
+        "collection `levelgeom details`; not written back)",
+        default=False,
+    )
 
     def execute(self, context):
         def body():
@@ -199,6 +211,10 @@ class IMPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator, ImportHelper):
                 args.append("--collision")
             if self.occluders:
                 args.append("--occluders")
+            if self.ai:
+                args.append("--ai")
+            if self.details:
+                args.append("--details")
             return _import_level(self, context, path, args, "xray")
 
         return _run_guarded(self, context, body)
@@ -376,6 +392,12 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
         "(--allow-loss; what is lost is in the report)",
         default=False,
     )
+    details_follow: BoolProperty(
+        name="Details follow",
+        description="Empty the detail slots over removed visuals and raise or lower those over "
+        "moved ones (--details-follow); off: level.details is copied and its stale slots reported",
+        default=False,
+    )
     delete_missing: BoolProperty(
         name="Delete missing",
         description="Remove every visual the level collection does not hold, even when it looks "
@@ -430,6 +452,8 @@ class EXPORT_SCENE_OT_levelgeom_xray(bpy.types.Operator):
                     context, collision, os.path.join(tmp, "collision.glb"))]
             if self.delete_missing:
                 args.append("--delete-missing")
+            if self.details_follow:
+                args.append("--details-follow")
             if self.build != "SAME":
                 args += ["--to-version", self.build]
                 if self.allow_loss:

@@ -266,6 +266,7 @@ def xray_summary_lines(result):
             lines.append(f"visual {d.get('visual')} ({d.get('node')!r}): defaulted "
                          + ", ".join(str(x) for x in d.get("attributes") or []))
     lines.extend(occluder_lines(s))
+    lines.extend(stale_lines(s))
     return lines
 
 
@@ -292,4 +293,55 @@ def occluder_lines(s):
             lines.append(f"stale: {file}: " + "; ".join(stale))
         if o.get("note"):
             lines.append(f"{file} {o['note']}")
+    return lines
+
+
+def _points(v, total, most=5):
+    """`(x, y, z), …` for the first `most` positions of `v` (level space, as the summary has
+    them), with `, …` when `total` is more."""
+    shown = [f"({', '.join(f'{c:g}' for c in p)})" for p in (v or [])[:most]
+             if isinstance(p, (list, tuple)) and len(p) == 3]
+    return ", ".join(shown) + (", …" if total > len(shown) else "")
+
+
+def stale_lines(s):
+    """The lines for what the import left stale in `level.ai` and `level.details` (`stale` of
+    the summary): counts, then the first positions (level space) of each kind."""
+    st = s.get("stale")
+    if not isinstance(st, dict):
+        return []
+    lines = []
+    a = st.get("ai")
+    if isinstance(a, dict):
+        if a.get("not_decoded"):
+            lines.append("stale: level.ai: copied unchanged; its nodes are not decoded (versions "
+                         "2-4), so what the edit left stale is not known")
+        else:
+            under, inside = a.get("under_changed", 0), a.get("inside_new", 0)
+            lines.append(f"stale: level.ai: copied unchanged (rebuild it with xrAI): {under} "
+                         f"node(s) under moved, edited or removed geometry, {inside} node(s) now "
+                         "inside new geometry")
+            if under:
+                lines.append(f"level.ai: under changed geometry at "
+                             f"{_points(a.get('under_changed_at'), under)}")
+            if inside:
+                lines.append(f"level.ai: inside new geometry at "
+                             f"{_points(a.get('inside_new_at'), inside)}")
+    d = st.get("details")
+    if isinstance(d, dict):
+        removed, moved = d.get("over_removed", 0), d.get("over_moved", 0)
+        if d.get("followed"):
+            lines.append(f"level.details: followed: {removed} slot(s) over removed geometry, "
+                         f"{moved} over moved or edited geometry; {d.get('emptied', 0)} emptied, "
+                         f"{d.get('shifted', 0)} raised or lowered")
+        else:
+            lines.append(f"stale: level.details: copied unchanged: {removed} slot(s) over removed "
+                         f"geometry, {moved} over moved or edited geometry (Details follow "
+                         "empties or moves them)")
+        if removed:
+            lines.append(f"level.details: over removed geometry at "
+                         f"{_points(d.get('over_removed_at'), removed)}")
+        if moved:
+            lines.append(f"level.details: over moved geometry at "
+                         f"{_points(d.get('over_moved_at'), moved)}")
     return lines

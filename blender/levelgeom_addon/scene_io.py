@@ -9,8 +9,8 @@ import struct
 
 import bpy
 
-# the collections, by role; collision, swap and portals are hidden at first (the game does not
-# draw them)
+# the collections, by role; collision, swap, portals, occluders, AI nodes and detail models are
+# hidden at first (the game does not draw them as they are)
 COLLECTION_NAMES = {
     "level": "levelgeom level",
     "collision": "levelgeom collision",
@@ -18,8 +18,10 @@ COLLECTION_NAMES = {
     "objects": "levelgeom objects",
     "portals": "levelgeom portals",
     "occluders": "levelgeom occluders",
+    "ai": "levelgeom ai",
+    "details": "levelgeom details",
 }
-HIDDEN_ROLES = ("collision", "swap", "portals", "occluders")
+HIDDEN_ROLES = ("collision", "swap", "portals", "occluders", "ai", "details")
 # which file of an export holds which role (anything else goes to the level collection)
 ROLE_BY_FILE = {
     "level": "level",
@@ -28,8 +30,10 @@ ROLE_BY_FILE = {
     "objects": "objects",
     "portals": "portals",
     "occluders": "occluders",
+    "ai": "ai",
+    "details": "details",
 }
-FILE_ORDER = ("level", "collision", "swap", "objects", "portals", "occluders")
+FILE_ORDER = ("level", "collision", "swap", "objects", "portals", "occluders", "ai", "details")
 
 _SUFFIX = re.compile(r"\.\d{3}$")
 
@@ -272,7 +276,7 @@ def export_collection_glb(context, coll, path):
 
 # the roles whose collections are not level geometry (File > Export > Argonaut level WAD writes
 # every other mesh of the scene)
-NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals", "occluders")
+NOT_LEVEL_ROLES = ("collision", "swap", "objects", "portals", "occluders", "ai", "details")
 # roots of a level GLB that `levelgeom import` does not read as level geometry: a copy of
 # `levelgeom_scene::roots::NAMED` (crates/scene/src/roots.rs), whose test checks the two agree
 NOT_LEVEL_ROOTS = ("collision", "swap", "objects", "objects_catalogue", "portals", "occluders", "ai", "details")

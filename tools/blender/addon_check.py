@@ -20,7 +20,10 @@ through the add-on, move one normal visual by XRAY_OFFSET, export through the ad
 check` it, and compare `levelgeom export` of it with the fixture's (moved visual at old + offset,
 an untouched one unchanged); with a level.hom and level.som beside a copy of the fixture
 (xray_occluders), the Occluders import fills the hidden occluders collection and the export writes
-both files and a summary line for each. Asserts marked [new layout] run only when the export wrote
+both files and a summary line for each; with a level.ai and level.details beside another copy
+(xray_ai), AI nodes and Detail models fill their hidden collections and the export reports the
+stale nodes and slots this check computes (and Details follow empties or moves those slots).
+Asserts marked [new layout] run only when the export wrote
 collision.glb (collision split out of level.glb, colours linear). Exits 1 on any failure.
 """
 import contextlib
@@ -1288,6 +1291,255 @@ def xray_occluders(work, fixture):
            f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
 
 
+# ---------------------------------------------------------------------------------------------
+# X-Ray AI nodes and detail slots: File > Import > X-Ray level with AI nodes and Detail models,
+# move one visual, File > Export > X-Ray level reports the stale nodes and slots
+
+AI_CELL = 0.05  # the generated level.ai's cell size, metres
+AI_NO_LINK = 0x7FFFFF  # a 23-bit link of all ones: no neighbour (versions 7-10)
+AI_UP = 126  # the up normal packed by pvCompress (docs/formats/xray-level.md §16)
+
+
+def xray_point(v):
+    """A Blender-space point in X-Ray (level) space: glTF is (x, z, -y) of Blender, and X-Ray
+    negates glTF's z, so X-Ray (x, y, z) = Blender (x, z, y)."""
+    return (v[0], v[2], v[1])
+
+
+def world_tris_xray(ob):
+    """The world triangles of a Blender mesh object, in X-Ray space."""
+    me = ob.data
+    me.calc_loop_triangles()
+    mw = ob.matrix_world
+    pts = [xray_point(mw @ v.co) for v in me.vertices]
+    return [tuple(pts[i] for i in t.vertices) for t in me.loop_triangles]
+
+
+def height_at(tri, x, z):
+    """The height of `tri`'s plane at (x, z) when (x, z) is inside its ground projection, else
+    None (the rule of docs/guide/xray-editing.md, "What an edit leaves stale", written out again here)."""
+    a, b, c = tri
+    d = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2])
+    if abs(d) < 1e-12:
+        return None
+    u = ((x - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (z - a[2])) / d
+    v = ((b[0] - a[0]) * (z - a[2]) - (x - a[0]) * (b[2] - a[2])) / d
+    if u < -1e-9 or v < -1e-9 or u + v > 1 + 1e-9:
+        return None
+    return a[1] + u * (b[1] - a[1]) + v * (c[1] - a[1])
+
+
+def write_level_ai(folder, nodes, lo, hi):
+    """A version-8 level.ai (SoC) in `folder` from the layout of docs/formats/xray-level.md §16
+    (`hdrNODES` with guid, 21-byte `NodeCompressed`): cell AI_CELL, box `lo`–`hi`, each node
+    (x, y, z, light) quantised to its cell and height step, no links, cover (1, 2, 3, 4), up
+    normal. Returns the nodes' positions as the engine computes them back (level_graph.cpp)."""
+    size_y = hi[1] - lo[1]
+    row = math.floor((hi[2] - lo[2]) / AI_CELL + 0.001 + 1.5)
+    out = struct.pack("<IIff6f", 8, len(nodes), AI_CELL, size_y, *lo, *hi) + bytes(range(16, 32))
+    back = []
+    for x, y, z, light in nodes:
+        cx, cz = round((x - lo[0]) / AI_CELL), round((z - lo[2]) / AI_CELL)
+        py = round((y - lo[1]) / size_y * 65535)
+        data = bytearray(12)
+        # four 23-bit links at byte offsets 0, 2, 5, 8, shifted 0, 7, 6, 5
+        for off, shift in ((0, 0), (2, 7), (5, 6), (8, 5)):
+            w = int.from_bytes(data[off:off + 4], "little") | (AI_NO_LINK << shift)
+            data[off:off + 4] = (w & 0xFFFFFFFF).to_bytes(4, "little")
+        data[11] = (data[11] & 0x0F) | (light << 4)
+        xz = cx * row + cz
+        out += bytes(data) + struct.pack("<HH", 0x4321, AI_UP) + xz.to_bytes(3, "little")
+        out += struct.pack("<H", py)
+        back.append((cx * AI_CELL + lo[0], py / 65535 * size_y + lo[1], cz * AI_CELL + lo[2]))
+    (folder / "level.ai").write_bytes(out)
+    return back
+
+
+def write_level_details(folder, lo, hi):
+    """A version-3 level.details in `folder` (docs/formats/xray-level.md §17): one detail model
+    (a 1 m quad), 2 m slots covering `lo`–`hi` in x and z, each with model 0 in its first item
+    (palette 0xFFFF), its floor 1 m under `lo` and 25.5 m tall. Returns the slots' centres
+    (x, floor, z)."""
+    offs_x, offs_z = -math.floor(lo[0] / 2), -math.floor(lo[2] / 2)
+    size_x = math.ceil(hi[0] / 2) + offs_x
+    size_z = math.ceil(hi[2] / 2) + offs_z
+    y_base = round((lo[1] - 1 + 200) / 0.2)
+    floor = y_base * 0.2 - 200
+
+    def chunk(i, body):
+        return struct.pack("<II", i, len(body)) + body
+
+    verts = [(-0.5, 0, 0, 0, 1), (0.5, 0, 0, 1, 1), (0.5, 1, 0, 1, 0), (-0.5, 1, 0, 0, 0)]
+    model = (b"details\\set\0" + b"detail\\grass\0" + struct.pack("<IffII", 0, 0.5, 1.5, 4, 6)
+             + b"".join(struct.pack("<5f", *v) for v in verts) + struct.pack("<6H", 0, 1, 2, 0, 2, 3))
+    slots, centres = b"", []
+    for z in range(size_z):
+        for x in range(size_x):
+            w0 = y_base | (255 << 12) | (0 << 20) | (63 << 26)
+            w1 = 63 | (63 << 6)
+            slots += struct.pack("<II4H", w0, w1, 0xFFFF, 0, 0, 0)
+            centres.append(((x - offs_x) * 2 + 1.0, floor, (z - offs_z) * 2 + 1.0))
+    body = (chunk(0, struct.pack("<IIiiII", 3, 1, offs_x, offs_z, size_x, size_z))
+            + chunk(1, chunk(0, model)) + chunk(2, slots))
+    (folder / "level.details").write_bytes(body)
+    return centres, floor + 25.5
+
+
+def xray_ai(work):
+    """The fixture with a level.ai and a level.details beside it. File > Import > X-Ray level
+    with AI nodes and Detail models puts one quad per node (centred on the nodes written) into
+    the hidden collection `levelgeom ai` and the detail model into the hidden `levelgeom
+    details`. After moving a visual by XRAY_OFFSET, File > Export > X-Ray level copies both files
+    unchanged and reports as stale exactly the nodes and slots this check computes from the
+    visual's old and new triangles in Blender (the rule of docs/guide/xray-editing.md): node A
+    under the visual's old top, node C 1 m under its new top, node B far away in neither list;
+    the UI summary has a `stale: level.ai` and a `stale: level.details` line with the counts."""
+    print("== X-Ray AI nodes and detail slots through the add-on", flush=True)
+    from mathutils import Matrix
+
+    fixture = ROOT / "crates/xray/tests/data/xray-v14-micro"
+    base = Path(work) / "xray_ai_base"
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(fixture, base)
+    b = (base / "level.cform").read_bytes()
+    lo, hi = struct.unpack_from("<3f", b, 12), struct.unpack_from("<3f", b, 24)
+    off = xray_point(XRAY_OFFSET)
+    # the visual to move and its old and new triangles, from a first import through the add-on
+    reset()
+    bpy.ops.import_scene.levelgeom_xray(filepath=str(base / "level"))
+    scene = bpy.context.scene
+    obs = [o for o in scene.objects if o.type == "MESH" and o.get("model_type") == "normal"
+           and not o.children]
+    if not record(obs, "xray ai: the fixture has a normal visual to move"):
+        return
+    visual = max(int(o.get("visual")) for o in obs)
+    old = world_tris_xray(next(o for o in obs if int(o.get("visual")) == visual))
+    new = [tuple((p[0] + off[0], p[1] + off[1], p[2] + off[2]) for p in t) for t in old]
+
+    def ground_area(t):
+        return abs((t[1][0] - t[0][0]) * (t[2][2] - t[0][2]) - (t[2][0] - t[0][0]) * (t[1][2] - t[0][2]))
+
+    top = max(old, key=ground_area)
+    c = [sum(p[k] for p in top) / 3 for k in range(3)]
+    # the AI box: the level's with 6 m around it and the moved copy inside, odd fractions so that
+    # no cell lands on a vertex's coordinates
+    ai_lo = (min(lo[0], lo[0] + off[0]) - 6.0137, min(lo[1], lo[1] + off[1]) - 3.0, min(lo[2], lo[2] + off[2]) - 6.0213)
+    ai_hi = (max(hi[0], hi[0] + off[0]) + 6.0, max(hi[1], hi[1] + off[1]) + 3.0, max(hi[2], hi[2] + off[2]) + 6.0)
+    wanted = [
+        (c[0], c[1] - 1.0, c[2], 15),  # A: under the old top
+        (lo[0] - 5.0, lo[1], lo[2] - 5.0, 3),  # B: away from everything
+        (c[0] + off[0], c[1] + off[1] - 1.0, c[2] + off[2], 7),  # C: 1 m under the new top
+    ]
+    # and a 7 × 7 grid over the level at its mid height
+    for i in range(7):
+        for k in range(7):
+            wanted.append((lo[0] + (hi[0] - lo[0]) * (i + 0.5) / 7, (lo[1] + hi[1]) / 2,
+                           lo[2] + (hi[2] - lo[2]) * (k + 0.5) / 7, (i + k) % 16))
+    nodes = write_level_ai(base, wanted, ai_lo, ai_hi)
+    slots, slot_top = write_level_details(base, lo, hi)
+    under = [n for n in nodes if any(h >= n[1] - 0.5 for t in old if (h := height_at(t, n[0], n[2])) is not None)]
+    inside = [n for n in nodes if any(n[1] + 0.05 < h <= n[1] + 1.8 for t in new
+                                      if (h := height_at(t, n[0], n[2])) is not None)]
+    over = [s for s in slots if any(s[1] - 0.5 <= h <= slot_top + 0.5 for t in old
+                                    if (h := height_at(t, s[0], s[2])) is not None)]
+    record(nodes[0] in under and nodes[2] in inside and nodes[1] not in under + inside,
+           "xray ai: the hand-placed nodes fall where meant (A under the old top, C under the new, "
+           "B in neither)", f"A {nodes[0]}, C {nodes[2]}, under {len(under)}, inside {len(inside)}")
+
+    reset()
+    bpy.ops.import_scene.levelgeom_xray(filepath=str(base / "level"), ai=True, details=True)
+    scene = bpy.context.scene
+    mod = sys.modules[ADDON + ".scene_io"]
+    for role, want in (("ai", 2 * len(nodes)), ("details", 2)):
+        coll = mod.role_collection(scene, role)
+        if not record(coll is not None, f"xray ai: the import makes the {role} collection"):
+            continue
+        meshes = [o for o in coll.all_objects if o.type == "MESH"]
+        tris = tri_count(meshes)
+        record(tris == want, f"xray ai: the {role} collection holds a quad per node / model",
+               f"{tris} triangles, want {want}")
+        lc = mod.find_layer_collection(bpy.context.view_layer.layer_collection, coll)
+        shown = [o.name for o in coll.all_objects if o.visible_get()]
+        record(coll.hide_render and (lc.hide_viewport or coll.hide_viewport) and not shown,
+               f"xray ai: the {role} collection is hidden in viewport and render", str(shown[:5]))
+        if role == "ai" and meshes:
+            pts = [xray_point(o.matrix_world @ v.co) for o in meshes for v in o.data.vertices]
+            mean = [sum(p[k] for p in pts) / len(pts) for k in range(3)]
+            want_mean = [sum(n[k] for n in nodes) / len(nodes) for k in range(3)]
+            record(len(pts) == 4 * len(nodes) and max(abs(a - w) for a, w in zip(mean, want_mean)) < 1e-3,
+                   "xray ai: four vertices per node, centred on the nodes written (their mean)",
+                   f"{len(pts)} vertices, mean {mean}, nodes' {want_mean}")
+    moved = [o for o in scene.objects if o.type == "MESH" and o.get("visual") is not None
+             and int(o.get("visual")) == visual and o.get("model_type") == "normal"]
+    if not record(len(moved) == 1, "xray ai: the visual to move is there again", str(len(moved))):
+        return
+    moved[0].matrix_world = Matrix.Translation(XRAY_OFFSET) @ moved[0].matrix_world
+    bpy.context.view_layer.update()
+    out = Path(work) / "xray_ai_edited"
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(out))
+    except RuntimeError as e:
+        print(f"  export failed: {e}")
+    for name in ("level.ai", "level.details"):
+        record((out / name).is_file() and (out / name).read_bytes() == (base / name).read_bytes(),
+               f"xray ai: the export copies {name} unchanged")
+    result = json.loads(scene.get("levelgeom_last_result", "{}"))
+    st = (result.get("summary") or {}).get("stale") or {}
+    a, d = st.get("ai") or {}, st.get("details") or {}
+
+    def same(got, want):
+        return len(got or []) == len(want) and all(
+            any(max(abs(g[k] - w[k]) for k in range(3)) < 1e-3 for g in got) for w in want)
+
+    record(a.get("under_changed") == len(under) and same(a.get("under_changed_at"), under),
+           "xray ai: the nodes under the moved visual's old shape are reported, at their positions",
+           f"got {a.get('under_changed')} {a.get('under_changed_at')}, want {len(under)} {under}")
+    record(a.get("inside_new") == len(inside) and same(a.get("inside_new_at"), inside),
+           "xray ai: the nodes now inside the moved visual are reported, at their positions",
+           f"got {a.get('inside_new')} {a.get('inside_new_at')}, want {len(inside)} {inside}")
+    record(d.get("over_moved") == len(over) and d.get("over_removed") == 0
+           and same(d.get("over_moved_at"), over) and not d.get("followed"),
+           "xray ai: the detail slots over the moved visual are reported, at their centres",
+           f"got {d}, want {len(over)} {over}")
+    summary = scene.get("levelgeom_last_summary", "").splitlines()
+    record(any(ln.startswith(f"stale: level.ai: copied unchanged (rebuild it with xrAI): {len(under)} node(s)")
+               and f"{len(inside)} node(s) now inside" in ln for ln in summary)
+           and any(ln.startswith(f"stale: level.details: copied unchanged: 0 slot(s) over removed "
+                                 f"geometry, {len(over)} over moved") for ln in summary),
+           "xray ai: the UI summary has the stale lines of level.ai and level.details",
+           "\n".join(summary)[-600:])
+    c = lg("check", out, check=False)
+    record(c.returncode == 0, "xray ai: levelgeom check of the written level, level.ai and level.details",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+    # Details follow: every slot over the moved visual is emptied or raised / lowered, no other
+    follow = Path(work) / "xray_ai_followed"
+    shutil.rmtree(follow, ignore_errors=True)
+    try:
+        bpy.ops.export_scene.levelgeom_xray(filepath=str(follow), details_follow=True)
+    except RuntimeError as e:
+        print(f"  export failed: {e}")
+    d = ((json.loads(scene.get("levelgeom_last_result", "{}")).get("summary") or {}).get("stale") or {}).get("details") or {}
+    changed = 0
+    if (follow / "level.details").is_file():
+        a_, b_ = (base / "level.details").read_bytes(), (follow / "level.details").read_bytes()
+        start = len(a_) - 16 * len(slots)  # the slots chunk is the file's last
+        changed = sum(a_[start + 16 * i:start + 16 * i + 16] != b_[start + 16 * i:start + 16 * i + 16]
+                      for i in range(len(slots))) if len(a_) == len(b_) else -1
+    # emptied: no triangle of the moved visual under the slot's centre any more
+    bare = [q for q in over if all(height_at(t, q[0], q[2]) is None for t in new)]
+    record(d.get("followed") and d.get("over_moved") == len(over) and d.get("emptied") == len(bare)
+           and d.get("emptied", 0) + d.get("shifted", 0) == len(over) and changed == len(over),
+           "xray ai: Details follow empties or moves exactly the slots over the moved visual",
+           f"{d}, {changed} slot(s) changed in the file, want {len(bare)} emptied")
+    summary = scene.get("levelgeom_last_summary", "").splitlines()
+    record(any(ln.startswith("level.details: followed: ") for ln in summary),
+           "xray ai: the UI summary says level.details followed", "\n".join(summary)[-300:])
+    c = lg("check", follow, check=False)
+    record(c.returncode == 0, "xray ai: levelgeom check of the level with the followed level.details",
+           f"exit {c.returncode} {(c.stdout + c.stderr).decode().strip()[:300]}")
+
+
 def xray_round_trip(work):
     """The add-on's X-Ray export: import the real fixture through the add-on, move one normal
     visual by XRAY_OFFSET, export through the add-on; `levelgeom check` passes on the result and
@@ -1806,6 +2058,7 @@ def main():
     guarded("no-edit round trip", no_edit_checks, work, demo)
     guarded("edit round trip", edit_round_trip, work, demo)
     guarded("xray round trip", xray_round_trip, work)
+    guarded("xray ai", xray_ai, work)
     guarded("error reports", error_reports, work)
     finish(work, keep)
 

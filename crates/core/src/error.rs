@@ -138,7 +138,7 @@ pub enum Error {
         file: String,
         /// Why (it names the file of the level it is about).
         #[source]
-        source: levelgeom_xray::files::FilesError,
+        source: Box<levelgeom_xray::files::FilesError>,
     },
     /// An X-Ray import or conversion was refused: the edit, the build asked for, or data the
     /// conversion would lose ([`Error::needs_allow_loss`]).
@@ -193,7 +193,7 @@ pub enum Error {
         file: String,
         /// Why (naming the file beside it).
         #[source]
-        source: levelgeom_xray::files::FilesError,
+        source: Box<levelgeom_xray::files::FilesError>,
     },
     /// A preview picture could not be encoded.
     #[error("{file}: the {view} preview: {source}")]

@@ -377,7 +377,7 @@ impl LevelFile {
                     },
                     other => Error::XrayFiles {
                         file: file.clone(),
-                        source: other,
+                        source: Box::new(other),
                     },
                 })?
             }

@@ -234,7 +234,7 @@ fn beside_error(file: &str, e: levelgeom_xray::files::FilesError) -> Error {
         },
         other => Error::XrayBeside {
             file: file.to_string(),
-            source: other,
+            source: Box::new(other),
         },
     }
 }
