@@ -600,166 +600,13 @@ impl Ctx<'_> {
                 continue;
             };
             let n = pos_acc.count();
-            let tris = match prim.indices() {
-                Some(a) => a.count() / 3,
-                None => n / 3,
-            } as u64;
-            self.triangles = self.triangles.saturating_add(tris);
-            self.vertices = self.vertices.saturating_add(n as u64);
-            let lim = self.opts.limits;
-            if self.triangles > lim.max_triangles as u64 {
-                let at = match prim.indices() {
-                    Some(a) => format!(
-                        "{path}.indices (accessors[{}] count {})",
-                        a.index(),
-                        a.count()
-                    ),
-                    None => format!(
-                        "{path}.attributes.POSITION (accessors[{}] count {n})",
-                        pos_acc.index()
-                    ),
-                };
-                return Err(self.limit(
-                    at,
-                    "triangles of the file's primitives",
-                    self.triangles,
-                    lim.max_triangles as u64,
-                    "max_triangles",
-                ));
-            }
-            // three distinct corners per triangle at most: more vertices than that is padding
-            let max_vertices = (lim.max_triangles as u64).saturating_mul(3);
-            if self.vertices > max_vertices {
-                return Err(self.limit(
-                    format!(
-                        "{path}.attributes.POSITION (accessors[{}] count {n})",
-                        pos_acc.index()
-                    ),
-                    "vertices of the file's primitives",
-                    self.vertices,
-                    max_vertices,
-                    "max_triangles (× 3 vertices)",
-                ));
-            }
+            self.count_primitive(&prim, &pos_acc, &path)?;
             let mut p = Primitive {
                 material: prim.material().index(),
                 ..Primitive::default()
             };
-            let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
-            let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
-            for (sem, acc) in prim.attributes() {
-                let name = semantic_name(&sem);
-                let apath = format!("{path}.attributes.{name}");
-                if acc.count() != n {
-                    return Err(self.err(
-                        &apath,
-                        format!(
-                            "accessor {} has {} elements, POSITION has {n}",
-                            acc.index(),
-                            acc.count()
-                        ),
-                    ));
-                }
-                let want = |comps: &[usize], v: &Values| -> Result<(), ImportError> {
-                    if comps.contains(&v.comps) {
-                        Ok(())
-                    } else {
-                        Err(self.err(
-                            &apath,
-                            format!(
-                                "accessor {} has {} components per element",
-                                acc.index(),
-                                v.comps
-                            ),
-                        ))
-                    }
-                };
-                match &sem {
-                    Semantic::Positions => {
-                        let v = self.values(&acc)?;
-                        want(&[3], &v)?;
-                        p.positions = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-                    }
-                    Semantic::Normals => {
-                        let v = self.values(&acc)?;
-                        want(&[3], &v)?;
-                        p.normals = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-                    }
-                    Semantic::Tangents => {
-                        let v = self.values(&acc)?;
-                        want(&[4], &v)?;
-                        p.tangents = v
-                            .data
-                            .chunks_exact(4)
-                            .map(|c| [c[0], c[1], c[2], c[3]])
-                            .collect();
-                    }
-                    Semantic::TexCoords(k) => {
-                        let v = self.values(&acc)?;
-                        want(&[2], &v)?;
-                        uvs.push((*k, v.data.chunks_exact(2).map(|c| [c[0], c[1]]).collect()));
-                    }
-                    Semantic::Colors(k) => {
-                        let v = self.values(&acc)?;
-                        want(&[3, 4], &v)?;
-                        colors.push((*k, v.vec4s()));
-                    }
-                    Semantic::Extras(custom) => match acc.dimensions() {
-                        Dimensions::Scalar => {
-                            let v = self.values(&acc)?;
-                            p.scalars.push((format!("_{custom}"), v.data));
-                        }
-                        // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
-                        Dimensions::Vec3 | Dimensions::Vec4 => {
-                            let v = self.values(&acc)?;
-                            p.vectors.push((format!("_{custom}"), v.vec4s()));
-                        }
-                        _ => {
-                            self.warn(format!(
-                                "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
-                            ));
-                        }
-                    },
-                    Semantic::Joints(_) | Semantic::Weights(_) => {
-                        self.warn(format!("{apath}: skinning attribute ignored"));
-                    }
-                }
-            }
-            p.uvs = self.contiguous_sets(uvs, &path, "TEXCOORD");
-            p.colors = self.contiguous_sets(colors, &path, "COLOR");
-            p.indices = match prim.indices() {
-                None => {
-                    let Ok(n32) = u32::try_from(n) else {
-                        return Err(self.err(&path, "too many vertices"));
-                    };
-                    (0..n32).collect()
-                }
-                Some(acc) => {
-                    let ipath = format!("{path}.indices");
-                    if acc.dimensions() != Dimensions::Scalar
-                        || !matches!(
-                            acc.data_type(),
-                            DataType::U8 | DataType::U16 | DataType::U32
-                        )
-                    {
-                        return Err(self.err(
-                            &ipath,
-                            format!("accessor {} is not SCALAR u8/u16/u32", acc.index()),
-                        ));
-                    }
-                    // indices are never normalized; read raw (the f32 conversion above
-                    // is exact only below 2^24, so read integers directly)
-                    let idx = self.indices(&acc)?;
-                    if let Some((k, &bad)) = idx.iter().enumerate().find(|(_, &i)| i as usize >= n)
-                    {
-                        return Err(self.err(
-                            format!("accessors[{}]", acc.index()),
-                            format!("index {k} is {bad}, past the {n} vertices of {path}"),
-                        ));
-                    }
-                    idx
-                }
-            };
+            self.attributes(&prim, n, &path, &mut p)?;
+            p.indices = self.primitive_indices(&prim, n, &path)?;
             if p.indices.len() % 3 != 0 {
                 self.warn(format!(
                     "{path}: {} indices is not a multiple of 3; the last {} dropped",
@@ -771,6 +618,195 @@ impl Ctx<'_> {
             out.primitives.push(p);
         }
         Ok(out)
+    }
+
+    /// Add the primitive's triangles and vertices to the file's counts, refused past
+    /// the `max_triangles` limit.
+    fn count_primitive(
+        &mut self,
+        prim: &gltf::Primitive,
+        pos_acc: &gltf::Accessor,
+        path: &str,
+    ) -> Result<(), ImportError> {
+        let n = pos_acc.count();
+        let tris = match prim.indices() {
+            Some(a) => a.count() / 3,
+            None => n / 3,
+        } as u64;
+        self.triangles = self.triangles.saturating_add(tris);
+        self.vertices = self.vertices.saturating_add(n as u64);
+        let lim = self.opts.limits;
+        if self.triangles > lim.max_triangles as u64 {
+            let at = match prim.indices() {
+                Some(a) => format!(
+                    "{path}.indices (accessors[{}] count {})",
+                    a.index(),
+                    a.count()
+                ),
+                None => format!(
+                    "{path}.attributes.POSITION (accessors[{}] count {n})",
+                    pos_acc.index()
+                ),
+            };
+            return Err(self.limit(
+                at,
+                "triangles of the file's primitives",
+                self.triangles,
+                lim.max_triangles as u64,
+                "max_triangles",
+            ));
+        }
+        // three distinct corners per triangle at most: more vertices than that is padding
+        let max_vertices = (lim.max_triangles as u64).saturating_mul(3);
+        if self.vertices > max_vertices {
+            return Err(self.limit(
+                format!(
+                    "{path}.attributes.POSITION (accessors[{}] count {n})",
+                    pos_acc.index()
+                ),
+                "vertices of the file's primitives",
+                self.vertices,
+                max_vertices,
+                "max_triangles (× 3 vertices)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read the primitive's attributes (`n` elements each) into `p`; skinning attributes and
+    /// custom ones of other shapes are ignored with a warning.
+    fn attributes(
+        &mut self,
+        prim: &gltf::Primitive,
+        n: usize,
+        path: &str,
+        p: &mut Primitive,
+    ) -> Result<(), ImportError> {
+        let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
+        let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
+        for (sem, acc) in prim.attributes() {
+            let name = semantic_name(&sem);
+            let apath = format!("{path}.attributes.{name}");
+            if acc.count() != n {
+                return Err(self.err(
+                    &apath,
+                    format!(
+                        "accessor {} has {} elements, POSITION has {n}",
+                        acc.index(),
+                        acc.count()
+                    ),
+                ));
+            }
+            let want = |comps: &[usize], v: &Values| -> Result<(), ImportError> {
+                if comps.contains(&v.comps) {
+                    Ok(())
+                } else {
+                    Err(self.err(
+                        &apath,
+                        format!(
+                            "accessor {} has {} components per element",
+                            acc.index(),
+                            v.comps
+                        ),
+                    ))
+                }
+            };
+            match &sem {
+                Semantic::Positions => {
+                    let v = self.values(&acc)?;
+                    want(&[3], &v)?;
+                    p.positions = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                }
+                Semantic::Normals => {
+                    let v = self.values(&acc)?;
+                    want(&[3], &v)?;
+                    p.normals = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                }
+                Semantic::Tangents => {
+                    let v = self.values(&acc)?;
+                    want(&[4], &v)?;
+                    p.tangents = v
+                        .data
+                        .chunks_exact(4)
+                        .map(|c| [c[0], c[1], c[2], c[3]])
+                        .collect();
+                }
+                Semantic::TexCoords(k) => {
+                    let v = self.values(&acc)?;
+                    want(&[2], &v)?;
+                    uvs.push((*k, v.data.chunks_exact(2).map(|c| [c[0], c[1]]).collect()));
+                }
+                Semantic::Colors(k) => {
+                    let v = self.values(&acc)?;
+                    want(&[3, 4], &v)?;
+                    colors.push((*k, v.vec4s()));
+                }
+                Semantic::Extras(custom) => match acc.dimensions() {
+                    Dimensions::Scalar => {
+                        let v = self.values(&acc)?;
+                        p.scalars.push((format!("_{custom}"), v.data));
+                    }
+                    // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
+                    Dimensions::Vec3 | Dimensions::Vec4 => {
+                        let v = self.values(&acc)?;
+                        p.vectors.push((format!("_{custom}"), v.vec4s()));
+                    }
+                    _ => {
+                        self.warn(format!(
+                            "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                        ));
+                    }
+                },
+                Semantic::Joints(_) | Semantic::Weights(_) => {
+                    self.warn(format!("{apath}: skinning attribute ignored"));
+                }
+            }
+        }
+        p.uvs = self.contiguous_sets(uvs, path, "TEXCOORD");
+        p.colors = self.contiguous_sets(colors, path, "COLOR");
+        Ok(())
+    }
+
+    /// The primitive's triangle indices (`0..n` without an index accessor), checked against
+    /// its `n` vertices.
+    fn primitive_indices(
+        &self,
+        prim: &gltf::Primitive,
+        n: usize,
+        path: &str,
+    ) -> Result<Vec<u32>, ImportError> {
+        Ok(match prim.indices() {
+            None => {
+                let Ok(n32) = u32::try_from(n) else {
+                    return Err(self.err(path, "too many vertices"));
+                };
+                (0..n32).collect()
+            }
+            Some(acc) => {
+                let ipath = format!("{path}.indices");
+                if acc.dimensions() != Dimensions::Scalar
+                    || !matches!(
+                        acc.data_type(),
+                        DataType::U8 | DataType::U16 | DataType::U32
+                    )
+                {
+                    return Err(self.err(
+                        &ipath,
+                        format!("accessor {} is not SCALAR u8/u16/u32", acc.index()),
+                    ));
+                }
+                // indices are never normalized; read raw (the f32 conversion above
+                // is exact only below 2^24, so read integers directly)
+                let idx = self.indices(&acc)?;
+                if let Some((k, &bad)) = idx.iter().enumerate().find(|(_, &i)| i as usize >= n) {
+                    return Err(self.err(
+                        format!("accessors[{}]", acc.index()),
+                        format!("index {k} is {bad}, past the {n} vertices of {path}"),
+                    ));
+                }
+                idx
+            }
+        })
     }
 
     /// Index accessor as u32 (bounds checked like [`Ctx::values`]; no sparse support needed
