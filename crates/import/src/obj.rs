@@ -49,26 +49,10 @@ pub fn read_obj_with(
     files: &dyn FileSource,
     opts: &MeshOptions,
 ) -> Result<Imported, ImportError> {
-    let err = |line: Option<usize>, message: String| ImportError::Obj {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = line_of(&bytes[..e.valid_up_to()]);
-        err(Some(line), "not UTF-8 text".into())
-    })?;
-    // a lone CR ends a line (CR-only files would otherwise be one line, and read as empty)
-    let owned;
-    let text = if text.contains('\r') {
-        owned = text.replace("\r\n", "\n").replace('\r', "\n");
-        owned.as_str()
-    } else {
-        text
-    };
+    let text = obj_text(bytes, file)?;
     let mut warnings = Vec::new();
-    let scan = prescan(text, opts.limits.max_triangles as u64).map_err(|e| match e {
-        ScanError::Bad(l, m) => err(Some(l), m),
+    let scan = prescan(&text, opts.limits.max_triangles as u64).map_err(|e| match e {
+        ScanError::Bad(l, m) => obj_error(file, Some(l), m),
         ScanError::Limit { line, count, limit } => ImportError::Limit {
             file: file.to_string(),
             at: format!("line {line}"),
@@ -79,8 +63,79 @@ pub fn read_obj_with(
         },
     })?;
     warnings.extend(scan.warnings.iter().map(|w| format!("{file}: {w}")));
+    let models = run_tobj(&text, &scan, file)?;
+    let mtl = read_mtllibs(&scan, file, files, &mut warnings);
 
-    // tobj, with our material list and a line-counting reader.
+    let name = stem(file);
+    let mut scene = Scene {
+        name: name.clone(),
+        ..Scene::default()
+    };
+    let mat_map = add_materials(&mut scene, &scan, &mtl, file, &mut warnings);
+    let root = scene.add_node(Node {
+        name,
+        ..Node::default()
+    });
+    scene.roots.push(root);
+    // which OBJ line each triangle came from: tobj emits the faces in file order, each fan
+    // triangulated (k corners → k − 2 triangles), so triangle g of all models in order is
+    // the g-th of the prescan's expanded face list — when the totals agree
+    let total: u64 = models
+        .iter()
+        .map(|m| (m.mesh.indices.len() / 3) as u64)
+        .sum();
+    let mut objects = Objects {
+        scene,
+        root,
+        file,
+        mat_map,
+        warnings,
+        lines: (total == scan.triangles).then(|| FaceLines {
+            faces: scan.faces.clone(),
+            segments: Vec::new(),
+        }),
+        last_name: None,
+    };
+    let mut global = 0u64;
+    for model in models {
+        let model_start = global;
+        global += (model.mesh.indices.len() / 3) as u64;
+        objects.add(&model, model_start);
+    }
+    Ok(Imported {
+        scene: objects.scene,
+        warnings: objects.warnings,
+        inputs: Vec::new(),
+        obj_lines: objects.lines,
+    })
+}
+
+/// An [`ImportError::Obj`] of `file`.
+fn obj_error(file: &str, line: Option<usize>, message: String) -> ImportError {
+    ImportError::Obj {
+        file: file.to_string(),
+        line,
+        message,
+    }
+}
+
+/// The OBJ text: UTF-8, with a lone CR ending a line (CR-only files would otherwise be one
+/// line, and read as empty).
+fn obj_text<'a>(bytes: &'a [u8], file: &str) -> Result<std::borrow::Cow<'a, str>, ImportError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = line_of(&bytes[..e.valid_up_to()]);
+        obj_error(file, Some(line), "not UTF-8 text".into())
+    })?;
+    Ok(if text.contains('\r') {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    })
+}
+
+/// tobj over the scanned text, with our material list and a line-counting reader; its
+/// errors name the line and the statement there (`text`: the file's text).
+fn run_tobj(text: &str, scan: &Prescan, file: &str) -> Result<Vec<tobj::Model>, ImportError> {
     let tobj_materials: Vec<tobj::Material> = scan
         .materials
         .iter()
@@ -127,10 +182,19 @@ pub fn read_obj_with(
             .collect::<Vec<_>>()
             .join(" ");
         let statement: String = statement.chars().take(60).collect();
-        err(Some(line), format!("{e} (in {statement:?})"))
+        obj_error(file, Some(line), format!("{e} (in {statement:?})"))
     })?;
+    Ok(models)
+}
 
-    // MTL libraries.
+/// The materials of the MTL libraries the file names (the first of each name kept); a
+/// library that cannot be read is a warning.
+fn read_mtllibs(
+    scan: &Prescan,
+    file: &str,
+    files: &dyn FileSource,
+    warnings: &mut Vec<String>,
+) -> Vec<MtlMaterial> {
     let mut mtl: Vec<MtlMaterial> = Vec::new();
     for (line, lib) in &scan.mtllibs {
         let rel = match safe_relative(lib) {
@@ -155,13 +219,18 @@ pub fn read_obj_with(
             )),
         }
     }
+    mtl
+}
 
-    // Scene: materials in first-use order (the default material's name maps back to None).
-    let name = stem(file);
-    let mut scene = Scene {
-        name: name.clone(),
-        ..Scene::default()
-    };
+/// The scene's materials in first-use order; returns the scene material of each `usemtl`
+/// name (the default material's name maps back to `None`).
+fn add_materials(
+    scene: &mut Scene,
+    scan: &Prescan,
+    mtl: &[MtlMaterial],
+    file: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<Option<usize>> {
     let mut mat_map: Vec<Option<usize>> = Vec::with_capacity(scan.materials.len());
     for m in &scan.materials {
         if m == DEFAULT_MATERIAL {
@@ -207,34 +276,41 @@ pub fn read_obj_with(
         scene.materials.push(mat);
         mat_map.push(Some(scene.materials.len() - 1));
     }
+    mat_map
+}
 
-    let root = scene.add_node(Node {
-        name,
-        ..Node::default()
-    });
-    scene.roots.push(root);
-    let mut last_name: Option<String> = None;
-    // which OBJ line each triangle came from: tobj emits the faces in file order, each fan
-    // triangulated (k corners → k − 2 triangles), so triangle g of all models in order is
-    // the g-th of the prescan's expanded face list — when the totals agree
-    let total: u64 = models
-        .iter()
-        .map(|m| (m.mesh.indices.len() / 3) as u64)
-        .sum();
-    let mut lines = (total == scan.triangles).then(|| FaceLines {
-        faces: scan.faces.clone(),
-        segments: Vec::new(),
-    });
-    let mut global = 0u64;
-    for model in models {
-        let model_start = global;
-        global += (model.mesh.indices.len() / 3) as u64;
+/// The scene being built from tobj's models: one node and mesh per object name (consecutive
+/// models of one name share them), one primitive per material.
+struct Objects<'a> {
+    scene: Scene,
+    root: usize,
+    file: &'a str,
+    /// The scene material of each tobj material.
+    mat_map: Vec<Option<usize>>,
+    warnings: Vec<String>,
+    lines: Option<FaceLines>,
+    last_name: Option<String>,
+}
+
+/// One tobj model's vertex attributes, checked: a set only some corners have is dropped.
+struct Part {
+    n: usize,
+    positions: Vec<[f32; 3]>,
+    uvs: Option<Vec<[f32; 2]>>,
+    normals: Vec<[f32; 3]>,
+    colours: Option<Vec<[f32; 4]>>,
+}
+
+impl Objects<'_> {
+    /// Add `model` (its first triangle the `model_start`-th of the file's).
+    fn add(&mut self, model: &tobj::Model, model_start: u64) {
         let m = &model.mesh;
         let n = m.positions.len() / 3;
         if m.indices.is_empty() || n == 0 {
-            continue;
+            return;
         }
-        if last_name.as_deref() != Some(model.name.as_str()) {
+        let scene = &mut self.scene;
+        if self.last_name.as_deref() != Some(model.name.as_str()) {
             let mesh = scene.add_mesh(Mesh {
                 name: model.name.clone(),
                 primitives: Vec::new(),
@@ -244,54 +320,15 @@ pub fn read_obj_with(
                 mesh: Some(mesh),
                 ..Node::default()
             });
-            scene.nodes[root].children.push(node);
-            last_name = Some(model.name.clone());
+            scene.nodes[self.root].children.push(node);
+            self.last_name = Some(model.name.clone());
         }
         let mesh_index = scene.meshes.len() - 1;
-        let label = format!("{file}: object {:?}", model.name);
+        let label = format!("{}: object {:?}", self.file, model.name);
         let material = m
             .material_id
-            .and_then(|i| mat_map.get(i).copied().flatten());
-        let positions: Vec<[f32; 3]> = m
-            .positions
-            .chunks_exact(3)
-            .map(|c| [c[0], c[1], c[2]])
-            .collect();
-        let uvs: Option<Vec<[f32; 2]>> = match m.texcoords.len() {
-            0 => None,
-            l if l == 2 * n => Some(
-                m.texcoords
-                    .chunks_exact(2)
-                    .map(|c| [c[0], (1.0 - f64::from(c[1])) as f32])
-                    .collect(),
-            ),
-            _ => {
-                warnings.push(format!(
-                    "{label}: only some corners have texture coordinates; UVs dropped"
-                ));
-                None
-            }
-        };
-        let normals: Vec<[f32; 3]> = match m.normals.len() {
-            0 => Vec::new(),
-            l if l == 3 * n => m
-                .normals
-                .chunks_exact(3)
-                .map(|c| [c[0], c[1], c[2]])
-                .collect(),
-            _ => {
-                warnings.push(format!(
-                    "{label}: only some corners have normals; normals dropped"
-                ));
-                Vec::new()
-            }
-        };
-        let colours: Option<Vec<[f32; 4]>> = (m.vertex_color.len() == 3 * n).then(|| {
-            m.vertex_color
-                .chunks_exact(3)
-                .map(|c| [c[0], c[1], c[2], 1.0])
-                .collect()
-        });
+            .and_then(|i| self.mat_map.get(i).copied().flatten());
+        let part = part(m, &label, &mut self.warnings);
         let prims = &mut scene.meshes[mesh_index].primitives;
         let pi = match prims.iter().position(|p| p.material == material) {
             Some(i) => i,
@@ -304,7 +341,7 @@ pub fn read_obj_with(
             }
         };
         let p = &mut prims[pi];
-        if let Some(l) = &mut lines {
+        if let Some(l) = &mut self.lines {
             l.segments.push(Segment {
                 mesh: mesh_index,
                 primitive: pi,
@@ -313,38 +350,121 @@ pub fn read_obj_with(
                 global: model_start,
             });
         }
-        // Appending to a primitive: an attribute present on one part only is dropped.
-        let fresh = p.positions.is_empty();
         let base = p.positions.len() as u32;
-        let old = p.positions.len();
-        p.positions.extend_from_slice(&positions);
-        merge_set(&mut p.uvs, uvs, fresh, old, n, &label, "UVs", &mut warnings);
-        merge_set(
-            &mut p.colors,
-            colours,
-            fresh,
-            old,
-            n,
-            &label,
-            "colours",
-            &mut warnings,
-        );
-        if fresh {
-            p.normals = normals;
-        } else if p.normals.len() == old && normals.len() == n {
-            p.normals.extend_from_slice(&normals);
-        } else if !p.normals.is_empty() || !normals.is_empty() {
-            warnings.push(format!("{label}: normals on only some faces; dropped"));
-            p.normals.clear();
-        }
+        append(p, part, &label, &mut self.warnings);
         p.indices.extend(m.indices.iter().map(|&i| base + i));
     }
-    Ok(Imported {
-        scene,
+}
+
+/// The vertex attributes of tobj mesh `m` (object `label`).
+fn part(m: &tobj::Mesh, label: &str, warnings: &mut Vec<String>) -> Part {
+    let n = m.positions.len() / 3;
+    let positions: Vec<[f32; 3]> = m
+        .positions
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    let uvs: Option<Vec<[f32; 2]>> = match m.texcoords.len() {
+        0 => None,
+        l if l == 2 * n => Some(
+            m.texcoords
+                .chunks_exact(2)
+                .map(|c| [c[0], (1.0 - f64::from(c[1])) as f32])
+                .collect(),
+        ),
+        _ => {
+            warnings.push(format!(
+                "{label}: only some corners have texture coordinates; UVs dropped"
+            ));
+            None
+        }
+    };
+    let normals: Vec<[f32; 3]> = match m.normals.len() {
+        0 => Vec::new(),
+        l if l == 3 * n => m
+            .normals
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect(),
+        _ => {
+            warnings.push(format!(
+                "{label}: only some corners have normals; normals dropped"
+            ));
+            Vec::new()
+        }
+    };
+    let colours: Option<Vec<[f32; 4]>> = (m.vertex_color.len() == 3 * n).then(|| {
+        m.vertex_color
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2], 1.0])
+            .collect()
+    });
+    Part {
+        n,
+        positions,
+        uvs,
+        normals,
+        colours,
+    }
+}
+
+/// Append a part's vertices to a primitive: an attribute present on one part only is
+/// dropped (a warning naming `label`).
+fn append(p: &mut Primitive, part: Part, label: &str, warnings: &mut Vec<String>) {
+    let mut to = Appending {
+        fresh: p.positions.is_empty(),
+        old: p.positions.len(),
+        n: part.n,
+        label,
         warnings,
-        inputs: Vec::new(),
-        obj_lines: lines,
-    })
+    };
+    p.positions.extend_from_slice(&part.positions);
+    to.merge_set(&mut p.uvs, part.uvs, "UVs");
+    to.merge_set(&mut p.colors, part.colours, "colours");
+    let (fresh, old, n) = (to.fresh, to.old, to.n);
+    if fresh {
+        p.normals = part.normals;
+    } else if p.normals.len() == old && part.normals.len() == n {
+        p.normals.extend_from_slice(&part.normals);
+    } else if !p.normals.is_empty() || !part.normals.is_empty() {
+        warnings.push(format!("{label}: normals on only some faces; dropped"));
+        p.normals.clear();
+    }
+}
+
+/// One part being appended to a primitive that had `old` vertices (`fresh`: none), `n` new.
+struct Appending<'a> {
+    fresh: bool,
+    old: usize,
+    n: usize,
+    label: &'a str,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Appending<'_> {
+    /// Append the part's set `new` to the primitive's first set (UVs or colours), dropping it
+    /// when only some parts have it.
+    fn merge_set<T: Copy>(&mut self, sets: &mut Vec<Vec<T>>, new: Option<Vec<T>>, what: &str) {
+        if self.fresh {
+            if let Some(v) = new {
+                *sets = vec![v];
+            }
+            return;
+        }
+        match (sets.first_mut(), new) {
+            (Some(s), Some(v)) if s.len() == self.old && v.len() == self.n => {
+                s.extend_from_slice(&v)
+            }
+            (None, None) => {}
+            _ => {
+                self.warnings.push(format!(
+                    "{}: {what} on only some faces; dropped",
+                    self.label
+                ));
+                sets.clear();
+            }
+        }
+    }
 }
 
 /// The OBJ line of each triangle of an OBJ file's scene ([`Imported::obj_lines`]), for errors
@@ -379,35 +499,6 @@ impl FaceLines {
         let g = seg.global + (t - seg.first);
         let k = self.faces.partition_point(|&(_, before)| before <= g);
         self.faces.get(k.checked_sub(1)?).map(|&(line, _)| line)
-    }
-}
-
-/// Append one part's set to a primitive's first set (UVs or colours), dropping it when only
-/// some parts have it.
-#[allow(clippy::too_many_arguments)]
-fn merge_set<T: Copy>(
-    sets: &mut Vec<Vec<T>>,
-    new: Option<Vec<T>>,
-    fresh: bool,
-    old: usize,
-    n: usize,
-    label: &str,
-    what: &str,
-    warnings: &mut Vec<String>,
-) {
-    if fresh {
-        if let Some(v) = new {
-            *sets = vec![v];
-        }
-        return;
-    }
-    match (sets.first_mut(), new) {
-        (Some(s), Some(v)) if s.len() == old && v.len() == n => s.extend_from_slice(&v),
-        (None, None) => {}
-        _ => {
-            warnings.push(format!("{label}: {what} on only some faces; dropped"));
-            sets.clear();
-        }
     }
 }
 
