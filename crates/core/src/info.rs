@@ -4,7 +4,6 @@
 use std::fmt;
 use std::path::Path;
 
-
 use serde::Serialize;
 
 use crate::error::Result;
