@@ -41,7 +41,7 @@ use super::matching::{self, Motion, Reference};
 use super::BaseParts;
 use super::{
     base_parts, collision, cut, given_collision, map, CollisionTriangle, Frame, ImportError,
-    ImportOptions, ImportSummary, MeshTriangle, Zones, FLOOR_MIN_NY, MAX_GRID,
+    ImportOptions, ImportSummary, IndexedTri, MeshTriangle, Zones, FLOOR_MIN_NY, MAX_GRID,
 };
 use crate::level::{ChunkData, Level};
 use crate::model::Model;
@@ -249,7 +249,69 @@ pub fn edit(
     };
     let mut ed = TileEdits::default();
 
-    // Nodes → fates of the base tiles, and new triangles (with the tile they replace).
+    let NodeFates {
+        fate,
+        new_tris,
+        new_from,
+    } = node_fates(parts, &reference, base_map, opts, &mut ed)?;
+    let mut tris = derived_collision(trak, base_map, &new_tris, &new_from, &mut sum);
+    let strip = match collision {
+        Some(list) => edited_collision(list, &reference, &mut tris, &mut sum, &mut ed)?,
+        None => BTreeSet::new(),
+    };
+    ed.collision = sum.collision_source.clone();
+
+    // New tiles.
+    let cut = cut(
+        &new_tris,
+        &tris,
+        &Frame {
+            entries: &entries,
+            states: &states,
+            first_model: trak.models.len(),
+            grid_before: (base_map.grid_w, base_map.grid_h),
+        },
+        opts,
+        &mut sum,
+    )?;
+    let mut grid = cut.grid;
+    for f in &fate {
+        if let Fate::Moved { pos, .. } = f {
+            let (cx, cz) = (f64::from(pos[0]).floor(), (-f64::from(pos[2])).floor());
+            grid = (grid.0.max(cx as u32 + 1), grid.1.max(cz as u32 + 1));
+        }
+    }
+
+    let mut m = kept_tiles(base_map, &fate, &mut ed);
+    let first_new = m.tiles.len();
+    ed.added = (first_new..first_new + cut.tiles.len()).collect();
+    sum.tiles = cut.tiles.len();
+    sum.models = cut.models.len();
+    sum.kept_tiles = first_new;
+    sum.grid_after = grid;
+    sum.zones = match opts.zones {
+        Zones::Keep => "kept",
+        Zones::Flat => "flattened",
+    }
+    .into();
+    map::rebuild(&mut m, cut.tiles, true, opts.zones, grid);
+
+    let models = trak_models(trak, &m, &strip, cut.models);
+    let level = with_chunks(base, models, m)?;
+    sum.edit = Some(ed);
+    Ok((level, sum))
+}
+
+/// What the nodes say of the base tiles (the edits recorded in `ed`), and the new triangles
+/// with the base tile each replaces.
+fn node_fates(
+    parts: &[MeshPart],
+    reference: &Reference,
+    base_map: &crate::map::Map,
+    opts: &ImportOptions,
+    ed: &mut TileEdits,
+) -> Result<NodeFates, ImportError> {
+    let n = base_map.tiles.len();
     let mut fate: Vec<Option<Fate>> = vec![None; n];
     let mut new_tris: Vec<MeshTriangle> = Vec::new();
     let mut new_from: Vec<Option<usize>> = Vec::new();
@@ -331,8 +393,32 @@ pub fn edit(
     }
     let fate: Vec<Fate> = fate.into_iter().map(|f| f.unwrap_or(Fate::Kept)).collect();
     ed.kept = (0..n).filter(|&t| fate[t] == Fate::Kept).collect();
+    Ok(NodeFates {
+        fate,
+        new_tris,
+        new_from,
+    })
+}
 
-    // Collision: derived for the new triangles; an edited collision mesh per object.
+/// What [`node_fates`] found.
+struct NodeFates {
+    /// Per base tile.
+    fate: Vec<Fate>,
+    /// The new triangles…
+    new_tris: Vec<MeshTriangle>,
+    /// …and the base tile each replaces.
+    new_from: Vec<Option<usize>>,
+}
+
+/// Collision for the new triangles, its material and group taken from the nearest base
+/// polygon of its kind (preferring the tile it replaces).
+fn derived_collision(
+    trak: &crate::trak::Trak,
+    base_map: &crate::map::Map,
+    new_tris: &[MeshTriangle],
+    new_from: &[Option<usize>],
+    sum: &mut ImportSummary,
+) -> Vec<IndexedTri> {
     let polys = base_polys(trak, base_map);
     let mut tris = Vec::new();
     for (i, t) in new_tris.iter().enumerate() {
@@ -363,73 +449,61 @@ pub fn edit(
             },
         ));
     }
+    tris
+}
+
+/// The `(material, group)` pairs where the collision mesh `list` differs from what export
+/// wrote: their triangles are added to `tris`, and the base models lose theirs.
+fn edited_collision(
+    list: &[CollisionTriangle],
+    reference: &Reference,
+    tris: &mut Vec<IndexedTri>,
+    sum: &mut ImportSummary,
+    ed: &mut TileEdits,
+) -> Result<BTreeSet<(u8, u8)>, ImportError> {
     let mut strip: BTreeSet<(u8, u8)> = BTreeSet::new();
-    match collision {
-        None => {}
-        Some(list) => {
-            let mut given: BTreeMap<(u8, u8), Vec<[[f32; 3]; 3]>> = BTreeMap::new();
-            for t in list {
-                given
-                    .entry((t.material, t.group))
-                    .or_default()
-                    .push(t.positions);
-            }
-            let exported: BTreeMap<(u8, u8), &Vec<[[f64; 3]; 3]>> =
-                reference.collision.iter().map(|(k, v)| (*k, v)).collect();
-            let keys: BTreeSet<(u8, u8)> = given.keys().chain(exported.keys()).copied().collect();
-            for key in keys {
-                let g = given.get(&key).map_or(&[][..], |v| v.as_slice());
-                let e = exported.get(&key).map_or(&[][..], |v| v.as_slice());
-                if !matching::same_collision(e, g) {
-                    strip.insert(key);
-                }
-            }
-            if strip.is_empty() {
-                sum.collision_source =
-                    "follows the tiles (the collision mesh is what export wrote: not edited)"
-                        .into();
-            } else {
-                ed.collision_edited = strip
-                    .iter()
-                    .map(|(m, g)| format!("mat{m:02}_grp{g}"))
-                    .collect();
-                sum.collision_source = format!(
-                    "follows the tiles, except {} replaced from the collision mesh",
-                    ed.collision_edited.join(", ")
-                );
-                let edited: Vec<CollisionTriangle> = list
-                    .iter()
-                    .filter(|t| strip.contains(&(t.material, t.group)))
-                    .cloned()
-                    .collect();
-                tris.extend(given_collision(&edited, &mut sum)?);
-            }
+    let mut given: BTreeMap<(u8, u8), Vec<[[f32; 3]; 3]>> = BTreeMap::new();
+    for t in list {
+        given
+            .entry((t.material, t.group))
+            .or_default()
+            .push(t.positions);
+    }
+    let exported: BTreeMap<(u8, u8), &Vec<[[f64; 3]; 3]>> =
+        reference.collision.iter().map(|(k, v)| (*k, v)).collect();
+    let keys: BTreeSet<(u8, u8)> = given.keys().chain(exported.keys()).copied().collect();
+    for key in keys {
+        let g = given.get(&key).map_or(&[][..], |v| v.as_slice());
+        let e = exported.get(&key).map_or(&[][..], |v| v.as_slice());
+        if !matching::same_collision(e, g) {
+            strip.insert(key);
         }
     }
-    ed.collision = sum.collision_source.clone();
-
-    // New tiles.
-    let cut = cut(
-        &new_tris,
-        &tris,
-        &Frame {
-            entries: &entries,
-            states: &states,
-            first_model: trak.models.len(),
-            grid_before: (base_map.grid_w, base_map.grid_h),
-        },
-        opts,
-        &mut sum,
-    )?;
-    let mut grid = cut.grid;
-    for f in &fate {
-        if let Fate::Moved { pos, .. } = f {
-            let (cx, cz) = (f64::from(pos[0]).floor(), (-f64::from(pos[2])).floor());
-            grid = (grid.0.max(cx as u32 + 1), grid.1.max(cz as u32 + 1));
-        }
+    if strip.is_empty() {
+        sum.collision_source =
+            "follows the tiles (the collision mesh is what export wrote: not edited)".into();
+    } else {
+        ed.collision_edited = strip
+            .iter()
+            .map(|(m, g)| format!("mat{m:02}_grp{g}"))
+            .collect();
+        sum.collision_source = format!(
+            "follows the tiles, except {} replaced from the collision mesh",
+            ed.collision_edited.join(", ")
+        );
+        let edited: Vec<CollisionTriangle> = list
+            .iter()
+            .filter(|t| strip.contains(&(t.material, t.group)))
+            .cloned()
+            .collect();
+        tris.extend(given_collision(&edited, sum)?);
     }
+    Ok(strip)
+}
 
-    // The MAP: kept and moved tiles in their order, swap records of the kept swap tiles.
+/// The MAP with the kept and moved tiles in their order and the swap records of the kept swap
+/// tiles (the base's when no tile changed); the new tiles are added by the caller.
+fn kept_tiles(base_map: &crate::map::Map, fate: &[Fate], ed: &mut TileEdits) -> crate::map::Map {
     let mut m = base_map.clone();
     let edited_tiles = fate.iter().any(|f| *f != Fate::Kept);
     if edited_tiles {
@@ -501,37 +575,43 @@ pub fn edit(
             }
         }
     }
-    let first_new = m.tiles.len();
-    ed.added = (first_new..first_new + cut.tiles.len()).collect();
-    sum.tiles = cut.tiles.len();
-    sum.models = cut.models.len();
-    sum.kept_tiles = first_new;
-    sum.grid_after = grid;
-    sum.zones = match opts.zones {
-        Zones::Keep => "kept",
-        Zones::Flat => "flattened",
-    }
-    .into();
-    map::rebuild(&mut m, cut.tiles, true, opts.zones, grid);
+    m
+}
 
-    // TRAK: the base's models (the edited collision objects stripped), then the new ones.
+/// The TRAK models: the base's (the edited collision objects in `strip` stripped from the
+/// models `m` uses), then the new ones; `None` when nothing changed.
+fn trak_models(
+    trak: &crate::trak::Trak,
+    m: &crate::map::Map,
+    strip: &BTreeSet<(u8, u8)>,
+    new_models: Vec<Model>,
+) -> Option<Vec<Model>> {
     let mut models: Option<Vec<Model>> = None;
     if !strip.is_empty() {
         let mut ms = trak.models.clone();
         let used: BTreeSet<u32> = m.model_indices.iter().copied().collect();
         for mi in used {
             if let Some(model) = ms.get_mut(mi as usize) {
-                strip_collision(model, &strip);
+                strip_collision(model, strip);
             }
         }
         models = Some(ms);
     }
-    if !cut.models.is_empty() {
+    if !new_models.is_empty() {
         models
             .get_or_insert_with(|| trak.models.clone())
-            .extend(cut.models);
+            .extend(new_models);
     }
+    models
+}
 
+/// `base` with the TRAK models `models` (when some) and the MAP `m` (when it differs); the
+/// size fields of new contents say what is written (no inherited size quirk).
+fn with_chunks(
+    base: &Level,
+    mut models: Option<Vec<Model>>,
+    mut m: crate::map::Map,
+) -> Result<Level, ImportError> {
     let mut level = base.clone();
     for c in &mut level.chunks {
         match &mut c.data {
@@ -552,8 +632,7 @@ pub fn edit(
         c.declared_size = levelgeom_binary::fit(len, || format!("{}/size", c.tag.path_name()))?;
         c.original_len = len;
     }
-    sum.edit = Some(ed);
-    Ok((level, sum))
+    Ok(level)
 }
 
 /// Remove the collision polygons of the `(material, group)` pairs in `strip` from a model,
