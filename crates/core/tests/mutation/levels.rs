@@ -230,6 +230,8 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
                     Ok("refused")
                 }
                 (Error::Unsupported { .. }, None) => Ok("refused"),
+                // a file beside the level refused as a whole (its kind), naming that file
+                (Error::XrayBeside { .. }, None) => Ok("refused"),
                 _ => Err(format!("open error without an offset in the file: {e}")),
             };
         }
