@@ -313,11 +313,15 @@ pub fn build(
             &mut scene,
             &mut looks,
             &mut warnings,
-            trak,
-            (ti, m, tile.rot),
-            &place,
-            layers,
-            "",
+            &TileModel {
+                trak,
+                ti,
+                m,
+                rot: tile.rot,
+                place: &place,
+                layers,
+                suffix: "",
+            },
         );
         if let Some(node) = node {
             scene.nodes[level_root].children.push(node);
@@ -335,11 +339,15 @@ pub fn build(
                 &mut scene,
                 &mut looks,
                 &mut warnings,
-                trak,
-                (ti, s.model_b, tile.rot),
-                &place,
-                layers,
-                "_swap",
+                &TileModel {
+                    trak,
+                    ti,
+                    m: s.model_b,
+                    rot: tile.rot,
+                    place: &place,
+                    layers,
+                    suffix: "_swap",
+                },
             ) {
                 scene.nodes[alt]
                     .extras
@@ -510,20 +518,35 @@ impl Looks<'_> {
     }
 }
 
-/// Add the node of model `m` placed for tile `ti` (name suffix `""` or `"_swap"`); `None` when
-/// the model does not exist (warning) or has nothing to draw (a collision-only tile: no empty
-/// node is made for it).
-#[allow(clippy::too_many_arguments)]
+/// One model as a tile draws it: tile `ti` showing TRAK model `m` turned by `rot`, at `place`,
+/// with its colour `layers`; `suffix` (`""` or `"_swap"`) ends the node's name.
+struct TileModel<'a> {
+    trak: &'a Trak,
+    ti: usize,
+    m: u32,
+    rot: u32,
+    place: &'a Placement,
+    layers: &'a [Vec<u32>],
+    suffix: &'a str,
+}
+
+/// Add the node of a tile's model; `None` when the model does not exist (warning) or has
+/// nothing to draw (a collision-only tile: no empty node is made for it).
 fn tile_node(
     scene: &mut Scene,
     looks: &mut Looks<'_>,
     warnings: &mut Vec<String>,
-    trak: &Trak,
-    (ti, m, rot): (usize, u32, u32),
-    place: &Placement,
-    layers: &[Vec<u32>],
-    suffix: &str,
+    tile: &TileModel<'_>,
 ) -> Option<usize> {
+    let TileModel {
+        trak,
+        ti,
+        m,
+        rot,
+        place,
+        layers,
+        suffix,
+    } = *tile;
     let Some(model) = trak.models.get(m as usize) else {
         warnings.push(format!(
             "MAP/tiles[{ti}]: model {m} is not below the {} TRAK models; tile skipped",
@@ -541,12 +564,14 @@ fn tile_node(
         scene,
         looks,
         warnings,
-        name.clone(),
-        model,
-        place,
-        &sets,
-        &format!("TRAK/models[{m}]"),
-        &format!("MAP/tiles[{ti}]"),
+        &ModelPart {
+            name: name.clone(),
+            model,
+            place,
+            sets: &sets,
+            model_ctx: &format!("TRAK/models[{m}]"),
+            place_ctx: &format!("MAP/tiles[{ti}]"),
+        },
     );
     let mesh = mesh?;
     Some(scene.add_node(Node {
@@ -561,25 +586,39 @@ fn tile_node(
     }))
 }
 
+/// A model to turn into a mesh: its node `name`, where it is placed, its colour sets, and the
+/// chunk paths its errors name (`model_ctx` for the model's faces, `place_ctx` for the place).
+struct ModelPart<'a> {
+    name: String,
+    model: &'a Model,
+    place: &'a Placement,
+    sets: &'a [&'a [u32]],
+    model_ctx: &'a str,
+    place_ctx: &'a str,
+}
+
 /// Build and add a model's mesh; `None` (no mesh) for models without faces.
-#[allow(clippy::too_many_arguments)]
 fn model_mesh(
     scene: &mut Scene,
     looks: &mut Looks<'_>,
     warnings: &mut Vec<String>,
-    name: String,
-    model: &Model,
-    place: &Placement,
-    sets: &[&[u32]],
-    model_ctx: &str,
-    place_ctx: &str,
+    part: &ModelPart<'_>,
 ) -> Option<usize> {
+    let model = part.model;
     if model.faces.is_empty() {
         return None;
     }
-    let mut look = |_: usize, f: &Face| looks.face(model_ctx, f);
+    let mut look = |_: usize, f: &Face| looks.face(part.model_ctx, f);
     let mut warn = |w: String| warnings.push(w);
-    let m = mesh::build(name, model, place, sets, &mut look, place_ctx, &mut warn);
+    let m = mesh::build(
+        part.name.clone(),
+        model,
+        part.place,
+        part.sets,
+        &mut look,
+        part.place_ctx,
+        &mut warn,
+    );
     if m.primitives.is_empty() {
         return None;
     }
@@ -697,16 +736,19 @@ fn objects_tree(
     let mut cursor = 0.0f64;
     for (i, model) in stpc.models.iter().enumerate() {
         let name = format!("object_{i:03}");
+        let ctx = format!("STPC/models[{i}]");
         let mesh = model_mesh(
             scene,
             looks,
             warnings,
-            name.clone(),
-            model,
-            &place,
-            &[],
-            &format!("STPC/models[{i}]"),
-            &format!("STPC/models[{i}]"),
+            &ModelPart {
+                name: name.clone(),
+                model,
+                place: &place,
+                sets: &[],
+                model_ctx: &ctx,
+                place_ctx: &ctx,
+            },
         );
         // Bounds in output space (after the mirror), to lay the models out in a row.
         let pts: Vec<[f32; 3]> = model.vertices.iter().map(|v| place.point(v.pos)).collect();

@@ -39,7 +39,7 @@ use levelgeom_scene::{Mesh, Node, Primitive, Scene};
 
 use super::material::MaterialKey;
 use super::placement::yaw;
-use super::{model_mesh, Looks, SceneOptions};
+use super::{model_mesh, Looks, ModelPart, SceneOptions};
 use crate::map::{Map, MapObject};
 use crate::stpc::Stpc;
 
@@ -306,16 +306,19 @@ pub(super) fn objects_in_place(
                 continue;
             };
             let mesh = *meshes.entry(r.model).or_insert_with(|| {
+                let ctx = format!("STPC/models[{}]", r.model);
                 model_mesh(
                     scene,
                     looks,
                     warnings,
-                    format!("stpc_{:03}", r.model),
-                    model,
-                    &super::placement::Placement::IDENTITY,
-                    &[],
-                    &format!("STPC/models[{}]", r.model),
-                    &format!("STPC/models[{}]", r.model),
+                    &ModelPart {
+                        name: format!("stpc_{:03}", r.model),
+                        model,
+                        place: &super::placement::Placement::IDENTITY,
+                        sets: &[],
+                        model_ctx: &ctx,
+                        place_ctx: &ctx,
+                    },
                 )
             });
             match mesh {
