@@ -747,8 +747,9 @@ mod tests {
 
     #[test]
     fn a_shader_table_past_u16_is_an_error_naming_the_field() {
-        // the 13/14 glow's `shader_index` is a u16 (xrLC `Build.cpp`, docs/formats/xray-level.md
-        // §13.2), as is OGF_HEADER's `shader_id` (§5.1): entries 1..=65535 fit, 65536 does not
+        // the 13/14 glow's `shader_index` is a u16 (xrLC `Build.cpp`;
+        // docs/formats/xray-level.md §13.2), as is OGF_HEADER's `shader_id`
+        // (docs/formats/xray-level.md §5.1): entries 1..=65535 fit, 65536 does not
         let f = flatten(&glows_level(65_535)).unwrap();
         let last = f.level.glows().last().map(|g| g.shader);
         assert_eq!(last, Some(65_535));
