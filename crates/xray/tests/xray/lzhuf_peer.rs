@@ -7,13 +7,15 @@ use std::process::Command;
 use levelgeom_xray::lzhuf;
 
 /// blender-xray: `LEVELGEOM_BLENDER_XRAY`, else `shared/peers/blender-xray` beside the
-/// repository (or beside the folder of worktrees).
+/// repository (or beside the folder of worktrees), else the workplace's `/work/shared` (where
+/// `.ci/run` also looks, for a checkout elsewhere).
 fn blender_xray() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let candidates = [
         std::env::var_os("LEVELGEOM_BLENDER_XRAY").map(PathBuf::from),
         Some(root.join("../shared/peers/blender-xray")),
         Some(root.join("../../shared/peers/blender-xray")),
+        Some(PathBuf::from("/work/shared/peers/blender-xray")),
     ];
     candidates
         .into_iter()
