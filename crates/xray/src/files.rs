@@ -247,6 +247,30 @@ pub struct LevelFiles {
     pub ai_details: AiDetailsFiles,
 }
 
+/// The file `name` in `dir` with its bytes, when present; a file of that name whose content is
+/// not of kind `want` is an error naming it.
+fn companion(dir: &Path, name: &str, want: Kind) -> Result<Option<(PathBuf, Vec<u8>)>, FilesError> {
+    let path = dir.join(name);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let bytes = read_bytes(&path)?;
+    match crate::kind(&bytes) {
+        Some(k) if k == want => Ok(Some((path, bytes))),
+        Some(k) => Err(FilesError::WrongKind {
+            path,
+            message: format!("is {}, not {}", kind_name(k), kind_name(want)),
+        }),
+        None => Err(FilesError::NotXray { path }),
+    }
+}
+
+/// The error of a companion at `path` that does not read.
+fn read_err(path: &Path) -> impl FnOnce(ReadError) -> FilesError {
+    let path = path.to_path_buf();
+    move |source| FilesError::Read { path, source }
+}
+
 /// The `level.ai` and `level.details` beside a `level` ([`ai_details_beside`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AiDetailsFiles {
@@ -286,25 +310,7 @@ impl AiDetailsFiles {
 /// naming it (and the offset inside).
 pub fn ai_details_beside(level_path: &Path) -> Result<AiDetailsFiles, FilesError> {
     let dir = parent(level_path);
-    let load = |name: &str, want: Kind| -> Result<Option<(PathBuf, Vec<u8>)>, FilesError> {
-        let path = dir.join(name);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let bytes = read_bytes(&path)?;
-        match crate::kind(&bytes) {
-            Some(k) if k == want => Ok(Some((path, bytes))),
-            Some(k) => Err(FilesError::WrongKind {
-                path,
-                message: format!("is {}, not {}", kind_name(k), kind_name(want)),
-            }),
-            None => Err(FilesError::NotXray { path }),
-        }
-    };
-    let read_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| FilesError::Read { path, source }
-    };
+    let load = |name: &str, want: Kind| companion(&dir, name, want);
     let ai = match load("level.ai", Kind::Ai)? {
         Some((path, bytes)) => {
             let (a, _) = crate::ai::LevelAi::read(&bytes).map_err(read_err(&path))?;
@@ -365,25 +371,7 @@ impl OccluderFiles {
 /// naming it (and the offset and chunk inside).
 pub fn occluders_beside(level_path: &Path) -> Result<OccluderFiles, FilesError> {
     let dir = parent(level_path);
-    let load = |name: &str, want: Kind| -> Result<Option<(PathBuf, Vec<u8>)>, FilesError> {
-        let path = dir.join(name);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let bytes = read_bytes(&path)?;
-        match crate::kind(&bytes) {
-            Some(k) if k == want => Ok(Some((path, bytes))),
-            Some(k) => Err(FilesError::WrongKind {
-                path,
-                message: format!("is {}, not {}", kind_name(k), kind_name(want)),
-            }),
-            None => Err(FilesError::NotXray { path }),
-        }
-    };
-    let read_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| FilesError::Read { path, source }
-    };
+    let load = |name: &str, want: Kind| companion(&dir, name, want);
     let hom = match load("level.hom", Kind::Hom)? {
         Some((path, bytes)) => {
             let (h, _) = Hom::read(&bytes).map_err(read_err(&path))?;
