@@ -1,7 +1,7 @@
 //! Authoring: the computations a writer of new geometry needs to keep the docs/formats/argonaut-wad.md §21
 //! consistency rules (the ones [`crate::check`] tests).
 //!
-//! The generator ([`crate::generate`]) builds its levels with these functions, and a mesh
+//! The generator (`crate::generate`, cargo feature `generate`) builds its levels with these functions, and a mesh
 //! importer is meant to use them the same way: lay out vertices and faces, then
 //!
 //! 1. give every face its plane with [`face_plane`] (`n = normalize((v1 − v0) × (v2 − v0))`,

@@ -41,6 +41,7 @@ use crate::ampc::Ampc;
 use crate::author::{self, collision_polygon};
 use crate::check::render_state;
 use crate::font::{Font, Glyph, GLYPHS};
+use crate::import::BOX_MARGIN;
 
 mod font5x7;
 use crate::level::{Chunk, ChunkData, Level};
@@ -73,8 +74,6 @@ pub const WATER_Y: f32 = -2.75;
 pub const ENTRIES_PER_PAGE: usize = 16;
 /// Flat-colour texture entries after the page entries.
 pub const FLAT_ENTRIES: usize = 4;
-/// Bounding-box margin (docs/formats/argonaut-wad.md §22: "1/128 margin is probably enough").
-pub const BOX_MARGIN: f32 = 1.0 / 128.0;
 /// Quads per side of the bridge deck (model 1): 2 · 12² = 288 faces.
 pub const BRIDGE_SUBDIVISIONS: u32 = 12;
 /// Peak height of the island's terrain above its base.

@@ -9,7 +9,7 @@
 //! * [`author`]: the computations a writer of new geometry needs (face planes, normals,
 //!   batch flags, collision planes, bounding boxes);
 //! * [`mod@info`]: the typed summary `levelgeom info` prints (text and JSON);
-//! * [`generate`]: a synthetic, self-consistent level generator (tests, demo, benchmarks);
+//! * `generate` (with the cargo feature `generate`): a synthetic, self-consistent level generator (tests, demo, benchmarks);
 //! * [`scene`]: conversion to the engine-neutral scene model for export;
 //! * [`mod@import`]: the way back, edited geometry into TRAK and MAP, with [`probe`] (collision
 //!   heights as the engine finds them) and [`sample`] (geometry to try it with);
@@ -25,6 +25,7 @@ pub mod check;
 pub mod container;
 pub mod extract;
 pub mod font;
+#[cfg(feature = "generate")]
 pub mod generate;
 pub mod import;
 pub mod info;

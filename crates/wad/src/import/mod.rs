@@ -51,9 +51,12 @@ use serde::Serialize;
 
 use crate::author;
 use crate::check::render_state;
-use crate::generate::BOX_MARGIN;
 use crate::level::{ChunkData, Level};
 use crate::model::{CollisionPoly, Model};
+
+/// Bounding-box margin (docs/formats/argonaut-wad.md §22: "1/128 margin is probably enough");
+/// the generator re-uses it.
+pub const BOX_MARGIN: f32 = 1.0 / 128.0;
 
 pub mod collision;
 pub mod edit;

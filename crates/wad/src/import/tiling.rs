@@ -21,9 +21,9 @@
 
 use std::collections::HashMap;
 
+use super::BOX_MARGIN;
 use crate::author;
 use crate::check::MAX_MODEL_VERTICES;
-use crate::generate::BOX_MARGIN;
 use crate::model::{Face, Model, Vertex};
 
 /// A triangle ready for a model: world corners in stored order and its face data.
