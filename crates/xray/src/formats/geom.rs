@@ -25,6 +25,9 @@ use crate::vertex_data::VertexData;
 
 pub use super::ids::geom::*;
 
+/// xrLC splits vertex buffers at this many vertices (u16 indices).
+pub const MAX_VB_VERTICES: usize = 65_535;
+
 /// `hdrLEVEL`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {

@@ -14,8 +14,7 @@ use crate::geom::{Geom, GeomChunk, VertexBuffer};
 use crate::ogf::GContainer;
 use crate::vertex::{self, Vertices};
 
-/// xrLC splits vertex buffers at this many vertices (u16 indices).
-pub const MAX_VB_VERTICES: usize = 65_535;
+pub use crate::geom::MAX_VB_VERTICES;
 /// New index buffers are started past this many indices.
 pub const MAX_IB_INDICES: usize = 3 * 65_535;
 

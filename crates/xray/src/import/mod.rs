@@ -134,13 +134,24 @@ pub enum ImportError {
     /// A build import does not write.
     #[error("XRLC version {0}: import writes versions 4, 5, 8–14")]
     Version(u16),
-    /// The edit cannot be written in the old build's layout ([`old`]).
+    /// A build conversion's result cannot be written in the target build (what the build
+    /// cannot hold), or the collision inside an old `level` cannot be read.
     #[error("XRLC {version}: {message}")]
     OldBuild {
         /// The level's build.
         version: u16,
         /// What cannot be written.
         message: String,
+    },
+    /// The edit of the old level's 13/14-shaped view cannot be written back in the level's
+    /// own layout ([`old`]).
+    #[error("XRLC {version}: {source}")]
+    Unflatten {
+        /// The level's build.
+        version: u16,
+        /// What has no form in that build.
+        #[source]
+        source: crate::flat::UnflattenError,
     },
     /// `--to-version` names a build the conversion does not write.
     #[error(

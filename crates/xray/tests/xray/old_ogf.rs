@@ -437,7 +437,23 @@ fn progressive_strips_and_detail_patches_of_2002_read_rebuild_and_export() {
             let np = node_of(&e, n - 1);
             move_node(&mut e, np, [0.0, 1.0, 0.0]);
             let err = import::import(base, &e, None, &ImportOptions::default()).unwrap_err();
-            assert!(err.to_string().contains("detail patch"), "{err}");
+            // typed: the write-back's own error, kept as the source; it names the view's
+            // buffer of the patch's quads (2 sprites, 4 corners each)
+            let typed = std::error::Error::source(&err)
+                .and_then(|s| s.downcast_ref::<flat::UnflattenError>());
+            let Some(&flat::UnflattenError::PatchQuadsEdited { buffer }) = typed else {
+                panic!("{what}: {err:?}");
+            };
+            let view = flat::flatten(&back).unwrap();
+            assert_eq!(view.geom.vertex_buffers().unwrap()[buffer].count, 8, "{what}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "XRLC {v}: the quads of a detail patch visual (view vertex buffer {buffer}) \
+                     were edited; a detail patch (OGF_DPATCH sprites) has no form for them: \
+                     leave it unedited or delete it"
+                )
+            );
             // convert to 13 and 14: every triangle of the export
             for to in [13u16, 14] {
                 let out = import::import(

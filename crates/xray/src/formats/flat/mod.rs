@@ -31,7 +31,10 @@
 //!   their (shader, texture) pair (the pairing visuals use); 4/5 portals (count first) the
 //!   13/14 portal record. The view's chunks carry the 13/14 ids.
 //!
-//! The view is for reading; writing goes through the original [`Level`].
+//! The view is for reading; an edit of it is written back into the original [`Level`]'s layout
+//! by [`unflatten`] (its own module).
+
+mod unflatten;
 
 use std::collections::HashMap;
 
@@ -43,6 +46,8 @@ use crate::level::{Glow, Level, LevelChunk, OldLight};
 use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
 use levelgeom_binary::{fit, WriteError};
+
+pub use unflatten::{unflatten, Edited, NewVisual, UnflattenError};
 
 /// The XRLC 13/14-shaped view of an old level.
 #[derive(Clone, Debug, PartialEq)]
