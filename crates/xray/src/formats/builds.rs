@@ -8,6 +8,14 @@
 //! otherwise. Where one version had several layouts the writers write the latest, except for
 //! XRLC 8 ([`target`]).
 
+/// The XRLC versions this crate reads (blender-xray's list: the builds with public levels).
+pub const VERSIONS: [u16; 9] = [4, 5, 8, 9, 10, 11, 12, 13, 14];
+
+/// True for an XRLC version this crate reads.
+pub fn known_version(v: u16) -> bool {
+    VERSIONS.contains(&v)
+}
+
 /// One layout of a `level` of one XRLC version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -191,7 +199,7 @@ mod tests {
 
     #[test]
     fn every_version_has_a_target_and_names_it() {
-        for v in crate::level::VERSIONS {
+        for v in VERSIONS {
             assert!(target(v).is_some(), "{v}");
         }
         assert_eq!(
@@ -205,7 +213,7 @@ mod tests {
             "{}",
             target_name(8)
         );
-        for v in crate::level::VERSIONS {
+        for v in VERSIONS {
             assert_eq!(layouts(v).filter(|l| l.written).count(), 1, "{v}");
         }
         assert_eq!(

@@ -102,8 +102,8 @@ pub enum Context {
     /// Top level of `level` (XRLC 13 and 14).
     Level,
     /// Top level of a `level` of XRLC version 4–12, whose chunk ids differ by version and,
-    /// within XRLC 8, by xrLC date ([`crate::level::Ids`]).
-    OldLevel(crate::level::Ids),
+    /// within XRLC 8, by xrLC date ([`Ids`](super::ids::level::Ids)).
+    OldLevel(super::ids::level::Ids),
     /// Inside `fsL_VISUALS`: one chunk per visual.
     Visuals,
     /// Inside a visual (and inside its `OGF_FASTPATH`): OGF format 4.
@@ -185,7 +185,7 @@ pub fn name(ctx: Context, id: u32) -> Name {
             _ => indexed("chunk", None),
         },
         Context::OldLevel(ids) => {
-            use crate::level::Part;
+            use level::Part;
             let v = ids.version;
             match ids.part(id) {
                 Some(Part::Header) => named("fsL_HEADER", None),

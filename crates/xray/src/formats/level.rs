@@ -56,13 +56,7 @@ use crate::shaders::{self, ShaderEntry};
 
 pub use super::ids::level::*;
 
-/// The XRLC versions this crate reads (blender-xray's list: the builds with public levels).
-pub const VERSIONS: [u16; 9] = [4, 5, 8, 9, 10, 11, 12, 13, 14];
-
-/// True for an XRLC version this crate reads.
-pub fn known_version(v: u16) -> bool {
-    VERSIONS.contains(&v)
-}
+pub use super::builds::{known_version, VERSIONS};
 
 /// Builds of the game known to have written levels of XRLC `version`, as a hint for `info`:
 /// e.g. `"build 1098"`; every layout's builds where the version had several
@@ -71,143 +65,12 @@ pub fn build_hint(version: u16) -> Option<String> {
     crate::builds::hint(version)
 }
 
-/// What a top-level chunk of `level` holds; which id means what depends on the version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// `fsL_HEADER`.
-    Header,
-    /// `fsL_SHADERS`.
-    Shaders,
-    /// `fsL_TEXTURES` (XRLC 4, 5).
-    Textures,
-    /// `fsL_VISUALS`.
-    Visuals,
-    /// `fsL_VB`: D3D9-declared vertex buffers (XRLC 9–12).
-    VertexBuffers,
-    /// `fsL_VB` / `fsL_VB_OLD`: FVF vertex buffers (XRLC 4–9).
-    FvfBuffers,
-    /// `fsL_IB` (XRLC 9–12; `fsL_IBUFFERS` of late XRLC 8).
-    IndexBuffers,
-    /// `fsL_SWIS` (XRLC 12).
-    Swis,
-    /// `fsL_CFORM`: the collision inside `level` (XRLC 4–9; kept raw).
-    Cform,
-    /// `fsL_PORTALS`.
-    Portals,
-    /// `fsL_LIGHT_CONTROL` (XRLC 9: chunk 7, 10/11: chunk 5; kept raw): the light
-    /// controllers, `{char name[64]; u32 count; u32 data[count]}` until the chunk's end
-    /// (`xr_3da/xrRender_R1/FLightsController.cpp` `CLightDB_Static::Load`, 2003-06-20
-    /// `6e603975e5`; xrLC copies the editor's table, `xrLC/xrSaveLights.cpp`). xray_re names
-    /// 9's chunk 7 `FSL9_SHADER_CONSTANT // ???`; the engine's `xrLevel.h` of XRLC 9
-    /// (`b61b6efa96`, 2002-12-26) says `fsL_LIGHT_CONTROL`.
-    LightControl,
-    /// `fsL_LIGHT_DYNAMIC`.
-    Lights,
-    /// `fsL_LIGHT_KEY_FRAMES` (XRLC 4, 5; kept raw).
-    LightKeyFrames,
-    /// `fsL_GLOWS`.
-    Glows,
-    /// `fsL_SECTORS`.
-    Sectors,
-}
-
 /// What chunk `id` of a `level` of XRLC `version` holds in the layout our writers write
 /// ([`Ids::of_version`]; versions 13, 14 and unknown ones use the 13/14 ids), `None` for an id
 /// the version does not use. A file is read by [`ids_of`], which also tells the dated layouts
 /// whose ids differ within one version apart.
 pub fn part(version: u16, id: u32) -> Option<Part> {
     Ids::of_version(version).part(id)
-}
-
-/// The chunk ids of one `level`: its XRLC version's, and whether it is XRLC 8 in the light
-/// layout of xrLC 2002-09-30, whose ids 7 and 8 the version alone does not tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ids {
-    /// XRLC version (`fsL_HEADER`).
-    pub version: u16,
-    /// XRLC 8 as xrLC wrote it on 2002-09-30 (xray-engine-repo `0b46184139`, one day before
-    /// XRLC 9): `xrLevel.h` renames ids 7 and 8 to `fsL_LIGHT_CONTROL` and
-    /// `fsL_LIGHT_DYNAMIC`, and `xrLC/xrSaveLights.cpp` writes the editor's controller table
-    /// (`EB_Light_control`, copied raw) into 7 and `{u32 controller_ID; Flight data}`
-    /// (108 bytes) per light into 8: the 9 layout of both chunks under version 8.
-    /// [`ids_of`] decides it by chunk 8 being present.
-    pub light_control: bool,
-}
-
-impl Ids {
-    /// The ids of XRLC `version` in the layout our writers write (for XRLC 8 the lights in
-    /// chunk 7, [`OldLightTail::Build8`] records).
-    pub fn of_version(version: u16) -> Ids {
-        Ids {
-            version,
-            light_control: false,
-        }
-    }
-
-    /// What chunk `id` holds, `None` for an id the layout does not use.
-    pub fn part(self, id: u32) -> Option<Part> {
-        use Part::*;
-        if self.light_control && self.version == 8 {
-            match id {
-                7 => return Some(LightControl),
-                8 => return Some(Lights),
-                _ => {}
-            }
-        }
-        Some(match (self.version, id) {
-            (_, 1) => Header,
-            (4 | 5, 2) => Textures,
-            (4 | 5, 3) => Shaders,
-            (4 | 5, 4) => Visuals,
-            (4 | 5, 5) => FvfBuffers,
-            (4 | 5, 6) => Cform,
-            (4 | 5, 7) => Portals,
-            (4 | 5, 8) => Lights,
-            (4 | 5, 9) => LightKeyFrames,
-            (4 | 5, 10) => Glows,
-            (4 | 5, 11) => Sectors,
-            (4 | 5, _) => return None,
-            (8 | 9, 2) => Shaders,
-            (8 | 9, 3) => Visuals,
-            (8 | 9, 4) => FvfBuffers,
-            (8 | 9, 5) => Cform,
-            (8 | 9, 6) => Portals,
-            (8, 7) => Lights,
-            (9, 7) => LightControl,
-            (9, 8) => Lights,
-            (8 | 9, 9) => Glows,
-            (8 | 9, 10) => Sectors,
-            // late XRLC 8 (xrLC from 2002-08-30, `66fe78212a`): fsL_IBUFFERS, the layout of 9's
-            // (FStaticRender_Loader.cpp `LoadBuffers`: u32 count; count × {u32 n; u16[n]}),
-            // opened only when present, so early-8 levels without it load too
-            (8 | 9, 11) => IndexBuffers,
-            (9, 12) => VertexBuffers,
-            (8 | 9, _) => return None,
-            (10 | 11, 5) => LightControl,
-            (10..=12, 9) => IndexBuffers,
-            (10..=12, 10) => VertexBuffers,
-            (12, 11) => Swis,
-            (_, 2) => Shaders,
-            (_, 3) => Visuals,
-            (_, 4) => Portals,
-            (_, 6) => Lights,
-            (_, 7) => Glows,
-            (_, 8) => Sectors,
-            _ => return None,
-        })
-    }
-
-    /// The chunk id that holds `p` (the inverse of [`Self::part`]), `None` when the layout has
-    /// no such chunk.
-    pub fn id_of(self, p: Part) -> Option<u32> {
-        (1..=12).find(|&i| self.part(i) == Some(p))
-    }
-
-    /// True when the lights are 108-byte `{u32 controller; Flight}` records ([`Light`]):
-    /// XRLC 9–14 and the 2002-09-30 XRLC 8 ([`Self::light_control`]).
-    pub fn controller_lights(self) -> bool {
-        self.version >= 9 || self.light_control
-    }
 }
 
 /// The chunk ids of the `level` file `bytes` ([`Ids`]), from its header's version and its
@@ -600,11 +463,18 @@ pub struct OldLight {
     pub tail: OldLightTail,
 }
 
+/// `D3DLIGHT_POINT`: the `type` of a light record.
+pub const D3D_POINT: u32 = 1;
+/// `D3DLIGHT_SPOT`.
+pub const D3D_SPOT: u32 = 2;
+/// `D3DLIGHT_DIRECTIONAL`.
+pub const D3D_DIRECTIONAL: u32 = 3;
+
 /// The controller an XRLC 4/5/8 light gets as a 13/14 record: 1 (sun) for a directional light,
 /// 2 (static) otherwise. xray_re does this for point and directional lights (and rejects spots,
 /// which blender-xray reads; they get 2 here).
 pub fn old_light_controller(light_type: u32) -> u32 {
-    if light_type == crate::lights::D3D_DIRECTIONAL {
+    if light_type == D3D_DIRECTIONAL {
         1
     } else {
         2

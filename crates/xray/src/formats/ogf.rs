@@ -95,7 +95,7 @@ pub fn format_of_build(version: u16) -> u8 {
 /// [`kind_of`], and format-4 ids 7 and 8 are `OGF_VCONTAINER` / `OGF_ICONTAINER` in levels of
 /// XRLC ≤ 12 (module docs).
 pub fn kind_of_in(format: u8, version: u16, id: u32) -> Option<Kind> {
-    let old = crate::level::known_version(version) && version <= 12;
+    let old = crate::builds::known_version(version) && version <= 12;
     match (format, id) {
         (4, VCONTAINER) if old => Some(Kind::VContainer),
         (4, ICONTAINER) if old => Some(Kind::IContainer),

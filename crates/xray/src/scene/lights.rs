@@ -54,12 +54,7 @@ pub const LIGHTS: &str = "lights";
 /// The name of the group node that holds the glows ([`add_glows`]).
 pub const GLOWS: &str = "glows";
 
-/// `D3DLIGHT_POINT`.
-pub const D3D_POINT: u32 = 1;
-/// `D3DLIGHT_SPOT`.
-pub const D3D_SPOT: u32 = 2;
-/// `D3DLIGHT_DIRECTIONAL`.
-pub const D3D_DIRECTIONAL: u32 = 3;
+pub use crate::level::{D3D_DIRECTIONAL, D3D_POINT, D3D_SPOT};
 
 /// Floats as extras text: shortest round-trip decimals, comma-separated.
 pub fn floats(v: &[f32]) -> String {

@@ -445,7 +445,11 @@ fn progressive_strips_and_detail_patches_of_2002_read_rebuild_and_export() {
                 panic!("{what}: {err:?}");
             };
             let view = flat::flatten(&back).unwrap();
-            assert_eq!(view.geom.vertex_buffers().unwrap()[buffer].count, 8, "{what}");
+            assert_eq!(
+                view.geom.vertex_buffers().unwrap()[buffer].count,
+                8,
+                "{what}"
+            );
             assert_eq!(
                 err.to_string(),
                 format!(
