@@ -90,6 +90,18 @@ pub enum Error {
         /// What the file is.
         format: &'static str,
     },
+    /// A colour-set option for a level that has no vertex-colour sets (an X-Ray level):
+    /// [`crate::LevelFile::refuse_colour_sets`].
+    #[error(
+        "{option}: {file} is an X-Ray level, which has no vertex-colour sets; its baked vertex \
+         light is written as the attribute _LIGHT, or as COLOR_0 with --vertex-light"
+    )]
+    NoColourSets {
+        /// The option, as the user wrote it (`--colour-set 1`, `--all-colour-sets`).
+        option: String,
+        /// The file.
+        file: String,
+    },
     /// The file reads, but holds no level to convert: what is missing, and the offset of
     /// where it was looked for (e.g. the END chunk of a WAD without MAP, the header chunk of an
     /// X-Ray build that is not read).

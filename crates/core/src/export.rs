@@ -81,7 +81,46 @@ const NO_COLOUR_SETS: &str = "an X-Ray level has no vertex-colour sets (its bake
                               is written as the attribute _LIGHT, or as COLOR_0 with \
                               --vertex-light)";
 
+/// The colour-set option given, as the user wrote it: `--colour-set N` (N > 0) before
+/// `--all-colour-sets`.
+fn colour_set_option(opts: &ExportOptions) -> Option<String> {
+    if opts.colour_set > 0 {
+        Some(format!("--colour-set {}", opts.colour_set))
+    } else if opts.all_colour_sets {
+        Some("--all-colour-sets".into())
+    } else {
+        None
+    }
+}
+
 impl LevelFile {
+    /// True when the file has no vertex-colour sets to choose from: an X-Ray level bakes its
+    /// vertex light instead (the attribute `_LIGHT`, or `COLOR_0` with `--vertex-light`).
+    fn lacks_colour_sets(&self) -> bool {
+        match self.content {
+            Content::XrayLevel(_) => true,
+            // a WAD has its colour sets; another X-Ray file is refused by the export itself
+            Content::Wad(_) | Content::Xray(_) => false,
+        }
+    }
+
+    /// Refuse the colour-set options of `opts` (`--colour-set N` with N > 0,
+    /// `--all-colour-sets`) for a level without vertex-colour sets: the rule of a single
+    /// export. [`Self::export`] itself, and so a batch over several engines' levels, refuses
+    /// `--colour-set N` there too and only warns of `--all-colour-sets`.
+    ///
+    /// # Errors
+    /// [`crate::Error::NoColourSets`] naming the option.
+    pub fn refuse_colour_sets(&self, opts: &ExportOptions) -> Result<()> {
+        match colour_set_option(opts) {
+            Some(option) if self.lacks_colour_sets() => Err(crate::Error::NoColourSets {
+                option,
+                file: self.display_name(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Convert to a scene and write the chosen formats into `outdir`, all or nothing (see
     /// [`levelgeom_export::folder`]). Inputs are never overwritten.
     ///
@@ -98,15 +137,15 @@ impl LevelFile {
                     .into(),
             });
         }
-        let xray_level = matches!(self.content, Content::XrayLevel(_));
-        if xray_level && opts.colour_set > 0 {
+        let no_sets = self.lacks_colour_sets();
+        if no_sets && opts.colour_set > 0 {
             return Err(crate::Error::Unsupported {
                 file: self.display_name(),
                 message: format!("--colour-set {}: {NO_COLOUR_SETS}", opts.colour_set),
             });
         }
         let mut scene = self.to_scene(&opts.engine)?;
-        if xray_level && opts.all_colour_sets {
+        if no_sets && opts.all_colour_sets {
             scene.warnings.push(format!(
                 "--all-colour-sets: {NO_COLOUR_SETS}; nothing more written"
             ));

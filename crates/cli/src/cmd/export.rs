@@ -3,9 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use levelgeom_core::{
-    EngineOptions, ExportOptions, Format, Formats, WadOptions, XrayOnly, XrayOptions,
-};
+use levelgeom_core::{EngineOptions, ExportOptions, Formats, WadOptions, XrayOnly, XrayOptions};
 
 use crate::report;
 
@@ -149,22 +147,10 @@ impl Args {
         ])
     }
 
-    /// Refuse options that do not apply to the opened level, naming them.
+    /// Refuse options that do not apply to the opened level, naming them (core's rules).
     fn check_engine(&self, level: &levelgeom_core::LevelFile) -> anyhow::Result<()> {
         level.refuse_other_engines_options(&self.wad_given(), &self.xray_given())?;
-        if level.format() == Format::XrayLevel && (self.all_colour_sets || self.colour_set > 0) {
-            let option = if self.colour_set > 0 {
-                format!("--colour-set {}", self.colour_set)
-            } else {
-                "--all-colour-sets".into()
-            };
-            anyhow::bail!(
-                "{option}: {} is an X-Ray level, which has no vertex-colour sets; its baked \
-                 vertex light is written as the attribute _LIGHT, or as COLOR_0 with \
-                 --vertex-light",
-                level.display_name()
-            );
-        }
+        level.refuse_colour_sets(&self.options())?;
         Ok(())
     }
 

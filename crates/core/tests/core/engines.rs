@@ -189,3 +189,39 @@ fn limits_reach_the_decoders_of_compressed_chunks() {
     );
     assert!(e.offset().is_some(), "{text}");
 }
+
+/// One rule for the colour-set options: an X-Ray level has none, so a single export refuses
+/// `--colour-set N` (N > 0) and `--all-colour-sets`, naming the option as written (the set
+/// first when both are given); a WAD takes both, and no option is no refusal.
+#[test]
+fn colour_set_options_are_refused_for_an_xray_level_only() {
+    let x = levelgeom_core::open(&fixture()).unwrap();
+    let opts = |colour_set, all_colour_sets| ExportOptions {
+        colour_set,
+        all_colour_sets,
+        ..ExportOptions::default()
+    };
+    for (set, all, option) in [
+        (1, false, "--colour-set 1"),
+        (0, true, "--all-colour-sets"),
+        (2, true, "--colour-set 2"),
+    ] {
+        let e = x.refuse_colour_sets(&opts(set, all)).unwrap_err();
+        assert!(
+            matches!(&e, Error::NoColourSets { option: o, .. } if o == option),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{option}: {} is an X-Ray level, which has no vertex-colour sets; its baked \
+                 vertex light is written as the attribute _LIGHT, or as COLOR_0 with \
+                 --vertex-light",
+                x.display_name()
+            )
+        );
+    }
+    assert!(x.refuse_colour_sets(&opts(0, false)).is_ok());
+    let w = levelgeom_core::open(&indep_wad()).unwrap();
+    assert!(w.refuse_colour_sets(&opts(1, true)).is_ok());
+}
