@@ -59,7 +59,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use levelgeom_scene::{roots, Node, Primitive, Scene, Texture, TextureSource, IDENTITY};
 
 use crate::level::Level;
-use crate::map::Map;
+use crate::map::{Map, TileSwap};
 use crate::model::{Face, Model};
 use crate::stpc::Stpc;
 use crate::text::Text;
@@ -272,106 +272,14 @@ pub fn build(
         bad: BTreeMap::new(),
     };
 
-    // Level tiles.
-    let level_root = scene.add_node(Node {
-        name: roots::LEVEL.into(),
-        ..Node::default()
-    });
-    scene.roots.push(level_root);
-    let mut swap_children = Vec::new();
-    let mut flagged = 0usize;
-    for (ti, tile) in map.tiles.iter().enumerate() {
-        let m = tile_model(map, ti, &mut warnings);
-        let place = Placement::tile(
-            tile.pos[0],
-            tile.pos[1],
-            tile.pos[2],
-            tile.rot,
-            opts.mirror_z,
-        );
-        let colours = map.colours.get(ti);
-        let swap = if tile.anim_flag != 0 {
-            let k = flagged;
-            flagged += 1;
-            let s = map.swaps.as_ref().and_then(|s| s.get(k));
-            match s {
-                None => warnings.push(format!(
-                    "MAP/tiles[{ti}]: flagged as a swap tile but there is no swap record {k}"
-                )),
-                Some(s) if s.model_a != m => warnings.push(format!(
-                    "MAP/swaps[{k}]: names model {} as the normal state of tile {ti}, which draws model {m}",
-                    s.model_a
-                )),
-                Some(_) => {}
-            }
-            s
-        } else {
-            None
-        };
-        let layers = colours.map(|c| c.layers.as_slice()).unwrap_or(&[]);
-        let node = tile_node(
-            &mut scene,
-            &mut looks,
-            &mut warnings,
-            &TileModel {
-                trak,
-                ti,
-                m,
-                rot: tile.rot,
-                place: &place,
-                layers,
-                suffix: "",
-            },
-        );
-        if let Some(node) = node {
-            scene.nodes[level_root].children.push(node);
-        }
-        if let Some(s) = swap {
-            if let Some(node) = node {
-                scene.nodes[node]
-                    .extras
-                    .push(("swap_state".into(), "primary".into()));
-            }
-            let layers = colours
-                .and_then(|c| c.swap_layers.as_deref())
-                .unwrap_or(&[]);
-            if let Some(alt) = tile_node(
-                &mut scene,
-                &mut looks,
-                &mut warnings,
-                &TileModel {
-                    trak,
-                    ti,
-                    m: s.model_b,
-                    rot: tile.rot,
-                    place: &place,
-                    layers,
-                    suffix: "_swap",
-                },
-            ) {
-                scene.nodes[alt]
-                    .extras
-                    .push(("swap_state".into(), "alternative".into()));
-                swap_children.push(alt);
-            }
-        }
-    }
-    if !swap_children.is_empty() {
-        let swap_root = scene.add_node(Node {
-            name: roots::SWAP.into(),
-            hidden: true,
-            children: swap_children,
-            ..Node::default()
-        });
-        scene.roots.push(swap_root);
-    }
-
-    let records = map.swaps.as_ref().map_or(0, Vec::len);
-    if records > flagged {
-        warnings.push(format!(
-            "MAP/swaps: {records} swap records but only {flagged} tiles are flagged as swap tiles; records {flagged}.. are not exported"
-        ));
-    }
+    level_tiles(
+        &mut scene,
+        &mut looks,
+        &mut warnings,
+        trak,
+        map,
+        opts.mirror_z,
+    );
 
     if opts.collision {
         collision_tree(
@@ -409,6 +317,122 @@ pub fn build(
     scene.materials = looks.materials.list;
     scene.warnings = warnings;
     scene
+}
+
+/// The level's tiles under the root `level` (each TRAK model placed by its MAP tile), and the
+/// alternative models of swap tiles under the hidden root `swap`; swap records without a
+/// flagged tile are reported.
+fn level_tiles(
+    scene: &mut Scene,
+    looks: &mut Looks<'_>,
+    warnings: &mut Vec<String>,
+    trak: &Trak,
+    map: &Map,
+    mirror_z: bool,
+) {
+    let level_root = scene.add_node(Node {
+        name: roots::LEVEL.into(),
+        ..Node::default()
+    });
+    scene.roots.push(level_root);
+    let mut swap_children = Vec::new();
+    let mut flagged = 0usize;
+    for (ti, tile) in map.tiles.iter().enumerate() {
+        let m = tile_model(map, ti, warnings);
+        let place = Placement::tile(tile.pos[0], tile.pos[1], tile.pos[2], tile.rot, mirror_z);
+        let colours = map.colours.get(ti);
+        let swap = if tile.anim_flag != 0 {
+            flagged += 1;
+            swap_record(map, (ti, m), flagged - 1, warnings)
+        } else {
+            None
+        };
+        let layers = colours.map(|c| c.layers.as_slice()).unwrap_or(&[]);
+        let node = tile_node(
+            scene,
+            looks,
+            warnings,
+            &TileModel {
+                trak,
+                ti,
+                m,
+                rot: tile.rot,
+                place: &place,
+                layers,
+                suffix: "",
+            },
+        );
+        if let Some(node) = node {
+            scene.nodes[level_root].children.push(node);
+        }
+        if let Some(s) = swap {
+            if let Some(node) = node {
+                scene.nodes[node]
+                    .extras
+                    .push(("swap_state".into(), "primary".into()));
+            }
+            let layers = colours
+                .and_then(|c| c.swap_layers.as_deref())
+                .unwrap_or(&[]);
+            if let Some(alt) = tile_node(
+                scene,
+                looks,
+                warnings,
+                &TileModel {
+                    trak,
+                    ti,
+                    m: s.model_b,
+                    rot: tile.rot,
+                    place: &place,
+                    layers,
+                    suffix: "_swap",
+                },
+            ) {
+                scene.nodes[alt]
+                    .extras
+                    .push(("swap_state".into(), "alternative".into()));
+                swap_children.push(alt);
+            }
+        }
+    }
+    if !swap_children.is_empty() {
+        let swap_root = scene.add_node(Node {
+            name: roots::SWAP.into(),
+            hidden: true,
+            children: swap_children,
+            ..Node::default()
+        });
+        scene.roots.push(swap_root);
+    }
+
+    let records = map.swaps.as_ref().map_or(0, Vec::len);
+    if records > flagged {
+        warnings.push(format!(
+            "MAP/swaps: {records} swap records but only {flagged} tiles are flagged as swap tiles; records {flagged}.. are not exported"
+        ));
+    }
+}
+
+/// Swap record `k` of the MAP, the one of the k-th flagged tile `ti` (drawing model `m`);
+/// a missing record or one whose normal state is another model is reported.
+fn swap_record<'m>(
+    map: &'m Map,
+    (ti, m): (usize, u32),
+    k: usize,
+    warnings: &mut Vec<String>,
+) -> Option<&'m TileSwap> {
+    let s = map.swaps.as_ref().and_then(|s| s.get(k));
+    match s {
+        None => warnings.push(format!(
+            "MAP/tiles[{ti}]: flagged as a swap tile but there is no swap record {k}"
+        )),
+        Some(s) if s.model_a != m => warnings.push(format!(
+            "MAP/swaps[{k}]: names model {} as the normal state of tile {ti}, which draws model {m}",
+            s.model_a
+        )),
+        Some(_) => {}
+    }
+    s
 }
 
 /// The TRAK model a tile draws: the MAP model-index list (what the renderer and the colour
