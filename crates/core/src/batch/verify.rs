@@ -120,7 +120,7 @@ fn verify_into(found: &Found, r: &mut VerifyResult) {
     };
     let main_file = match &found.what {
         What::Xray { files } => files.first().cloned().unwrap_or_else(|| found.path.clone()),
-        _ => found.path.clone(),
+        What::Wad | What::Skipped { .. } => found.path.clone(),
     };
     let level = match open(&found.path) {
         Ok(l) => l,
