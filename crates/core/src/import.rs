@@ -924,9 +924,9 @@ fn ai_details_out(
         ad.details.as_ref().map(|d| &d.1),
         opts.details_follow,
     )
-    .map_err(|e| Error::Unsupported {
+    .map_err(|source| Error::XrayScene {
         file: files.level_path.display().to_string(),
-        message: e.to_string(),
+        source,
     })?;
     out.summary.stale = Some(report);
     let mut written = Vec::new();
