@@ -12,7 +12,8 @@
 //!
 //! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`), `file`,
 //! `format` (`"argonaut-wad"`), `header` (`{bias, value}`), `level` (`{grid: [w, h] | null,
-//! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `size`,
+//! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `map` ([`MapInfo`]:
+//! `{final_u16, pool_size, swaps, tile_flags}`, `null` without MAP), `size`,
 //! `trailing_bytes` and `warnings` (strings); the fields are declared in that (alphabetical)
 //! order, so serde_json writes them in the same order with or without `preserve_order`.
 
@@ -40,6 +41,8 @@ pub struct Info {
     pub header: HeaderInfo,
     /// Counts from the typed level.
     pub level: LevelInfo,
+    /// The MAP's words a modder may want to see (`None` without MAP).
+    pub map: Option<MapInfo>,
     /// The file length in bytes.
     pub size: usize,
     /// Bytes after the END payload.
@@ -92,6 +95,73 @@ pub struct LevelInfo {
     pub wfpc: u32,
 }
 
+/// The MAP words `info --json` shows (what the game does with them: [`crate::map::Tile`],
+/// [`crate::map::TileSwap`], [`crate::map::Map::view_distance`], [`crate::map::Map::final_u16`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MapInfo {
+    /// The final u16 (strat scripts read it, opcode 0x90).
+    pub final_u16: u16,
+    /// The word before it (WFPC & 0x10; called the view distance before, it sizes a pool of
+    /// 72-byte records), `None` when absent (the game then takes 200).
+    pub pool_size: Option<u32>,
+    /// The tile-swap records' five words, in file order (`None` without WFPC & 0x10000).
+    pub swaps: Option<Vec<SwapInfo>>,
+    /// The tiles whose flag word (`anim_flag`) is not 0, in file order.
+    pub tile_flags: Vec<TileFlag>,
+}
+
+/// One tile-swap record's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SwapInfo {
+    /// Words 0–2: cell column, height (whole units), cell row of the strat that triggers it.
+    pub cell: [i32; 3],
+    /// Word 3: model A.
+    pub model_a: u32,
+    /// Word 4: model B.
+    pub model_b: u32,
+    /// The tile it belongs to (the k-th flagged tile), if there is one.
+    pub tile: Option<usize>,
+}
+
+/// A tile with a non-zero flag word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TileFlag {
+    /// The flag word.
+    pub anim_flag: u32,
+    /// The tile's index.
+    pub tile: usize,
+}
+
+/// The [`MapInfo`] of a MAP.
+pub fn map_info(m: &crate::map::Map) -> MapInfo {
+    let tile_flags: Vec<TileFlag> = m
+        .tiles
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.anim_flag != 0)
+        .map(|(tile, t)| TileFlag {
+            anim_flag: t.anim_flag,
+            tile,
+        })
+        .collect();
+    MapInfo {
+        final_u16: m.final_u16,
+        pool_size: m.view_distance,
+        swaps: m.swaps.as_ref().map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(k, r)| SwapInfo {
+                    cell: r.pos,
+                    model_a: r.model_a,
+                    model_b: r.model_b,
+                    tile: tile_flags.get(k).map(|f| f.tile),
+                })
+                .collect()
+        }),
+        tile_flags,
+    }
+}
+
 /// Build the report for `level`, read from a file named `file` of `file_len` bytes with
 /// `warnings`. Chunk offsets are the level's own ([`crate::Chunk::offset`]); a chunk made in
 /// memory (no offset) gets the offset it will have when the level is written unchanged.
@@ -130,6 +200,7 @@ pub fn info(level: &Level, file: &str, file_len: usize, warnings: &[Warning]) ->
             trak_models: level.trak().map(|t| t.models.len()),
             wfpc: level.wfpc(),
         },
+        map: map.map(map_info),
         size: file_len,
         trailing_bytes: level.trailing.len(),
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
