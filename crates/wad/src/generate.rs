@@ -44,6 +44,8 @@ use crate::font::{Font, Glyph, GLYPHS};
 use crate::import::BOX_MARGIN;
 
 mod font5x7;
+mod zoned;
+pub use zoned::{zoned_level, ZONED_GRID, ZONED_TABLE};
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
