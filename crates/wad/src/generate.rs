@@ -45,7 +45,6 @@ use crate::import::BOX_MARGIN;
 
 mod font5x7;
 mod zoned;
-pub use zoned::{zoned_level, ZONED_GRID, ZONED_TABLE};
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
@@ -64,6 +63,7 @@ use crate::tags::Tag;
 use crate::text::{Effect, EffectBody, Effects, Text, TextureEntry, TexturePage};
 use crate::trak::Trak;
 use crate::wfpc::Wfpc;
+pub use zoned::{zoned_level, ZONED_GRID, ZONED_TABLE};
 
 /// The WFPC flags of generated levels: view distance (0x10), 0x80, STPC tail (0x100), tile
 /// swaps (0x10000), SPRT table (0x100000), chain table (0x200000) with Y words (0x4000000),

@@ -143,7 +143,11 @@ fn export_zones_writes_the_hand_chosen_table_and_grid() {
     for z in 0..16u64 {
         for x in 0..16u64 {
             let want = u64::from((3..=12).contains(&x) && (3..=11).contains(&z));
-            assert_eq!(tiles[(x + 16 * z) as usize], want, "tile in cell ({x}, {z})");
+            assert_eq!(
+                tiles[(x + 16 * z) as usize],
+                want,
+                "tile in cell ({x}, {z})"
+            );
         }
     }
 
@@ -192,7 +196,10 @@ fn a_replaced_zone_table_or_grid_changes_only_its_bytes() {
     let new = t.path().join("table.wad");
     let o = ok(&["replace", s(&wad), "--zones", s(&edited), s(&new)]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("2 table entries and 0 grid cell(s) changed"), "{text}");
+    assert!(
+        text.contains("2 table entries and 0 grid cell(s) changed"),
+        "{text}"
+    );
     let after = std::fs::read(&new).unwrap();
     // zone 3's mask is the u32 at table + 3·8; zone 4's height the i32 at table + 4·8 + 4:
     // 0 → −2 = FE FF FF FF
@@ -328,10 +335,19 @@ fn malformed_zones_json_is_a_located_error() {
     // not JSON at all
     let p = t.path().join("broken.json");
     std::fs::write(&p, b"{\"width\": 16, \"grid\": [1, 2,, 3]}").unwrap();
-    let o = levelgeom(&["replace", s(&wad), "--zones", s(&p), s(&t.path().join("x.wad"))]);
+    let o = levelgeom(&[
+        "replace",
+        s(&wad),
+        "--zones",
+        s(&p),
+        s(&t.path().join("x.wad")),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("($.grid[") && err.contains("): not JSON"), "{err}");
+    assert!(
+        err.contains("($.grid[") && err.contains("): not JSON"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -340,7 +356,14 @@ fn render_zones_draws_tiles_in_their_zone_colour() {
     let (wad, _) = zoned_wad(t.path());
     let png = t.path().join("zones_top.png");
     ok(&[
-        "render", s(&wad), s(&png), "--zones", "--view", "top", "--size", "400x300",
+        "render",
+        s(&wad),
+        s(&png),
+        "--zones",
+        "--view",
+        "top",
+        "--size",
+        "400x300",
     ]);
     let img = rgba(&png);
     // the centre row crosses island row z = 7: zone 1 in cells x 5..=7, zone 2 in x 8..=10
@@ -394,12 +417,7 @@ fn zones_options_are_refused_for_an_xray_level() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--zones"), "{err}");
-    let o = levelgeom(&[
-        "render",
-        s(&dir),
-        s(&t.path().join("x.png")),
-        "--zones",
-    ]);
+    let o = levelgeom(&["render", s(&dir), s(&t.path().join("x.png")), "--zones"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--zones"), "{err}");
