@@ -39,6 +39,17 @@ fn json_of_the_independent_wad_has_the_container_walk() {
     assert_eq!(v["level"]["texture_entries"], 7);
     assert_eq!(v["level"]["wfpc"], level.wfpc());
     assert_eq!(v["warnings"], serde_json::json!([]));
+    // the MAP words as tools/fixtures/make_indep_wad.py writes them: TILES (tile 3 flagged),
+    // SWAPS = [(3, 2048, 2, 1, 3)], VIEW_DISTANCE = 200, FINAL_U16 = 1
+    assert_eq!(
+        v["map"],
+        serde_json::json!({
+            "final_u16": 1,
+            "pool_size": 200,
+            "swaps": [{"cell": [3, 2048, 2], "model_a": 1, "model_b": 3, "tile": 3}],
+            "tile_flags": [{"anim_flag": 1, "tile": 3}],
+        })
+    );
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
@@ -48,6 +59,7 @@ fn json_of_the_independent_wad_has_the_container_walk() {
             "format",
             "header",
             "level",
+            "map",
             "size",
             "trailing_bytes",
             "warnings"
