@@ -103,7 +103,7 @@ pub enum ZonesError {
     },
 }
 
-/// What [`replace`] changed.
+/// What `replace --zones` changed ([`super::replace`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ZonesChange {
     /// Table entries whose mask or height changed.
