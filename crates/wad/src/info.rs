@@ -99,7 +99,7 @@ pub struct LevelInfo {
 /// [`crate::map::TileSwap`], [`crate::map::Map::view_distance`], [`crate::map::Map::final_u16`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MapInfo {
-    /// The final u16 (strat scripts read it, opcode 0x90).
+    /// The final u16 (strat scripts read it: value 0x90 of `sub_550E60`).
     pub final_u16: u16,
     /// The word before it (WFPC & 0x10; called the view distance before, it sizes a pool of
     /// 72-byte records), `None` when absent (the game then takes 200).

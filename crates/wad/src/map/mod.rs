@@ -222,8 +222,9 @@ pub struct Map {
     /// view distance in earlier notes; the decompile shows it sizes a pool of 72-byte records
     /// (`DAT_006DA328`: `sub_4280C0` allocates `n × 0x48` bytes and links them as a free list).
     pub view_distance: Option<u32>,
-    /// The final u16, stored at `world + 0x0C`; strat scripts read it (opcode 0x90 pushes it
-    /// as a 20.12 whole number). Meaning otherwise unknown.
+    /// The final u16, stored at `world + 0x0C`; strat scripts read it (`sub_550E60`, which
+    /// pushes the values a script reads, gives it for value 0x90 as a 20.12 whole number).
+    /// Meaning otherwise unknown.
     pub final_u16: u16,
 }
 

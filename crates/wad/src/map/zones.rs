@@ -15,9 +15,9 @@
 //!   strats of zone z are drawn while the player stands in zone k.
 //! * The **i32** of the player's zone plus the y (20.12) of the first tile (in file order) filed
 //!   in the player's cell becomes `DAT_00586424` (`sub_41E020`; `0xFFFF0000`, −16.0, outside
-//!   the grid, or an override a strat set). Strat scripts read it (opcode 0x78 of the strat interpreter),
-//!   and the shadow pass `sub_555140` takes it as a strat's height when the strat's own is
-//!   −0x1000. It is a height relative to the cell's tile, 20.12 fixed point: a water or floor
+//!   the grid, or an override a strat set). Strat scripts read it (value 0x78 of `sub_550E60`,
+//!   which pushes the values a script reads), and the shadow pass `sub_555140` takes it as a
+//!   strat's height when the strat's own is −0x1000. It is a height relative to the cell's tile, 20.12 fixed point: a water or floor
 //!   level by its use; what it means in a level is not known further.
 
 use serde::Serialize;
