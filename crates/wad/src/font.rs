@@ -13,8 +13,8 @@
 //! with `sub_435D10(entry, x, y − (+2 >> 1), +4, +6, colour, …)` and move the pen by `+4`;
 //! `sub_436510` and `sub_436A20` measure a string by summing `+4`. A space is never looked up
 //! (its advance is a fixed 10, and `sub_436A20` gives `#` 3). `sub_435D10` draws the rectangle
-//! from `(x, y)` to `(x + w, y + h / 2)`: the y values of the table are in half units of the
-//! screen's y, like the `+2 >> 1` of the callers. The game reads exactly 2048 bytes.
+//! from `(x, y)` to `(x + w, y + h / 2)`: the y values of the table count half as much as the x
+//! value, like the `+2 >> 1` of the callers. The game reads exactly 2048 bytes.
 
 use levelgeom_binary::{ReadError, Reader, Writer};
 

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{Extracted, FONT_FILE, FONT_METRICS_FILE};
-use crate::font::{Font, Glyph, SPACE_ADVANCE};
+use crate::font::{Font, Glyph, GLYPHS, SPACE_ADVANCE};
 use crate::latin1;
 use crate::level::Level;
 use crate::scene::TextView;
@@ -64,6 +64,7 @@ pub(super) fn font(level: &Level, out: &mut Extracted) {
     let cells: Vec<_> = font
         .glyphs
         .iter()
+        .take(GLYPHS) // a table built in memory may be longer; the sheet has 256 cells
         .map(|g| view.as_ref().and_then(|v| cell(v, g)))
         .collect();
     let cw = cells.iter().flatten().map(|c| c.width).max().unwrap_or(0);
@@ -136,6 +137,7 @@ fn metrics(
 ) -> Vec<Value> {
     font.glyphs
         .iter()
+        .take(GLYPHS)
         .enumerate()
         .map(|(code, g)| {
             let entry = view.and_then(|v| v.entries.get(usize::from(g.texture)));
