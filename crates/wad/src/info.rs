@@ -10,7 +10,9 @@
 //! …
 //! ```
 //!
-//! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`), `file`,
+//! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`),
+//! `entries` (the TEXT texture entries, [`EntryInfo`]: `[{extra, flags: {blend_mode, mode, names,
+//! unknown, value}, index, page, rect}]`), `file`,
 //! `format` (`"argonaut-wad"`), `header` (`{bias, value}`), `level` (`{grid: [w, h] | null,
 //! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `map` ([`MapInfo`]:
 //! `{final_u16, pool_size, swaps, tile_flags}`, `null` without MAP), `size`,
@@ -24,6 +26,7 @@ use serde::Serialize;
 
 use crate::container::header_bias;
 use crate::level::Level;
+use crate::text::TextureEntry;
 
 /// The `format` value of a WAD.
 pub const FORMAT: &str = "argonaut-wad";
@@ -33,6 +36,8 @@ pub const FORMAT: &str = "argonaut-wad";
 pub struct Info {
     /// The chunks in file order.
     pub chunks: Vec<ChunkInfo>,
+    /// The TEXT texture entries with their flags named (empty without TEXT).
+    pub entries: Vec<EntryInfo>,
     /// The file name as given.
     pub file: String,
     /// Always [`FORMAT`].
@@ -74,6 +79,55 @@ pub struct ChunkInfo {
     pub size: usize,
     /// The readable tag (`"MAP "`).
     pub tag: String,
+}
+
+/// One TEXT texture entry (docs/formats/argonaut-wad.md §5.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryInfo {
+    /// The second page / palette byte (0xFF = none).
+    pub extra: u8,
+    /// The flags, named.
+    pub flags: EntryFlagsInfo,
+    /// The entry's index (what a face's texture number names).
+    pub index: usize,
+    /// The texture page.
+    pub page: u8,
+    /// `[u0, u1, v0, v1]` as stored (inclusive texel bounds; R, G, B and a fourth byte for a
+    /// flat colour).
+    pub rect: [u8; 4],
+}
+
+/// A texture entry's flag word, taken apart ([`crate::text`]'s `ENTRY_*` constants).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryFlagsInfo {
+    /// Bits 12–14.
+    pub blend_mode: u8,
+    /// Bits 8–10 (the row of the render-state table; meaning unknown).
+    pub mode: u8,
+    /// The single-bit flags set, by name ([`crate::text::ENTRY_FLAG_NAMES`]).
+    pub names: Vec<&'static str>,
+    /// The bits set without a known use, as a number (0 when none).
+    pub unknown: u16,
+    /// The whole word.
+    pub value: u16,
+}
+
+impl EntryInfo {
+    fn of(index: usize, e: &TextureEntry) -> EntryInfo {
+        EntryInfo {
+            extra: e.extra,
+            flags: EntryFlagsInfo {
+                blend_mode: e.blend_mode(),
+                mode: e.mode(),
+                names: e.flag_names(),
+                unknown: e.unknown_flags(),
+                value: e.flags,
+            },
+            index,
+            page: e.page,
+            rect: [e.u0, e.u1, e.v0, e.v1],
+        }
+    }
 }
 
 /// Counts from the typed level (`None` when the chunk is missing).
@@ -183,8 +237,16 @@ pub fn info(level: &Level, file: &str, file_len: usize, warnings: &[Warning]) ->
         })
         .collect();
     let map = level.map();
+    let entries = level.text().map_or_else(Vec::new, |t| {
+        t.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EntryInfo::of(i, e))
+            .collect()
+    });
     Info {
         chunks,
+        entries,
         file: file.to_string(),
         format: FORMAT,
         header: HeaderInfo {

@@ -50,11 +50,22 @@ fn json_of_the_independent_wad_has_the_container_walk() {
             "tile_flags": [{"anim_flag": 1, "tile": 3}],
         })
     );
+    // entry 4 of the independent WAD is its flat colour (make_indep_wad.py: flags bit 0,
+    // R = 200, G = 100, B = 50, fourth byte 7)
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 7);
+    assert_eq!(entries[4]["index"], 4);
+    assert_eq!(
+        entries[4]["flags"]["names"],
+        serde_json::json!(["flat_colour"])
+    );
+    assert_eq!(entries[4]["rect"], serde_json::json!([200, 100, 50, 7]));
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
         [
             "chunks",
+            "entries",
             "file",
             "format",
             "header",
