@@ -18,6 +18,10 @@
 //! | material index out of range | no material |
 //!
 //! Each repair adds a warning; non-finite replacements are counted and reported once.
+//!
+//! Normals and tangents are checked here but repaired as they are read ([`Unit`]): almost
+//! every engine's normals need re-normalising, and a writer that streams its output (the GLB's
+//! BIN chunk, the OBJ text) then holds no repaired copy of every primitive's vectors.
 
 use std::borrow::Cow;
 
@@ -93,9 +97,9 @@ pub(crate) struct CleanPrimitive<'a> {
     /// Positions (at least one).
     pub positions: Cow<'a, [[f32; 3]]>,
     /// Unit normals, if present.
-    pub normals: Option<Cow<'a, [[f32; 3]]>>,
+    pub normals: Option<Unit<'a, [f32; 3]>>,
     /// Unit tangents with `w` = ±1, if present.
-    pub tangents: Option<Cow<'a, [[f32; 4]]>>,
+    pub tangents: Option<Unit<'a, [f32; 4]>>,
     /// UV sets, each one entry per vertex.
     pub uvs: Vec<Cow<'a, [[f32; 2]]>>,
     /// Colour sets, each one entry per vertex.
@@ -142,6 +146,92 @@ pub(crate) fn map_cow<T: Bits>(s: &[T], mut f: impl FnMut(T) -> T) -> Cow<'_, [T
         }
     }
     Cow::Borrowed(s)
+}
+
+/// A unit vector as the writers need it, repaired from the scene's value: a normal
+/// (`[f32; 3]`, non-finite components 0, normalised, `(0,0,1)` when of zero length) or a tangent
+/// (`[f32; 4]`, `xyz` likewise with `(1,0,0)`, `w` → ±1).
+pub(crate) trait Repair: Bits {
+    /// The repaired value (non-finite components are not counted here: [`clean_primitive`]
+    /// counts them once, when it checks the vectors).
+    fn repaired(self) -> Self;
+    /// How many of the components that [`Repair::repaired`] reads are not finite.
+    fn non_finite(&self) -> usize;
+}
+
+fn finite(v: f32) -> f32 {
+    if v.is_finite() {
+        v
+    } else {
+        0.0
+    }
+}
+
+impl Repair for [f32; 3] {
+    #[inline]
+    fn repaired(self) -> Self {
+        normalise(self.map(finite), [0.0, 0.0, 1.0])
+    }
+    fn non_finite(&self) -> usize {
+        self.iter().filter(|v| !v.is_finite()).count()
+    }
+}
+
+impl Repair for [f32; 4] {
+    #[inline]
+    fn repaired(self) -> Self {
+        let xyz = normalise([finite(self[0]), finite(self[1]), finite(self[2])], [1.0, 0.0, 0.0]);
+        let w = if self[3] < 0.0 { -1.0 } else { 1.0 };
+        [xyz[0], xyz[1], xyz[2], w]
+    }
+    fn non_finite(&self) -> usize {
+        self[..3].iter().filter(|v| !v.is_finite()).count()
+    }
+}
+
+/// Normals or tangents of a cleaned primitive: values to write, each repaired ([`Repair`]) as
+/// it is read when `repair` is set, so that no repaired copy is held (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Unit<'a, T: Clone> {
+    values: Cow<'a, [T]>,
+    repair: bool,
+}
+
+impl<'a, T: Repair> Unit<'a, T> {
+    /// `values` checked: the non-finite components counted in `rep`, and whether any value
+    /// changes when repaired.
+    pub fn check(values: &'a [T], rep: &mut Repairs) -> Self {
+        let mut repair = false;
+        for v in values {
+            rep.non_finite += v.non_finite();
+            repair = repair || !v.repaired().same(v);
+        }
+        Unit {
+            values: Cow::Borrowed(values),
+            repair,
+        }
+    }
+
+    /// Values that are already what is written.
+    pub fn exact(values: Vec<T>) -> Self {
+        Unit {
+            values: Cow::Owned(values),
+            repair: false,
+        }
+    }
+
+    /// The values as written (repaired when needed).
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        let repair = self.repair;
+        self.values
+            .iter()
+            .map(move |&v| if repair { v.repaired() } else { v })
+    }
+
+    /// The values as written when they need no repair (borrowed as they are).
+    pub fn as_exact(&self) -> Option<&[T]> {
+        (!self.repair).then_some(&*self.values)
+    }
 }
 
 /// Normalise a 3-vector, or return `fallback` when it has (near) zero length.
@@ -230,18 +320,12 @@ pub(crate) fn clean_primitive<'a>(
     let normals = if p.normals.is_empty() || wrong_len("normals", p.normals.len(), rep) {
         None
     } else {
-        Some(map_cow(&p.normals, |v| {
-            normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0])
-        }))
+        Some(Unit::check(&p.normals, rep))
     };
     let tangents = if p.tangents.is_empty() || wrong_len("tangents", p.tangents.len(), rep) {
         None
     } else {
-        Some(map_cow(&p.tangents, |v| {
-            let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
-            let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
-            [xyz[0], xyz[1], xyz[2], w]
-        }))
+        Some(Unit::check(&p.tangents, rep))
     };
     let mut uvs = Vec::with_capacity(p.uvs.len());
     for (k, set) in p.uvs.iter().enumerate() {
@@ -407,11 +491,11 @@ pub(crate) fn bake<'a>(
     let normals = c
         .normals
         .as_ref()
-        .map(|ns| ns.iter().map(|&v| t.normal(v)).collect());
+        .map(|ns| Unit::exact(ns.iter().map(|v| t.normal(v)).collect()));
     let tangents = c
         .tangents
         .as_ref()
-        .map(|ts| ts.iter().map(|&v| t.tangent(v)).collect());
+        .map(|ts| Unit::exact(ts.iter().map(|v| t.tangent(v)).collect()));
     let indices = if t.mirrored {
         Cow::Owned(
             c.indices

@@ -42,7 +42,7 @@ mod json;
 
 use levelgeom_scene::{Light, LightKind, Scene};
 
-use crate::clean::{CleanPrimitive, Repairs};
+use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
 use crate::ExportError;
 use build::build;
 use json::*;
@@ -298,6 +298,20 @@ impl Sink<'_> {
         }
     }
 
+    /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
+    fn units<const N: usize>(&mut self, units: Option<&Unit<[f32; N]>>) -> std::io::Result<()>
+    where
+        [f32; N]: Repair + bytemuck::Pod,
+    {
+        match units {
+            None => Ok(()),
+            Some(u) => match u.as_exact() {
+                Some(exact) => self.floats(exact),
+                None => self.f32s(u.iter()),
+            },
+        }
+    }
+
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.flush()?;
         self.out.write_all(b)
@@ -352,8 +366,8 @@ impl Plan<'_> {
                     let c = p(prim);
                     match attr {
                         Attr::Position => sink.floats(&c.positions)?,
-                        Attr::Normal => sink.floats(c.normals.as_deref().unwrap_or_default())?,
-                        Attr::Tangent => sink.floats(c.tangents.as_deref().unwrap_or_default())?,
+                        Attr::Normal => sink.units(c.normals.as_ref())?,
+                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
                         Attr::Uv(k) => sink.floats(&c.uvs[k])?,
                         Attr::Color(k) => sink.f32s(
                             c.colors[k]
