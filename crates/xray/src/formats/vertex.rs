@@ -252,6 +252,7 @@ pub const TREE_SCALE: f64 = 2048.0;
 // per process into tables, by the same functions, and decoding becomes a lookup.
 
 /// Decoded values of every byte, for packed directions and 0..1 bytes.
+#[derive(Debug)]
 struct ByteTables {
     dir: [f32; 256],
     unit: [f32; 256],
@@ -530,111 +531,188 @@ fn reserve(v: &mut Vertices, rs: &[Role], frac: bool, count: usize) {
     }
 }
 
-/// Decode `count` vertices of `stride` bytes each (the caller checked `raw.len()`).
-pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
-    let stride = decl.stride();
-    let count = raw.len().checked_div(stride).unwrap_or(0);
-    let rs = roles(decl);
-    let frac = has_fractions(&rs);
-    let mut v = Vertices {
-        count,
-        ..Default::default()
-    };
-    reserve(&mut v, &rs, frac, count);
-    let t = tables();
-    let (lmap, tree) = (
-        rs.contains(&Role::Lightmap).then(lmap_table),
-        rs.contains(&Role::Tree).then(tree_table),
-    );
-    let unit = |b: u8| t.unit[usize::from(b)];
-    let mut other: Vec<(Element, Vec<[f32; 4]>)> = Vec::new();
-    for (e, r) in decl.elements.iter().zip(&rs) {
-        if *r == Role::Other {
-            other.push((*e, Vec::with_capacity(count)));
+/// One vertex's values by role, as [`Vertices`] holds them (`None`: the declaration has no
+/// element of that role; the alphas are `None` too when they hold base-UV fractions).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Vertex {
+    /// Position (X-Ray space).
+    pub position: Option<[f32; 3]>,
+    /// Normal as decoded.
+    pub normal: Option<[f32; 3]>,
+    /// Sky occlusion.
+    pub hemi: Option<f32>,
+    /// Tangent as decoded.
+    pub tangent: Option<[f32; 3]>,
+    /// Tangent alpha when it is not a base-UV fraction.
+    pub tangent_alpha: Option<f32>,
+    /// Binormal as decoded.
+    pub binormal: Option<[f32; 3]>,
+    /// Binormal alpha when it is not a base-UV fraction.
+    pub binormal_alpha: Option<f32>,
+    /// Base texture UV.
+    pub uv: Option<[f32; 2]>,
+    /// Lightmap UV.
+    pub lightmap: Option<[f32; 2]>,
+    /// Tree wind factor and fourth word.
+    pub wind: Option<[f32; 2]>,
+    /// Vertex colour RGB.
+    pub color: Option<[f32; 3]>,
+    /// Direct-sun occlusion.
+    pub sun: Option<f32>,
+}
+
+/// A declaration prepared for decoding vertices one at a time (with the values [`decode`]
+/// gives), so that a caller can put them straight where it needs them.
+#[derive(Clone, Debug)]
+pub struct Decoder<'d> {
+    decl: &'d Declaration,
+    roles: Vec<Role>,
+    frac: bool,
+    tan: Option<Element>,
+    bin: Option<Element>,
+    lmap: Option<&'static [f32]>,
+    tree: Option<&'static [f32]>,
+    t: &'static ByteTables,
+}
+
+impl<'d> Decoder<'d> {
+    /// Prepare `decl`.
+    pub fn new(decl: &'d Declaration) -> Self {
+        let roles = roles(decl);
+        Decoder {
+            frac: has_fractions(&roles),
+            tan: element_with(decl, &roles, Role::PackedTangent),
+            bin: element_with(decl, &roles, Role::PackedBinormal),
+            lmap: roles.contains(&Role::Lightmap).then(lmap_table),
+            tree: roles.contains(&Role::Tree).then(tree_table),
+            t: tables(),
+            decl,
+            roles,
         }
     }
-    let tan = element_with(decl, &rs, Role::PackedTangent);
-    let bin = element_with(decl, &rs, Role::PackedBinormal);
-    for vert in raw.chunks_exact(stride.max(1)).take(count) {
-        let mut oi = 0;
-        for (e, r) in decl.elements.iter().zip(&rs) {
+
+    /// The values of the vertex whose `stride` bytes are `vert` (elements without a role are
+    /// left out: [`decode`] has them).
+    #[inline]
+    pub fn vertex(&self, vert: &[u8]) -> Vertex {
+        let t = self.t;
+        let unit = |b: u8| t.unit[usize::from(b)];
+        let frac = self.frac;
+        let mut v = Vertex::default();
+        for (e, r) in self.decl.elements.iter().zip(&self.roles) {
             let o = usize::from(e.offset);
             match r {
                 Role::Position => {
-                    v.positions
-                        .push([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
+                    v.position = Some([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
                 }
                 Role::PackedNormal => {
                     let c = rd::<4>(vert, o);
-                    v.normals.push(dir3(t, c));
-                    v.hemi.push(unit(c[3]));
+                    v.normal = Some(dir3(t, c));
+                    v.hemi = Some(unit(c[3]));
                 }
                 Role::FloatNormal => {
-                    v.normals
-                        .push([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
+                    v.normal = Some([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
                 }
                 Role::PackedTangent => {
                     let c = rd::<4>(vert, o);
-                    v.tangents.push(dir3(t, c));
+                    v.tangent = Some(dir3(t, c));
                     if !frac {
-                        v.tangent_alpha.push(unit(c[3]));
+                        v.tangent_alpha = Some(unit(c[3]));
                     }
                 }
                 Role::PackedBinormal => {
                     let c = rd::<4>(vert, o);
-                    v.binormals.push(dir3(t, c));
+                    v.binormal = Some(dir3(t, c));
                     if !frac {
-                        v.binormal_alpha.push(unit(c[3]));
+                        v.binormal_alpha = Some(unit(c[3]));
                     }
                 }
                 Role::BaseFixed => {
-                    let (fu, fv) = match (frac, tan, bin) {
+                    let (fu, fv) = match (frac, self.tan, self.bin) {
                         (true, Some(t), Some(b)) => (
                             rd::<4>(vert, usize::from(t.offset))[3],
                             rd::<4>(vert, usize::from(b.offset))[3],
                         ),
                         _ => (0, 0),
                     };
-                    v.uv.push([
+                    v.uv = Some([
                         decode_base(i16_at(vert, o), fu),
                         decode_base(i16_at(vert, o + 2), fv),
                     ]);
                 }
-                Role::BaseFloat => v.uv.push([f32_at(vert, o), f32_at(vert, o + 4)]),
+                Role::BaseFloat => v.uv = Some([f32_at(vert, o), f32_at(vert, o + 4)]),
                 Role::Tree => {
-                    let tab = tree.unwrap_or(&[]);
+                    let tab = self.tree.unwrap_or(&[]);
                     let s = |k: usize| {
                         let x = u16_at(vert, o + 2 * k);
                         tab.get(usize::from(x))
                             .copied()
                             .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
                     };
-                    v.uv.push([s(0), s(1)]);
-                    v.wind.push([s(2), s(3)]);
+                    v.uv = Some([s(0), s(1)]);
+                    v.wind = Some([s(2), s(3)]);
                 }
                 Role::Lightmap => {
-                    let tab = lmap.unwrap_or(&[]);
+                    let tab = self.lmap.unwrap_or(&[]);
                     let s = |k: usize| {
                         let x = u16_at(vert, o + 2 * k);
                         tab.get(usize::from(x))
                             .copied()
                             .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
                     };
-                    v.lightmap.push([s(0), s(1)]);
+                    v.lightmap = Some([s(0), s(1)]);
                 }
-                Role::LightmapFloat => v.lightmap.push([f32_at(vert, o), f32_at(vert, o + 4)]),
+                Role::LightmapFloat => v.lightmap = Some([f32_at(vert, o), f32_at(vert, o + 4)]),
                 Role::Color => {
                     let c = rd::<4>(vert, o);
-                    v.colors.push([unit(c[2]), unit(c[1]), unit(c[0])]);
-                    v.sun.push(unit(c[3]));
+                    v.color = Some([unit(c[2]), unit(c[1]), unit(c[0])]);
+                    v.sun = Some(unit(c[3]));
                 }
-                Role::Other => {
-                    if let Some((_, vals)) = other.get_mut(oi) {
-                        vals.push(decode_generic(e, vert));
-                    }
-                    oi += 1;
-                }
+                Role::Other => {}
             }
+        }
+        v
+    }
+}
+
+/// Decode `count` vertices of `stride` bytes each (the caller checked `raw.len()`).
+pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
+    let stride = decl.stride();
+    let count = raw.len().checked_div(stride).unwrap_or(0);
+    let d = Decoder::new(decl);
+    let mut v = Vertices {
+        count,
+        ..Default::default()
+    };
+    reserve(&mut v, &d.roles, d.frac, count);
+    let mut other: Vec<(Element, Vec<[f32; 4]>)> = Vec::new();
+    for (e, r) in decl.elements.iter().zip(&d.roles) {
+        if *r == Role::Other {
+            other.push((*e, Vec::with_capacity(count)));
+        }
+    }
+    fn put<T>(to: &mut Vec<T>, x: Option<T>) {
+        if let Some(x) = x {
+            to.push(x);
+        }
+    }
+    for vert in raw.chunks_exact(stride.max(1)).take(count) {
+        let x = d.vertex(vert);
+        put(&mut v.positions, x.position);
+        put(&mut v.normals, x.normal);
+        put(&mut v.hemi, x.hemi);
+        put(&mut v.tangents, x.tangent);
+        put(&mut v.tangent_alpha, x.tangent_alpha);
+        put(&mut v.binormals, x.binormal);
+        put(&mut v.binormal_alpha, x.binormal_alpha);
+        put(&mut v.uv, x.uv);
+        put(&mut v.lightmap, x.lightmap);
+        put(&mut v.wind, x.wind);
+        put(&mut v.colors, x.color);
+        put(&mut v.sun, x.sun);
+        let others = decl.elements.iter().zip(&d.roles);
+        for ((e, _), (_, vals)) in others.filter(|(_, r)| **r == Role::Other).zip(&mut other) {
+            vals.push(decode_generic(e, vert));
         }
     }
     v.other = other;

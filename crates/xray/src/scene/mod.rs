@@ -149,15 +149,33 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     glam::Vec3::from_array(a).dot(glam::Vec3::from_array(b))
 }
 
-/// Build one primitive from a buffer range; `None` with a reason when the range is bad. Only the
-/// visual's own vertices are decoded (vertices decode independently of each other, so the values
-/// are those of decoding the whole buffer).
-fn primitive(
-    vb: &VertexBuffer,
-    ib: &[u16],
+/// A buffer range checked for drawing, with the room for its primitive reserved: the vectors
+/// are allocated by the thread that checks the ranges, one after the other, and filled by
+/// [`Range::fill`] on any thread (worker threads growing their own allocator arenas page by
+/// page cost a system call each time).
+struct Range<'g> {
+    decoder: vertex::Decoder<'g>,
+    /// The range's vertex bytes.
+    raw: &'g [u8],
+    stride: usize,
+    /// Its triangles (indices into the range).
+    idx: &'g [u16],
+    /// Whether it has normals.
+    normals: bool,
+    /// Whether its normal, tangent and binormal are all there (the tangent frame is built).
+    frame: bool,
+    out: Primitive,
+}
+
+/// Check one buffer range and reserve its primitive; `Err` with a reason when the range is
+/// bad. Only the visual's own vertices will be decoded (vertices decode independently of each
+/// other, so the values are those of decoding the whole buffer).
+fn check_range<'g>(
+    vb: &'g VertexBuffer,
+    ib: &'g [u16],
     g: &GContainer,
     window: Option<SlideWindow>,
-) -> Result<Primitive, String> {
+) -> Result<Range<'g>, String> {
     let stride = vb.stride();
     let total = vb.data.len().checked_div(stride).unwrap_or(0);
     let vb0 = g.vb_offset as usize;
@@ -190,75 +208,159 @@ fn primitive(
     if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
         return Err(format!("index {bad} not below the {nverts} vertices used"));
     }
-    let verts = vertex::decode(&vb.decl, &vb.data[vb0 * stride..(vb0 + nverts) * stride]);
-    let full = |len: usize| len == nverts;
-    let mut p = Primitive {
-        positions: verts.positions.into_iter().map(mirror).collect(),
-        ..Primitive::default()
-    };
-    if p.positions.len() != nverts {
+    let raw = &vb.data[vb0 * stride..(vb0 + nverts) * stride];
+    let decoder = vertex::Decoder::new(&vb.decl);
+    if nverts == 0 {
+        // no vertices (and so no indices): every attribute is as long as the range
+        return Ok(Range {
+            decoder,
+            raw,
+            stride,
+            idx,
+            normals: false,
+            frame: false,
+            out: Primitive {
+                uvs: vec![Vec::new(), Vec::new()],
+                colors: vec![Vec::new()],
+                scalars: ["_HEMI", "_SUN", "_WIND"]
+                    .map(|n| (n.to_string(), Vec::new()))
+                    .into(),
+                ..Primitive::default()
+            },
+        });
+    }
+    // which attributes the range has: those of its first vertex (the declaration's roles)
+    let first = decoder.vertex(raw.get(..stride).unwrap_or_default());
+    if first.position.is_none() {
         return Err("the vertex buffer has no FLOAT3 position".into());
     }
-    let normals: Vec<[f32; 3]> = verts
-        .normals
-        .into_iter()
-        .map(|n| mirror(normalize(n, [0.0, 1.0, 0.0])))
-        .collect();
-    let (tangents, binormals) = (&verts.tangents, &verts.binormals);
-    if full(tangents.len()) && full(binormals.len()) && full(normals.len()) {
-        p.tangents = (0..nverts)
-            .map(|i| {
-                let n = normals[i];
-                let t = mirror(normalize(tangents[i], [1.0, 0.0, 0.0]));
-                // Gram-Schmidt against the normal so glTF gets an orthogonal unit tangent
-                let d = dot(n, t);
-                let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
-                    let a = if n[0].abs() < 0.9 {
-                        [1.0, 0.0, 0.0]
-                    } else {
-                        [0.0, 1.0, 0.0]
-                    };
-                    normalize(cross(n, a), [1.0, 0.0, 0.0])
-                });
-                let b = mirror(binormals[i]);
-                let w = if dot(cross(n, t), b) < 0.0 { -1.0 } else { 1.0 };
-                [t[0], t[1], t[2], w]
-            })
-            .collect();
-    }
-    if full(normals.len()) {
-        p.normals = normals;
-    }
-    if full(verts.uv.len()) {
-        p.uvs.push(verts.uv);
-        if full(verts.lightmap.len()) {
-            p.uvs.push(verts.lightmap);
+    let n = nverts;
+    let frame = first.normal.is_some() && first.tangent.is_some() && first.binormal.is_some();
+    let mut out = Primitive {
+        positions: Vec::with_capacity(n),
+        normals: Vec::with_capacity(if first.normal.is_some() { n } else { 0 }),
+        tangents: Vec::with_capacity(if frame { n } else { 0 }),
+        indices: Vec::with_capacity(idx.len() / 3 * 3),
+        ..Primitive::default()
+    };
+    if first.uv.is_some() {
+        out.uvs.push(Vec::with_capacity(n));
+        if first.lightmap.is_some() {
+            out.uvs.push(Vec::with_capacity(n));
         }
     }
-    if full(verts.colors.len()) {
-        p.colors.push(
-            verts
-                .colors
-                .iter()
-                .map(|c| [c[0], c[1], c[2], 1.0])
-                .collect(),
+    if first.color.is_some() {
+        out.colors.push(Vec::with_capacity(n));
+    }
+    for (name, has) in [
+        ("_HEMI", first.hemi.is_some()),
+        ("_SUN", first.sun.is_some()),
+        ("_WIND", first.wind.is_some()),
+    ] {
+        if has {
+            out.scalars.push((name.into(), Vec::with_capacity(n)));
+        }
+    }
+    Ok(Range {
+        decoder,
+        raw,
+        stride,
+        idx,
+        normals: first.normal.is_some(),
+        frame,
+        out,
+    })
+}
+
+/// The tangent of a vertex in the mirrored frame, made orthogonal to its (mirrored, unit)
+/// normal `n` (Gram-Schmidt) so that glTF gets an orthogonal unit tangent, with `w` the
+/// handedness of the binormal.
+fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4] {
+    let t = mirror(normalize(tangent, [1.0, 0.0, 0.0]));
+    let d = dot(n, t);
+    let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
+        let a = if n[0].abs() < 0.9 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
+        normalize(cross(n, a), [1.0, 0.0, 0.0])
+    });
+    let b = mirror(binormal);
+    let w = if dot(cross(n, t), b) < 0.0 { -1.0 } else { 1.0 };
+    [t[0], t[1], t[2], w]
+}
+
+impl Range<'_> {
+    /// Decode the range straight into its primitive: positions mirrored into glTF space,
+    /// normals normalised and mirrored, the tangent frame, the UV sets (base, then lightmap),
+    /// the colour with alpha 1, `_HEMI`, `_SUN` and `_WIND` (the wind factor), and the triangles
+    /// with their winding reversed (the mirror flips it).
+    fn fill(self) -> Primitive {
+        let Range {
+            decoder,
+            raw,
+            stride,
+            idx,
+            normals: has_normals,
+            frame,
+            mut out,
+        } = self;
+        let p = &mut out;
+        let (mut uv, mut lightmap) = (None, None);
+        let mut uvs = p.uvs.iter_mut();
+        if let Some(set) = uvs.next() {
+            uv = Some(set);
+            lightmap = uvs.next();
+        }
+        let mut colors = p.colors.first_mut();
+        let (mut hemi, mut sun, mut wind) = (None, None, None);
+        for (name, set) in &mut p.scalars {
+            match name.as_str() {
+                "_HEMI" => hemi = Some(set),
+                "_SUN" => sun = Some(set),
+                _ => wind = Some(set),
+            }
+        }
+        for vert in raw.chunks_exact(stride.max(1)) {
+            let x = decoder.vertex(vert);
+            p.positions.push(mirror(x.position.unwrap_or_default()));
+            if has_normals {
+                let n = mirror(normalize(x.normal.unwrap_or_default(), [0.0, 1.0, 0.0]));
+                p.normals.push(n);
+                if frame {
+                    p.tangents.push(tangent_frame(
+                        n,
+                        x.tangent.unwrap_or_default(),
+                        x.binormal.unwrap_or_default(),
+                    ));
+                }
+            }
+            if let (Some(set), Some(v)) = (uv.as_deref_mut(), x.uv) {
+                set.push(v);
+            }
+            if let (Some(set), Some(v)) = (lightmap.as_deref_mut(), x.lightmap) {
+                set.push(v);
+            }
+            if let (Some(set), Some(c)) = (colors.as_deref_mut(), x.color) {
+                set.push([c[0], c[1], c[2], 1.0]);
+            }
+            if let (Some(set), Some(v)) = (hemi.as_deref_mut(), x.hemi) {
+                set.push(v);
+            }
+            if let (Some(set), Some(v)) = (sun.as_deref_mut(), x.sun) {
+                set.push(v);
+            }
+            if let (Some(set), Some(w)) = (wind.as_deref_mut(), x.wind) {
+                set.push(w[0]);
+            }
+        }
+        p.indices.extend(
+            idx.chunks_exact(3)
+                .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
         );
+        out
     }
-    if full(verts.hemi.len()) {
-        p.scalars.push(("_HEMI".into(), verts.hemi));
-    }
-    if full(verts.sun.len()) {
-        p.scalars.push(("_SUN".into(), verts.sun));
-    }
-    if full(verts.wind.len()) {
-        p.scalars
-            .push(("_WIND".into(), verts.wind.iter().map(|w| w[0]).collect()));
-    }
-    p.indices = idx
-        .chunks_exact(3)
-        .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])])
-        .collect();
-    Ok(p)
 }
 
 /// What a visual draws: its range, its window (offset, triangles, vertices) and its shader.
@@ -268,15 +370,15 @@ fn drawn(g: GContainer, window: Option<SlideWindow>, sid: u16) -> Drawn {
     (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid)
 }
 
-/// [`primitive`] of the buffers a GCONTAINER names, or why they do not exist.
-fn build_primitive(
-    vbs: &[VertexBuffer],
-    ibs: &[Vec<u16>],
+/// [`check_range`] of the buffers a GCONTAINER names, or why they do not exist.
+fn range_of<'g>(
+    vbs: &'g [VertexBuffer],
+    ibs: &'g [Vec<u16>],
     g: &GContainer,
     window: Option<SlideWindow>,
-) -> Result<Primitive, String> {
+) -> Result<Range<'g>, String> {
     match (vbs.get(g.vb_index as usize), ibs.get(g.ib_index as usize)) {
-        (Some(vb), Some(ib)) => primitive(vb, ib, g, window),
+        (Some(vb), Some(ib)) => check_range(vb, ib, g, window),
         _ => Err(format!(
             "buffer {} / {} does not exist",
             g.vb_index, g.ib_index
@@ -556,9 +658,14 @@ impl Run<'_> {
             }
         }
         let (vbs, ibs) = (self.vbs, self.ibs);
-        self.built = todo
+        // checked and reserved here, one after the other; decoded in parallel
+        let ranges: Vec<(Drawn, Result<Range, String>)> = todo
+            .into_iter()
+            .map(|(key, g, window)| (key, range_of(vbs, ibs, &g, window)))
+            .collect();
+        self.built = ranges
             .into_par_iter()
-            .map(|(key, g, window)| (key, build_primitive(vbs, ibs, &g, window)))
+            .map(|(key, range)| (key, range.map(Range::fill)))
             .collect();
     }
 
@@ -626,7 +733,7 @@ impl Run<'_> {
         let built = self
             .built
             .remove(&key)
-            .unwrap_or_else(|| build_primitive(self.vbs, self.ibs, &g, window));
+            .unwrap_or_else(|| range_of(self.vbs, self.ibs, &g, window).map(Range::fill));
         match built {
             Ok(mut prim) => {
                 prim.material = self.materials.get(scene, sid);
