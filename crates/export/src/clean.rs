@@ -180,7 +180,10 @@ impl Repair for [f32; 3] {
 impl Repair for [f32; 4] {
     #[inline]
     fn repaired(self) -> Self {
-        let xyz = normalise([finite(self[0]), finite(self[1]), finite(self[2])], [1.0, 0.0, 0.0]);
+        let xyz = normalise(
+            [finite(self[0]), finite(self[1]), finite(self[2])],
+            [1.0, 0.0, 0.0],
+        );
         let w = if self[3] < 0.0 { -1.0 } else { 1.0 };
         [xyz[0], xyz[1], xyz[2], w]
     }

@@ -531,42 +531,48 @@ fn reserve(v: &mut Vertices, rs: &[Role], frac: bool, count: usize) {
     }
 }
 
-/// One vertex's values by role, as [`Vertices`] holds them (`None`: the declaration has no
-/// element of that role; the alphas are `None` too when they hold base-UV fractions).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Vertex {
+/// Receives the values of a buffer's vertices attribute by attribute ([`Decoder::columns`]):
+/// each method is called once per vertex (`i` = its index in the buffer) for every attribute
+/// the declaration has, all vertices of one group before the next group, groups in this order:
+/// position; normal with hemi; tangent with its alpha; binormal with its alpha; base UV with
+/// the tree wind; lightmap UV; colour with sun. So a method may use what an earlier group gave
+/// for the same vertex (the tangent frame needs the normal, tangent and binormal). The alphas
+/// come only when they are not base-UV fractions. Methods not overridden drop the values.
+pub trait Columns {
     /// Position (X-Ray space).
-    pub position: Option<[f32; 3]>,
+    fn position(&mut self, _i: usize, _p: [f32; 3]) {}
     /// Normal as decoded.
-    pub normal: Option<[f32; 3]>,
+    fn normal(&mut self, _i: usize, _n: [f32; 3]) {}
     /// Sky occlusion.
-    pub hemi: Option<f32>,
+    fn hemi(&mut self, _i: usize, _h: f32) {}
     /// Tangent as decoded.
-    pub tangent: Option<[f32; 3]>,
-    /// Tangent alpha when it is not a base-UV fraction.
-    pub tangent_alpha: Option<f32>,
+    fn tangent(&mut self, _i: usize, _t: [f32; 3]) {}
+    /// Tangent alpha.
+    fn tangent_alpha(&mut self, _i: usize, _a: f32) {}
     /// Binormal as decoded.
-    pub binormal: Option<[f32; 3]>,
-    /// Binormal alpha when it is not a base-UV fraction.
-    pub binormal_alpha: Option<f32>,
+    fn binormal(&mut self, _i: usize, _b: [f32; 3]) {}
+    /// Binormal alpha.
+    fn binormal_alpha(&mut self, _i: usize, _a: f32) {}
     /// Base texture UV.
-    pub uv: Option<[f32; 2]>,
-    /// Lightmap UV.
-    pub lightmap: Option<[f32; 2]>,
+    fn uv(&mut self, _i: usize, _uv: [f32; 2]) {}
     /// Tree wind factor and fourth word.
-    pub wind: Option<[f32; 2]>,
+    fn wind(&mut self, _i: usize, _w: [f32; 2]) {}
+    /// Lightmap UV.
+    fn lightmap(&mut self, _i: usize, _uv: [f32; 2]) {}
     /// Vertex colour RGB.
-    pub color: Option<[f32; 3]>,
+    fn color(&mut self, _i: usize, _c: [f32; 3]) {}
     /// Direct-sun occlusion.
-    pub sun: Option<f32>,
+    fn sun(&mut self, _i: usize, _s: f32) {}
 }
 
-/// A declaration prepared for decoding vertices one at a time (with the values [`decode`]
+/// A declaration prepared for decoding attribute by attribute (with the values [`decode`]
 /// gives), so that a caller can put them straight where it needs them.
 #[derive(Clone, Debug)]
 pub struct Decoder<'d> {
     decl: &'d Declaration,
     roles: Vec<Role>,
+    /// The elements with a role, in [`Columns`] order.
+    columns: Vec<(Element, Role)>,
     frac: bool,
     tan: Option<Element>,
     bin: Option<Element>,
@@ -579,6 +585,15 @@ impl<'d> Decoder<'d> {
     /// Prepare `decl`.
     pub fn new(decl: &'d Declaration) -> Self {
         let roles = roles(decl);
+        let mut columns: Vec<(Element, Role)> = decl
+            .elements
+            .iter()
+            .copied()
+            .zip(roles.iter().copied())
+            .filter(|(_, r)| *r != Role::Other)
+            .collect();
+        // the enum's order is the groups' order
+        columns.sort_by_key(|(_, r)| *r as u8);
         Decoder {
             frac: has_fractions(&roles),
             tan: element_with(decl, &roles, Role::PackedTangent),
@@ -588,90 +603,139 @@ impl<'d> Decoder<'d> {
             t: tables(),
             decl,
             roles,
+            columns,
         }
     }
 
-    /// The values of the vertex whose `stride` bytes are `vert` (elements without a role are
-    /// left out: [`decode`] has them).
-    #[inline]
-    pub fn vertex(&self, vert: &[u8]) -> Vertex {
+    /// Decode the whole vertices of `raw` (the declaration's stride each) into `out`,
+    /// attribute by attribute (see [`Columns`]; elements without a role are left out:
+    /// [`decode`] has them).
+    pub fn columns(&self, raw: &[u8], out: &mut impl Columns) {
+        let stride = self.decl.stride().max(1);
+        let verts = || raw.chunks_exact(stride).enumerate();
         let t = self.t;
         let unit = |b: u8| t.unit[usize::from(b)];
         let frac = self.frac;
-        let mut v = Vertex::default();
-        for (e, r) in self.decl.elements.iter().zip(&self.roles) {
+        for &(e, r) in &self.columns {
             let o = usize::from(e.offset);
+            let f3 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4), f32_at(v, o + 8)];
+            let f2 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4)];
             match r {
-                Role::Position => {
-                    v.position = Some([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
-                }
-                Role::PackedNormal => {
-                    let c = rd::<4>(vert, o);
-                    v.normal = Some(dir3(t, c));
-                    v.hemi = Some(unit(c[3]));
-                }
-                Role::FloatNormal => {
-                    v.normal = Some([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
-                }
-                Role::PackedTangent => {
-                    let c = rd::<4>(vert, o);
-                    v.tangent = Some(dir3(t, c));
+                Role::Position => verts().for_each(|(i, v)| out.position(i, f3(v))),
+                Role::PackedNormal => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.normal(i, dir3(t, c));
+                    out.hemi(i, unit(c[3]));
+                }),
+                Role::FloatNormal => verts().for_each(|(i, v)| out.normal(i, f3(v))),
+                Role::PackedTangent => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.tangent(i, dir3(t, c));
                     if !frac {
-                        v.tangent_alpha = Some(unit(c[3]));
+                        out.tangent_alpha(i, unit(c[3]));
                     }
-                }
-                Role::PackedBinormal => {
-                    let c = rd::<4>(vert, o);
-                    v.binormal = Some(dir3(t, c));
+                }),
+                Role::PackedBinormal => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.binormal(i, dir3(t, c));
                     if !frac {
-                        v.binormal_alpha = Some(unit(c[3]));
+                        out.binormal_alpha(i, unit(c[3]));
                     }
-                }
+                }),
                 Role::BaseFixed => {
-                    let (fu, fv) = match (frac, self.tan, self.bin) {
-                        (true, Some(t), Some(b)) => (
-                            rd::<4>(vert, usize::from(t.offset))[3],
-                            rd::<4>(vert, usize::from(b.offset))[3],
-                        ),
-                        _ => (0, 0),
+                    let alphas = match (frac, self.tan, self.bin) {
+                        (true, Some(t), Some(b)) => {
+                            Some((usize::from(t.offset), usize::from(b.offset)))
+                        }
+                        _ => None,
                     };
-                    v.uv = Some([
-                        decode_base(i16_at(vert, o), fu),
-                        decode_base(i16_at(vert, o + 2), fv),
-                    ]);
+                    verts().for_each(|(i, v)| {
+                        let (fu, fv) = alphas
+                            .map_or((0, 0), |(ta, ba)| (rd::<4>(v, ta)[3], rd::<4>(v, ba)[3]));
+                        out.uv(
+                            i,
+                            [
+                                decode_base(i16_at(v, o), fu),
+                                decode_base(i16_at(v, o + 2), fv),
+                            ],
+                        );
+                    });
                 }
-                Role::BaseFloat => v.uv = Some([f32_at(vert, o), f32_at(vert, o + 4)]),
+                Role::BaseFloat => verts().for_each(|(i, v)| out.uv(i, f2(v))),
                 Role::Tree => {
                     let tab = self.tree.unwrap_or(&[]);
-                    let s = |k: usize| {
-                        let x = u16_at(vert, o + 2 * k);
-                        tab.get(usize::from(x))
-                            .copied()
-                            .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
-                    };
-                    v.uv = Some([s(0), s(1)]);
-                    v.wind = Some([s(2), s(3)]);
+                    verts().for_each(|(i, v)| {
+                        let s = |k: usize| {
+                            let x = u16_at(v, o + 2 * k);
+                            tab.get(usize::from(x))
+                                .copied()
+                                .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
+                        };
+                        out.uv(i, [s(0), s(1)]);
+                        out.wind(i, [s(2), s(3)]);
+                    });
                 }
                 Role::Lightmap => {
                     let tab = self.lmap.unwrap_or(&[]);
-                    let s = |k: usize| {
-                        let x = u16_at(vert, o + 2 * k);
-                        tab.get(usize::from(x))
-                            .copied()
-                            .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
-                    };
-                    v.lightmap = Some([s(0), s(1)]);
+                    verts().for_each(|(i, v)| {
+                        let s = |k: usize| {
+                            let x = u16_at(v, o + 2 * k);
+                            tab.get(usize::from(x))
+                                .copied()
+                                .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
+                        };
+                        out.lightmap(i, [s(0), s(1)]);
+                    });
                 }
-                Role::LightmapFloat => v.lightmap = Some([f32_at(vert, o), f32_at(vert, o + 4)]),
-                Role::Color => {
-                    let c = rd::<4>(vert, o);
-                    v.color = Some([unit(c[2]), unit(c[1]), unit(c[0])]);
-                    v.sun = Some(unit(c[3]));
-                }
+                Role::LightmapFloat => verts().for_each(|(i, v)| out.lightmap(i, f2(v))),
+                Role::Color => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.color(i, [unit(c[2]), unit(c[1]), unit(c[0])]);
+                    out.sun(i, unit(c[3]));
+                }),
                 Role::Other => {}
             }
         }
-        v
+    }
+}
+
+/// [`Columns`] pushing every value onto the vectors of [`Vertices`].
+impl Columns for Vertices {
+    fn position(&mut self, _: usize, p: [f32; 3]) {
+        self.positions.push(p);
+    }
+    fn normal(&mut self, _: usize, n: [f32; 3]) {
+        self.normals.push(n);
+    }
+    fn hemi(&mut self, _: usize, h: f32) {
+        self.hemi.push(h);
+    }
+    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+        self.tangents.push(t);
+    }
+    fn tangent_alpha(&mut self, _: usize, a: f32) {
+        self.tangent_alpha.push(a);
+    }
+    fn binormal(&mut self, _: usize, b: [f32; 3]) {
+        self.binormals.push(b);
+    }
+    fn binormal_alpha(&mut self, _: usize, a: f32) {
+        self.binormal_alpha.push(a);
+    }
+    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+        self.uv.push(uv);
+    }
+    fn wind(&mut self, _: usize, w: [f32; 2]) {
+        self.wind.push(w);
+    }
+    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+        self.lightmap.push(uv);
+    }
+    fn color(&mut self, _: usize, c: [f32; 3]) {
+        self.colors.push(c);
+    }
+    fn sun(&mut self, _: usize, s: f32) {
+        self.sun.push(s);
     }
 }
 
@@ -685,37 +749,19 @@ pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
         ..Default::default()
     };
     reserve(&mut v, &d.roles, d.frac, count);
-    let mut other: Vec<(Element, Vec<[f32; 4]>)> = Vec::new();
-    for (e, r) in decl.elements.iter().zip(&d.roles) {
-        if *r == Role::Other {
-            other.push((*e, Vec::with_capacity(count)));
-        }
-    }
-    fn put<T>(to: &mut Vec<T>, x: Option<T>) {
-        if let Some(x) = x {
-            to.push(x);
-        }
-    }
-    for vert in raw.chunks_exact(stride.max(1)).take(count) {
-        let x = d.vertex(vert);
-        put(&mut v.positions, x.position);
-        put(&mut v.normals, x.normal);
-        put(&mut v.hemi, x.hemi);
-        put(&mut v.tangents, x.tangent);
-        put(&mut v.tangent_alpha, x.tangent_alpha);
-        put(&mut v.binormals, x.binormal);
-        put(&mut v.binormal_alpha, x.binormal_alpha);
-        put(&mut v.uv, x.uv);
-        put(&mut v.lightmap, x.lightmap);
-        put(&mut v.wind, x.wind);
-        put(&mut v.colors, x.color);
-        put(&mut v.sun, x.sun);
-        let others = decl.elements.iter().zip(&d.roles);
-        for ((e, _), (_, vals)) in others.filter(|(_, r)| **r == Role::Other).zip(&mut other) {
-            vals.push(decode_generic(e, vert));
-        }
-    }
-    v.other = other;
+    let raw = &raw[..count * stride];
+    d.columns(raw, &mut v);
+    let others = decl.elements.iter().zip(&d.roles);
+    v.other = others
+        .filter(|(_, r)| **r == Role::Other)
+        .map(|(e, _)| {
+            let vals = raw
+                .chunks_exact(stride.max(1))
+                .map(|vert| decode_generic(e, vert))
+                .collect();
+            (*e, vals)
+        })
+        .collect();
     v
 }
 

@@ -157,11 +157,8 @@ struct Range<'g> {
     decoder: vertex::Decoder<'g>,
     /// The range's vertex bytes.
     raw: &'g [u8],
-    stride: usize,
     /// Its triangles (indices into the range).
     idx: &'g [u16],
-    /// Whether it has normals.
-    normals: bool,
     /// Whether its normal, tangent and binormal are all there (the tangent frame is built).
     frame: bool,
     out: Primitive,
@@ -215,9 +212,7 @@ fn check_range<'g>(
         return Ok(Range {
             decoder,
             raw,
-            stride,
             idx,
-            normals: false,
             frame: false,
             out: Primitive {
                 uvs: vec![Vec::new(), Vec::new()],
@@ -230,32 +225,33 @@ fn check_range<'g>(
         });
     }
     // which attributes the range has: those of its first vertex (the declaration's roles)
-    let first = decoder.vertex(raw.get(..stride).unwrap_or_default());
-    if first.position.is_none() {
+    let mut first = Seen::default();
+    decoder.columns(raw.get(..stride).unwrap_or_default(), &mut first);
+    if !first.position {
         return Err("the vertex buffer has no FLOAT3 position".into());
     }
     let n = nverts;
-    let frame = first.normal.is_some() && first.tangent.is_some() && first.binormal.is_some();
+    let frame = first.normal && first.tangent && first.binormal;
     let mut out = Primitive {
         positions: Vec::with_capacity(n),
-        normals: Vec::with_capacity(if first.normal.is_some() { n } else { 0 }),
+        normals: Vec::with_capacity(if first.normal { n } else { 0 }),
         tangents: Vec::with_capacity(if frame { n } else { 0 }),
         indices: Vec::with_capacity(idx.len() / 3 * 3),
         ..Primitive::default()
     };
-    if first.uv.is_some() {
+    if first.uv {
         out.uvs.push(Vec::with_capacity(n));
-        if first.lightmap.is_some() {
+        if first.lightmap {
             out.uvs.push(Vec::with_capacity(n));
         }
     }
-    if first.color.is_some() {
+    if first.color {
         out.colors.push(Vec::with_capacity(n));
     }
     for (name, has) in [
-        ("_HEMI", first.hemi.is_some()),
-        ("_SUN", first.sun.is_some()),
-        ("_WIND", first.wind.is_some()),
+        ("_HEMI", first.hemi),
+        ("_SUN", first.sun),
+        ("_WIND", first.wind),
     ] {
         if has {
             out.scalars.push((name.into(), Vec::with_capacity(n)));
@@ -264,12 +260,125 @@ fn check_range<'g>(
     Ok(Range {
         decoder,
         raw,
-        stride,
         idx,
-        normals: first.normal.is_some(),
         frame,
         out,
     })
+}
+
+/// Which attributes a vertex has (decoded for nothing else).
+#[derive(Default)]
+struct Seen {
+    position: bool,
+    normal: bool,
+    hemi: bool,
+    tangent: bool,
+    binormal: bool,
+    uv: bool,
+    wind: bool,
+    lightmap: bool,
+    color: bool,
+    sun: bool,
+}
+
+impl vertex::Columns for Seen {
+    fn position(&mut self, _: usize, _: [f32; 3]) {
+        self.position = true;
+    }
+    fn normal(&mut self, _: usize, _: [f32; 3]) {
+        self.normal = true;
+    }
+    fn hemi(&mut self, _: usize, _: f32) {
+        self.hemi = true;
+    }
+    fn tangent(&mut self, _: usize, _: [f32; 3]) {
+        self.tangent = true;
+    }
+    fn binormal(&mut self, _: usize, _: [f32; 3]) {
+        self.binormal = true;
+    }
+    fn uv(&mut self, _: usize, _: [f32; 2]) {
+        self.uv = true;
+    }
+    fn wind(&mut self, _: usize, _: [f32; 2]) {
+        self.wind = true;
+    }
+    fn lightmap(&mut self, _: usize, _: [f32; 2]) {
+        self.lightmap = true;
+    }
+    fn color(&mut self, _: usize, _: [f32; 3]) {
+        self.color = true;
+    }
+    fn sun(&mut self, _: usize, _: f32) {
+        self.sun = true;
+    }
+}
+
+/// A primitive being filled by [`Range::fill`]: the decoded values put into the scene's
+/// layout as they come (see there).
+struct Fill<'p> {
+    p: &'p mut Primitive,
+    /// Build the tangent frame (normal, tangent and binormal are there).
+    frame: bool,
+    /// Where `_HEMI`, `_SUN` and `_WIND` are in `p.scalars`.
+    hemi: usize,
+    sun: usize,
+    wind: usize,
+}
+
+impl vertex::Columns for Fill<'_> {
+    fn position(&mut self, _: usize, p: [f32; 3]) {
+        self.p.positions.push(mirror(p));
+    }
+    fn normal(&mut self, _: usize, n: [f32; 3]) {
+        self.p.normals.push(mirror(normalize(n, [0.0, 1.0, 0.0])));
+    }
+    fn hemi(&mut self, _: usize, h: f32) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.hemi) {
+            set.push(h);
+        }
+    }
+    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+        if self.frame {
+            // as decoded until the binormal comes (its group is the next)
+            self.p.tangents.push([t[0], t[1], t[2], 0.0]);
+        }
+    }
+    fn binormal(&mut self, i: usize, b: [f32; 3]) {
+        if let (true, Some(&n), Some(t)) = (
+            self.frame,
+            self.p.normals.get(i),
+            self.p.tangents.get_mut(i),
+        ) {
+            *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+        }
+    }
+    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+        if let Some(set) = self.p.uvs.first_mut() {
+            set.push(uv);
+        }
+    }
+    fn wind(&mut self, _: usize, w: [f32; 2]) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.wind) {
+            set.push(w[0]);
+        }
+    }
+    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+        // only with a base UV set before it
+        if let Some(set) = self.p.uvs.get_mut(1) {
+            set.push(uv);
+        }
+    }
+    fn color(&mut self, _: usize, c: [f32; 3]) {
+        if let Some(set) = self.p.colors.first_mut() {
+            set.push([c[0], c[1], c[2], 1.0]);
+        }
+    }
+    fn sun(&mut self, _: usize, s: f32) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.sun) {
+            set.push(s);
+        }
+    }
 }
 
 /// The tangent of a vertex in the mirrored frame, made orthogonal to its (mirrored, unit)
@@ -300,62 +409,28 @@ impl Range<'_> {
         let Range {
             decoder,
             raw,
-            stride,
             idx,
-            normals: has_normals,
             frame,
             mut out,
         } = self;
-        let p = &mut out;
-        let (mut uv, mut lightmap) = (None, None);
-        let mut uvs = p.uvs.iter_mut();
-        if let Some(set) = uvs.next() {
-            uv = Some(set);
-            lightmap = uvs.next();
-        }
-        let mut colors = p.colors.first_mut();
-        let (mut hemi, mut sun, mut wind) = (None, None, None);
-        for (name, set) in &mut p.scalars {
-            match name.as_str() {
-                "_HEMI" => hemi = Some(set),
-                "_SUN" => sun = Some(set),
-                _ => wind = Some(set),
-            }
-        }
-        for vert in raw.chunks_exact(stride.max(1)) {
-            let x = decoder.vertex(vert);
-            p.positions.push(mirror(x.position.unwrap_or_default()));
-            if has_normals {
-                let n = mirror(normalize(x.normal.unwrap_or_default(), [0.0, 1.0, 0.0]));
-                p.normals.push(n);
-                if frame {
-                    p.tangents.push(tangent_frame(
-                        n,
-                        x.tangent.unwrap_or_default(),
-                        x.binormal.unwrap_or_default(),
-                    ));
-                }
-            }
-            if let (Some(set), Some(v)) = (uv.as_deref_mut(), x.uv) {
-                set.push(v);
-            }
-            if let (Some(set), Some(v)) = (lightmap.as_deref_mut(), x.lightmap) {
-                set.push(v);
-            }
-            if let (Some(set), Some(c)) = (colors.as_deref_mut(), x.color) {
-                set.push([c[0], c[1], c[2], 1.0]);
-            }
-            if let (Some(set), Some(v)) = (hemi.as_deref_mut(), x.hemi) {
-                set.push(v);
-            }
-            if let (Some(set), Some(v)) = (sun.as_deref_mut(), x.sun) {
-                set.push(v);
-            }
-            if let (Some(set), Some(w)) = (wind.as_deref_mut(), x.wind) {
-                set.push(w[0]);
-            }
-        }
-        p.indices.extend(
+        let at = |name: &str| {
+            out.scalars
+                .iter()
+                .position(|(n, _)| n == name)
+                .unwrap_or(usize::MAX)
+        };
+        let (hemi, sun, wind) = (at("_HEMI"), at("_SUN"), at("_WIND"));
+        decoder.columns(
+            raw,
+            &mut Fill {
+                p: &mut out,
+                frame,
+                hemi,
+                sun,
+                wind,
+            },
+        );
+        out.indices.extend(
             idx.chunks_exact(3)
                 .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
         );
