@@ -192,48 +192,51 @@ impl Repair for [f32; 4] {
     }
 }
 
-/// Normals or tangents of a cleaned primitive: values to write, each repaired ([`Repair`]) as
-/// it is read when `repair` is set, so that no repaired copy is held (see the module docs).
+/// Normals or tangents of a cleaned primitive: values to write, those from `from` on repaired
+/// ([`Repair`]) as they are read, so that no repaired copy is held (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Unit<'a, T: Clone> {
     values: Cow<'a, [T]>,
-    repair: bool,
+    /// The first value that repairing changes (the length when none does): the ones before it
+    /// are written as they are, and each value is repaired once, as [`map_cow`] did.
+    from: usize,
 }
 
 impl<'a, T: Repair> Unit<'a, T> {
-    /// `values` checked: the non-finite components counted in `rep`, and whether any value
-    /// changes when repaired.
+    /// `values` checked: the non-finite components counted in `rep`, and the first value that
+    /// changes when repaired found.
     pub fn check(values: &'a [T], rep: &mut Repairs) -> Self {
-        let mut repair = false;
-        for v in values {
-            rep.non_finite += v.non_finite();
-            repair = repair || !v.repaired().same(v);
-        }
+        let from = values
+            .iter()
+            .position(|v| !v.repaired().same(v))
+            .unwrap_or(values.len());
+        rep.non_finite += values[from..].iter().map(Repair::non_finite).sum::<usize>();
         Unit {
             values: Cow::Borrowed(values),
-            repair,
+            from,
         }
     }
 
     /// Values that are already what is written.
     pub fn exact(values: Vec<T>) -> Self {
         Unit {
+            from: values.len(),
             values: Cow::Owned(values),
-            repair: false,
         }
     }
 
-    /// The values as written (repaired when needed).
-    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        let repair = self.repair;
-        self.values
-            .iter()
-            .map(move |&v| if repair { v.repaired() } else { v })
+    /// The values that need no repair (a prefix, borrowed as they are) and those that do.
+    pub fn split(&self) -> (&[T], &[T]) {
+        self.values.split_at(self.from)
     }
 
-    /// The values as written when they need no repair (borrowed as they are).
-    pub fn as_exact(&self) -> Option<&[T]> {
-        (!self.repair).then_some(&*self.values)
+    /// The values as written (repaired where needed).
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        let (exact, repaired) = self.split();
+        exact
+            .iter()
+            .copied()
+            .chain(repaired.iter().map(|&v| v.repaired()))
     }
 }
 
@@ -519,5 +522,77 @@ pub(crate) fn bake<'a>(
         scalars: c.scalars.clone(),
         vectors: c.vectors.clone(),
         indices,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The repairs as `clean_primitive` made them before normals and tangents were repaired on
+    /// reading: every value mapped once through `rep.f` and `normalise`, a copy from the first
+    /// change on.
+    fn copied_normals(v: &[[f32; 3]], rep: &mut Repairs) -> Vec<[f32; 3]> {
+        map_cow(v, |v| {
+            normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0])
+        })
+        .into_owned()
+    }
+
+    fn copied_tangents(v: &[[f32; 4]], rep: &mut Repairs) -> Vec<[f32; 4]> {
+        map_cow(v, |v| {
+            let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
+            let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
+            [xyz[0], xyz[1], xyz[2], w]
+        })
+        .into_owned()
+    }
+
+    fn bits<const N: usize>(v: &[[f32; N]]) -> Vec<[u32; N]> {
+        v.iter().map(|a| a.map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn units_read_as_the_copies_were_made() {
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let normals: Vec<[f32; 3]> = vec![
+            [0.0, 1.0, 0.0],
+            [s, s, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [f32::NAN, 2.0, 0.0],
+            [f32::INFINITY, f32::NEG_INFINITY, 3.0],
+            [1e-30, 0.0, 0.0],
+            [-0.6, 0.8, 0.0],
+        ];
+        let tangents: Vec<[f32; 4]> = normals
+            .iter()
+            .zip([1.0, -1.0, 0.0, -0.0, f32::NAN, -2.0, 5.0, -1.0])
+            .map(|(n, w)| [n[2], n[0], n[1], w])
+            .collect();
+        // each value alone, each suffix (the first change at every position) and the whole
+        for k in 0..normals.len() {
+            for (lo, hi) in [(k, k + 1), (k, normals.len()), (0, k)] {
+                let (n, t) = (&normals[lo..hi], &tangents[lo..hi]);
+                let (mut old, mut new) = (Repairs::default(), Repairs::default());
+                let want = (copied_normals(n, &mut old), copied_tangents(t, &mut old));
+                let (un, ut) = (Unit::check(n, &mut new), Unit::check(t, &mut new));
+                let got: (Vec<_>, Vec<_>) = (un.iter().collect(), ut.iter().collect());
+                assert_eq!(bits(&got.0), bits(&want.0), "normals {lo}..{hi}");
+                assert_eq!(bits(&got.1), bits(&want.1), "tangents {lo}..{hi}");
+                assert_eq!(new.non_finite, old.non_finite, "count {lo}..{hi}");
+            }
+        }
+        // the hand-computed cases: (1,1,0) → (√½, √½, 0); zero → the fallback; NaN → 0
+        let mut rep = Repairs::default();
+        let got: Vec<[f32; 3]> = Unit::check(&normals, &mut rep).iter().collect();
+        assert_eq!(got[2], [s, s, 0.0]);
+        assert_eq!(got[3], [0.0, 0.0, 1.0]);
+        assert_eq!(got[4], [0.0, 1.0, 0.0]);
+        assert_eq!(got[5], [0.0, 0.0, 1.0]);
+        assert_eq!(rep.non_finite, 3);
+        // unit values already written as they are: borrowed, nothing repaired
+        let unit = [[0.0f32, 1.0, 0.0], [0.0, 0.0, -1.0]];
+        assert_eq!(Unit::check(&unit, &mut rep).split().1.len(), 0);
     }
 }

@@ -339,13 +339,10 @@ impl Sink<'_> {
     where
         [f32; N]: Repair + bytemuck::Pod,
     {
-        match units {
-            None => Ok(()),
-            Some(u) => match u.as_exact() {
-                Some(exact) => self.floats(exact),
-                None => self.f32s(u.iter()),
-            },
-        }
+        let Some(u) = units else { return Ok(()) };
+        let (exact, repaired) = u.split();
+        self.floats(exact)?;
+        self.f32s(repaired.iter().map(|&v| v.repaired()))
     }
 
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
