@@ -112,9 +112,11 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 }
 
 /// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
-/// buffer is computed first, then the JSON chunk is written, then the BIN chunk accessor by
-/// accessor, converted to little-endian bytes through a small reused buffer — no copy of the
-/// whole file or of any attribute is made (attributes that need repairs excepted, see the
+/// buffer is computed first and the JSON measured, then the JSON chunk is serialised straight
+/// into `out` (and the JSON structures dropped), then the BIN chunk accessor by accessor,
+/// converted to little-endian bytes through a small reused buffer — no copy of the whole file,
+/// of the JSON or of any attribute is made (positions, UVs, colours and custom attributes that
+/// need repairs excepted; normals and tangents are repaired as they are written, see the
 /// crate's `clean` module). Give `out` a buffered writer.
 ///
 /// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
