@@ -18,6 +18,10 @@
 //! | material index out of range | no material |
 //!
 //! Each repair adds a warning; non-finite replacements are counted and reported once.
+//!
+//! Normals and tangents are checked here but repaired as they are read ([`Unit`]): almost
+//! every engine's normals need re-normalising, and a writer that streams its output (the GLB's
+//! BIN chunk, the OBJ text) then holds no repaired copy of every primitive's vectors.
 
 use std::borrow::Cow;
 
@@ -93,9 +97,9 @@ pub(crate) struct CleanPrimitive<'a> {
     /// Positions (at least one).
     pub positions: Cow<'a, [[f32; 3]]>,
     /// Unit normals, if present.
-    pub normals: Option<Cow<'a, [[f32; 3]]>>,
+    pub normals: Option<Unit<'a, [f32; 3]>>,
     /// Unit tangents with `w` = ±1, if present.
-    pub tangents: Option<Cow<'a, [[f32; 4]]>>,
+    pub tangents: Option<Unit<'a, [f32; 4]>>,
     /// UV sets, each one entry per vertex.
     pub uvs: Vec<Cow<'a, [[f32; 2]]>>,
     /// Colour sets, each one entry per vertex.
@@ -142,6 +146,98 @@ pub(crate) fn map_cow<T: Bits>(s: &[T], mut f: impl FnMut(T) -> T) -> Cow<'_, [T
         }
     }
     Cow::Borrowed(s)
+}
+
+/// A unit vector as the writers need it, repaired from the scene's value: a normal
+/// (`[f32; 3]`, non-finite components 0, normalised, `(0,0,1)` when of zero length) or a tangent
+/// (`[f32; 4]`, `xyz` likewise with `(1,0,0)`, `w` → ±1).
+pub(crate) trait Repair: Bits {
+    /// The repaired value (non-finite components are not counted here: [`clean_primitive`]
+    /// counts them once, when it checks the vectors).
+    fn repaired(self) -> Self;
+    /// How many of the components that [`Repair::repaired`] reads are not finite.
+    fn non_finite(&self) -> usize;
+}
+
+fn finite(v: f32) -> f32 {
+    if v.is_finite() {
+        v
+    } else {
+        0.0
+    }
+}
+
+impl Repair for [f32; 3] {
+    #[inline]
+    fn repaired(self) -> Self {
+        normalise(self.map(finite), [0.0, 0.0, 1.0])
+    }
+    fn non_finite(&self) -> usize {
+        self.iter().filter(|v| !v.is_finite()).count()
+    }
+}
+
+impl Repair for [f32; 4] {
+    #[inline]
+    fn repaired(self) -> Self {
+        let xyz = normalise(
+            [finite(self[0]), finite(self[1]), finite(self[2])],
+            [1.0, 0.0, 0.0],
+        );
+        let w = if self[3] < 0.0 { -1.0 } else { 1.0 };
+        [xyz[0], xyz[1], xyz[2], w]
+    }
+    fn non_finite(&self) -> usize {
+        self[..3].iter().filter(|v| !v.is_finite()).count()
+    }
+}
+
+/// Normals or tangents of a cleaned primitive: values to write, those from `from` on repaired
+/// ([`Repair`]) as they are read, so that no repaired copy is held (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Unit<'a, T: Clone> {
+    values: Cow<'a, [T]>,
+    /// The first value that repairing changes (the length when none does): the ones before it
+    /// are written as they are, and each value is repaired once, as [`map_cow`] did.
+    from: usize,
+}
+
+impl<'a, T: Repair> Unit<'a, T> {
+    /// `values` checked: the non-finite components counted in `rep`, and the first value that
+    /// changes when repaired found.
+    pub fn check(values: &'a [T], rep: &mut Repairs) -> Self {
+        let from = values
+            .iter()
+            .position(|v| !v.repaired().same(v))
+            .unwrap_or(values.len());
+        rep.non_finite += values[from..].iter().map(Repair::non_finite).sum::<usize>();
+        Unit {
+            values: Cow::Borrowed(values),
+            from,
+        }
+    }
+
+    /// Values that are already what is written.
+    pub fn exact(values: Vec<T>) -> Self {
+        Unit {
+            from: values.len(),
+            values: Cow::Owned(values),
+        }
+    }
+
+    /// The values that need no repair (a prefix, borrowed as they are) and those that do.
+    pub fn split(&self) -> (&[T], &[T]) {
+        self.values.split_at(self.from)
+    }
+
+    /// The values as written (repaired where needed).
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        let (exact, repaired) = self.split();
+        exact
+            .iter()
+            .copied()
+            .chain(repaired.iter().map(|&v| v.repaired()))
+    }
 }
 
 /// Normalise a 3-vector, or return `fallback` when it has (near) zero length.
@@ -230,18 +326,12 @@ pub(crate) fn clean_primitive<'a>(
     let normals = if p.normals.is_empty() || wrong_len("normals", p.normals.len(), rep) {
         None
     } else {
-        Some(map_cow(&p.normals, |v| {
-            normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0])
-        }))
+        Some(Unit::check(&p.normals, rep))
     };
     let tangents = if p.tangents.is_empty() || wrong_len("tangents", p.tangents.len(), rep) {
         None
     } else {
-        Some(map_cow(&p.tangents, |v| {
-            let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
-            let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
-            [xyz[0], xyz[1], xyz[2], w]
-        }))
+        Some(Unit::check(&p.tangents, rep))
     };
     let mut uvs = Vec::with_capacity(p.uvs.len());
     for (k, set) in p.uvs.iter().enumerate() {
@@ -407,11 +497,11 @@ pub(crate) fn bake<'a>(
     let normals = c
         .normals
         .as_ref()
-        .map(|ns| ns.iter().map(|&v| t.normal(v)).collect());
+        .map(|ns| Unit::exact(ns.iter().map(|v| t.normal(v)).collect()));
     let tangents = c
         .tangents
         .as_ref()
-        .map(|ts| ts.iter().map(|&v| t.tangent(v)).collect());
+        .map(|ts| Unit::exact(ts.iter().map(|v| t.tangent(v)).collect()));
     let indices = if t.mirrored {
         Cow::Owned(
             c.indices
@@ -432,5 +522,77 @@ pub(crate) fn bake<'a>(
         scalars: c.scalars.clone(),
         vectors: c.vectors.clone(),
         indices,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The repairs as `clean_primitive` made them before normals and tangents were repaired on
+    /// reading: every value mapped once through `rep.f` and `normalise`, a copy from the first
+    /// change on.
+    fn copied_normals(v: &[[f32; 3]], rep: &mut Repairs) -> Vec<[f32; 3]> {
+        map_cow(v, |v| {
+            normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [0.0, 0.0, 1.0])
+        })
+        .into_owned()
+    }
+
+    fn copied_tangents(v: &[[f32; 4]], rep: &mut Repairs) -> Vec<[f32; 4]> {
+        map_cow(v, |v| {
+            let xyz = normalise([rep.f(v[0]), rep.f(v[1]), rep.f(v[2])], [1.0, 0.0, 0.0]);
+            let w = if v[3] < 0.0 { -1.0 } else { 1.0 };
+            [xyz[0], xyz[1], xyz[2], w]
+        })
+        .into_owned()
+    }
+
+    fn bits<const N: usize>(v: &[[f32; N]]) -> Vec<[u32; N]> {
+        v.iter().map(|a| a.map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn units_read_as_the_copies_were_made() {
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        let normals: Vec<[f32; 3]> = vec![
+            [0.0, 1.0, 0.0],
+            [s, s, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [f32::NAN, 2.0, 0.0],
+            [f32::INFINITY, f32::NEG_INFINITY, 3.0],
+            [1e-30, 0.0, 0.0],
+            [-0.6, 0.8, 0.0],
+        ];
+        let tangents: Vec<[f32; 4]> = normals
+            .iter()
+            .zip([1.0, -1.0, 0.0, -0.0, f32::NAN, -2.0, 5.0, -1.0])
+            .map(|(n, w)| [n[2], n[0], n[1], w])
+            .collect();
+        // each value alone, each suffix (the first change at every position) and the whole
+        for k in 0..normals.len() {
+            for (lo, hi) in [(k, k + 1), (k, normals.len()), (0, k)] {
+                let (n, t) = (&normals[lo..hi], &tangents[lo..hi]);
+                let (mut old, mut new) = (Repairs::default(), Repairs::default());
+                let want = (copied_normals(n, &mut old), copied_tangents(t, &mut old));
+                let (un, ut) = (Unit::check(n, &mut new), Unit::check(t, &mut new));
+                let got: (Vec<_>, Vec<_>) = (un.iter().collect(), ut.iter().collect());
+                assert_eq!(bits(&got.0), bits(&want.0), "normals {lo}..{hi}");
+                assert_eq!(bits(&got.1), bits(&want.1), "tangents {lo}..{hi}");
+                assert_eq!(new.non_finite, old.non_finite, "count {lo}..{hi}");
+            }
+        }
+        // the hand-computed cases: (1,1,0) → (√½, √½, 0); zero → the fallback; NaN → 0
+        let mut rep = Repairs::default();
+        let got: Vec<[f32; 3]> = Unit::check(&normals, &mut rep).iter().collect();
+        assert_eq!(got[2], [s, s, 0.0]);
+        assert_eq!(got[3], [0.0, 0.0, 1.0]);
+        assert_eq!(got[4], [0.0, 1.0, 0.0]);
+        assert_eq!(got[5], [0.0, 0.0, 1.0]);
+        assert_eq!(rep.non_finite, 3);
+        // unit values already written as they are: borrowed, nothing repaired
+        let unit = [[0.0f32, 1.0, 0.0], [0.0, 0.0, -1.0]];
+        assert_eq!(Unit::check(&unit, &mut rep).split().1.len(), 0);
     }
 }

@@ -180,7 +180,7 @@ impl Piece<'_> {
             }
         }
         if let Some(normals) = &c.normals {
-            for &u in normals.iter() {
+            for u in normals.iter() {
                 let [x, y, z] = t.normal(u);
                 out.extend_from_slice(b"vn ");
                 push_f32(&mut out, x);

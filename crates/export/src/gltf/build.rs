@@ -135,7 +135,7 @@ pub(super) fn build<'a>(
         images: textures.images,
         samplers,
         accessors: std::mem::take(&mut b.buf.accessors),
-        buffer_views: b.buf.views.clone(),
+        buffer_views: std::mem::take(&mut b.buf.views),
         buffers: if bin_len == 0 {
             Vec::new()
         } else {
@@ -145,8 +145,10 @@ pub(super) fn build<'a>(
             }]
         },
     };
-    // Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
-    let json = serde_json::to_vec(&root).map_err(|e| ExportError::TooLarge {
+    // The JSON is measured here and written later straight into the output (no copy of it
+    // held). Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
+    let mut len = super::glb::Length::default();
+    serde_json::to_writer(&mut len, &root).map_err(|e| ExportError::TooLarge {
         what: format!("glTF JSON ({e})"),
     })?;
     let prims = cleaned
@@ -156,7 +158,8 @@ pub(super) fn build<'a>(
         .chain(baked_prims.into_iter().flatten())
         .collect();
     Ok(Plan {
-        json,
+        root,
+        json_len: len.0,
         bin_len,
         layout: b.buf,
         prims,

@@ -23,22 +23,24 @@ pub(crate) const CHUNK_JSON: u32 = 0x4E4F_534A;
 /// Chunk type of the BIN chunk.
 pub(crate) const CHUNK_BIN: u32 = 0x004E_4942;
 
-/// Write the GLB header, the padded JSON chunk and, when `bin_len` > 0, the BIN chunk's
-/// header; the caller then writes the `bin_len` bytes of the buffer (already padded to a
-/// multiple of 4).
-pub(crate) fn write_header(
+/// Write the GLB header, the JSON chunk — `json_len` bytes of JSON written by `json`, padded
+/// with spaces — and, when `bin_len` > 0, the BIN chunk's header; the caller then writes the
+/// `bin_len` bytes of the buffer (already padded to a multiple of 4). `json` writing another
+/// number of bytes than `json_len` is an error (the header would lie).
+pub(crate) fn write_head(
     out: &mut dyn std::io::Write,
-    json: &[u8],
+    json_len: usize,
     bin_len: usize,
+    json: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let too_large = || {
         std::io::Error::other(ExportError::TooLarge {
             what: "GLB file".to_string(),
         })
     };
-    let pad = (4 - json.len() % 4) % 4;
-    let json_len = json.len() + pad;
-    let mut total = 12usize + 8 + json_len;
+    let pad = (4 - json_len % 4) % 4;
+    let padded = json_len + pad;
+    let mut total = 12usize + 8 + padded;
     if bin_len > 0 {
         total = total
             .checked_add(8)
@@ -46,21 +48,69 @@ pub(crate) fn write_header(
             .ok_or_else(too_large)?;
     }
     let total32 = u32::try_from(total).map_err(|_| too_large())?;
-    let json32 = u32::try_from(json_len).map_err(|_| too_large())?;
+    let json32 = u32::try_from(padded).map_err(|_| too_large())?;
     let bin32 = u32::try_from(bin_len).map_err(|_| too_large())?;
-    let mut head = Vec::with_capacity(28 + json_len);
+    let mut head = Vec::with_capacity(20);
     head.extend_from_slice(&MAGIC.to_le_bytes());
     head.extend_from_slice(&2u32.to_le_bytes());
     head.extend_from_slice(&total32.to_le_bytes());
     head.extend_from_slice(&json32.to_le_bytes());
     head.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    head.extend_from_slice(json);
-    head.resize(head.len() + pad, b' ');
-    if bin_len > 0 {
-        head.extend_from_slice(&bin32.to_le_bytes());
-        head.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+    out.write_all(&head)?;
+    let mut counted = Counted { out, n: 0 };
+    json(&mut counted)?;
+    if counted.n != json_len {
+        return Err(std::io::Error::other(format!(
+            "the glTF JSON came out {} bytes long, not the {json_len} announced",
+            counted.n
+        )));
     }
-    out.write_all(&head)
+    let mut tail = vec![b' '; pad];
+    if bin_len > 0 {
+        tail.extend_from_slice(&bin32.to_le_bytes());
+        tail.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+    }
+    out.write_all(&tail)
+}
+
+/// A writer passing everything on to `out`, counting the bytes.
+pub(crate) struct Counted<'w> {
+    pub out: &'w mut dyn std::io::Write,
+    pub n: usize,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.n += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A writer that only counts the bytes written to it (the JSON's length, before it is written).
+#[derive(Default)]
+pub(crate) struct Length(pub usize);
+
+impl std::io::Write for Length {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0 += buf.len();
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Assemble a GLB in memory from the JSON text and the binary buffer (padded with zeros here).
@@ -68,8 +118,10 @@ pub(crate) fn write_header(
 fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> {
     let mut out = Vec::new();
     let bin_len = bin.len() + (4 - bin.len() % 4) % 4;
-    write_header(&mut out, json, bin_len).map_err(|_| ExportError::TooLarge {
-        what: "GLB file".to_string(),
+    write_head(&mut out, json.len(), bin_len, |w| w.write_all(json)).map_err(|_| {
+        ExportError::TooLarge {
+            what: "GLB file".to_string(),
+        }
     })?;
     out.extend_from_slice(bin);
     out.resize(out.len() + bin_len - bin.len(), 0);

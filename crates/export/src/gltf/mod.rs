@@ -42,7 +42,7 @@ mod json;
 
 use levelgeom_scene::{Light, LightKind, Scene};
 
-use crate::clean::{CleanPrimitive, Repairs};
+use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
 use crate::ExportError;
 use build::build;
 use json::*;
@@ -112,9 +112,11 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 }
 
 /// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
-/// buffer is computed first, then the JSON chunk is written, then the BIN chunk accessor by
-/// accessor, converted to little-endian bytes through a small reused buffer — no copy of the
-/// whole file or of any attribute is made (attributes that need repairs excepted, see the
+/// buffer is computed first and the JSON measured, then the JSON chunk is serialised straight
+/// into `out` (and the JSON structures dropped), then the BIN chunk accessor by accessor,
+/// converted to little-endian bytes through a small reused buffer — no copy of the whole file,
+/// of the JSON or of any attribute is made (positions, UVs, colours and custom attributes that
+/// need repairs excepted; normals and tangents are repaired as they are written, see the
 /// crate's `clean` module). Give `out` a buffered writer.
 ///
 /// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
@@ -131,19 +133,43 @@ pub fn write_glb(
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<String>, ExportError> {
     let plan = build(scene, opts, None, encoded)?;
-    let json_len = plan.json.len() + 3;
-    let total = json_len as u64 + plan.bin_len as u64 + 28;
+    let total = plan.json_len as u64 + 3 + plan.bin_len as u64 + 28;
     if total > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge {
             what: "GLB file".to_string(),
         });
     }
     let io = ExportError::Write;
-    glb::write_header(out, &plan.json, plan.bin_len).map_err(io)?;
-    if plan.bin_len > 0 {
-        plan.write_bin(out).map_err(io)?;
+    let Plan {
+        mut root,
+        json_len,
+        bin_len,
+        layout,
+        prims,
+        images,
+        warnings,
+    } = plan;
+    glb::write_head(out, json_len, bin_len, |w| {
+        // serde writes token by token: gathered here, not through `out`'s dynamic calls
+        let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
+        serde_json::to_writer(&mut w, &root)?;
+        w.into_inner().map(|_| ()).map_err(|e| e.into_error())
+    })
+    .map_err(io)?;
+    // the JSON is written: only the views are needed any more
+    let views = std::mem::take(&mut root.buffer_views);
+    drop(root);
+    if bin_len > 0 {
+        let bin = Bin {
+            views: &views,
+            data: &layout.data,
+            bin_len,
+            prims: &prims,
+            images: &images,
+        };
+        bin.write(out).map_err(io)?;
     }
-    Ok(plan.warnings)
+    Ok(warnings)
 }
 
 /// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
@@ -155,9 +181,21 @@ pub fn write_glb(
 pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
     let plan = build(scene, opts, Some(bin_uri), &[])?;
     let mut bin = Vec::with_capacity(plan.bin_len);
-    plan.write_bin(&mut bin).map_err(ExportError::Write)?;
+    Bin {
+        views: &plan.root.buffer_views,
+        data: &plan.layout.data,
+        bin_len: plan.bin_len,
+        prims: &plan.prims,
+        images: &plan.images,
+    }
+    .write(&mut bin)
+    .map_err(ExportError::Write)?;
+    // serialising plain structs of finite numbers and strings cannot fail; map it anyway
+    let json = serde_json::to_string(&plan.root).map_err(|e| ExportError::TooLarge {
+        what: format!("glTF JSON ({e})"),
+    })?;
     Ok(GltfFiles {
-        json: String::from_utf8_lossy(&plan.json).into_owned(),
+        json,
         bin,
         warnings: plan.warnings,
     })
@@ -298,6 +336,17 @@ impl Sink<'_> {
         }
     }
 
+    /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
+    fn units<const N: usize>(&mut self, units: Option<&Unit<[f32; N]>>) -> std::io::Result<()>
+    where
+        [f32; N]: Repair + bytemuck::Pod,
+    {
+        let Some(u) = units else { return Ok(()) };
+        let (exact, repaired) = u.split();
+        self.floats(exact)?;
+        self.f32s(repaired.iter().map(|&v| v.repaired()))
+    }
+
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.flush()?;
         self.out.write_all(b)
@@ -316,16 +365,28 @@ impl Sink<'_> {
     }
 }
 
-impl Plan<'_> {
+/// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
+struct Bin<'p, 'a> {
+    views: &'p [BufferViewJ],
+    data: &'p [ViewData],
+    /// The padded buffer length.
+    bin_len: usize,
+    /// The primitives written, in buffer order.
+    prims: &'p [CleanPrimitive<'a>],
+    /// Embedded PNGs, in image order.
+    images: &'p [std::borrow::Cow<'a, [u8]>],
+}
+
+impl Bin<'_, '_> {
     /// Stream the binary buffer (views in order, zero padding between them and at the end to
     /// a multiple of 4): `bin_len` bytes.
-    fn write_bin(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut sink = Sink {
             out,
             buf: Vec::with_capacity(CHUNK + 64),
         };
         let mut at = 0usize;
-        for (view, data) in self.layout.views.iter().zip(&self.layout.data) {
+        for (view, data) in self.views.iter().zip(self.data) {
             sink.zeros(view.byte_offset - at);
             let p = |i: usize| &self.prims[i];
             match *data {
@@ -352,8 +413,8 @@ impl Plan<'_> {
                     let c = p(prim);
                     match attr {
                         Attr::Position => sink.floats(&c.positions)?,
-                        Attr::Normal => sink.floats(c.normals.as_deref().unwrap_or_default())?,
-                        Attr::Tangent => sink.floats(c.tangents.as_deref().unwrap_or_default())?,
+                        Attr::Normal => sink.units(c.normals.as_ref())?,
+                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
                         Attr::Uv(k) => sink.floats(&c.uvs[k])?,
                         Attr::Color(k) => sink.f32s(
                             c.colors[k]
@@ -446,9 +507,12 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
     })
 }
 
-/// One export planned: the JSON text, the layout of the buffer and what it is made of.
+/// One export planned: the JSON document (its `bufferViews` are the buffer's layout), the
+/// layout of the buffer and what it is made of.
 struct Plan<'a> {
-    json: Vec<u8>,
+    root: Root,
+    /// Length of the JSON text of `root` (serialised compactly).
+    json_len: usize,
     /// The padded buffer length (`buffers[0].byteLength`; 0 when there is no buffer).
     bin_len: usize,
     layout: Layout,

@@ -252,6 +252,7 @@ pub const TREE_SCALE: f64 = 2048.0;
 // per process into tables, by the same functions, and decoding becomes a lookup.
 
 /// Decoded values of every byte, for packed directions and 0..1 bytes.
+#[derive(Debug)]
 struct ByteTables {
     dir: [f32; 256],
     unit: [f32; 256],
@@ -530,114 +531,237 @@ fn reserve(v: &mut Vertices, rs: &[Role], frac: bool, count: usize) {
     }
 }
 
+/// Receives the values of a buffer's vertices attribute by attribute ([`Decoder::columns`]):
+/// each method is called once per vertex (`i` = its index in the buffer) for every attribute
+/// the declaration has, all vertices of one group before the next group, groups in this order:
+/// position; normal with hemi; tangent with its alpha; binormal with its alpha; base UV with
+/// the tree wind; lightmap UV; colour with sun. So a method may use what an earlier group gave
+/// for the same vertex (the tangent frame needs the normal, tangent and binormal). The alphas
+/// come only when they are not base-UV fractions. Methods not overridden drop the values.
+pub trait Columns {
+    /// Position (X-Ray space).
+    fn position(&mut self, _i: usize, _p: [f32; 3]) {}
+    /// Normal as decoded.
+    fn normal(&mut self, _i: usize, _n: [f32; 3]) {}
+    /// Sky occlusion.
+    fn hemi(&mut self, _i: usize, _h: f32) {}
+    /// Tangent as decoded.
+    fn tangent(&mut self, _i: usize, _t: [f32; 3]) {}
+    /// Tangent alpha.
+    fn tangent_alpha(&mut self, _i: usize, _a: f32) {}
+    /// Binormal as decoded.
+    fn binormal(&mut self, _i: usize, _b: [f32; 3]) {}
+    /// Binormal alpha.
+    fn binormal_alpha(&mut self, _i: usize, _a: f32) {}
+    /// Base texture UV.
+    fn uv(&mut self, _i: usize, _uv: [f32; 2]) {}
+    /// Tree wind factor and fourth word.
+    fn wind(&mut self, _i: usize, _w: [f32; 2]) {}
+    /// Lightmap UV.
+    fn lightmap(&mut self, _i: usize, _uv: [f32; 2]) {}
+    /// Vertex colour RGB.
+    fn color(&mut self, _i: usize, _c: [f32; 3]) {}
+    /// Direct-sun occlusion.
+    fn sun(&mut self, _i: usize, _s: f32) {}
+}
+
+/// A declaration prepared for decoding attribute by attribute (with the values [`decode`]
+/// gives), so that a caller can put them straight where it needs them.
+#[derive(Clone, Debug)]
+pub struct Decoder<'d> {
+    decl: &'d Declaration,
+    roles: Vec<Role>,
+    /// The elements with a role, in [`Columns`] order.
+    columns: Vec<(Element, Role)>,
+    frac: bool,
+    tan: Option<Element>,
+    bin: Option<Element>,
+    lmap: Option<&'static [f32]>,
+    tree: Option<&'static [f32]>,
+    t: &'static ByteTables,
+}
+
+impl<'d> Decoder<'d> {
+    /// Prepare `decl`.
+    pub fn new(decl: &'d Declaration) -> Self {
+        let roles = roles(decl);
+        let mut columns: Vec<(Element, Role)> = decl
+            .elements
+            .iter()
+            .copied()
+            .zip(roles.iter().copied())
+            .filter(|(_, r)| *r != Role::Other)
+            .collect();
+        // the enum's order is the groups' order
+        columns.sort_by_key(|(_, r)| *r as u8);
+        Decoder {
+            frac: has_fractions(&roles),
+            tan: element_with(decl, &roles, Role::PackedTangent),
+            bin: element_with(decl, &roles, Role::PackedBinormal),
+            lmap: roles.contains(&Role::Lightmap).then(lmap_table),
+            tree: roles.contains(&Role::Tree).then(tree_table),
+            t: tables(),
+            decl,
+            roles,
+            columns,
+        }
+    }
+
+    /// Decode the whole vertices of `raw` (the declaration's stride each) into `out`,
+    /// attribute by attribute (see [`Columns`]; elements without a role are left out:
+    /// [`decode`] has them).
+    pub fn columns(&self, raw: &[u8], out: &mut impl Columns) {
+        let stride = self.decl.stride().max(1);
+        let verts = || raw.chunks_exact(stride).enumerate();
+        let t = self.t;
+        let unit = |b: u8| t.unit[usize::from(b)];
+        let frac = self.frac;
+        for &(e, r) in &self.columns {
+            let o = usize::from(e.offset);
+            let f3 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4), f32_at(v, o + 8)];
+            let f2 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4)];
+            match r {
+                Role::Position => verts().for_each(|(i, v)| out.position(i, f3(v))),
+                Role::PackedNormal => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.normal(i, dir3(t, c));
+                    out.hemi(i, unit(c[3]));
+                }),
+                Role::FloatNormal => verts().for_each(|(i, v)| out.normal(i, f3(v))),
+                Role::PackedTangent => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.tangent(i, dir3(t, c));
+                    if !frac {
+                        out.tangent_alpha(i, unit(c[3]));
+                    }
+                }),
+                Role::PackedBinormal => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.binormal(i, dir3(t, c));
+                    if !frac {
+                        out.binormal_alpha(i, unit(c[3]));
+                    }
+                }),
+                Role::BaseFixed => {
+                    let alphas = match (frac, self.tan, self.bin) {
+                        (true, Some(t), Some(b)) => {
+                            Some((usize::from(t.offset), usize::from(b.offset)))
+                        }
+                        _ => None,
+                    };
+                    verts().for_each(|(i, v)| {
+                        let (fu, fv) = alphas
+                            .map_or((0, 0), |(ta, ba)| (rd::<4>(v, ta)[3], rd::<4>(v, ba)[3]));
+                        out.uv(
+                            i,
+                            [
+                                decode_base(i16_at(v, o), fu),
+                                decode_base(i16_at(v, o + 2), fv),
+                            ],
+                        );
+                    });
+                }
+                Role::BaseFloat => verts().for_each(|(i, v)| out.uv(i, f2(v))),
+                Role::Tree => {
+                    let tab = self.tree.unwrap_or(&[]);
+                    verts().for_each(|(i, v)| {
+                        let s = |k: usize| {
+                            let x = u16_at(v, o + 2 * k);
+                            tab.get(usize::from(x))
+                                .copied()
+                                .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
+                        };
+                        out.uv(i, [s(0), s(1)]);
+                        out.wind(i, [s(2), s(3)]);
+                    });
+                }
+                Role::Lightmap => {
+                    let tab = self.lmap.unwrap_or(&[]);
+                    verts().for_each(|(i, v)| {
+                        let s = |k: usize| {
+                            let x = u16_at(v, o + 2 * k);
+                            tab.get(usize::from(x))
+                                .copied()
+                                .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
+                        };
+                        out.lightmap(i, [s(0), s(1)]);
+                    });
+                }
+                Role::LightmapFloat => verts().for_each(|(i, v)| out.lightmap(i, f2(v))),
+                Role::Color => verts().for_each(|(i, v)| {
+                    let c = rd::<4>(v, o);
+                    out.color(i, [unit(c[2]), unit(c[1]), unit(c[0])]);
+                    out.sun(i, unit(c[3]));
+                }),
+                Role::Other => {}
+            }
+        }
+    }
+}
+
+/// [`Columns`] pushing every value onto the vectors of [`Vertices`].
+impl Columns for Vertices {
+    fn position(&mut self, _: usize, p: [f32; 3]) {
+        self.positions.push(p);
+    }
+    fn normal(&mut self, _: usize, n: [f32; 3]) {
+        self.normals.push(n);
+    }
+    fn hemi(&mut self, _: usize, h: f32) {
+        self.hemi.push(h);
+    }
+    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+        self.tangents.push(t);
+    }
+    fn tangent_alpha(&mut self, _: usize, a: f32) {
+        self.tangent_alpha.push(a);
+    }
+    fn binormal(&mut self, _: usize, b: [f32; 3]) {
+        self.binormals.push(b);
+    }
+    fn binormal_alpha(&mut self, _: usize, a: f32) {
+        self.binormal_alpha.push(a);
+    }
+    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+        self.uv.push(uv);
+    }
+    fn wind(&mut self, _: usize, w: [f32; 2]) {
+        self.wind.push(w);
+    }
+    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+        self.lightmap.push(uv);
+    }
+    fn color(&mut self, _: usize, c: [f32; 3]) {
+        self.colors.push(c);
+    }
+    fn sun(&mut self, _: usize, s: f32) {
+        self.sun.push(s);
+    }
+}
+
 /// Decode `count` vertices of `stride` bytes each (the caller checked `raw.len()`).
 pub fn decode(decl: &Declaration, raw: &[u8]) -> Vertices {
     let stride = decl.stride();
     let count = raw.len().checked_div(stride).unwrap_or(0);
-    let rs = roles(decl);
-    let frac = has_fractions(&rs);
+    let d = Decoder::new(decl);
     let mut v = Vertices {
         count,
         ..Default::default()
     };
-    reserve(&mut v, &rs, frac, count);
-    let t = tables();
-    let (lmap, tree) = (
-        rs.contains(&Role::Lightmap).then(lmap_table),
-        rs.contains(&Role::Tree).then(tree_table),
-    );
-    let unit = |b: u8| t.unit[usize::from(b)];
-    let mut other: Vec<(Element, Vec<[f32; 4]>)> = Vec::new();
-    for (e, r) in decl.elements.iter().zip(&rs) {
-        if *r == Role::Other {
-            other.push((*e, Vec::with_capacity(count)));
-        }
-    }
-    let tan = element_with(decl, &rs, Role::PackedTangent);
-    let bin = element_with(decl, &rs, Role::PackedBinormal);
-    for vert in raw.chunks_exact(stride.max(1)).take(count) {
-        let mut oi = 0;
-        for (e, r) in decl.elements.iter().zip(&rs) {
-            let o = usize::from(e.offset);
-            match r {
-                Role::Position => {
-                    v.positions
-                        .push([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
-                }
-                Role::PackedNormal => {
-                    let c = rd::<4>(vert, o);
-                    v.normals.push(dir3(t, c));
-                    v.hemi.push(unit(c[3]));
-                }
-                Role::FloatNormal => {
-                    v.normals
-                        .push([f32_at(vert, o), f32_at(vert, o + 4), f32_at(vert, o + 8)]);
-                }
-                Role::PackedTangent => {
-                    let c = rd::<4>(vert, o);
-                    v.tangents.push(dir3(t, c));
-                    if !frac {
-                        v.tangent_alpha.push(unit(c[3]));
-                    }
-                }
-                Role::PackedBinormal => {
-                    let c = rd::<4>(vert, o);
-                    v.binormals.push(dir3(t, c));
-                    if !frac {
-                        v.binormal_alpha.push(unit(c[3]));
-                    }
-                }
-                Role::BaseFixed => {
-                    let (fu, fv) = match (frac, tan, bin) {
-                        (true, Some(t), Some(b)) => (
-                            rd::<4>(vert, usize::from(t.offset))[3],
-                            rd::<4>(vert, usize::from(b.offset))[3],
-                        ),
-                        _ => (0, 0),
-                    };
-                    v.uv.push([
-                        decode_base(i16_at(vert, o), fu),
-                        decode_base(i16_at(vert, o + 2), fv),
-                    ]);
-                }
-                Role::BaseFloat => v.uv.push([f32_at(vert, o), f32_at(vert, o + 4)]),
-                Role::Tree => {
-                    let tab = tree.unwrap_or(&[]);
-                    let s = |k: usize| {
-                        let x = u16_at(vert, o + 2 * k);
-                        tab.get(usize::from(x))
-                            .copied()
-                            .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
-                    };
-                    v.uv.push([s(0), s(1)]);
-                    v.wind.push([s(2), s(3)]);
-                }
-                Role::Lightmap => {
-                    let tab = lmap.unwrap_or(&[]);
-                    let s = |k: usize| {
-                        let x = u16_at(vert, o + 2 * k);
-                        tab.get(usize::from(x))
-                            .copied()
-                            .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
-                    };
-                    v.lightmap.push([s(0), s(1)]);
-                }
-                Role::LightmapFloat => v.lightmap.push([f32_at(vert, o), f32_at(vert, o + 4)]),
-                Role::Color => {
-                    let c = rd::<4>(vert, o);
-                    v.colors.push([unit(c[2]), unit(c[1]), unit(c[0])]);
-                    v.sun.push(unit(c[3]));
-                }
-                Role::Other => {
-                    if let Some((_, vals)) = other.get_mut(oi) {
-                        vals.push(decode_generic(e, vert));
-                    }
-                    oi += 1;
-                }
-            }
-        }
-    }
-    v.other = other;
+    reserve(&mut v, &d.roles, d.frac, count);
+    let raw = &raw[..count * stride];
+    d.columns(raw, &mut v);
+    let others = decl.elements.iter().zip(&d.roles);
+    v.other = others
+        .filter(|(_, r)| **r == Role::Other)
+        .map(|(e, _)| {
+            let vals = raw
+                .chunks_exact(stride.max(1))
+                .map(|vert| decode_generic(e, vert))
+                .collect();
+            (*e, vals)
+        })
+        .collect();
     v
 }
 

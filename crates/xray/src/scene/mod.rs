@@ -149,15 +149,30 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     glam::Vec3::from_array(a).dot(glam::Vec3::from_array(b))
 }
 
-/// Build one primitive from a buffer range; `None` with a reason when the range is bad. Only the
-/// visual's own vertices are decoded (vertices decode independently of each other, so the values
-/// are those of decoding the whole buffer).
-fn primitive(
-    vb: &VertexBuffer,
-    ib: &[u16],
+/// A buffer range checked for drawing, with the room for its primitive reserved: the vectors
+/// are allocated by the thread that checks the ranges, one after the other, and filled by
+/// [`Range::fill`] on any thread (worker threads growing their own allocator arenas page by
+/// page cost a system call each time).
+struct Range<'g> {
+    decoder: vertex::Decoder<'g>,
+    /// The range's vertex bytes.
+    raw: &'g [u8],
+    /// Its triangles (indices into the range).
+    idx: &'g [u16],
+    /// Whether its normal, tangent and binormal are all there (the tangent frame is built).
+    frame: bool,
+    out: Primitive,
+}
+
+/// Check one buffer range and reserve its primitive; `Err` with a reason when the range is
+/// bad. Only the visual's own vertices will be decoded (vertices decode independently of each
+/// other, so the values are those of decoding the whole buffer).
+fn check_range<'g>(
+    vb: &'g VertexBuffer,
+    ib: &'g [u16],
     g: &GContainer,
     window: Option<SlideWindow>,
-) -> Result<Primitive, String> {
+) -> Result<Range<'g>, String> {
     let stride = vb.stride();
     let total = vb.data.len().checked_div(stride).unwrap_or(0);
     let vb0 = g.vb_offset as usize;
@@ -190,75 +205,237 @@ fn primitive(
     if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
         return Err(format!("index {bad} not below the {nverts} vertices used"));
     }
-    let verts = vertex::decode(&vb.decl, &vb.data[vb0 * stride..(vb0 + nverts) * stride]);
-    let full = |len: usize| len == nverts;
-    let mut p = Primitive {
-        positions: verts.positions.into_iter().map(mirror).collect(),
-        ..Primitive::default()
-    };
-    if p.positions.len() != nverts {
+    let raw = &vb.data[vb0 * stride..(vb0 + nverts) * stride];
+    let decoder = vertex::Decoder::new(&vb.decl);
+    if nverts == 0 {
+        // no vertices (and so no indices): every attribute is as long as the range
+        return Ok(Range {
+            decoder,
+            raw,
+            idx,
+            frame: false,
+            out: Primitive {
+                uvs: vec![Vec::new(), Vec::new()],
+                colors: vec![Vec::new()],
+                scalars: ["_HEMI", "_SUN", "_WIND"]
+                    .map(|n| (n.to_string(), Vec::new()))
+                    .into(),
+                ..Primitive::default()
+            },
+        });
+    }
+    // which attributes the range has: those of its first vertex (the declaration's roles)
+    let mut first = Seen::default();
+    decoder.columns(raw.get(..stride).unwrap_or_default(), &mut first);
+    if !first.position {
         return Err("the vertex buffer has no FLOAT3 position".into());
     }
-    let normals: Vec<[f32; 3]> = verts
-        .normals
-        .into_iter()
-        .map(|n| mirror(normalize(n, [0.0, 1.0, 0.0])))
-        .collect();
-    let (tangents, binormals) = (&verts.tangents, &verts.binormals);
-    if full(tangents.len()) && full(binormals.len()) && full(normals.len()) {
-        p.tangents = (0..nverts)
-            .map(|i| {
-                let n = normals[i];
-                let t = mirror(normalize(tangents[i], [1.0, 0.0, 0.0]));
-                // Gram-Schmidt against the normal so glTF gets an orthogonal unit tangent
-                let d = dot(n, t);
-                let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
-                    let a = if n[0].abs() < 0.9 {
-                        [1.0, 0.0, 0.0]
-                    } else {
-                        [0.0, 1.0, 0.0]
-                    };
-                    normalize(cross(n, a), [1.0, 0.0, 0.0])
-                });
-                let b = mirror(binormals[i]);
-                let w = if dot(cross(n, t), b) < 0.0 { -1.0 } else { 1.0 };
-                [t[0], t[1], t[2], w]
-            })
-            .collect();
-    }
-    if full(normals.len()) {
-        p.normals = normals;
-    }
-    if full(verts.uv.len()) {
-        p.uvs.push(verts.uv);
-        if full(verts.lightmap.len()) {
-            p.uvs.push(verts.lightmap);
+    let n = nverts;
+    let frame = first.normal && first.tangent && first.binormal;
+    let mut out = Primitive {
+        positions: Vec::with_capacity(n),
+        normals: Vec::with_capacity(if first.normal { n } else { 0 }),
+        tangents: Vec::with_capacity(if frame { n } else { 0 }),
+        indices: Vec::with_capacity(idx.len() / 3 * 3),
+        ..Primitive::default()
+    };
+    if first.uv {
+        out.uvs.push(Vec::with_capacity(n));
+        if first.lightmap {
+            out.uvs.push(Vec::with_capacity(n));
         }
     }
-    if full(verts.colors.len()) {
-        p.colors.push(
-            verts
-                .colors
+    if first.color {
+        out.colors.push(Vec::with_capacity(n));
+    }
+    for (name, has) in [
+        ("_HEMI", first.hemi),
+        ("_SUN", first.sun),
+        ("_WIND", first.wind),
+    ] {
+        if has {
+            out.scalars.push((name.into(), Vec::with_capacity(n)));
+        }
+    }
+    Ok(Range {
+        decoder,
+        raw,
+        idx,
+        frame,
+        out,
+    })
+}
+
+/// Which attributes a vertex has (decoded for nothing else).
+#[derive(Default)]
+struct Seen {
+    position: bool,
+    normal: bool,
+    hemi: bool,
+    tangent: bool,
+    binormal: bool,
+    uv: bool,
+    wind: bool,
+    lightmap: bool,
+    color: bool,
+    sun: bool,
+}
+
+impl vertex::Columns for Seen {
+    fn position(&mut self, _: usize, _: [f32; 3]) {
+        self.position = true;
+    }
+    fn normal(&mut self, _: usize, _: [f32; 3]) {
+        self.normal = true;
+    }
+    fn hemi(&mut self, _: usize, _: f32) {
+        self.hemi = true;
+    }
+    fn tangent(&mut self, _: usize, _: [f32; 3]) {
+        self.tangent = true;
+    }
+    fn binormal(&mut self, _: usize, _: [f32; 3]) {
+        self.binormal = true;
+    }
+    fn uv(&mut self, _: usize, _: [f32; 2]) {
+        self.uv = true;
+    }
+    fn wind(&mut self, _: usize, _: [f32; 2]) {
+        self.wind = true;
+    }
+    fn lightmap(&mut self, _: usize, _: [f32; 2]) {
+        self.lightmap = true;
+    }
+    fn color(&mut self, _: usize, _: [f32; 3]) {
+        self.color = true;
+    }
+    fn sun(&mut self, _: usize, _: f32) {
+        self.sun = true;
+    }
+}
+
+/// A primitive being filled by [`Range::fill`]: the decoded values put into the scene's
+/// layout as they come (see there).
+struct Fill<'p> {
+    p: &'p mut Primitive,
+    /// Build the tangent frame (normal, tangent and binormal are there).
+    frame: bool,
+    /// Where `_HEMI`, `_SUN` and `_WIND` are in `p.scalars`.
+    hemi: usize,
+    sun: usize,
+    wind: usize,
+}
+
+impl vertex::Columns for Fill<'_> {
+    fn position(&mut self, _: usize, p: [f32; 3]) {
+        self.p.positions.push(mirror(p));
+    }
+    fn normal(&mut self, _: usize, n: [f32; 3]) {
+        self.p.normals.push(mirror(normalize(n, [0.0, 1.0, 0.0])));
+    }
+    fn hemi(&mut self, _: usize, h: f32) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.hemi) {
+            set.push(h);
+        }
+    }
+    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+        if self.frame {
+            // as decoded until the binormal comes (its group is the next)
+            self.p.tangents.push([t[0], t[1], t[2], 0.0]);
+        }
+    }
+    fn binormal(&mut self, i: usize, b: [f32; 3]) {
+        if let (true, Some(&n), Some(t)) = (
+            self.frame,
+            self.p.normals.get(i),
+            self.p.tangents.get_mut(i),
+        ) {
+            *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+        }
+    }
+    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+        if let Some(set) = self.p.uvs.first_mut() {
+            set.push(uv);
+        }
+    }
+    fn wind(&mut self, _: usize, w: [f32; 2]) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.wind) {
+            set.push(w[0]);
+        }
+    }
+    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+        // only with a base UV set before it
+        if let Some(set) = self.p.uvs.get_mut(1) {
+            set.push(uv);
+        }
+    }
+    fn color(&mut self, _: usize, c: [f32; 3]) {
+        if let Some(set) = self.p.colors.first_mut() {
+            set.push([c[0], c[1], c[2], 1.0]);
+        }
+    }
+    fn sun(&mut self, _: usize, s: f32) {
+        if let Some((_, set)) = self.p.scalars.get_mut(self.sun) {
+            set.push(s);
+        }
+    }
+}
+
+/// The tangent of a vertex in the mirrored frame, made orthogonal to its (mirrored, unit)
+/// normal `n` (Gram-Schmidt) so that glTF gets an orthogonal unit tangent, with `w` the
+/// handedness of the binormal.
+fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4] {
+    let t = mirror(normalize(tangent, [1.0, 0.0, 0.0]));
+    let d = dot(n, t);
+    let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
+        let a = if n[0].abs() < 0.9 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
+        normalize(cross(n, a), [1.0, 0.0, 0.0])
+    });
+    let b = mirror(binormal);
+    let w = if dot(cross(n, t), b) < 0.0 { -1.0 } else { 1.0 };
+    [t[0], t[1], t[2], w]
+}
+
+impl Range<'_> {
+    /// Decode the range straight into its primitive: positions mirrored into glTF space,
+    /// normals normalised and mirrored, the tangent frame, the UV sets (base, then lightmap),
+    /// the colour with alpha 1, `_HEMI`, `_SUN` and `_WIND` (the wind factor), and the triangles
+    /// with their winding reversed (the mirror flips it).
+    fn fill(self) -> Primitive {
+        let Range {
+            decoder,
+            raw,
+            idx,
+            frame,
+            mut out,
+        } = self;
+        let at = |name: &str| {
+            out.scalars
                 .iter()
-                .map(|c| [c[0], c[1], c[2], 1.0])
-                .collect(),
+                .position(|(n, _)| n == name)
+                .unwrap_or(usize::MAX)
+        };
+        let (hemi, sun, wind) = (at("_HEMI"), at("_SUN"), at("_WIND"));
+        decoder.columns(
+            raw,
+            &mut Fill {
+                p: &mut out,
+                frame,
+                hemi,
+                sun,
+                wind,
+            },
         );
+        out.indices.extend(
+            idx.chunks_exact(3)
+                .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
+        );
+        out
     }
-    if full(verts.hemi.len()) {
-        p.scalars.push(("_HEMI".into(), verts.hemi));
-    }
-    if full(verts.sun.len()) {
-        p.scalars.push(("_SUN".into(), verts.sun));
-    }
-    if full(verts.wind.len()) {
-        p.scalars
-            .push(("_WIND".into(), verts.wind.iter().map(|w| w[0]).collect()));
-    }
-    p.indices = idx
-        .chunks_exact(3)
-        .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])])
-        .collect();
-    Ok(p)
 }
 
 /// What a visual draws: its range, its window (offset, triangles, vertices) and its shader.
@@ -268,15 +445,15 @@ fn drawn(g: GContainer, window: Option<SlideWindow>, sid: u16) -> Drawn {
     (g, window.map(|w| (w.offset, w.num_tris, w.num_verts)), sid)
 }
 
-/// [`primitive`] of the buffers a GCONTAINER names, or why they do not exist.
-fn build_primitive(
-    vbs: &[VertexBuffer],
-    ibs: &[Vec<u16>],
+/// [`check_range`] of the buffers a GCONTAINER names, or why they do not exist.
+fn range_of<'g>(
+    vbs: &'g [VertexBuffer],
+    ibs: &'g [Vec<u16>],
     g: &GContainer,
     window: Option<SlideWindow>,
-) -> Result<Primitive, String> {
+) -> Result<Range<'g>, String> {
     match (vbs.get(g.vb_index as usize), ibs.get(g.ib_index as usize)) {
-        (Some(vb), Some(ib)) => primitive(vb, ib, g, window),
+        (Some(vb), Some(ib)) => check_range(vb, ib, g, window),
         _ => Err(format!(
             "buffer {} / {} does not exist",
             g.vb_index, g.ib_index
@@ -556,9 +733,14 @@ impl Run<'_> {
             }
         }
         let (vbs, ibs) = (self.vbs, self.ibs);
-        self.built = todo
+        // checked and reserved here, one after the other; decoded in parallel
+        let ranges: Vec<(Drawn, Result<Range, String>)> = todo
+            .into_iter()
+            .map(|(key, g, window)| (key, range_of(vbs, ibs, &g, window)))
+            .collect();
+        self.built = ranges
             .into_par_iter()
-            .map(|(key, g, window)| (key, build_primitive(vbs, ibs, &g, window)))
+            .map(|(key, range)| (key, range.map(Range::fill)))
             .collect();
     }
 
@@ -626,7 +808,7 @@ impl Run<'_> {
         let built = self
             .built
             .remove(&key)
-            .unwrap_or_else(|| build_primitive(self.vbs, self.ibs, &g, window));
+            .unwrap_or_else(|| range_of(self.vbs, self.ibs, &g, window).map(Range::fill));
         match built {
             Ok(mut prim) => {
                 prim.material = self.materials.get(scene, sid);
