@@ -67,6 +67,7 @@ pub mod upgrade;
 use glam::{DMat4, DVec3};
 use levelgeom_binary::WriteError;
 use levelgeom_scene::Scene;
+use rayon::prelude::*;
 
 use crate::cform::Cform;
 use crate::chunk::Framed;
@@ -405,13 +406,11 @@ fn import_view(
             *m = None;
         }
     }
+    // the reference geometry is not used past here: moved, not copied
     let solid: Vec<Option<NodeGeo>> = ref_geo
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(v, g)| {
-            g.clone()
-                .filter(|_| visuals[v].model_type() != Some(model_type::LOD))
-        })
+        .map(|(v, g)| g.filter(|_| visuals[v].model_type() != Some(model_type::LOD)))
         .collect();
     let cform = collision::collision(
         &w.base,
@@ -466,18 +465,25 @@ fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportErro
     let nv = base.level.visuals().len();
     let r_worlds = reference.world_matrices();
     let r_excl = mapping::excluded(&reference);
-    let mut ref_geo: Vec<Option<NodeGeo>> = vec![None; nv];
+    // each visual's first node with geometry, found in node order as before; the world-space
+    // copies are then made in parallel (each is its own), in visual order
+    let mut first: Vec<Vec<usize>> = vec![Vec::new(); nv];
     for (i, node) in reference.nodes.iter().enumerate() {
         if r_excl[i] {
             continue;
         }
         if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
-            if ref_geo[v].is_none() {
-                ref_geo[v] = mapping::node_geo(&reference, i, &r_worlds);
-            }
+            first[v].push(i);
         }
     }
-    Ok(ref_geo)
+    Ok(first
+        .into_par_iter()
+        .map(|nodes| {
+            nodes
+                .into_iter()
+                .find_map(|i| mapping::node_geo(&reference, i, &r_worlds))
+        })
+        .collect())
 }
 
 /// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
@@ -534,15 +540,13 @@ fn claims(
         if e_excl[i] {
             continue;
         }
-        if let Some(g) = mapping::node_geo(edited, i, e_worlds) {
-            if !g.points.iter().all(|p| p.is_finite()) {
-                return Err(ImportError::Node {
-                    node: node.name.clone(),
-                    message: "has positions that are not finite numbers (its matrix or \
-                              vertices); nothing was written"
-                        .into(),
-                });
-            }
+        if mapping::places_non_finite(edited, i, e_worlds) {
+            return Err(ImportError::Node {
+                node: node.name.clone(),
+                message: "has positions that are not finite numbers (its matrix or \
+                          vertices); nothing was written"
+                    .into(),
+            });
         }
     }
     Ok((claims, new_nodes))
@@ -616,9 +620,16 @@ impl Plan {
                 }
                 continue;
             };
-            let with_geo: Vec<(usize, NodeGeo)> = claims[v]
+            // the nodes with geometry and what happened to it; an unchanged node (the common
+            // case) is recognised from its own attributes, without its world copy
+            let with_geo: Vec<(usize, Change)> = claims[v]
                 .iter()
-                .filter_map(|&n| mapping::node_geo(edited, n, e_worlds).map(|g| (n, g)))
+                .filter_map(|&n| {
+                    if transform::unchanged(r, edited, n, e_worlds) {
+                        return Some((n, Change::Unchanged));
+                    }
+                    mapping::node_geo(edited, n, e_worlds).map(|g| (n, transform::classify(r, &g)))
+                })
                 .collect();
             if claims[v].is_empty() {
                 plan.missing.push(v);
@@ -628,28 +639,24 @@ impl Plan {
                 continue; // e.g. a LOD empty of an export without --lods
             }
             plan.present.push(kind_of(t));
-            let changes: Vec<Change> = with_geo
+            let original = with_geo
                 .iter()
-                .map(|(_, g)| transform::classify(r, g))
-                .collect();
-            let original = changes
-                .iter()
-                .position(|c| *c == Change::Unchanged)
+                .position(|(_, c)| *c == Change::Unchanged)
                 .or_else(|| {
                     with_geo
                         .iter()
                         .position(|(n, _)| !mapping::has_copy_suffix(&edited.nodes[*n].name))
                 })
                 .unwrap_or(0);
-            plan.state[v] = match &changes[original] {
+            plan.state[v] = match &with_geo[original].1 {
                 Change::Unchanged => State::Keep,
                 Change::Moved(m) => State::Moved(*m),
                 Change::Edited => State::Edited(with_geo[original].0),
                 Change::Replaced => State::Replaced(with_geo[original].0),
             };
-            for (k, c) in changes.into_iter().enumerate() {
+            for (k, (n, c)) in with_geo.into_iter().enumerate() {
                 if k != original {
-                    plan.dups.push((v, with_geo[k].0, c));
+                    plan.dups.push((v, n, c));
                 }
             }
         }
