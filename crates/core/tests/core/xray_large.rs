@@ -107,26 +107,36 @@ fn large_generated_level_imports_its_own_export_unchanged_and_reencodes_only_an_
     assert!(file(&r, "level") == l.level, "level changed");
     assert!(file(&r, "level.geom") == l.geom, "level.geom changed");
 
-    // one vertex of visual 5 moved by 0.5 m in the OBJ (positions are baked there): that
-    // visual is re-encoded, its new position in the bytes, and no other vertex byte changes
-    let obj = std::fs::read_to_string(exp.join("level.obj")).unwrap();
-    let at = obj.find("\no visual_0005_").expect("visual 5 in the OBJ");
-    let v = at + obj[at..].find("\nv ").unwrap() + 1;
-    let end = v + obj[v..].find('\n').unwrap();
-    let xyz: Vec<f64> = obj[v + 2..end]
-        .split_whitespace()
-        .map(|t| t.parse().unwrap())
+    // one vertex of visual 5 moved by 0.5 m along its mesh's x in the GLB (found by its
+    // bytes: the scene's positions are written verbatim): that visual is edited in place of
+    // its old geometry (same vertices and triangles), its new position in the bytes, and no
+    // other vertex byte changes
+    let first = |level: &[u8], geom: &[u8]| -> [f32; 3] {
+        let (lv, _) = levelgeom_xray::Level::read(level).unwrap();
+        let (g, _) = levelgeom_xray::Geom::read(geom).unwrap();
+        let scene =
+            levelgeom_xray::to_scene(&lv, &g, &levelgeom_xray::SceneOptions::default()).unwrap();
+        let node = scene
+            .nodes
+            .iter()
+            .find(|n| n.name.starts_with("visual_0005_"))
+            .expect("visual 5 in the scene");
+        scene.meshes[node.mesh.unwrap()].primitives[0].positions[0]
+    };
+    let p0 = first(&l.level, &l.geom);
+    let pattern: Vec<u8> = p0.iter().flat_map(|c| c.to_le_bytes()).collect();
+    let mut glb = std::fs::read(exp.join("level.glb")).unwrap();
+    let hits: Vec<usize> = (0..glb.len() - 12)
+        .filter(|&i| glb[i..i + 12] == pattern[..])
         .collect();
-    let edited = format!(
-        "{}v {} {} {}{}",
-        &obj[..v],
-        xyz[0] + 0.5,
-        xyz[1],
-        xyz[2],
-        &obj[end..]
+    assert_eq!(
+        hits.len(),
+        1,
+        "visual 5's first position found once in the GLB"
     );
-    let mesh = exp.join("edited.obj");
-    std::fs::write(&mesh, edited).unwrap();
+    glb[hits[0]..hits[0] + 4].copy_from_slice(&(p0[0] + 0.5).to_le_bytes());
+    let mesh = exp.join("edited.glb");
+    std::fs::write(&mesh, glb).unwrap();
     let r = level
         .import_xray(&mesh, &levelgeom_core::XrayImportOptions::default())
         .unwrap();
@@ -135,53 +145,66 @@ fn large_generated_level_imports_its_own_export_unchanged_and_reencodes_only_an_
     let new_geom = file(&r, "level.geom");
     let (before, _) = levelgeom_xray::Geom::read(&l.geom).unwrap();
     let (after, _) = levelgeom_xray::Geom::read(&new_geom).unwrap();
-    let (vb, range) = vertex_range(&l.level, &before, 5);
+    // visual 5's vertices are rewritten where they are or, when another visual uses them
+    // too, as a range of their own appended to a buffer: either way every byte outside
+    // visual 5's new range is the byte that was there
+    let (vb0, old) = vertex_range(&l.level, &before, 5);
+    let (vb1, new) = vertex_range(&file(&r, "level"), &after, 5);
+    let (old_vbs, new_vbs) = (
+        before.vertex_buffers().unwrap(),
+        after.vertex_buffers().unwrap(),
+    );
+    assert_eq!(old_vbs.len(), new_vbs.len());
+    for (i, (a, b)) in old_vbs.iter().zip(new_vbs).enumerate() {
+        let (a, b) = (&a.data[..], &b.data[..]);
+        let (skip, grown) = if i == vb1 {
+            (new.clone(), new.end.saturating_sub(a.len()))
+        } else {
+            (0..0, 0)
+        };
+        assert_eq!(b.len(), a.len() + grown, "buffer {i}: size");
+        let outside = |x: &[u8]| {
+            let end = x.len().min(a.len());
+            (0..end)
+                .filter(|k| !skip.contains(k))
+                .map(|k| x[k])
+                .collect::<Vec<u8>>()
+        };
+        assert!(
+            outside(a) == outside(b),
+            "buffer {i}: a byte of another visual changed"
+        );
+    }
+    let (a, b) = (
+        &old_vbs[vb0].data[old.clone()],
+        &new_vbs[vb1].data[new.clone()],
+    );
+    assert_eq!(a.len(), b.len());
+    let stride = old_vbs[vb0].decl.stride();
+    let changed = (0..a.len() / stride)
+        .filter(|&k| a[k * stride..(k + 1) * stride] != b[k * stride..(k + 1) * stride])
+        .count();
+    // the moved vertex (and the normals of the triangles around it) re-encoded, the rest of
+    // the visual's vertices copied as they were
+    assert!(changed >= 1, "visual 5 not re-encoded");
+    assert!(
+        changed < a.len() / stride / 2,
+        "{changed} vertices re-encoded"
+    );
     for (i, (a, b)) in before
-        .vertex_buffers()
+        .index_buffers()
         .unwrap()
         .iter()
-        .zip(after.vertex_buffers().unwrap())
+        .zip(after.index_buffers().unwrap())
         .enumerate()
     {
-        let (a, b) = (&a.data[..], &b.data[..]);
-        assert_eq!(a.len(), b.len(), "buffer {i}: edited in place");
-        if i == vb {
-            assert!(
-                a[range.clone()] != b[range.clone()],
-                "visual 5 not re-encoded"
-            );
-            assert!(
-                a[..range.start] == b[..range.start],
-                "bytes before visual 5 changed"
-            );
-            assert!(
-                a[range.end..] == b[range.end..],
-                "bytes after visual 5 changed"
-            );
-        } else {
-            assert!(a == b, "buffer {i} changed");
-        }
+        assert!(b.starts_with(a), "index buffer {i} changed");
     }
-    assert!(before.index_buffers() == after.index_buffers());
-    // the new position is what the level now holds: visual 5's first vertex, exported again
-    let out = tmp.path().join("out");
-    let written = levelgeom_core::write_level_folder(&out, &r.files, &[], false).unwrap();
-    assert!(!written.is_empty());
-    let again = tmp.path().join("again");
-    levelgeom_core::open(&out)
-        .unwrap()
-        .export(&again, &ExportOptions::default())
-        .unwrap();
-    let obj2 = std::fs::read_to_string(again.join("level.obj")).unwrap();
-    let at2 = obj2.find("\no visual_0005_").unwrap();
-    let v2 = at2 + obj2[at2..].find("\nv ").unwrap() + 1;
-    let xyz2: Vec<f64> = obj2[v2 + 2..v2 + obj2[v2..].find('\n').unwrap()]
-        .split_whitespace()
-        .map(|t| t.parse().unwrap())
-        .collect();
+    // the new position is what the level now holds
+    let p1 = first(&file(&r, "level"), &new_geom);
     assert!(
-        (xyz2[0] - (xyz[0] + 0.5)).abs() < 1e-3,
-        "{xyz2:?} against {xyz:?}"
+        (p1[0] - (p0[0] + 0.5)).abs() < 1e-3,
+        "{p1:?} against {p0:?}"
     );
-    assert!((xyz2[1] - xyz[1]).abs() < 1e-3 && (xyz2[2] - xyz[2]).abs() < 1e-3);
+    assert!((p1[1] - p0[1]).abs() < 1e-3 && (p1[2] - p0[2]).abs() < 1e-3);
 }
