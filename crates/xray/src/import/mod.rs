@@ -281,6 +281,41 @@ pub fn import(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    import_with(base, edited, collision_mesh, opts, None)
+}
+
+/// The base level's geometry that an import compares the edited file with (each visual's
+/// world-space geometry in the scene [`crate::to_scene`] makes of it), made by [`reference`]
+/// ahead of [`import_with`]: it depends on the base alone, so a caller can make it while it
+/// reads the edited file.
+#[derive(Clone, Debug)]
+pub struct Reference(Vec<Option<NodeGeo>>);
+
+/// The [`Reference`] of a base level of XRLC 13 or 14; `Ok(None)` for other builds (their
+/// import makes its own, through the 13/14-shaped view).
+///
+/// # Errors
+/// [`ImportError::Scene`] when the base level cannot be converted to a scene.
+pub fn reference(base: Base<'_>) -> Result<Option<Reference>, ImportError> {
+    let version = base.level.header().map_or(0, |h| h.version);
+    if base.level.is_old() || !matches!(version, 13 | 14) {
+        return Ok(None);
+    }
+    reference_geometry(base).map(|r| Some(Reference(r)))
+}
+
+/// [`import`] with the base's [`Reference`] made beforehand (`None`: made here). A reference
+/// is used only for the base it was made of.
+///
+/// # Errors
+/// As [`import`].
+pub fn import_with(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    reference: Option<Reference>,
+) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
     let old_build = base.level.is_old() && crate::level::known_version(version);
     if !old_build && !matches!(version, 13 | 14) {
@@ -296,7 +331,7 @@ pub fn import(
     let mut out = if old_build {
         old::import(base, edited, collision_mesh, &same)?
     } else {
-        import_view(base, edited, collision_mesh, &same)?
+        import_view_with(base, edited, collision_mesh, &same, reference)?
     };
     out.summary.conversion = convert::convert(&mut out, version, target, opts.allow_loss)?;
     if target != version {
@@ -321,9 +356,23 @@ fn import_view(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    import_view_with(base, edited, collision_mesh, opts, None)
+}
+
+/// [`import_view`] with the base's [`Reference`] when it was made beforehand.
+fn import_view_with(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    reference: Option<Reference>,
+) -> Result<Imported, ImportError> {
     let visuals = base.level.visuals();
     let nv = visuals.len();
-    let ref_geo = reference_geometry(base)?;
+    let ref_geo = match reference {
+        Some(Reference(r)) if r.len() == nv => r,
+        _ => reference_geometry(base)?,
+    };
     let e_worlds = edited.world_matrices();
     let mut summary = Summary {
         visuals_before: nv,
