@@ -1,5 +1,5 @@
-//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] OUT.wad [--force]`:
-//! edited strings and sounds back into a WAD, everything else byte for byte.
+//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--zones Z.json] OUT.wad
+//! [--force]`: edited strings, sounds and zones back into a WAD, everything else byte for byte.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,6 +23,9 @@ pub struct Args {
     /// layouts than mono 16-bit are converted first (channels mixed down, samples rescaled).
     #[arg(long = "sound", value_name = "ID=IN.wav")]
     pub sounds: Vec<String>,
+    /// A zones.json (as `export --zones` writes it) with the edited zone table and grid.
+    #[arg(long)]
+    pub zones: Option<PathBuf>,
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -40,17 +43,19 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         })?;
         sounds.push((id, PathBuf::from(file)));
     }
-    if args.strings.is_none() && sounds.is_empty() {
-        anyhow::bail!("replace needs --strings S.json and/or --sound ID=IN.wav");
+    if args.strings.is_none() && sounds.is_empty() && args.zones.is_none() {
+        anyhow::bail!("replace needs --strings S.json, --sound ID=IN.wav and/or --zones Z.json");
     }
     let level = levelgeom_core::open(&args.input)?;
     report::warnings(level.warnings());
     let r = level.replace(&ReplaceOptions {
         strings: args.strings.clone(),
         sounds: sounds.clone(),
+        zones: args.zones.clone(),
     })?;
     let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
     protect.extend(args.strings.iter().cloned());
+    protect.extend(args.zones.iter().cloned());
     protect.extend(sounds.iter().map(|(_, p)| p.clone()));
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
     levelgeom_binary::write_new(&args.output, &r.bytes, &protect, args.force)
@@ -64,6 +69,19 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         r.sounds_changed.len(),
         r.sounds_unchanged.len()
     )?;
+    if args.zones.is_some() {
+        writeln!(
+            out,
+            "  zones: {} table entr{} and {} grid cell(s) changed",
+            r.zones_changed.zones.len(),
+            if r.zones_changed.zones.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            r.zones_changed.cells.len()
+        )?;
+    }
     for n in &r.notes {
         writeln!(out, "  {n}")?;
     }

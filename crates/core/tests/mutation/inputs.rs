@@ -192,12 +192,14 @@ fn run_case(
             .replace(&ReplaceOptions {
                 strings: None,
                 sounds: vec![(0, input.join("smpc_000.wav"))],
+                zones: None,
             })
             .map(|_| ()),
         Op::Strings => base
             .replace(&ReplaceOptions {
                 strings: Some(input.join("strings.json")),
                 sounds: Vec::new(),
+                zones: None,
             })
             .map(|_| ()),
         Op::Cvs => base

@@ -1,4 +1,4 @@
-//! `replace`: edited strings and sounds back into a WAD, everything else byte for byte.
+//! `replace`: edited strings, sounds and zones back into a WAD, everything else byte for byte.
 //!
 //! * **Strings** ([`strings`]: `strings.json` as [`crate::extract`] writes it; only
 //!   `strings[].column`, `.row` and `.text` are read, and cells not listed keep their text):
@@ -19,10 +19,15 @@
 //!   gets its real size and the chunks after it move (nothing is overwritten); the others keep
 //!   their size fields (a MAP declared 4 bytes too large stays so), and the header keeps its
 //!   bias (`new length − 4 + bias`).
+//! * **Zones** ([`zones`]: `zones.json` as `export --zones` writes it): the 32-entry zone table
+//!   (each entry's `sees` list becomes its mask, `height` its i32) and the zone grid replace the
+//!   MAP's, which keeps its size; nothing else in MAP changes, so only the table's 256 bytes and
+//!   the grid's W·H × 4 bytes can differ.
 //! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
 
 pub mod sounds;
 pub mod strings;
+pub mod zones;
 
 use std::path::PathBuf;
 
@@ -32,6 +37,7 @@ use crate::level::Level;
 
 pub use sounds::{read_wav, sound_id};
 pub use strings::{strings_json, StringsError, MAX_STRINGS_SIZE};
+pub use zones::{zones_json, ZonesChange, ZonesError, MAX_ZONES_SIZE};
 
 /// What [`replace`] is asked to put in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,6 +46,8 @@ pub struct ReplaceOptions {
     pub strings: Option<PathBuf>,
     /// `(SMPC index, WAV file)` pairs.
     pub sounds: Vec<(usize, PathBuf)>,
+    /// A `zones.json` to take the MAP zone table and grid from.
+    pub zones: Option<PathBuf>,
 }
 
 /// What [`replace`] did.
@@ -55,6 +63,8 @@ pub struct ReplaceReport {
     pub sounds_unchanged: Vec<usize>,
     /// WAV files that were converted to mono 16-bit PCM first ([`read_wav`]), one line each.
     pub notes: Vec<String>,
+    /// Zone-table entries and grid cells that changed.
+    pub zones_changed: ZonesChange,
 }
 
 /// What the level lacks for a replacement.
@@ -66,6 +76,9 @@ pub enum LevelProblem {
     /// The LGPC data is not `rows × cols` NUL-terminated strings.
     #[error("its LGPC string data does not split into rows × columns strings; strings cannot be replaced")]
     TableSplit,
+    /// Zones given, no MAP chunk.
+    #[error("the WAD has no MAP chunk to put zones into")]
+    NoMap,
     /// Sounds given, no SMPC chunk.
     #[error("the WAD has no SMPC chunk to put sounds into")]
     NoSmpc,
@@ -106,6 +119,15 @@ pub enum ReplaceError {
         #[source]
         source: StringsError,
     },
+    /// The zones JSON is malformed or does not fit the MAP.
+    #[error("{file}: {source}", file = file.display())]
+    Zones {
+        /// The zones JSON.
+        file: PathBuf,
+        /// What and where (byte offset and JSON path).
+        #[source]
+        source: ZonesError,
+    },
     /// A WAV is malformed or unplayable.
     #[error("{file}: {source}", file = file.display())]
     Wav {
@@ -141,7 +163,7 @@ pub enum ReplaceError {
     },
 }
 
-/// Put edited strings and sounds into `level` (see the module docs), named `file` in
+/// Put edited strings, sounds and zones into `level` (see the module docs), named `file` in
 /// messages; `level` itself is not changed, the new bytes are returned.
 ///
 /// # Errors
@@ -164,6 +186,9 @@ pub fn replace(
     }
     if !opts.sounds.is_empty() {
         sounds::replace(&mut level, &opts.sounds, &mut report, lacks)?;
+    }
+    if let Some(path) = &opts.zones {
+        report.zones_changed = zones::replace(&mut level, path, lacks)?;
     }
     report.bytes = level.to_bytes().map_err(|source| ReplaceError::Write {
         file: file.to_string(),
