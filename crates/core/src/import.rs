@@ -800,7 +800,8 @@ impl LevelFile {
                 collision_from,
                 warnings: Vec::new(),
                 source: self.display_name(),
-                reference: None,
+                // the scene just made is the reference the import would make again
+                reference: levelgeom_xray::import::reference_of(xray_base_of(files, geom), &scene),
             },
             &XrayImportOptions {
                 to_version: Some(to_version),

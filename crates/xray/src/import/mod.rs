@@ -304,6 +304,20 @@ pub fn reference(base: Base<'_>) -> Result<Option<Reference>, ImportError> {
     reference_geometry(base).map(|r| Some(Reference(r)))
 }
 
+/// [`reference`] from the scene the caller already made of the base level: `scene` must be
+/// [`crate::to_scene`] of `base` with [`SceneOptions::lods`] on and the other options at
+/// their defaults (what `reference` makes itself), as `convert` makes it.
+pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
+    let version = base.level.header().map_or(0, |h| h.version);
+    if base.level.is_old() || !matches!(version, 13 | 14) {
+        return None;
+    }
+    Some(Reference(reference_from_scene(
+        scene,
+        base.level.visuals().len(),
+    )))
+}
+
 /// [`import`] with the base's [`Reference`] made beforehand (`None`: made here). A reference
 /// is used only for the base it was made of.
 ///
@@ -511,9 +525,13 @@ fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportErro
             ..SceneOptions::default()
         },
     )?;
-    let nv = base.level.visuals().len();
+    Ok(reference_from_scene(&reference, base.level.visuals().len()))
+}
+
+/// Each visual's world-space geometry in `reference` (the scene of the base level, with LODs).
+fn reference_from_scene(reference: &Scene, nv: usize) -> Vec<Option<NodeGeo>> {
     let r_worlds = reference.world_matrices();
-    let r_excl = mapping::excluded(&reference);
+    let r_excl = mapping::excluded(reference);
     // each visual's first node with geometry, found in node order as before; the world-space
     // copies are then made in parallel (each is its own), in visual order
     let mut first: Vec<Vec<usize>> = vec![Vec::new(); nv];
@@ -525,14 +543,14 @@ fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportErro
             first[v].push(i);
         }
     }
-    Ok(first
+    first
         .into_par_iter()
         .map(|nodes| {
             nodes
                 .into_iter()
-                .find_map(|i| mapping::node_geo(&reference, i, &r_worlds))
+                .find_map(|i| mapping::node_geo(reference, i, &r_worlds))
         })
-        .collect())
+        .collect()
 }
 
 /// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
