@@ -534,16 +534,16 @@ fn reference_from_scene(reference: &Scene, nv: usize) -> Vec<Option<NodeGeo>> {
     let r_excl = mapping::excluded(reference);
     // each visual's first node with geometry, found in node order as before; the world-space
     // copies are then made in parallel (each is its own), in visual order
-    let mut first: Vec<Vec<usize>> = vec![Vec::new(); nv];
+    let mut nodes_of: Vec<Vec<usize>> = vec![Vec::new(); nv];
     for (i, node) in reference.nodes.iter().enumerate() {
         if r_excl[i] {
             continue;
         }
         if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
-            first[v].push(i);
+            nodes_of[v].push(i);
         }
     }
-    first
+    nodes_of
         .into_par_iter()
         .map(|nodes| {
             nodes
