@@ -498,6 +498,10 @@ impl<'a> Ctx<'a> {
             // `values` names the problem
             return Ok(None);
         }
+        if count == 0 {
+            // nothing to read (its byteOffset may even lie past the view)
+            return Ok(Some(Vec::new()));
+        }
         let path = format!("accessors[{}]", acc.index());
         let mut out: Vec<[f32; N]> = self.reserve(count, elem, &path)?;
         let data = &bytes[acc.offset()..];
