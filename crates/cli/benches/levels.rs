@@ -10,6 +10,8 @@
 //! * X-Ray: the real fixture's `level.geom` with its vertex buffers repeated to 400,000+ vertices
 //!   (a large level's order of magnitude) — parse, decode every vertex, encode them back, write,
 //!   LZHUF pack and unpack.
+//! * LZHUF: encode and decode of the generated 2,000-visual level's vertex, index and SWI
+//!   buffer chunks (what XRLC 12 packs), MB/s, × memcpy and the compression ratio.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -194,6 +196,52 @@ fn xray() {
     );
 }
 
+/// LZHUF encode and decode of the generated 2,000-visual level's packed payloads (what
+/// `convert --to-version 12` packs: the vertex, index and SWI buffer chunks of `level.geom`),
+/// each with its MB/s, its ratio to a copy and the compression ratio.
+fn lzhuf_level() {
+    let l = levelgeom_xray::bench_level::large(2000).expect("generates");
+    // the top-level chunks of level.geom: u32 id, u32 size, payload
+    let mut at = 0usize;
+    let word = |o: usize| -> Option<usize> {
+        let b = l.geom.get(o..o + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    while let (Some(id), Some(size)) = (word(at), word(at + 4)) {
+        let Some(payload) = l.geom.get(at + 8..at + 8 + size) else {
+            break;
+        };
+        at += 8 + size;
+        let what = match id & 0x7FFF_FFFF {
+            9 => "vertex buffers (chunk 9)",
+            10 => "index buffers (chunk 10)",
+            11 => "SWI buffers (chunk 11)",
+            _ => continue,
+        };
+        let t = Table::new(&format!("LZHUF, 2,000-visual level.geom, {what}"), payload);
+        let packed = lzhuf::compress(payload).expect("packs");
+        t.row(
+            "encode (lzhuf::compress)",
+            best(|| lzhuf::compress(payload)),
+        );
+        t.row(
+            "decode (lzhuf::decompress)",
+            best(|| lzhuf::decompress(&packed)),
+        );
+        assert_eq!(
+            lzhuf::decompress(&packed).ok().as_deref(),
+            Some(payload),
+            "round trip"
+        );
+        println!(
+            "  (packed: {} of {} bytes, {:.1} %)",
+            packed.len(),
+            payload.len(),
+            100.0 * packed.len() as f64 / payload.len().max(1) as f64
+        );
+    }
+}
+
 fn main() {
     // `cargo test --benches` / `cargo bench -- --list` pass flags; only run for a real bench.
     if std::env::args().any(|a| a == "--list") {
@@ -201,4 +249,5 @@ fn main() {
     }
     wad();
     xray();
+    lzhuf_level();
 }

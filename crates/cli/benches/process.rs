@@ -14,9 +14,11 @@
 //! Cases: X-Ray levels of 2,000 and 8,000 visuals ([`levelgeom_xray::bench_level::large`]) →
 //! glTF, → OBJ, → both (the default), `rebuild --verify` of `level.geom`, `info` of
 //! `level.geom` and of the level, `check` of the level, `convert --to-version 13` and `12` (the
-//! latter LZHUF-packs its buffers; the former is its twin); the generator's full-size WAD → GLB +
+//! latter LZHUF-packs its buffers; the former is its twin), `import` of the level's own
+//! unedited glTF export (its twin: that export, `→ gltf`); the generator's full-size WAD → GLB +
 //! OBJ + PNG pages (the default export; target in CPU time), with `--collision --objects`, and
-//! `check`.
+//! `check`. A case with a twin also shows its wall and CPU time over the twin's (`× twin`);
+//! filtering for a case keeps its twin.
 //!
 //! Options (after `--`): words not starting with `-` filter the cases by substring (`xray-2000`,
 //! `obj`, `wad`); `--json` prints one JSON document instead of the table. Environment:
@@ -56,6 +58,9 @@ struct Case {
     fsync: bool,
     /// The floor writes the input's size (a copy of the file) instead of the output's.
     copy_floor: bool,
+    /// The case this one is paired with (its *twin*: `convert --to-version 12` with `13`,
+    /// `import` with the glTF export it reads back); the table shows the ratio of the two.
+    twin: Option<String>,
 }
 
 /// One measured child run.
@@ -241,6 +246,10 @@ struct Summary {
     rss_ratio: f64,
     wall_ms_min: f64,
     wall_ms_max: f64,
+    /// The twin case's name, and this case's wall and CPU time over the twin's (medians).
+    twin: Option<String>,
+    twin_wall_ratio: Option<f64>,
+    twin_cpu_ratio: Option<f64>,
 }
 
 fn summarise(case: &Case, runs: &[Run]) -> Summary {
@@ -277,6 +286,9 @@ fn summarise(case: &Case, runs: &[Run]) -> Summary {
             .map(|r| ms(r.wall))
             .fold(f64::INFINITY, f64::min),
         wall_ms_max: runs.iter().map(|r| ms(r.wall)).fold(0.0, f64::max),
+        twin: case.twin.clone(),
+        twin_wall_ratio: None,
+        twin_cpu_ratio: None,
     }
 }
 
@@ -284,7 +296,7 @@ fn os(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
     args.iter().map(|a| a.as_ref().to_os_string()).collect()
 }
 
-fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
+fn xray_cases(bin: &Path, tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
     let tag = format!("xray-{visuals}");
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f));
     let dir = tmp.join(&tag);
@@ -299,6 +311,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
         output: Output::Dir(out.clone()),
         fsync: false,
         copy_floor: false,
+        twin: None,
     };
     let rebuilt = tmp.join(format!("{tag}-rebuilt.geom"));
     let mut cases = vec![
@@ -315,6 +328,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             output: Output::File(rebuilt.clone()),
             fsync: true,
             copy_floor: false,
+            twin: None,
         },
         Case {
             name: format!("{tag} info level.geom"),
@@ -323,6 +337,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             output: Output::Stdout,
             fsync: false,
             copy_floor: true,
+            twin: None,
         },
         Case {
             name: format!("{tag} check level"),
@@ -331,6 +346,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             output: Output::Stdout,
             fsync: false,
             copy_floor: true,
+            twin: None,
         },
         Case {
             name: format!("{tag} info level"),
@@ -339,6 +355,7 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             output: Output::Stdout,
             fsync: false,
             copy_floor: true,
+            twin: None,
         },
     ];
     // XRLC 12 packs its vertex, index and SWI buffers with LZHUF; 13 is the same level
@@ -353,16 +370,50 @@ fn xray_cases(tmp: &Path, visuals: usize, filter: &[String]) -> Vec<Case> {
             // written as a group of synced files (`levelgeom_binary::write_group`)
             fsync: true,
             copy_floor: false,
+            twin: (to == 12).then(|| format!("{tag} convert --to-version 13")),
         }
     };
     cases.push(convert(13));
     cases.push(convert(12));
-    let cases: Vec<Case> = cases.into_iter().filter(|c| wanted(&c.name)).collect();
+    // the level's own unedited glTF export put back (every visual kept, the same files
+    // written); its twin is the export that made the GLB
+    let glb = tmp.join(format!("{tag}-export")).join("level.glb");
+    let imported = tmp.join(format!("{tag}-imported"));
+    cases.push(Case {
+        name: format!("{tag} import of its own glTF export"),
+        args: os(&[&"import", &dir, &glb, &imported]),
+        inputs: vec![level.clone(), geom.clone(), glb.clone()],
+        output: Output::Dir(imported),
+        // written as a group of synced files (`levelgeom_binary::write_group`)
+        fsync: true,
+        copy_floor: false,
+        twin: Some(format!("{tag} → gltf")),
+    });
+    // a wanted case brings its twin
+    let twins: Vec<String> = cases
+        .iter()
+        .filter(|c| wanted(&c.name))
+        .filter_map(|c| c.twin.clone())
+        .collect();
+    let cases: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| wanted(&c.name) || twins.contains(&c.name))
+        .collect();
     if !cases.is_empty() {
         fs::create_dir_all(&dir).expect("folder");
         // generated by a child process, so that this process stays small: on Linux a child's
         // peak RSS starts from its parent's peak (it is carried over at exec)
         generate(&os(&[&"--generate-xray", &dir, &visuals.to_string()]), tmp);
+        if cases.iter().any(|c| c.name.contains("import")) {
+            // the import's input: the export as the measured binary writes it
+            let log = tmp.join("export-for-import");
+            let export = glb.parent().expect("export folder");
+            run_child(
+                bin,
+                &os(&[&"export", &dir, &export, &"--format", &"gltf"]),
+                &log,
+            );
+        }
     }
     cases
 }
@@ -384,6 +435,7 @@ fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
             output: Output::Dir(out.clone()),
             fsync: false,
             copy_floor: false,
+            twin: None,
         },
         Case {
             name: names[2].into(),
@@ -392,6 +444,7 @@ fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
             output: Output::Stdout,
             fsync: false,
             copy_floor: true,
+            twin: None,
         },
         Case {
             name: names[1].into(),
@@ -400,6 +453,7 @@ fn wad_cases(tmp: &Path, filter: &[String]) -> Vec<Case> {
             output: Output::Dir(out.clone()),
             fsync: false,
             copy_floor: false,
+            twin: None,
         },
     ];
     let cases: Vec<Case> = cases.into_iter().filter(|c| wanted(&c.name)).collect();
@@ -484,8 +538,8 @@ fn main() {
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).expect("temp folder");
 
-    let mut cases = xray_cases(&tmp, 2000, &filter);
-    cases.extend(xray_cases(&tmp, 8000, &filter));
+    let mut cases = xray_cases(&bin, &tmp, 2000, &filter);
+    cases.extend(xray_cases(&bin, &tmp, 8000, &filter));
     cases.extend(wad_cases(&tmp, &filter));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     if !json {
@@ -494,22 +548,41 @@ fn main() {
             bin.display()
         );
         println!(
-            "{:<44} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7}",
-            "case", "in+out MB", "ms", "floor ms", "× floor", "CPU ms", "peak MB", "× i+o"
+            "{:<44} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>13}",
+            "case",
+            "in+out MB",
+            "ms",
+            "floor ms",
+            "× floor",
+            "CPU ms",
+            "peak MB",
+            "× i+o",
+            "× twin (CPU)"
         );
     }
     let mut all = Vec::new();
     for case in &cases {
         let r = measure(&bin, case, runs, &tmp);
-        let s = summarise(case, &r);
+        let mut s = summarise(case, &r);
+        if let Some(t) = all
+            .iter()
+            .find(|t: &&Summary| Some(&t.case) == case.twin.as_ref())
+        {
+            s.twin_wall_ratio = Some(s.wall_ms / t.wall_ms.max(1e-9));
+            s.twin_cpu_ratio = Some(s.cpu_ms / t.cpu_ms.max(1e-9));
+        }
         if !json {
+            let twin = match (s.twin_wall_ratio, s.twin_cpu_ratio) {
+                (Some(w), Some(c)) => format!("{w:.2} ({c:.2})"),
+                _ => "-".to_string(),
+            };
             let io = if case.copy_floor {
                 s.input_bytes
             } else {
                 s.input_bytes + s.output_bytes
             };
             println!(
-                "{:<44} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>9.1} {:>9.1} {:>7.2}",
+                "{:<44} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>9.1} {:>9.1} {:>7.2} {:>13}",
                 s.case,
                 io as f64 / 1e6,
                 s.wall_ms,
@@ -517,7 +590,8 @@ fn main() {
                 s.ratio,
                 s.cpu_ms,
                 s.peak_rss_bytes as f64 / 1e6,
-                s.rss_ratio
+                s.rss_ratio,
+                twin
             );
         }
         all.push(s);

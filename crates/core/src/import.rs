@@ -597,6 +597,21 @@ struct XrayEdit<'s> {
     collision_from: String,
     warnings: Vec<String>,
     source: String,
+    /// The base's reference geometry when it was made beforehand.
+    reference: Option<levelgeom_xray::import::Reference>,
+}
+
+/// The X-Ray importer's view of a level's files.
+fn xray_base_of<'a>(
+    files: &'a levelgeom_xray::LevelFiles,
+    geom: &'a levelgeom_xray::Geom,
+) -> levelgeom_xray::import::Base<'a> {
+    levelgeom_xray::import::Base {
+        level: &files.level,
+        geom,
+        geomx: files.geomx.as_ref().map(|g| &g.geom),
+        cform: files.cform.as_ref().map(|c| &c.cform),
+    }
 }
 
 /// What [`LevelFile::import_xray`] is asked to do.
@@ -697,7 +712,13 @@ impl LevelFile {
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
-        let imported = read(mesh)?;
+        // the base's reference geometry depends on the base alone: made while the mesh file
+        // is read (on failure the import makes it again, and reports in its own order)
+        let (imported, reference) = rayon::join(
+            || read(mesh),
+            || levelgeom_xray::import::reference(xray_base_of(files, geom)),
+        );
+        let imported = imported?;
         placed_within_limit(&imported.scene, mesh)?;
         let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);
@@ -738,6 +759,7 @@ impl LevelFile {
                 collision_from,
                 warnings,
                 source: mesh.display().to_string(),
+                reference: reference.ok().flatten(),
             },
             opts,
         )?;
@@ -778,6 +800,8 @@ impl LevelFile {
                 collision_from,
                 warnings: Vec::new(),
                 source: self.display_name(),
+                // the scene just made is the reference the import would make again
+                reference: levelgeom_xray::import::reference_of(xray_base_of(files, geom), &scene),
             },
             &XrayImportOptions {
                 to_version: Some(to_version),
@@ -801,14 +825,10 @@ impl LevelFile {
             collision_from,
             mut warnings,
             source,
+            reference,
         } = edit;
-        let base = levelgeom_xray::import::Base {
-            level: &files.level,
-            geom,
-            geomx: files.geomx.as_ref().map(|g| &g.geom),
-            cform: files.cform.as_ref().map(|c| &c.cform),
-        };
-        let out = levelgeom_xray::import::import(
+        let base = xray_base_of(files, geom);
+        let out = levelgeom_xray::import::import_with(
             base,
             scene,
             collision,
@@ -817,6 +837,7 @@ impl LevelFile {
                 to_version: opts.to_version,
                 allow_loss: opts.allow_loss,
             },
+            reference,
         )
         .and_then(|mut out| {
             levelgeom_xray::import::occluders::follow(

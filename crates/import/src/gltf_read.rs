@@ -1,6 +1,8 @@
 //! glTF 2.0 / GLB reader over the `gltf` crate's document model (its `import` feature is off:
 //! buffers and images are resolved here). Conventions: see the crate docs.
 
+use std::borrow::Cow;
+
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 use levelgeom_scene::{
@@ -308,7 +310,9 @@ struct Ctx<'a> {
     /// Triangles and vertices of the primitives read so far (checked against the limits).
     triangles: u64,
     vertices: u64,
-    buffers: Vec<Vec<u8>>,
+    /// The glTF buffers: the GLB's BIN chunk borrowed from the file's bytes (read once, never
+    /// copied), other buffers (data URIs, files) owned.
+    buffers: Vec<Cow<'a, [u8]>>,
     warnings: Vec<String>,
 }
 
@@ -335,7 +339,7 @@ impl Values {
     }
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ImportError {
         ImportError::Gltf {
             file: self.file.to_string(),
@@ -390,21 +394,21 @@ impl Ctx<'_> {
     fn load_buffers(
         &mut self,
         doc: &gltf::Document,
-        bin: Option<&[u8]>,
+        bin: Option<&'a [u8]>,
         files: &dyn FileSource,
     ) -> Result<(), ImportError> {
         for b in doc.buffers() {
             let path = format!("buffers[{}]", b.index());
-            let mut data = match b.source() {
+            let data: Cow<'a, [u8]> = match b.source() {
                 gltf::buffer::Source::Bin => match bin {
-                    Some(d) => d.to_vec(),
+                    Some(d) => Cow::Borrowed(d),
                     None => {
                         return Err(
                             self.err(path, "has no uri and there is no GLB BIN chunk to refer to")
                         )
                     }
                 },
-                gltf::buffer::Source::Uri(uri) => match data_uri(uri) {
+                gltf::buffer::Source::Uri(uri) => Cow::Owned(match data_uri(uri) {
                     Some(Ok((_, d))) => d,
                     Some(Err(e)) => return Err(self.err(path + ".uri", e)),
                     None => {
@@ -414,7 +418,7 @@ impl Ctx<'_> {
                             .read(&rel)
                             .map_err(|e| self.err(format!("{path}.uri"), e))?
                     }
-                },
+                }),
             };
             let len = b.length();
             if data.len() < len {
@@ -423,8 +427,13 @@ impl Ctx<'_> {
                     format!("byteLength is {len} but the data has {} bytes", data.len()),
                 ));
             }
-            data.truncate(len);
-            self.buffers.push(data);
+            self.buffers.push(match data {
+                Cow::Borrowed(d) => Cow::Borrowed(&d[..len]),
+                Cow::Owned(mut d) => {
+                    d.truncate(len);
+                    Cow::Owned(d)
+                }
+            });
         }
         Ok(())
     }
@@ -452,6 +461,61 @@ impl Ctx<'_> {
                     ),
                 )
             })
+    }
+
+    /// An accessor of tightly read `f32` elements of `N` components (no sparse part, not
+    /// normalized) straight into `N`-arrays, one pass over its bytes; `None` for any other
+    /// accessor, which [`Ctx::values`] reads. Checked as `values` checks.
+    fn f32_arrays<const N: usize>(
+        &self,
+        acc: &gltf::Accessor,
+    ) -> Result<Option<Vec<[f32; N]>>, ImportError> {
+        let comps = match acc.dimensions() {
+            Dimensions::Scalar => 1,
+            Dimensions::Vec2 => 2,
+            Dimensions::Vec3 => 3,
+            Dimensions::Vec4 => 4,
+            _ => 0,
+        };
+        let Some(v) = acc.view() else {
+            return Ok(None);
+        };
+        if comps != N || acc.data_type() != DataType::F32 || acc.sparse().is_some() {
+            return Ok(None);
+        }
+        let elem = 4 * N;
+        let stride = v.stride().unwrap_or(elem);
+        let bytes = self.view(&v)?;
+        let count = acc.count();
+        let fits = stride >= elem
+            && (count == 0
+                || (count - 1)
+                    .checked_mul(stride)
+                    .and_then(|x| x.checked_add(elem))
+                    .and_then(|x| x.checked_add(acc.offset()))
+                    .is_some_and(|n| n <= bytes.len()));
+        if !fits {
+            // `values` names the problem
+            return Ok(None);
+        }
+        if count == 0 {
+            // nothing to read (its byteOffset may even lie past the view)
+            return Ok(Some(Vec::new()));
+        }
+        let path = format!("accessors[{}]", acc.index());
+        let mut out: Vec<[f32; N]> = self.reserve(count, elem, &path)?;
+        let data = &bytes[acc.offset()..];
+        let element = |e: &[u8]| -> [f32; N] {
+            std::array::from_fn(|c| {
+                f32::from_le_bytes([e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]])
+            })
+        };
+        if stride == elem {
+            out.extend(data[..count * elem].chunks_exact(elem).map(element));
+        } else {
+            out.extend((0..count).map(|e| element(&data[e * stride..e * stride + elem])));
+        }
+        Ok(Some(out))
     }
 
     /// Read an accessor's elements as floats (sparse substitution applied).
@@ -713,28 +777,48 @@ impl Ctx<'_> {
             };
             match &sem {
                 Semantic::Positions => {
-                    let v = self.values(&acc)?;
-                    want(&[3], &v)?;
-                    p.positions = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                    p.positions = match self.f32_arrays::<3>(&acc)? {
+                        Some(a) => a,
+                        None => {
+                            let v = self.values(&acc)?;
+                            want(&[3], &v)?;
+                            v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+                        }
+                    };
                 }
                 Semantic::Normals => {
-                    let v = self.values(&acc)?;
-                    want(&[3], &v)?;
-                    p.normals = v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+                    p.normals = match self.f32_arrays::<3>(&acc)? {
+                        Some(a) => a,
+                        None => {
+                            let v = self.values(&acc)?;
+                            want(&[3], &v)?;
+                            v.data.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+                        }
+                    };
                 }
                 Semantic::Tangents => {
-                    let v = self.values(&acc)?;
-                    want(&[4], &v)?;
-                    p.tangents = v
-                        .data
-                        .chunks_exact(4)
-                        .map(|c| [c[0], c[1], c[2], c[3]])
-                        .collect();
+                    p.tangents = match self.f32_arrays::<4>(&acc)? {
+                        Some(a) => a,
+                        None => {
+                            let v = self.values(&acc)?;
+                            want(&[4], &v)?;
+                            v.data
+                                .chunks_exact(4)
+                                .map(|c| [c[0], c[1], c[2], c[3]])
+                                .collect()
+                        }
+                    };
                 }
                 Semantic::TexCoords(k) => {
-                    let v = self.values(&acc)?;
-                    want(&[2], &v)?;
-                    uvs.push((*k, v.data.chunks_exact(2).map(|c| [c[0], c[1]]).collect()));
+                    let set = match self.f32_arrays::<2>(&acc)? {
+                        Some(a) => a,
+                        None => {
+                            let v = self.values(&acc)?;
+                            want(&[2], &v)?;
+                            v.data.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
+                        }
+                    };
+                    uvs.push((*k, set));
                 }
                 Semantic::Colors(k) => {
                     let v = self.values(&acc)?;
@@ -748,8 +832,11 @@ impl Ctx<'_> {
                     }
                     // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
                     Dimensions::Vec3 | Dimensions::Vec4 => {
-                        let v = self.values(&acc)?;
-                        p.vectors.push((format!("_{custom}"), v.vec4s()));
+                        let set = match self.f32_arrays::<4>(&acc)? {
+                            Some(a) => a,
+                            None => self.values(&acc)?.vec4s(),
+                        };
+                        p.vectors.push((format!("_{custom}"), set));
                     }
                     _ => {
                         self.warn(format!(
@@ -845,15 +932,19 @@ impl Ctx<'_> {
             ));
         }
         let mut out = self.reserve(count, 4, &path)?;
-        out.extend((0..count).map(|e| {
-            let o = acc.offset() + e * stride;
-            let b = &bytes[o..o + csize];
-            match csize {
-                1 => u32::from(b[0]),
-                2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            }
-        }));
+        // one loop per index size (the size decided once, not per index)
+        let at = |e: usize| acc.offset() + e * stride;
+        match csize {
+            1 => out.extend((0..count).map(|e| u32::from(bytes[at(e)]))),
+            2 => out.extend((0..count).map(|e| {
+                let o = at(e);
+                u32::from(u16::from_le_bytes([bytes[o], bytes[o + 1]]))
+            })),
+            _ => out.extend((0..count).map(|e| {
+                let o = at(e);
+                u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]])
+            })),
+        }
         Ok(out)
     }
 

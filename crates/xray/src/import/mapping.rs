@@ -221,6 +221,38 @@ pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Opti
     (!g.indices.is_empty()).then_some(g)
 }
 
+/// True when [`node_geo`] of `node` would hold a world-space point that is not a finite
+/// number (a non-finite matrix or position), found without building it: the same points are
+/// transformed one at a time. False for a node without geometry.
+pub(crate) fn places_non_finite(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+    let Some(mesh) = scene
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| scene.meshes.get(m))
+    else {
+        return false;
+    };
+    let Some(world) = worlds.get(node).map(dmat) else {
+        return false;
+    };
+    // node_geo is `None` without a triangle whose corners are all vertices
+    let has_triangle = mesh.primitives.iter().any(|p| {
+        let nv = p.positions.len();
+        p.indices
+            .chunks_exact(3)
+            .any(|t| t.iter().all(|&i| (i as usize) < nv))
+    });
+    has_triangle
+        && mesh.primitives.iter().any(|p| {
+            p.positions.iter().any(|&q| {
+                !world
+                    .transform_point3(DVec3::from_array(q.map(f64::from)))
+                    .is_finite()
+            })
+        })
+}
+
 fn add_primitive(g: &mut NodeGeo, p: &Primitive, normal_m: &DMat4) {
     let base = g.points.len() as u32;
     let nv = p.positions.len();

@@ -67,6 +67,7 @@ pub mod upgrade;
 use glam::{DMat4, DVec3};
 use levelgeom_binary::WriteError;
 use levelgeom_scene::Scene;
+use rayon::prelude::*;
 
 use crate::cform::Cform;
 use crate::chunk::Framed;
@@ -291,6 +292,55 @@ pub fn import(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    import_with(base, edited, collision_mesh, opts, None)
+}
+
+/// The base level's geometry that an import compares the edited file with (each visual's
+/// world-space geometry in the scene [`crate::to_scene`] makes of it), made by [`reference`]
+/// ahead of [`import_with`]: it depends on the base alone, so a caller can make it while it
+/// reads the edited file.
+#[derive(Clone, Debug)]
+pub struct Reference(Vec<Option<NodeGeo>>);
+
+/// The [`Reference`] of a base level of XRLC 13 or 14; `Ok(None)` for other builds (their
+/// import makes its own, through the 13/14-shaped view).
+///
+/// # Errors
+/// [`ImportError::Scene`] when the base level cannot be converted to a scene.
+pub fn reference(base: Base<'_>) -> Result<Option<Reference>, ImportError> {
+    let version = base.level.header().map_or(0, |h| h.version);
+    if base.level.is_old() || !matches!(version, 13 | 14) {
+        return Ok(None);
+    }
+    reference_geometry(base).map(|r| Some(Reference(r)))
+}
+
+/// [`reference`] from the scene the caller already made of the base level: `scene` must be
+/// [`crate::to_scene`] of `base` with [`SceneOptions::lods`] on and the other options at
+/// their defaults (what `reference` makes itself), as `convert` makes it.
+pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
+    let version = base.level.header().map_or(0, |h| h.version);
+    if base.level.is_old() || !matches!(version, 13 | 14) {
+        return None;
+    }
+    Some(Reference(reference_from_scene(
+        scene,
+        base.level.visuals().len(),
+    )))
+}
+
+/// [`import`] with the base's [`Reference`] made beforehand (`None`: made here). A reference
+/// is used only for the base it was made of.
+///
+/// # Errors
+/// As [`import`].
+pub fn import_with(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    reference: Option<Reference>,
+) -> Result<Imported, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
     let old_build = base.level.is_old() && crate::level::known_version(version);
     if !old_build && !matches!(version, 13 | 14) {
@@ -306,7 +356,7 @@ pub fn import(
     let mut out = if old_build {
         old::import(base, edited, collision_mesh, &same)?
     } else {
-        import_view(base, edited, collision_mesh, &same)?
+        import_view_with(base, edited, collision_mesh, &same, reference)?
     };
     out.summary.conversion = convert::convert(&mut out, version, target, opts.allow_loss)?;
     if target != version {
@@ -331,9 +381,23 @@ fn import_view(
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    import_view_with(base, edited, collision_mesh, opts, None)
+}
+
+/// [`import_view`] with the base's [`Reference`] when it was made beforehand.
+fn import_view_with(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    reference: Option<Reference>,
+) -> Result<Imported, ImportError> {
     let visuals = base.level.visuals();
     let nv = visuals.len();
-    let ref_geo = reference_geometry(base)?;
+    let ref_geo = match reference {
+        Some(Reference(r)) if r.len() == nv => r,
+        _ => reference_geometry(base)?,
+    };
     let e_worlds = edited.world_matrices();
     let mut summary = Summary {
         visuals_before: nv,
@@ -416,13 +480,11 @@ fn import_view(
             *m = None;
         }
     }
+    // the reference geometry is not used past here: moved, not copied
     let solid: Vec<Option<NodeGeo>> = ref_geo
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(v, g)| {
-            g.clone()
-                .filter(|_| visuals[v].model_type() != Some(model_type::LOD))
-        })
+        .map(|(v, g)| g.filter(|_| visuals[v].model_type() != Some(model_type::LOD)))
         .collect();
     let cform = collision::collision(
         &w.base,
@@ -474,21 +536,32 @@ fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportErro
             ..SceneOptions::default()
         },
     )?;
-    let nv = base.level.visuals().len();
+    Ok(reference_from_scene(&reference, base.level.visuals().len()))
+}
+
+/// Each visual's world-space geometry in `reference` (the scene of the base level, with LODs).
+fn reference_from_scene(reference: &Scene, nv: usize) -> Vec<Option<NodeGeo>> {
     let r_worlds = reference.world_matrices();
-    let r_excl = mapping::excluded(&reference);
-    let mut ref_geo: Vec<Option<NodeGeo>> = vec![None; nv];
+    let r_excl = mapping::excluded(reference);
+    // each visual's first node with geometry, found in node order as before; the world-space
+    // copies are then made in parallel (each is its own), in visual order
+    let mut nodes_of: Vec<Vec<usize>> = vec![Vec::new(); nv];
     for (i, node) in reference.nodes.iter().enumerate() {
         if r_excl[i] {
             continue;
         }
         if let Some(v) = mapping::visual_of(node).filter(|&v| v < nv) {
-            if ref_geo[v].is_none() {
-                ref_geo[v] = mapping::node_geo(&reference, i, &r_worlds);
-            }
+            nodes_of[v].push(i);
         }
     }
-    Ok(ref_geo)
+    nodes_of
+        .into_par_iter()
+        .map(|nodes| {
+            nodes
+                .into_iter()
+                .find_map(|i| mapping::node_geo(reference, i, &r_worlds))
+        })
+        .collect()
 }
 
 /// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
@@ -545,15 +618,13 @@ fn claims(
         if e_excl[i] {
             continue;
         }
-        if let Some(g) = mapping::node_geo(edited, i, e_worlds) {
-            if !g.points.iter().all(|p| p.is_finite()) {
-                return Err(ImportError::Node {
-                    node: node.name.clone(),
-                    message: "has positions that are not finite numbers (its matrix or \
-                              vertices); nothing was written"
-                        .into(),
-                });
-            }
+        if mapping::places_non_finite(edited, i, e_worlds) {
+            return Err(ImportError::Node {
+                node: node.name.clone(),
+                message: "has positions that are not finite numbers (its matrix or \
+                          vertices); nothing was written"
+                    .into(),
+            });
         }
     }
     Ok((claims, new_nodes))
@@ -627,9 +698,16 @@ impl Plan {
                 }
                 continue;
             };
-            let with_geo: Vec<(usize, NodeGeo)> = claims[v]
+            // the nodes with geometry and what happened to it; an unchanged node (the common
+            // case) is recognised from its own attributes, without its world copy
+            let with_geo: Vec<(usize, Change)> = claims[v]
                 .iter()
-                .filter_map(|&n| mapping::node_geo(edited, n, e_worlds).map(|g| (n, g)))
+                .filter_map(|&n| {
+                    if transform::unchanged(r, edited, n, e_worlds) {
+                        return Some((n, Change::Unchanged));
+                    }
+                    mapping::node_geo(edited, n, e_worlds).map(|g| (n, transform::classify(r, &g)))
+                })
                 .collect();
             if claims[v].is_empty() {
                 plan.missing.push(v);
@@ -639,28 +717,24 @@ impl Plan {
                 continue; // e.g. a LOD empty of an export without --lods
             }
             plan.present.push(kind_of(t));
-            let changes: Vec<Change> = with_geo
+            let original = with_geo
                 .iter()
-                .map(|(_, g)| transform::classify(r, g))
-                .collect();
-            let original = changes
-                .iter()
-                .position(|c| *c == Change::Unchanged)
+                .position(|(_, c)| *c == Change::Unchanged)
                 .or_else(|| {
                     with_geo
                         .iter()
                         .position(|(n, _)| !mapping::has_copy_suffix(&edited.nodes[*n].name))
                 })
                 .unwrap_or(0);
-            plan.state[v] = match &changes[original] {
+            plan.state[v] = match &with_geo[original].1 {
                 Change::Unchanged => State::Keep,
                 Change::Moved(m) => State::Moved(*m),
                 Change::Edited => State::Edited(with_geo[original].0),
                 Change::Replaced => State::Replaced(with_geo[original].0),
             };
-            for (k, c) in changes.into_iter().enumerate() {
+            for (k, (n, c)) in with_geo.into_iter().enumerate() {
                 if k != original {
-                    plan.dups.push((v, with_geo[k].0, c));
+                    plan.dups.push((v, n, c));
                 }
             }
         }

@@ -15,7 +15,9 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use super::mapping::NodeGeo;
+use levelgeom_scene::Scene;
+
+use super::mapping::{self, NodeGeo};
 
 /// Positions closer than this (in metres) are the same: 1 mm, far above the f32 rounding of
 /// level coordinates and of Blender's matrix decompositions, far below modelling detail.
@@ -154,6 +156,59 @@ fn least_squares(r: &NodeGeo, e: &NodeGeo) -> Option<DMat4> {
 /// `u vᵀ`.
 fn outer(u: DVec3, v: DVec3) -> DMat3 {
     DMat3::from_cols(u * v.x, u * v.y, u * v.z)
+}
+
+/// True when [`classify`] of `r` against the edited node's geometry
+/// ([`mapping::node_geo`] of `node`) would say [`Change::Unchanged`], decided from the node's
+/// own attributes without building that geometry: the same triangle corners in the same
+/// order (the same filter and numbering as `node_geo`), and every vertex, through the node's
+/// world matrix, within [`TOLERANCE`] of the reference's. An unedited export's nodes all pass
+/// here, so their world-space copies are never made.
+pub(crate) fn unchanged(r: &NodeGeo, scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+    let Some(mesh) = scene
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| scene.meshes.get(m))
+    else {
+        return false;
+    };
+    let Some(world) = worlds.get(node).map(mapping::dmat) else {
+        return false;
+    };
+    let count: usize = mesh.primitives.iter().map(|p| p.positions.len()).sum();
+    if count != r.points.len() || r.indices.is_empty() {
+        return false;
+    }
+    let (mut base, mut corner) = (0usize, 0usize);
+    for p in &mesh.primitives {
+        let nv = p.positions.len();
+        for t in p.indices.chunks_exact(3) {
+            if !t.iter().all(|&i| (i as usize) < nv) {
+                continue;
+            }
+            for &i in t {
+                if r.indices.get(corner) != Some(&(base as u32 + i)) {
+                    return false;
+                }
+                corner += 1;
+            }
+        }
+        let near = p
+            .positions
+            .iter()
+            .zip(&r.points[base..base + nv])
+            .all(|(&q, a)| {
+                // `maps` with the identity: `a` unmoved, within the tolerance of the point
+                let b = world.transform_point3(DVec3::from_array(q.map(f64::from)));
+                a.distance(b) <= TOLERANCE
+            });
+        if !near {
+            return false;
+        }
+        base += nv;
+    }
+    corner == r.indices.len()
 }
 
 /// Compare the reference geometry `r` of a visual with an edited node's `e`.
