@@ -262,7 +262,8 @@ impl LevelFile {
     }
 
     /// The files an export writes besides the scene's, by engine: for a WAD with a LGHT
-    /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]).
+    /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]);
+    /// with `--objects`, `routes.json` (the MAP route positions, [`levelgeom_wad::scene::routes`]).
     ///
     /// # Errors
     /// None today; the `Result` leaves room for files that can fail to encode.
@@ -282,10 +283,17 @@ impl LevelFile {
         let Content::Wad(l) = &self.content else {
             return Ok(Vec::new());
         };
-        if l.lght().is_none() {
-            return Ok(Vec::new());
-        }
         let wad_opts = opts.wad.clone().unwrap_or_default();
+        let mut files = Vec::new();
+        if let Some(map) = l.map().filter(|_| wad_opts.objects) {
+            let doc = levelgeom_wad::scene::routes::routes_json(map);
+            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            text.push('\n');
+            files.push(("routes.json".to_string(), text.into_bytes()));
+        }
+        if l.lght().is_none() {
+            return Ok(files);
+        }
         let lights = levelgeom_wad::scene::level_lights(l, &wad_opts);
         let doc = serde_json::json!({
             "space": "export: right-handed, +Y up, one unit per grid cell, cells at x in [0, W), z in (-H, 0]",
@@ -294,7 +302,8 @@ impl LevelFile {
         });
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        Ok(vec![("lights.json".into(), text.into_bytes())])
+        files.insert(0, ("lights.json".into(), text.into_bytes()));
+        Ok(files)
     }
 
     /// Convert to the engine-neutral scene (warnings in [`Scene::warnings`], read warnings

@@ -44,6 +44,8 @@ use crate::font::{Font, Glyph, GLYPHS};
 use crate::import::BOX_MARGIN;
 
 mod font5x7;
+mod routes;
+pub use routes::{route_yaw, routes_level, RoutesFacts, ROUTES_PARAMS, ROUTE_POSITIONS};
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;

@@ -1,5 +1,6 @@
-//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] OUT.wad [--force]`:
-//! edited strings and sounds back into a WAD, everything else byte for byte.
+//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--routes R.json] OUT.wad
+//! [--force]`: edited strings, sounds and route positions back into a WAD, everything else
+//! byte for byte.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,9 @@ pub struct Args {
     /// layouts than mono 16-bit are converted first (channels mixed down, samples rescaled).
     #[arg(long = "sound", value_name = "ID=IN.wav")]
     pub sounds: Vec<String>,
+    /// A routes.json (as `export --objects` writes it) with edited MAP route positions.
+    #[arg(long)]
+    pub routes: Option<PathBuf>,
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -40,17 +44,19 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         })?;
         sounds.push((id, PathBuf::from(file)));
     }
-    if args.strings.is_none() && sounds.is_empty() {
-        anyhow::bail!("replace needs --strings S.json and/or --sound ID=IN.wav");
+    if args.strings.is_none() && sounds.is_empty() && args.routes.is_none() {
+        anyhow::bail!("replace needs --strings S.json, --sound ID=IN.wav and/or --routes R.json");
     }
     let level = levelgeom_core::open(&args.input)?;
     report::warnings(level.warnings());
     let r = level.replace(&ReplaceOptions {
         strings: args.strings.clone(),
         sounds: sounds.clone(),
+        routes: args.routes.clone(),
     })?;
     let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
     protect.extend(args.strings.iter().cloned());
+    protect.extend(args.routes.iter().cloned());
     protect.extend(sounds.iter().map(|(_, p)| p.clone()));
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
     levelgeom_binary::write_new(&args.output, &r.bytes, &protect, args.force)
@@ -64,6 +70,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         r.sounds_changed.len(),
         r.sounds_unchanged.len()
     )?;
+    if args.routes.is_some() {
+        writeln!(out, "  {} route node(s) moved", r.routes_changed.len())?;
+    }
     for n in &r.notes {
         writeln!(out, "  {n}")?;
     }

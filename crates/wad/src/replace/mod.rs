@@ -1,4 +1,5 @@
-//! `replace`: edited strings and sounds back into a WAD, everything else byte for byte.
+//! `replace`: edited strings, sounds and route positions back into a WAD, everything else
+//! byte for byte.
 //!
 //! * **Strings** ([`strings`]: `strings.json` as [`crate::extract`] writes it; only
 //!   `strings[].column`, `.row` and `.text` are read, and cells not listed keep their text):
@@ -15,12 +16,16 @@
 //!   stream's first and last flag bytes (its loop marks), the CVG header keeps its fields but
 //!   for `audio_bytes` (the new ADPCM length) and `sample_rate` (the WAV's), and the entry's
 //!   `data_size` follows.
+//! * **Routes** ([`routes`]: `routes.json` as `export --objects` writes it): the MAP route
+//!   node positions (docs/formats/argonaut-wad.md §18.5); the JSON must list the level's routes
+//!   and nodes, no more and no fewer. A node whose position is unchanged is not touched.
 //! * The level is written by [`crate::Level::to_bytes`]: a chunk whose payload changed length
 //!   gets its real size and the chunks after it move (nothing is overwritten); the others keep
 //!   their size fields (a MAP declared 4 bytes too large stays so), and the header keeps its
 //!   bias (`new length − 4 + bias`).
 //! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
 
+pub mod routes;
 pub mod sounds;
 pub mod strings;
 
@@ -30,6 +35,7 @@ use levelgeom_binary::WriteError;
 
 use crate::level::Level;
 
+pub use routes::{RoutesError, MAX_ROUTES_SIZE};
 pub use sounds::{read_wav, sound_id};
 pub use strings::{strings_json, StringsError, MAX_STRINGS_SIZE};
 
@@ -40,6 +46,8 @@ pub struct ReplaceOptions {
     pub strings: Option<PathBuf>,
     /// `(SMPC index, WAV file)` pairs.
     pub sounds: Vec<(usize, PathBuf)>,
+    /// A `routes.json` to take the MAP route positions from.
+    pub routes: Option<PathBuf>,
 }
 
 /// What [`replace`] did.
@@ -55,6 +63,8 @@ pub struct ReplaceReport {
     pub sounds_unchanged: Vec<usize>,
     /// WAV files that were converted to mono 16-bit PCM first ([`read_wav`]), one line each.
     pub notes: Vec<String>,
+    /// MAP route nodes whose position changed.
+    pub routes_changed: Vec<usize>,
 }
 
 /// What the level lacks for a replacement.
@@ -66,6 +76,9 @@ pub enum LevelProblem {
     /// The LGPC data is not `rows × cols` NUL-terminated strings.
     #[error("its LGPC string data does not split into rows × columns strings; strings cannot be replaced")]
     TableSplit,
+    /// Routes given, no MAP chunk.
+    #[error("the WAD has no MAP chunk to put routes into")]
+    NoMap,
     /// Sounds given, no SMPC chunk.
     #[error("the WAD has no SMPC chunk to put sounds into")]
     NoSmpc,
@@ -105,6 +118,15 @@ pub enum ReplaceError {
         /// What and where (byte offset and JSON path).
         #[source]
         source: StringsError,
+    },
+    /// The routes JSON is malformed or does not fit the level's routes.
+    #[error("{file}: {source}", file = file.display())]
+    Routes {
+        /// The routes JSON.
+        file: PathBuf,
+        /// What and where (byte offset and JSON path).
+        #[source]
+        source: RoutesError,
     },
     /// A WAV is malformed or unplayable.
     #[error("{file}: {source}", file = file.display())]
@@ -164,6 +186,9 @@ pub fn replace(
     }
     if !opts.sounds.is_empty() {
         sounds::replace(&mut level, &opts.sounds, &mut report, lacks)?;
+    }
+    if let Some(path) = &opts.routes {
+        report.routes_changed = routes::replace(&mut level, path, lacks)?;
     }
     report.bytes = level.to_bytes().map_err(|source| ReplaceError::Write {
         file: file.to_string(),
