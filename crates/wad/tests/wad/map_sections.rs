@@ -79,3 +79,104 @@ fn routes_end_at_a_zero_next_word() {
     let nodes = [node(1), node(5), node(0), node(0), node(1), node(1)];
     assert_eq!(routes(&nodes), vec![0..3, 3..4, 4..6]);
 }
+
+/// Where MAP section 4 starts in a MAP payload, counted by hand from the header's tile count
+/// and the section counts (docs/formats/argonaut-wad.md §18.1–§18.5).
+fn route_nodes_at(payload: &[u8]) -> usize {
+    let u32_at = |p: usize| u32::from_le_bytes(payload[p..p + 4].try_into().unwrap()) as usize;
+    let params = 12 + 24 * u32_at(0);
+    let strats = params + 4 + 4 * u32_at(params);
+    let nodes = strats + 4 + 90 * u32_at(strats);
+    nodes + 4
+}
+
+#[test]
+fn the_routes_level_stores_the_hand_chosen_routes() {
+    use levelgeom_wad::generate::{routes_level, ROUTES_PARAMS};
+    use levelgeom_wad::level::Level;
+    use levelgeom_wad::tags::Tag;
+
+    let (level, facts) = routes_level().unwrap();
+    assert!(levelgeom_wad::check::check(&level).is_empty());
+    let bytes = level.to_bytes().unwrap();
+    let (back, warnings) = Level::read(&bytes).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(back.to_bytes().unwrap(), bytes, "rebuilds byte for byte");
+    let map = back.map().unwrap();
+    assert_eq!(map.params, ROUTES_PARAMS);
+    assert_eq!(map.strat_records.len(), 3);
+    assert_eq!(map.strat_records[0].script_offset, facts.modder.direct);
+    assert_eq!(map.route_nodes.len(), 5);
+    assert_eq!(routes(&map.route_nodes), vec![0..3, 3..5]);
+    // the raw words of node 2 (route 0's last: export (7.5, 2, −7.5)), read from the file's
+    // bytes at the offset counted by hand: next 0, yaw 2·512, position (7.5, 2, 7.5)·4096
+    let chunk = back.chunk(Tag::MAP).unwrap();
+    let payload = &bytes[chunk.offset.unwrap() + 8..];
+    let node2 = route_nodes_at(payload) + 2 * 34;
+    let word = |p: usize| i32::from_le_bytes(payload[p..p + 4].try_into().unwrap());
+    assert_eq!(word(node2), 0, "next");
+    assert_eq!(
+        u16::from_le_bytes([payload[node2 + 10], payload[node2 + 11]]),
+        1024
+    );
+    assert_eq!(
+        [word(node2 + 14), word(node2 + 18), word(node2 + 22)],
+        [30720, 8192, 30720]
+    );
+    assert_eq!(word(node2 - 34), 1, "node 1 continues the route");
+}
+
+#[test]
+fn route_lines_and_strat_extras_in_the_objects_scene() {
+    use levelgeom_scene::Topology;
+    use levelgeom_wad::generate::routes_level;
+    use levelgeom_wad::scene::{to_scene, SceneOptions};
+
+    let (level, _) = routes_level().unwrap();
+    for mirror_z in [false, true] {
+        let s = to_scene(
+            &level,
+            &SceneOptions {
+                objects: true,
+                mirror_z,
+                ..SceneOptions::default()
+            },
+        )
+        .unwrap();
+        let find = |name: &str| s.nodes.iter().find(|n| n.name == name).unwrap();
+        let extra = |n: &levelgeom_scene::Node, k: &str| {
+            n.extras
+                .iter()
+                .find(|(a, _)| a == k)
+                .map(|(_, v)| v.clone())
+        };
+        let r0 = find("route_000");
+        let p = &s.meshes[r0.mesh.unwrap()].primitives[0];
+        assert_eq!(p.topology, Topology::Lines);
+        assert_eq!(p.indices, vec![0, 1, 1, 2]);
+        // 22528/4096 = 5.5, 4096/4096 = 1, game z 22528 → export z −5.5; …
+        let sz = if mirror_z { -1.0 } else { 1.0 };
+        assert_eq!(
+            p.positions,
+            vec![
+                [5.5, 1.0, -5.5 * sz],
+                [7.5, 1.0, -5.5 * sz],
+                [7.5, 2.0, -7.5 * sz]
+            ]
+        );
+        assert_eq!(extra(r0, "rotations").unwrap(), "0,0,0;1,512,0;2,1024,0");
+        assert_eq!(extra(r0, "next").unwrap(), "1,1,0");
+        assert_eq!(extra(r0, "objects").unwrap(), "1");
+        let r1 = find("route_001");
+        assert_eq!(extra(r1, "first_node").unwrap(), "3");
+        assert_eq!(extra(r1, "objects").unwrap(), "2");
+        // strat records: 0 names objects 0 and 3's definition, 2 names object 2's
+        for (object, want) in [(0, Some("0")), (1, None), (2, Some("2")), (3, Some("0"))] {
+            let o = find(&format!("map_object_{object:03}"));
+            assert_eq!(extra(o, "strat_records").as_deref(), want, "object {object}");
+        }
+        let o0 = find("map_object_000");
+        assert_eq!(extra(o0, "strat_record_0.flags").unwrap(), "8");
+        assert_eq!(extra(o0, "strat_record_0.range_min").unwrap(), "4096,8192");
+    }
+}
