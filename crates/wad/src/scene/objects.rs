@@ -1,6 +1,8 @@
 //! MAP objects where they stand (`export --objects`): every 58-byte MAP object record
 //! ([`MapObject`]) becomes a node at its world position and yaw, and the STPC meshes its
-//! definition references are instanced under it.
+//! definition references are instanced under it. The strat records that name an object's
+//! definition are in its extras ([`strat_extras`]); the routes are a `routes` group under the
+//! same root ([`super::routes`]).
 //!
 //! # What is confirmed and what is not
 //! * **Record layout** (docs/formats/argonaut-wad.md §8, §13; ENG-RE `map_full_chunk.py` `MapObjectRecord`, which
