@@ -45,15 +45,14 @@ use crate::import::BOX_MARGIN;
 
 mod font5x7;
 mod routes;
-pub use routes::{route_yaw, routes_level, RoutesFacts, ROUTES_PARAMS, ROUTE_POSITIONS};
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
 use crate::lnfo::Lnfo;
 use crate::map::{
-    RouteNode, StratRecord, ROUTE_NODE_SIZE, STRAT_RECORD_SIZE,
-    ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, Tile, TileColours,
-    TileSwap, TileTransform, Zone, ZONE_COUNT,
+    ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, RouteNode, StratRecord,
+    Tile, TileColours, TileSwap, TileTransform, Zone, ROUTE_NODE_SIZE, STRAT_RECORD_SIZE,
+    ZONE_COUNT,
 };
 use crate::model::{self, CollisionPoly, Face, Model, ModelHeader, StpcHeaderExtra, Vec3, Vertex};
 use crate::name::Name;
@@ -65,6 +64,7 @@ use crate::tags::Tag;
 use crate::text::{Effect, EffectBody, Effects, Text, TextureEntry, TexturePage};
 use crate::trak::Trak;
 use crate::wfpc::Wfpc;
+pub use routes::{route_yaw, routes_level, RoutesFacts, ROUTES_PARAMS, ROUTE_POSITIONS};
 
 /// The WFPC flags of generated levels: view distance (0x10), 0x80, STPC tail (0x100), tile
 /// swaps (0x10000), SPRT table (0x100000), chain table (0x200000) with Y words (0x4000000),

@@ -61,13 +61,13 @@ fn route_lines_sit_at_hand_computed_positions() {
     let (wad, bytes) = routes_wad(dir.path());
     let out = dir.path().join("out");
     ok(&["export", s(&wad), s(&out), "--objects"]);
-    // the stored words of node 0: x = 22528, y = 4096, z = 22528 (read from the file itself)
+    // the stored words of node 0: x = 22528, y = 8192, z = 22528 (read from the file itself)
     let at = route_node_offset(&bytes, 0) + 14;
     let word = |p: usize| i32::from_le_bytes(bytes[p..p + 4].try_into().unwrap());
-    assert_eq!([word(at), word(at + 4), word(at + 8)], [22528, 4096, 22528]);
+    assert_eq!([word(at), word(at + 4), word(at + 8)], [22528, 8192, 22528]);
     // export space by hand: (x, y, −z) / 4096
-    let want0 = [[5.5f32, 1.0, -5.5], [7.5, 1.0, -5.5], [7.5, 2.0, -7.5]];
-    let want1 = [[4.5f32, 0.5, -8.5], [8.5, 0.5, -8.5]];
+    let want0 = [[5.5f32, 2.0, -5.5], [7.5, 2.0, -5.5], [7.5, 3.0, -7.5]];
+    let want1 = [[4.5f32, 2.5, -8.5], [8.5, 2.5, -8.5]];
     let glb = Glb::read(&out.join("objects.glb"));
     for (name, want) in [("route_000", &want0[..]), ("route_001", &want1[..])] {
         let node = glb.node(name);
@@ -84,7 +84,10 @@ fn route_lines_sit_at_hand_computed_positions() {
     }
     let routes = glb.node("routes");
     assert_eq!(routes["children"].as_array().unwrap().len(), 2);
-    assert_eq!(glb.node("route_000")["extras"]["rotations"], "0,0,0;1,512,0;2,1024,0");
+    assert_eq!(
+        glb.node("route_000")["extras"]["rotations"],
+        "0,0,0;1,512,0;2,1024,0"
+    );
     assert_eq!(glb.node("map_object_002")["extras"]["strat_records"], "2");
     // OBJ: one `l` per segment, 3 for the two routes together
     let obj = std::fs::read_to_string(out.join("objects.obj")).unwrap();
@@ -92,7 +95,10 @@ fn route_lines_sit_at_hand_computed_positions() {
     // routes.json: the stored words
     let doc: Value =
         serde_json::from_slice(&std::fs::read(out.join("routes.json")).unwrap()).unwrap();
-    assert_eq!(doc["routes"][0]["nodes"][2]["position"], serde_json::json!([30720, 8192, 30720]));
+    assert_eq!(
+        doc["routes"][0]["nodes"][2]["position"],
+        serde_json::json!([30720, 12288, 30720])
+    );
     assert_eq!(doc["routes"][1]["first_node"], 3);
 }
 
@@ -114,8 +120,8 @@ fn an_edited_route_moves_only_its_bytes() {
     let same_wad = dir.path().join("same.wad");
     ok(&["replace", s(&wad), s(&same_wad), "--routes", s(&same)]);
     assert_eq!(std::fs::read(&same_wad).unwrap(), bytes);
-    // node 3 (route 1's first) one cell up, node 1 to x = 6
-    doc["routes"][1]["nodes"][0]["position"][1] = Value::from(2048 + 4096);
+    // node 3 (route 1's first) down to y = 1.5, node 1 to x = 6
+    doc["routes"][1]["nodes"][0]["position"][1] = Value::from(6144);
     doc["routes"][0]["nodes"][1]["position"][0] = Value::from(6 * 4096);
     let edited = dir.path().join("edited.json");
     std::fs::write(&edited, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
@@ -193,16 +199,37 @@ fn a_bad_routes_json_is_located_and_refused() {
     for (what, d, path) in cases {
         let f = dir.path().join(format!("{what}.json"));
         std::fs::write(&f, serde_json::to_vec_pretty(&d).unwrap()).unwrap();
-        let o = levelgeom(&["replace", s(&wad), s(&dir.path().join("x.wad")), "--routes", s(&f)]);
+        let o = levelgeom(&[
+            "replace",
+            s(&wad),
+            s(&dir.path().join("x.wad")),
+            "--routes",
+            s(&f),
+        ]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{what}: {err}");
-        assert!(err.contains(path) && err.contains("at byte 0x"), "{what}: {err}");
-        assert!(!dir.path().join("x.wad").exists(), "{what}: nothing written");
+        assert!(
+            err.contains(path) && err.contains("at byte 0x"),
+            "{what}: {err}"
+        );
+        assert!(
+            !dir.path().join("x.wad").exists(),
+            "{what}: nothing written"
+        );
     }
     let f = dir.path().join("broken.json");
     std::fs::write(&f, b"{\"routes\": [ {\"id\": 0,, } ]}").unwrap();
-    let o = levelgeom(&["replace", s(&wad), s(&dir.path().join("x.wad")), "--routes", s(&f)]);
+    let o = levelgeom(&[
+        "replace",
+        s(&wad),
+        s(&dir.path().join("x.wad")),
+        "--routes",
+        s(&f),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("not JSON") && err.contains("$.routes[0]"), "{err}");
+    assert!(
+        err.contains("not JSON") && err.contains("$.routes[0]"),
+        "{err}"
+    );
 }

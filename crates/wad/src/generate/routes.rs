@@ -13,10 +13,11 @@ use crate::map::{RouteNode, StratRecord};
 pub const ROUTES_PARAMS: [u32; 4] = [10, 20, 30, 40];
 
 /// The route nodes of [`routes_level`] in export space (x, y, z; cells), route by route: the
-/// first route has three nodes, the second two.
+/// first route has three nodes, the second two; all above the island's terrain and objects
+/// (heights ≤ 1.5), so a picture shows them.
 pub const ROUTE_POSITIONS: [&[[f32; 3]]; 2] = [
-    &[[5.5, 1.0, -5.5], [7.5, 1.0, -5.5], [7.5, 2.0, -7.5]],
-    &[[4.5, 0.5, -8.5], [8.5, 0.5, -8.5]],
+    &[[5.5, 2.0, -5.5], [7.5, 2.0, -5.5], [7.5, 3.0, -7.5]],
+    &[[4.5, 2.5, -8.5], [8.5, 2.5, -8.5]],
 ];
 
 /// The yaw (`rot[1]`, 4096ths of a turn) of node k of [`routes_level`] (numbered over both

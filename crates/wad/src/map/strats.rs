@@ -142,8 +142,7 @@ impl StratRecord {
     /// `range_min + (range_min >> 1)` per component when `range_max[0] ≤ range_min[0]`.
     pub fn effective_range_max(&self) -> [i32; 2] {
         if self.range_max[0] <= self.range_min[0] {
-            self.range_min
-                .map(|x| x.wrapping_add(x >> 1))
+            self.range_min.map(|x| x.wrapping_add(x >> 1))
         } else {
             self.range_max
         }

@@ -50,7 +50,9 @@ pub enum RoutesError {
         what: &'static str,
     },
     /// A count that is not the level's.
-    #[error("{place}: {what} {got}, the level has {want}; routes can be moved, not added or removed")]
+    #[error(
+        "{place}: {what} {got}, the level has {want}; routes can be moved, not added or removed"
+    )]
     Count {
         /// Where.
         place: String,
@@ -115,10 +117,12 @@ pub fn read_positions(
 ) -> Result<Vec<[i32; 3]>, RoutesError> {
     let doc = parse(bytes)?;
     let at = |p: &str| place(bytes, p);
-    let list = doc["routes"].as_array().ok_or_else(|| RoutesError::Expected {
-        place: at("$"),
-        what: "a \"routes\" array",
-    })?;
+    let list = doc["routes"]
+        .as_array()
+        .ok_or_else(|| RoutesError::Expected {
+            place: at("$"),
+            what: "a \"routes\" array",
+        })?;
     if list.len() != ranges.len() {
         return Err(RoutesError::Count {
             place: at("$.routes"),

@@ -108,8 +108,8 @@ fn the_routes_level_stores_the_hand_chosen_routes() {
     assert_eq!(map.strat_records[0].script_offset, facts.modder.direct);
     assert_eq!(map.route_nodes.len(), 5);
     assert_eq!(routes(&map.route_nodes), vec![0..3, 3..5]);
-    // the raw words of node 2 (route 0's last: export (7.5, 2, −7.5)), read from the file's
-    // bytes at the offset counted by hand: next 0, yaw 2·512, position (7.5, 2, 7.5)·4096
+    // the raw words of node 2 (route 0's last: export (7.5, 3, −7.5)), read from the file's
+    // bytes at the offset counted by hand: next 0, yaw 2·512, position (7.5, 3, 7.5)·4096
     let chunk = back.chunk(Tag::MAP).unwrap();
     let payload = &bytes[chunk.offset.unwrap() + 8..];
     let node2 = route_nodes_at(payload) + 2 * 34;
@@ -121,7 +121,7 @@ fn the_routes_level_stores_the_hand_chosen_routes() {
     );
     assert_eq!(
         [word(node2 + 14), word(node2 + 18), word(node2 + 22)],
-        [30720, 8192, 30720]
+        [30720, 12288, 30720]
     );
     assert_eq!(word(node2 - 34), 1, "node 1 continues the route");
 }
@@ -154,14 +154,14 @@ fn route_lines_and_strat_extras_in_the_objects_scene() {
         let p = &s.meshes[r0.mesh.unwrap()].primitives[0];
         assert_eq!(p.topology, Topology::Lines);
         assert_eq!(p.indices, vec![0, 1, 1, 2]);
-        // 22528/4096 = 5.5, 4096/4096 = 1, game z 22528 → export z −5.5; …
+        // 22528/4096 = 5.5, 8192/4096 = 2, game z 22528 → export z −5.5; …
         let sz = if mirror_z { -1.0 } else { 1.0 };
         assert_eq!(
             p.positions,
             vec![
-                [5.5, 1.0, -5.5 * sz],
-                [7.5, 1.0, -5.5 * sz],
-                [7.5, 2.0, -7.5 * sz]
+                [5.5, 2.0, -5.5 * sz],
+                [7.5, 2.0, -5.5 * sz],
+                [7.5, 3.0, -7.5 * sz]
             ]
         );
         assert_eq!(extra(r0, "rotations").unwrap(), "0,0,0;1,512,0;2,1024,0");
@@ -173,7 +173,11 @@ fn route_lines_and_strat_extras_in_the_objects_scene() {
         // strat records: 0 names objects 0 and 3's definition, 2 names object 2's
         for (object, want) in [(0, Some("0")), (1, None), (2, Some("2")), (3, Some("0"))] {
             let o = find(&format!("map_object_{object:03}"));
-            assert_eq!(extra(o, "strat_records").as_deref(), want, "object {object}");
+            assert_eq!(
+                extra(o, "strat_records").as_deref(),
+                want,
+                "object {object}"
+            );
         }
         let o0 = find("map_object_000");
         assert_eq!(extra(o0, "strat_record_0.flags").unwrap(), "8");
