@@ -87,6 +87,7 @@ fn wad() {
         collision: true,
         objects: true,
         objects_catalogue: true,
+        zones: false,
     };
     let to_scene = best(|| wad_scene::to_scene(&level, &opts));
     t.row("to_scene (+collision, objects)", to_scene);

@@ -222,7 +222,7 @@ pub enum Error {
     /// A WAD's sounds, strings or font could not be extracted.
     #[error(transparent)]
     Extract(#[from] levelgeom_wad::extract::ExtractError),
-    /// Edited strings or sounds could not be put into a WAD.
+    /// Edited strings, sounds or zones could not be put into a WAD.
     #[error(transparent)]
     Replace(#[from] levelgeom_wad::replace::ReplaceError),
     /// Writing the export folder failed; nothing in it was changed.

@@ -263,10 +263,13 @@ impl LevelFile {
 
     /// The files an export writes besides the scene's, by engine: for a WAD with a LGHT
     /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]);
-    /// with `--objects`, `routes.json` (the MAP route positions, [`levelgeom_wad::scene::routes`]).
+    /// with `--objects`, `routes.json` (the MAP route positions, [`levelgeom_wad::scene::routes`]);
+    /// for a WAD with [`levelgeom_wad::scene::SceneOptions::zones`] and a MAP, `zones.json` and
+    /// `zones.png` ([`levelgeom_wad::map::zones`]; the picture is left out, with a warning in
+    /// the export's scene, for a grid it cannot draw).
     ///
     /// # Errors
-    /// None today; the `Result` leaves room for files that can fail to encode.
+    /// [`Error::Encode`] when `zones.png` cannot be encoded.
     pub fn engine_files(&self, opts: &EngineOptions) -> Result<Vec<(String, Vec<u8>)>> {
         if let Content::XrayLevel(f) = &self.content {
             let details = opts.xray.as_ref().is_some_and(|x| x.details);
@@ -285,24 +288,44 @@ impl LevelFile {
         };
         let wad_opts = opts.wad.clone().unwrap_or_default();
         let mut files = Vec::new();
+        if l.lght().is_some() {
+            let lights = levelgeom_wad::scene::level_lights(l, &wad_opts);
+            let doc = serde_json::json!({
+                "space": "export: right-handed, +Y up, one unit per grid cell, cells at x in [0, W), z in (-H, 0]",
+                "mirror_z": wad_opts.mirror_z,
+                "lights": lights,
+            });
+            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            text.push('\n');
+            files.push(("lights.json".into(), text.into_bytes()));
+        }
         if let Some(map) = l.map().filter(|_| wad_opts.objects) {
             let doc = levelgeom_wad::scene::routes::routes_json(map);
             let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
             text.push('\n');
             files.push(("routes.json".to_string(), text.into_bytes()));
         }
-        if l.lght().is_none() {
-            return Ok(files);
+        if let Some(map) = l.map().filter(|_| wad_opts.zones) {
+            files.extend(self.zone_files(map)?);
         }
-        let lights = levelgeom_wad::scene::level_lights(l, &wad_opts);
-        let doc = serde_json::json!({
-            "space": "export: right-handed, +Y up, one unit per grid cell, cells at x in [0, W), z in (-H, 0]",
-            "mirror_z": wad_opts.mirror_z,
-            "lights": lights,
-        });
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        Ok(files)
+    }
+
+    /// `zones.json` and (when the grid can be drawn) `zones.png` of a MAP.
+    fn zone_files(&self, map: &levelgeom_wad::map::Map) -> Result<Vec<(String, Vec<u8>)>> {
+        use levelgeom_wad::map::zones;
+        let mut text = serde_json::to_string_pretty(&zones::zones_doc(map)).unwrap_or_default();
         text.push('\n');
-        files.insert(0, ("lights.json".into(), text.into_bytes()));
+        let mut files = vec![("zones.json".to_string(), text.into_bytes())];
+        if let Some(p) = zones::zones_picture(map) {
+            let png = levelgeom_export::png::encode_rgba8(p.width, p.height, &p.rgba).map_err(
+                |source| Error::Encode {
+                    file: "zones.png".into(),
+                    source,
+                },
+            )?;
+            files.push(("zones.png".to_string(), png));
+        }
         Ok(files)
     }
 
@@ -354,7 +377,7 @@ impl LevelFile {
             Content::XrayLevel(f) => {
                 if opts.wad.is_some() {
                     return Err(does_not_apply(
-                        "--objects, --objects-catalogue and --mirror-z (WAD options)",
+                        "--objects, --objects-catalogue, --mirror-z and --zones (WAD options)",
                     ));
                 }
                 let x = opts.xray.clone().unwrap_or_default();

@@ -17,7 +17,7 @@
 //! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them) |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //! | [`LevelFile::extract`] | a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest |
-//! | [`LevelFile::replace`] | edited strings and sounds back into a WAD, everything else byte for byte |
+//! | [`LevelFile::replace`] | edited strings, sounds and zones back into a WAD, everything else byte for byte |
 //!
 //! [`batch`] works on whole installs: every level under folders found by content, verified
 //! (round trip and check) or exported in parallel, with a report.

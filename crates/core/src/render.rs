@@ -24,6 +24,9 @@ pub struct RenderOptions {
     /// Also draw an X-Ray level's occluders (`level.hom`, `level.som`; hidden in exports and
     /// previews) over the level, tinted as the collision is.
     pub occluders: bool,
+    /// A WAD: draw each tile in its zone's colour ([`levelgeom_wad::map::zones::PALETTE`],
+    /// the colours of `zones.png`), shaded by the light direction, untextured.
+    pub zones: bool,
 }
 
 impl Default for RenderOptions {
@@ -34,6 +37,7 @@ impl Default for RenderOptions {
             height: PREVIEW_SIZE.1,
             collision: false,
             occluders: false,
+            zones: false,
         }
     }
 }
@@ -46,7 +50,12 @@ impl LevelFile {
     ///
     /// # Errors
     /// As [`LevelFile::to_scene`] (with `collision`: an X-Ray level without its `level.cform`;
-    /// with `occluders`: a WAD, or an X-Ray level with neither `level.hom` nor `level.som`).
+    /// with `occluders`: a WAD, or an X-Ray level with neither `level.hom` nor `level.som`;
+    /// with `zones`: an X-Ray level).
+    ///
+    /// With `zones`, the WAD conversion gives every tile node its zone's colour
+    /// ([`levelgeom_wad::scene::SceneOptions::zones`]) and the scene is painted in those colours
+    /// ([`levelgeom_scene::paint::paint_by_extra`]) before it is drawn.
     pub fn render(&self, opts: &RenderOptions) -> Result<Image> {
         let engine = EngineOptions {
             collision: opts.collision,
@@ -54,9 +63,15 @@ impl LevelFile {
                 occluders: true,
                 ..crate::options::XrayOptions::default()
             }),
-            ..EngineOptions::default()
+            wad: opts.zones.then(|| crate::options::WadOptions {
+                zones: true,
+                ..crate::options::WadOptions::default()
+            }),
         };
-        let scene = self.to_scene(&engine)?;
+        let mut scene = self.to_scene(&engine)?;
+        if opts.zones {
+            levelgeom_scene::paint::paint_by_extra(&mut scene, "zone_colour");
+        }
         Ok(draw(&scene, opts))
     }
 }

@@ -1,4 +1,4 @@
-//! `replace`: edited strings and sounds back into a WAD, everything else byte for byte
+//! `replace`: edited strings, sounds and zones back into a WAD, everything else byte for byte
 //! ([`levelgeom_wad::replace`] says how).
 
 use crate::error::{Error, Result};
@@ -7,7 +7,7 @@ use crate::level::{Content, LevelFile};
 pub use levelgeom_wad::replace::{sound_id, ReplaceError, ReplaceOptions, ReplaceReport};
 
 impl LevelFile {
-    /// Put edited strings and sounds into the WAD (see [`levelgeom_wad::replace`]); the file
+    /// Put edited strings, sounds and zones into the WAD (see [`levelgeom_wad::replace`]); the file
     /// itself is not changed, the new bytes are returned.
     ///
     /// # Errors

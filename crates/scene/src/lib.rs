@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod colour;
+pub mod paint;
 pub mod roots;
 
 /// A whole exported level: a node tree over shared meshes, materials and textures.

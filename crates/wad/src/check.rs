@@ -50,6 +50,9 @@
 //!   `B.rx = B.rz = 0`; `A.model` = the model-index entry; `anim_flag` is 0 or 1;
 //! * every tile lies inside the grid (the loader's cell formula, docs/formats/argonaut-wad.md §12.6);
 //! * model indices are below the TRAK model count; zone numbers below 32;
+//! * a warning for every cell that holds tiles in a zone that no zone used in the grid sees
+//!   (a mask of 0 sees all): the game draws those tiles only while the player is outside the
+//!   grid (`sub_41E020`, `sub_42BF40`, docs/formats/argonaut-wad.md §18.13);
 //! * colour blocks are sized by the models (nVerts per layer, layer count by the docs/formats/argonaut-wad.md §12.1 rule)
 //!   and a swap tile has its extra block exactly when the loader reads one;
 //! * the tile-swap block is present iff WFPC & 0x10000, holds one record per flagged tile,
@@ -334,6 +337,11 @@ struct Out(Vec<Problem>);
 impl Out {
     fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem::new(path, message));
+    }
+
+    /// A [`levelgeom_binary::Severity::Warning`]: the game handles it, but it is likely a mistake.
+    fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Problem::new(path, message).warning());
     }
 
     /// A problem at a known file offset (when the level was read from a file).
@@ -755,6 +763,29 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
     }
     map_swaps(out, m, wfpc, flagged, models);
     map_optional_blocks(out, m, wfpc);
+    map_unseen_cells(out, m);
+}
+
+/// A warning per cell that holds tiles in a zone no zone of the grid sees
+/// ([`Map::unseen_tile_cells`], crate::map::zones): the game draws them only while the player
+/// is outside the grid.
+fn map_unseen_cells(out: &mut Out, m: &Map) {
+    if m.zone_grid.iter().any(|&z| z as usize >= map::ZONE_COUNT) {
+        return; // reported by map_sizes; the masks cannot name such zones
+    }
+    let w = m.grid_w.max(1) as usize;
+    for c in m.unseen_tile_cells() {
+        out.warn(
+            format!("MAP/zone_grid[{c}]"),
+            format!(
+                "cell ({}, {}) holds tiles, but its zone {} is in the mask of no zone the grid uses: \
+                 the game draws them only while the player is outside the grid",
+                c % w,
+                c / w,
+                m.zone_grid[c]
+            ),
+        );
+    }
 }
 
 /// The TRAK models (when there is a TRAK) that MAP model indices must name.

@@ -45,6 +45,7 @@ use crate::import::BOX_MARGIN;
 
 mod font5x7;
 mod routes;
+mod zoned;
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
@@ -65,6 +66,7 @@ use crate::text::{Effect, EffectBody, Effects, Text, TextureEntry, TexturePage};
 use crate::trak::Trak;
 use crate::wfpc::Wfpc;
 pub use routes::{route_yaw, routes_level, RoutesFacts, ROUTES_PARAMS, ROUTE_POSITIONS};
+pub use zoned::{zoned_level, ZONED_GRID, ZONED_TABLE};
 
 /// The WFPC flags of generated levels: view distance (0x10), 0x80, STPC tail (0x100), tile
 /// swaps (0x10000), SPRT table (0x100000), chain table (0x200000) with Y words (0x4000000),
@@ -1172,8 +1174,8 @@ fn font(first: u16) -> Font {
                 } else {
                     first
                 },
-                baseline: 15,
-                width: u16::from(FONT_GLYPH.0),
+                y_offset: 15,
+                advance: u16::from(FONT_GLYPH.0),
                 height: u16::from(FONT_GLYPH.1),
             })
             .collect(),
@@ -1241,6 +1243,9 @@ pub struct ModderFacts {
     pub plain: u32,
     /// See `direct` (a block before every object's definition, so in no object's window).
     pub shared: u32,
+    /// The index of the texture entry with [`MODDER_ENTRY_FLAGS`] (the last one; no face
+    /// uses it).
+    pub flag_entry: usize,
 }
 
 /// The strings of [`modder_level`]'s LGPC: two strings in two languages and the voice ids.
@@ -1248,6 +1253,17 @@ pub const MODDER_STRINGS: [[&str; 3]; 2] = [
     ["Pull the lever!", "Zieh den Hebel!", "#101"],
     ["Wrong lever!", "Falscher Hebel!", "#102"],
 ];
+
+/// The glyphs of [`modder_level`] given metrics of their own (the demo's are 15, 14, 16 for
+/// every glyph): character, y offset, advance, height, chosen by hand.
+pub const MODDER_GLYPHS: [(u8, u16, u16, u16); 2] = [(b'A', 16, 13, 18), (b'i', 11, 6, 12)];
+
+/// The flags of the texture entry [`modder_level`] appends to TEXT (`ModderFacts::flag_entry`):
+/// cut-out (0x2), padded border (0x4), double width (0x8), double height (0x10), generated page
+/// (0x20), mode 3 (bits 8–10), blend mode 2 (bits 12–14), and two bits without a known meaning,
+/// 0x40 and 0x8000.
+pub const MODDER_ENTRY_FLAGS: u16 =
+    0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040 | 0x0300 | 0x2000 | 0x8000;
 
 /// The sine of [`modder_level`]'s second sound: frequency, amplitude, sample rate, samples.
 pub const MODDER_SINE: (f64, f64, u32, usize) = (440.0, 16000.0, 22050, 28 * 100);
@@ -1265,8 +1281,9 @@ pub fn modder_sine() -> Vec<i16> {
 /// definitions reference STPC meshes the `0x00B2` way (object 0: the crate directly, yaw
 /// 1024; object 1: the totem through a shared block, yaw 0; object 2: nothing, a marker;
 /// object 3: the crate again through object 0's definition, yaw 512), a third light (type 4),
-/// LGPC with [`MODDER_STRINGS`], and SMPC with a second sound, [`modder_sine`] encoded as PSX
-/// ADPCM. The demo itself ([`demo_level`]) is not changed.
+/// LGPC with [`MODDER_STRINGS`], SMPC with a second sound, [`modder_sine`] encoded as PSX
+/// ADPCM, the FONT metrics of [`MODDER_GLYPHS`] and one more texture entry, flagged
+/// [`MODDER_ENTRY_FLAGS`]. The demo itself ([`demo_level`]) is not changed.
 pub fn modder_level() -> Result<(Level, ModderFacts), WriteError> {
     let mut level = generate(&LevelSpec::demo())?;
     let stpc = level.stpc_mut().expect("the demo has STPC");
@@ -1348,12 +1365,32 @@ pub fn modder_level() -> Result<(Level, ModderFacts), WriteError> {
             s.sounds.push(snd);
         }
     }
+    if let Some(f) = level.font_mut() {
+        for (c, y_offset, advance, height) in MODDER_GLYPHS {
+            let g = &mut f.glyphs[usize::from(c)];
+            (g.y_offset, g.advance, g.height) = (y_offset, advance, height);
+        }
+    }
+    let mut flag_entry = 0;
+    if let Some(t) = level.text_mut() {
+        flag_entry = t.entries.len();
+        t.entries.push(TextureEntry {
+            flags: MODDER_ENTRY_FLAGS,
+            page: 0,
+            extra: 0xFF,
+            u0: 0,
+            u1: 63,
+            v0: 0,
+            v1: 63,
+        });
+    }
     let facts = ModderFacts {
         model_offsets,
         direct,
         delegating,
         plain,
         shared,
+        flag_entry,
     };
     Ok((level, facts))
 }

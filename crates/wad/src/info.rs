@@ -10,9 +10,12 @@
 //! …
 //! ```
 //!
-//! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`), `file`,
+//! The JSON keys are `chunks` (`[{contents, declared_size, offset, size, tag}]`),
+//! `entries` (the TEXT texture entries, [`EntryInfo`]: `[{extra, flags: {blend_mode, mode, names,
+//! unknown, value}, index, page, rect}]`), `file`,
 //! `format` (`"argonaut-wad"`), `header` (`{bias, value}`), `level` (`{grid: [w, h] | null,
-//! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `size`,
+//! stpc_models, texture_entries, texture_pages, tiles, trak_models, wfpc}`), `map` ([`MapInfo`]:
+//! `{final_u16, pool_size, swaps, tile_flags}`, `null` without MAP), `size`,
 //! `trailing_bytes` and `warnings` (strings); the fields are declared in that (alphabetical)
 //! order, so serde_json writes them in the same order with or without `preserve_order`.
 
@@ -23,6 +26,7 @@ use serde::Serialize;
 
 use crate::container::header_bias;
 use crate::level::Level;
+use crate::text::TextureEntry;
 
 /// The `format` value of a WAD.
 pub const FORMAT: &str = "argonaut-wad";
@@ -32,6 +36,8 @@ pub const FORMAT: &str = "argonaut-wad";
 pub struct Info {
     /// The chunks in file order.
     pub chunks: Vec<ChunkInfo>,
+    /// The TEXT texture entries with their flags named (empty without TEXT).
+    pub entries: Vec<EntryInfo>,
     /// The file name as given.
     pub file: String,
     /// Always [`FORMAT`].
@@ -40,6 +46,8 @@ pub struct Info {
     pub header: HeaderInfo,
     /// Counts from the typed level.
     pub level: LevelInfo,
+    /// The MAP's words a modder may want to see (`None` without MAP).
+    pub map: Option<MapInfo>,
     /// The file length in bytes.
     pub size: usize,
     /// Bytes after the END payload.
@@ -73,6 +81,55 @@ pub struct ChunkInfo {
     pub tag: String,
 }
 
+/// One TEXT texture entry (docs/formats/argonaut-wad.md §5.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryInfo {
+    /// The second page / palette byte (0xFF = none).
+    pub extra: u8,
+    /// The flags, named.
+    pub flags: EntryFlagsInfo,
+    /// The entry's index (what a face's texture number names).
+    pub index: usize,
+    /// The texture page.
+    pub page: u8,
+    /// `[u0, u1, v0, v1]` as stored (inclusive texel bounds; R, G, B and a fourth byte for a
+    /// flat colour).
+    pub rect: [u8; 4],
+}
+
+/// A texture entry's flag word, taken apart ([`crate::text`]'s `ENTRY_*` constants).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryFlagsInfo {
+    /// Bits 12–14.
+    pub blend_mode: u8,
+    /// Bits 8–10 (the row of the render-state table; meaning unknown).
+    pub mode: u8,
+    /// The single-bit flags set, by name ([`crate::text::ENTRY_FLAG_NAMES`]).
+    pub names: Vec<&'static str>,
+    /// The bits set without a known use, as a number (0 when none).
+    pub unknown: u16,
+    /// The whole word.
+    pub value: u16,
+}
+
+impl EntryInfo {
+    fn of(index: usize, e: &TextureEntry) -> EntryInfo {
+        EntryInfo {
+            extra: e.extra,
+            flags: EntryFlagsInfo {
+                blend_mode: e.blend_mode(),
+                mode: e.mode(),
+                names: e.flag_names(),
+                unknown: e.unknown_flags(),
+                value: e.flags,
+            },
+            index,
+            page: e.page,
+            rect: [e.u0, e.u1, e.v0, e.v1],
+        }
+    }
+}
+
 /// Counts from the typed level (`None` when the chunk is missing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LevelInfo {
@@ -90,6 +147,73 @@ pub struct LevelInfo {
     pub trak_models: Option<usize>,
     /// The WFPC flags (0 without WFPC).
     pub wfpc: u32,
+}
+
+/// The MAP words `info --json` shows (what the game does with them: [`crate::map::Tile`],
+/// [`crate::map::TileSwap`], [`crate::map::Map::view_distance`], [`crate::map::Map::final_u16`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MapInfo {
+    /// The final u16 (strat scripts read it: value 0x90 of `sub_550E60`).
+    pub final_u16: u16,
+    /// The word before it (WFPC & 0x10; called the view distance before, it sizes a pool of
+    /// 72-byte records), `None` when absent (the game then takes 200).
+    pub pool_size: Option<u32>,
+    /// The tile-swap records' five words, in file order (`None` without WFPC & 0x10000).
+    pub swaps: Option<Vec<SwapInfo>>,
+    /// The tiles whose flag word (`anim_flag`) is not 0, in file order.
+    pub tile_flags: Vec<TileFlag>,
+}
+
+/// One tile-swap record's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SwapInfo {
+    /// Words 0–2: cell column, height (whole units), cell row of the strat that triggers it.
+    pub cell: [i32; 3],
+    /// Word 3: model A.
+    pub model_a: u32,
+    /// Word 4: model B.
+    pub model_b: u32,
+    /// The tile it belongs to (the k-th flagged tile), if there is one.
+    pub tile: Option<usize>,
+}
+
+/// A tile with a non-zero flag word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TileFlag {
+    /// The flag word.
+    pub anim_flag: u32,
+    /// The tile's index.
+    pub tile: usize,
+}
+
+/// The [`MapInfo`] of a MAP.
+pub fn map_info(m: &crate::map::Map) -> MapInfo {
+    let tile_flags: Vec<TileFlag> = m
+        .tiles
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.anim_flag != 0)
+        .map(|(tile, t)| TileFlag {
+            anim_flag: t.anim_flag,
+            tile,
+        })
+        .collect();
+    MapInfo {
+        final_u16: m.final_u16,
+        pool_size: m.view_distance,
+        swaps: m.swaps.as_ref().map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(k, r)| SwapInfo {
+                    cell: r.pos,
+                    model_a: r.model_a,
+                    model_b: r.model_b,
+                    tile: tile_flags.get(k).map(|f| f.tile),
+                })
+                .collect()
+        }),
+        tile_flags,
+    }
 }
 
 /// Build the report for `level`, read from a file named `file` of `file_len` bytes with
@@ -113,8 +237,16 @@ pub fn info(level: &Level, file: &str, file_len: usize, warnings: &[Warning]) ->
         })
         .collect();
     let map = level.map();
+    let entries = level.text().map_or_else(Vec::new, |t| {
+        t.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| EntryInfo::of(i, e))
+            .collect()
+    });
     Info {
         chunks,
+        entries,
         file: file.to_string(),
         format: FORMAT,
         header: HeaderInfo {
@@ -130,6 +262,7 @@ pub fn info(level: &Level, file: &str, file_len: usize, warnings: &[Warning]) ->
             trak_models: level.trak().map(|t| t.models.len()),
             wfpc: level.wfpc(),
         },
+        map: map.map(map_info),
         size: file_len,
         trailing_bytes: level.trailing.len(),
         warnings: warnings.iter().map(|w| w.to_string()).collect(),

@@ -14,7 +14,8 @@
 //! * [`mod@import`]: the way back, edited geometry into TRAK and MAP, with [`probe`] (collision
 //!   heights as the engine finds them) and [`sample`] (geometry to try it with);
 //! * [`mod@extract`] and [`mod@replace`]: sounds (WAV, [`wav`]), strings (JSON, CSV;
-//!   [`latin1`]), name and font out of a level, and edited strings and sounds back in.
+//!   [`latin1`]), name and font out of a level, and edited strings, sounds and MAP zones
+//!   ([`map::zones`]) back in.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

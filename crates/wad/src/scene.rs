@@ -5,7 +5,7 @@
 //! | node | mesh | contents |
 //! |------|------|----------|
 //! | `level` | – | one child per MAP tile that draws something, in tile order |
-//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT`; extras `tile`, `model`, `rot`. Tiles whose model has no faces (collision-only tiles) get no node |
+//! | `tile_TTTT_mMMM` | yes | TRAK model `MMM` placed by tile `TTTT`; extras `tile`, `model`, `rot` (with [`SceneOptions::zones`] also `zone`, `zone_colour`, `anim_flag`). Tiles whose model has no faces (collision-only tiles) get no node |
 //! | `swap` (hidden) | – | only when the level has swap tiles (`WFPC & 0x10000`): the alternative states, which the game does not show until the swap |
 //! | `tile_TTTT_mBBB_swap` | yes | a swap tile's alternative model B, extras `swap_state = alternative` (the tile's own node under `level` gets `primary`) |
 //! | `collision` (hidden) | – | with [`SceneOptions::collision`]: one child per (ground material, group) |
@@ -90,6 +90,10 @@ pub struct SceneOptions {
     pub objects: bool,
     /// Add the STPC object models side by side under an `objects_catalogue` root.
     pub objects_catalogue: bool,
+    /// Give every tile node its zone: extras `zone` (the zone number of its cell, absent for
+    /// a tile outside the grid), `zone_colour` (`#RRGGBB` of [`crate::map::zones::PALETTE`])
+    /// and the tile's flag word `anim_flag` (crate::map::Tile).
+    pub zones: bool,
 }
 
 /// Why a level cannot be converted at all (smaller problems become [`Scene::warnings`]).
@@ -326,6 +330,9 @@ pub fn build(
         );
         if let Some(node) = node {
             scene.nodes[level_root].children.push(node);
+            if opts.zones {
+                zone_extras(&mut scene.nodes[node], map, ti);
+            }
         }
         if let Some(s) = swap {
             if let Some(node) = node {
@@ -353,6 +360,9 @@ pub fn build(
                 scene.nodes[alt]
                     .extras
                     .push(("swap_state".into(), "alternative".into()));
+                if opts.zones {
+                    zone_extras(&mut scene.nodes[alt], map, ti);
+                }
                 swap_children.push(alt);
             }
         }
@@ -410,6 +420,17 @@ pub fn build(
     scene.materials = looks.materials.list;
     scene.warnings = warnings;
     scene
+}
+
+/// The extras [`SceneOptions::zones`] adds to the node of tile `ti`.
+fn zone_extras(node: &mut Node, map: &Map, ti: usize) {
+    if let Some(z) = map.tile_zone(ti) {
+        node.extras.push(("zone".into(), z.to_string()));
+        node.extras
+            .push(("zone_colour".into(), crate::map::zones::zone_colour_hex(z)));
+    }
+    let flag = map.tiles.get(ti).map_or(0, |t| t.anim_flag);
+    node.extras.push(("anim_flag".into(), flag.to_string()));
 }
 
 /// The TRAK model a tile draws: the MAP model-index list (what the renderer and the colour

@@ -44,18 +44,45 @@ pub const PAGE_RLE: u32 = 0x80;
 /// Page flags: the pixel-format selector bits.
 pub const PAGE_FORMAT_MASK: u32 = 0x7F;
 
+// Texture-entry flags, as groove.exe uses them (public decompile, repository
+// iamBVC/ENG-Reverse-Engineering, REVERSED/decompiled/; docs/formats/argonaut-wad.md §5.3):
+// sub_407240 (material upload) skips the page copy for bit 0 and converts the entry's texels
+// with `(flags >> 1) & 1` as a parameter, doubles the copied width for bit 3 and height for
+// bit 4, grows the rectangle by one texel on every side for bit 2, and sets bit 5 on the
+// materials it makes for type 7/9 effects on the 256 × 256 pages it adds; sub_556510 (tile
+// renderer) and sub_435D10 (2D quads) look the render state up by bits 12–14 + 5 · bits 8–10.
+
 /// Entry flag bit 0: a flat colour; `u0, u1, v0` are R, G, B and `v1` a fourth byte.
 pub const ENTRY_FLAT_COLOUR: u16 = 0x0001;
-/// Entry flag bit 2: a 1-pixel border.
+/// Entry flag bit 1: a cut-out (the renderer's alpha test and colour key follow it,
+/// `sub_556510`; `sub_407240` passes it to the texel conversion).
+pub const ENTRY_CUTOUT: u16 = 0x0002;
+/// Entry flag bit 2: a padded border (the copied rectangle grows by one texel on every side).
 pub const ENTRY_BORDER: u16 = 0x0004;
 /// Entry flag bit 3: width × 2.
 pub const ENTRY_DOUBLE_WIDTH: u16 = 0x0008;
 /// Entry flag bit 4: height × 2.
 pub const ENTRY_DOUBLE_HEIGHT: u16 = 0x0010;
-/// Entry flag bits 8–10: a further mode (meaning unknown).
+/// Entry flag bit 5: a material the game made on a page it generated (set at run time by
+/// `sub_407240` for animated effects; not expected in files).
+pub const ENTRY_GENERATED_PAGE: u16 = 0x0020;
+/// Entry flag bits 8–10: a further mode, the row of the render-state table (meaning unknown).
 pub const ENTRY_MODE_MASK: u16 = 0x0700;
 /// Entry flag bits 12–14: the blend mode.
 pub const ENTRY_BLEND_MASK: u16 = 0x7000;
+
+/// The single-bit entry flags and their names, as `info --json` shows them.
+pub const ENTRY_FLAG_NAMES: [(u16, &str); 6] = [
+    (ENTRY_FLAT_COLOUR, "flat_colour"),
+    (ENTRY_CUTOUT, "cutout"),
+    (ENTRY_BORDER, "padded_border"),
+    (ENTRY_DOUBLE_WIDTH, "double_width"),
+    (ENTRY_DOUBLE_HEIGHT, "double_height"),
+    (ENTRY_GENERATED_PAGE, "generated_page"),
+];
+
+/// The entry flag bits without a known use (0x0040, 0x0080, 0x0800, 0x8000).
+pub const ENTRY_UNKNOWN_MASK: u16 = !(0x003F | ENTRY_MODE_MASK | ENTRY_BLEND_MASK);
 
 /// Pages larger than this many pixels are refused by the pixel decoders (a real page is 256×256;
 /// the limit keeps a corrupt width/height from asking for gigabytes).
@@ -321,6 +348,20 @@ impl TextureEntry {
     /// The further mode, flag bits 8–10.
     pub fn mode(&self) -> u8 {
         ((self.flags & ENTRY_MODE_MASK) >> 8) as u8
+    }
+
+    /// The names of the single-bit flags set ([`ENTRY_FLAG_NAMES`], in bit order).
+    pub fn flag_names(&self) -> Vec<&'static str> {
+        ENTRY_FLAG_NAMES
+            .iter()
+            .filter(|(bit, _)| self.flags & bit != 0)
+            .map(|&(_, name)| name)
+            .collect()
+    }
+
+    /// The flag bits without a known use ([`ENTRY_UNKNOWN_MASK`]).
+    pub fn unknown_flags(&self) -> u16 {
+        self.flags & ENTRY_UNKNOWN_MASK
     }
 }
 

@@ -80,6 +80,11 @@ pub struct Args {
     /// WAD: negate z (and reverse the winding so front faces stay front).
     #[arg(long)]
     pub mirror_z: bool,
+    /// WAD: also write the MAP zones: zones.json (which zone sees which, the zone of every
+    /// cell) and zones.png (the grid coloured by zone), and give every tile node its zone
+    /// (extras zone, zone_colour, anim_flag).
+    #[arg(long)]
+    pub zones: bool,
     /// X-Ray: folder of game textures (gamedata/textures) to resolve texture names against.
     #[arg(long)]
     pub textures: Option<PathBuf>,
@@ -146,6 +151,7 @@ impl Args {
             (self.objects, "--objects"),
             (self.objects_catalogue, "--objects-catalogue"),
             (self.mirror_z, "--mirror-z"),
+            (self.zones, "--zones"),
         ])
     }
 
@@ -169,12 +175,14 @@ impl Args {
     }
 
     fn options(&self) -> ExportOptions {
-        let wad = (self.objects || self.objects_catalogue || self.mirror_z).then_some(WadOptions {
-            mirror_z: self.mirror_z,
-            collision: false,
-            objects: self.objects,
-            objects_catalogue: self.objects_catalogue,
-        });
+        let wad = (self.objects || self.objects_catalogue || self.mirror_z || self.zones)
+            .then_some(WadOptions {
+                mirror_z: self.mirror_z,
+                collision: false,
+                objects: self.objects,
+                objects_catalogue: self.objects_catalogue,
+                zones: self.zones,
+            });
         let xray = (self.textures.is_some()
             || self.lods
             || self.vertex_light

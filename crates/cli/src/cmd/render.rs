@@ -1,5 +1,5 @@
 //! `levelgeom render FILE OUT.png [--view top|persp|iso] [--size WxH] [--collision] [--occluders]
-//! [--force]`
+//! [--zones] [--force]`
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +31,9 @@ pub struct Args {
     /// Also draw an X-Ray level's occluders (level.hom, level.som) over it.
     #[arg(long)]
     pub occluders: bool,
+    /// WAD: draw each tile in its zone's colour (the palette of export --zones' zones.png).
+    #[arg(long)]
+    pub zones: bool,
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -78,6 +81,7 @@ pub fn run(mut args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         height: args.size.1,
         collision: args.collision,
         occluders: args.occluders,
+        zones: args.zones,
     })?;
     let png = image.to_png()?;
     let mut protect = vec![level.path().to_path_buf()];

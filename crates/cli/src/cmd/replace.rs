@@ -1,6 +1,6 @@
-//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--routes R.json] OUT.wad
-//! [--force]`: edited strings, sounds and route positions back into a WAD, everything else
-//! byte for byte.
+//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--zones Z.json]
+//! [--routes R.json] OUT.wad [--force]`: edited strings, sounds, zones and route positions back
+//! into a WAD, everything else byte for byte.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,6 +24,9 @@ pub struct Args {
     /// layouts than mono 16-bit are converted first (channels mixed down, samples rescaled).
     #[arg(long = "sound", value_name = "ID=IN.wav")]
     pub sounds: Vec<String>,
+    /// A zones.json (as `export --zones` writes it) with the edited zone table and grid.
+    #[arg(long)]
+    pub zones: Option<PathBuf>,
     /// A routes.json (as `export --objects` writes it) with edited MAP route positions.
     #[arg(long)]
     pub routes: Option<PathBuf>,
@@ -44,18 +47,23 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         })?;
         sounds.push((id, PathBuf::from(file)));
     }
-    if args.strings.is_none() && sounds.is_empty() && args.routes.is_none() {
-        anyhow::bail!("replace needs --strings S.json, --sound ID=IN.wav and/or --routes R.json");
+    if args.strings.is_none() && sounds.is_empty() && args.zones.is_none() && args.routes.is_none()
+    {
+        anyhow::bail!(
+            "replace needs --strings S.json, --sound ID=IN.wav, --zones Z.json and/or --routes R.json"
+        );
     }
     let level = levelgeom_core::open(&args.input)?;
     report::warnings(level.warnings());
     let r = level.replace(&ReplaceOptions {
         strings: args.strings.clone(),
         sounds: sounds.clone(),
+        zones: args.zones.clone(),
         routes: args.routes.clone(),
     })?;
     let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
     protect.extend(args.strings.iter().cloned());
+    protect.extend(args.zones.iter().cloned());
     protect.extend(args.routes.iter().cloned());
     protect.extend(sounds.iter().map(|(_, p)| p.clone()));
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
@@ -70,6 +78,19 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         r.sounds_changed.len(),
         r.sounds_unchanged.len()
     )?;
+    if args.zones.is_some() {
+        writeln!(
+            out,
+            "  zones: {} table entr{} and {} grid cell(s) changed",
+            r.zones_changed.zones.len(),
+            if r.zones_changed.zones.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            r.zones_changed.cells.len()
+        )?;
+    }
     if args.routes.is_some() {
         writeln!(out, "  {} route node(s) moved", r.routes_changed.len())?;
     }

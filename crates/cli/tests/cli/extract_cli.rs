@@ -217,10 +217,22 @@ fn extract_writes_sounds_strings_name_and_font_where_the_manifest_says() {
     let mut px = vec![0u8; dec.output_buffer_size().unwrap()];
     dec.next_frame(&mut px).unwrap();
     let alpha = |x: usize, y: usize| px[(y * 224 + x) * 4 + 3];
+    // font.json names that cell for 'A', with the metrics chosen for it by hand
+    // (generate::MODDER_GLYPHS: y offset 16, advance 13, height 18; texture entry 68 + 0x21)
+    let fj = json(&out.join("font.json"));
+    let ga = &fj["glyphs"][0x41];
+    assert_eq!(ga["char"], "A");
+    assert_eq!(ga["sheet"], serde_json::json!([14, 64, 14, 16]));
+    let got = ["texture", "y_offset", "advance", "height"].map(|k| ga[k].as_u64().unwrap());
+    assert_eq!(got, [101, 16, 13, 18]);
+    let (cx, cy) = (
+        ga["sheet"][0].as_u64().unwrap() as usize,
+        ga["sheet"][1].as_u64().unwrap() as usize,
+    );
     for (gy, row) in a.iter().enumerate() {
         for (gx, bit) in row.bytes().enumerate() {
             for (dx, dy) in [(0, 0), (1, 1)] {
-                let (x, y) = (14 + 2 + 2 * gx + dx, 64 + 1 + 2 * gy + dy);
+                let (x, y) = (cx + 2 + 2 * gx + dx, cy + 1 + 2 * gy + dy);
                 assert_eq!(alpha(x, y) == 255, bit == b'1', "'A' at ({gx}, {gy})");
             }
         }
@@ -661,4 +673,36 @@ fn objects_and_lights_in_the_glb_files() {
             "{f}: {report}"
         );
     }
+}
+
+/// `info --json` names the texture-entry flags: the modder level's last entry is flagged
+/// 0xA37E (hand-decoded: cut-out 0x2, padded border 0x4, double width 0x8, double height 0x10,
+/// generated page 0x20, mode 3, blend mode 2, unknown bits 0x40 | 0x8000).
+#[test]
+fn info_json_names_texture_entry_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, _) = modder_wad(dir.path());
+    let o = ok(&["info", s(&wad), "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entries = v["entries"].as_array().unwrap();
+    let e = entries.last().unwrap();
+    assert_eq!(e["flags"]["value"], 0xA37E);
+    assert_eq!(
+        e["flags"]["names"],
+        serde_json::json!([
+            "cutout",
+            "padded_border",
+            "double_width",
+            "double_height",
+            "generated_page"
+        ])
+    );
+    assert_eq!(
+        (
+            &e["flags"]["mode"],
+            &e["flags"]["blend_mode"],
+            &e["flags"]["unknown"]
+        ),
+        (&Value::from(3), &Value::from(2), &Value::from(0x8040))
+    );
 }

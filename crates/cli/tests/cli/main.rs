@@ -23,3 +23,4 @@ mod xray_convert_cli;
 mod xray_import_cli;
 mod xray_objects_cli;
 mod xray_occluders_cli;
+mod zones_cli;

@@ -45,6 +45,7 @@ fn wad_all() -> ExportOptions {
                 objects: true,
                 objects_catalogue: true,
                 mirror_z: false,
+                zones: false,
             }),
             ..EngineOptions::default()
         },

@@ -6,6 +6,7 @@
 //! | `srpc_NNN.wav` | SRPC speech entry `NNN`, with a CVS file | the entry's slice of `Music/ENGLISH.CVS` decoded the same way, at `rate × 44100 / 4096` Hz |
 //! | `strings.json`, `strings.csv` | LGPC | every string with its column (string number) and row (language; the last row is the `#nnn` voice id) |
 //! | `font.png` | FONT + TEXT | the 256 glyphs in a 16 × 16 grid, each cell the glyph's texture-entry rectangle cut from its decoded page ([`FontSheet`]: the pixels; the caller encodes them) |
+//! | `font.json` | FONT (+ TEXT) | per glyph: code, character, texture entry, y offset, advance, height ([`crate::font::Glyph`]), the entry's page and rectangle, and its cell in `font.png` as `[x, y, width, height]`; the same list is in the manifest's font item |
 //! | `manifest.json` | all | every item: kind, file, chunk, byte offset, and its fields ([`Extracted::manifest`]) |
 //!
 //! * **Text encoding**: the string bytes are read as ISO-8859-1 ([`crate::latin1`]), so any
@@ -38,6 +39,8 @@ pub use sounds::{wav_rate, MAX_CVS_SLICE, MAX_CVS_TOTAL};
 
 /// The name the font sheet is written under.
 pub const FONT_FILE: &str = "font.png";
+/// The name the glyph metrics are written under.
+pub const FONT_METRICS_FILE: &str = "font.json";
 
 /// Why an extraction failed.
 #[derive(Debug, thiserror::Error)]

@@ -10,7 +10,7 @@
 //! | params | 4 + n × 4 | `u32 n` + u32 list objects index (`section2_index`) |
 //! | strat records | 4 + n × 90 | `u32 n` + [`StratRecord`]s ([`strats`]) |
 //! | route nodes | 4 + n × 34 | `u32 n` + [`RouteNode`]s, chained into routes ([`routes`]) |
-//! | zone table | 256 | 32 × [`Zone`] `{u32 visibility mask, i32 height}` |
+//! | zone table | 256 | 32 × [`Zone`] `{u32 visibility mask, i32 height}` ([`zones`]) |
 //! | zone grid | W·H × 4 | zone number (0..31) per cell |
 //! | transforms "B" | N × 24 | [`TileTransform`]: `i32 rx, ry, rz, x, y, z`, 20.12 fixed point, game space (z = −A.z), ry = A.rot |
 //! | model indices | N × 4 | TRAK model per tile (= A.model) |
@@ -18,7 +18,7 @@
 //! | vertex colours | … | per tile, [`TileColours`] (see below) |
 //! | objects | 8 + n × 58 | `u32 object_count, u32 max_objects` + [`MapObject`]s |
 //! | chain table | … | only if `WFPC & 0x200000`: [`ChainTable`] |
-//! | view distance | 4 | only if `WFPC & 0x10`: u32 (default 200 when absent) |
+//! | view distance | 4 | only if `WFPC & 0x10`: u32 (default 200 when absent; a pool size, see [`Map::view_distance`]) |
 //! | final | 2 | u16 |
 //!
 //! # Vertex colours (docs/formats/argonaut-wad.md §12.1)
@@ -40,6 +40,7 @@
 
 pub mod routes;
 pub mod strats;
+pub mod zones;
 
 use crate::model::Vec3;
 use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
@@ -62,24 +63,34 @@ pub const OBJECT_SIZE: usize = 58;
 pub const ZONE_COUNT: usize = 32;
 
 /// A tile placement "A" (24 bytes, export space).
+///
+/// The loader (ENG-RE `REVERSED/decompiled/sub_42AC50.c`, the first loop) reads the six words
+/// and uses x and z to file the tile into its cell's list, and the sixth word only to test it
+/// against 0; the fourth and fifth (`rot`, `model`) it reads and drops (the B transforms and the
+/// model indices carry them). ENG-RE's Python (`WAD/eng_wad/map_full_chunk.py`) reads the fourth
+/// as a float (`unk_float`) and names the fifth `flags_or_id`, the sixth `nonzero_marker`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tile {
     /// Position; x and z at cell centres (x ∈ [0, W), z ∈ (−H, 0]).
     pub pos: Vec3,
-    /// Rotation about y in 4096ths of a turn (0/1024/2048/3072 in practice).
+    /// Rotation about y in 4096ths of a turn (0/1024/2048/3072 in practice); not read by the
+    /// loader.
     pub rot: u32,
-    /// TRAK model index.
+    /// TRAK model index; not read by the loader.
     pub model: u32,
-    /// Non-zero when the tile has a swap record (an alternative model).
+    /// The tile's flag word: non-zero puts the tile on the loader's list of swap tiles, the
+    /// k-th such tile owning swap record k ([`TileSwap`]); its value is not used otherwise.
     pub anim_flag: u32,
 }
 
-/// One entry of the zone table.
+/// One entry of the zone table (8 bytes; what the game does with it: [`zones`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Zone {
-    /// Bit z set: cells of zone z are visible from this zone.
+    /// Bit z set: the tiles and strats of zone z are drawn while the player is in this zone
+    /// (0 = all zones; `sub_41E020`, `sub_42BF40`).
     pub mask: u32,
-    /// A height (probably water or fog level).
+    /// Added to the y of the player's cell's first tile to give the level height strats read
+    /// (20.12 fixed point; `sub_41E020`).
     pub height: i32,
 }
 
@@ -93,13 +104,22 @@ pub struct TileTransform {
 }
 
 /// A tile swap record (20 bytes; WFPC & 0x10000).
+///
+/// The loader (ENG-RE `REVERSED/decompiled/sub_42AC50.c`) reads five u32 and adds a pointer to
+/// the model-index entry of the k-th flagged tile. `sub_553F10` finds the record of a strat by
+/// comparing the strat's position `>> 12` (game space, whole units) with the first three words;
+/// `sub_554090` then sets the tile's model to word 3 (first exchanging the tile's colour block
+/// with the swap block when the tile shows word 4's model, WFPC & 0x10000000); word 4's model
+/// sizes the swap colour block (`sub_42AC50`). The cell list it walks is `grid[x + z·W]` with
+/// x = word 0 and z = word 2.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TileSwap {
-    /// Three words: cell x, y, cell z per the seed (a position per Rartrin), kept as stored.
+    /// Words 0–2: cell column x, height y (whole units) and cell row z of the strat that
+    /// triggers the swap, game space.
     pub pos: [i32; 3],
-    /// The normal model (A).
+    /// Word 3: the normal model (A), the one `sub_554090` gives the tile.
     pub model_a: u32,
-    /// The alternative model (B); its colours follow the tile's own.
+    /// Word 4: the alternative model (B); its colour block follows the tile's own.
     pub model_b: u32,
 }
 
@@ -199,9 +219,13 @@ pub struct Map {
     pub objects: Vec<MapObject>,
     /// The chain table, present iff WFPC & 0x200000.
     pub chains: Option<ChainTable>,
-    /// The view distance, present iff WFPC & 0x10.
+    /// The word before the final u16, present iff WFPC & 0x10 (200 when absent). Called the
+    /// view distance in earlier notes; the decompile shows it sizes a pool of 72-byte records
+    /// (`DAT_006DA328`: `sub_4280C0` allocates `n × 0x48` bytes and links them as a free list).
     pub view_distance: Option<u32>,
-    /// The final u16.
+    /// The final u16, stored at `world + 0x0C`; strat scripts read it (`sub_550E60`, which
+    /// pushes the values a script reads, gives it for value 0x90 as a 20.12 whole number).
+    /// Meaning otherwise unknown.
     pub final_u16: u16,
 }
 

@@ -1,5 +1,5 @@
-//! `replace`: edited strings, sounds and route positions back into a WAD, everything else
-//! byte for byte.
+//! `replace`: edited strings, sounds, zones and route positions back into a WAD, everything
+//! else byte for byte.
 //!
 //! * **Strings** ([`strings`]: `strings.json` as [`crate::extract`] writes it; only
 //!   `strings[].column`, `.row` and `.text` are read, and cells not listed keep their text):
@@ -23,11 +23,16 @@
 //!   gets its real size and the chunks after it move (nothing is overwritten); the others keep
 //!   their size fields (a MAP declared 4 bytes too large stays so), and the header keeps its
 //!   bias (`new length − 4 + bias`).
+//! * **Zones** ([`zones`]: `zones.json` as `export --zones` writes it): the 32-entry zone table
+//!   (each entry's `sees` list becomes its mask, `height` its i32) and the zone grid replace the
+//!   MAP's, which keeps its size; nothing else in MAP changes, so only the table's 256 bytes and
+//!   the grid's W·H × 4 bytes can differ.
 //! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
 
 pub mod routes;
 pub mod sounds;
 pub mod strings;
+pub mod zones;
 
 use std::path::PathBuf;
 
@@ -38,6 +43,7 @@ use crate::level::Level;
 pub use routes::{RoutesError, MAX_ROUTES_SIZE};
 pub use sounds::{read_wav, sound_id};
 pub use strings::{strings_json, StringsError, MAX_STRINGS_SIZE};
+pub use zones::{zones_json, ZonesChange, ZonesError, MAX_ZONES_SIZE};
 
 /// What [`replace`] is asked to put in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,6 +54,8 @@ pub struct ReplaceOptions {
     pub sounds: Vec<(usize, PathBuf)>,
     /// A `routes.json` to take the MAP route positions from.
     pub routes: Option<PathBuf>,
+    /// A `zones.json` to take the MAP zone table and grid from.
+    pub zones: Option<PathBuf>,
 }
 
 /// What [`replace`] did.
@@ -65,6 +73,8 @@ pub struct ReplaceReport {
     pub notes: Vec<String>,
     /// MAP route nodes whose position changed.
     pub routes_changed: Vec<usize>,
+    /// Zone-table entries and grid cells that changed.
+    pub zones_changed: ZonesChange,
 }
 
 /// What the level lacks for a replacement.
@@ -76,8 +86,8 @@ pub enum LevelProblem {
     /// The LGPC data is not `rows × cols` NUL-terminated strings.
     #[error("its LGPC string data does not split into rows × columns strings; strings cannot be replaced")]
     TableSplit,
-    /// Routes given, no MAP chunk.
-    #[error("the WAD has no MAP chunk to put routes into")]
+    /// Zones or routes given, no MAP chunk.
+    #[error("the WAD has no MAP chunk to put zones or routes into")]
     NoMap,
     /// Sounds given, no SMPC chunk.
     #[error("the WAD has no SMPC chunk to put sounds into")]
@@ -128,6 +138,15 @@ pub enum ReplaceError {
         #[source]
         source: RoutesError,
     },
+    /// The zones JSON is malformed or does not fit the MAP.
+    #[error("{file}: {source}", file = file.display())]
+    Zones {
+        /// The zones JSON.
+        file: PathBuf,
+        /// What and where (byte offset and JSON path).
+        #[source]
+        source: ZonesError,
+    },
     /// A WAV is malformed or unplayable.
     #[error("{file}: {source}", file = file.display())]
     Wav {
@@ -163,7 +182,7 @@ pub enum ReplaceError {
     },
 }
 
-/// Put edited strings and sounds into `level` (see the module docs), named `file` in
+/// Put edited strings, sounds, zones and route positions into `level` (see the module docs), named `file` in
 /// messages; `level` itself is not changed, the new bytes are returned.
 ///
 /// # Errors
@@ -189,6 +208,9 @@ pub fn replace(
     }
     if let Some(path) = &opts.routes {
         report.routes_changed = routes::replace(&mut level, path, lacks)?;
+    }
+    if let Some(path) = &opts.zones {
+        report.zones_changed = zones::replace(&mut level, path, lacks)?;
     }
     report.bytes = level.to_bytes().map_err(|source| ReplaceError::Write {
         file: file.to_string(),

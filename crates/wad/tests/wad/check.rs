@@ -576,3 +576,37 @@ fn empty_texture_pages() {
         "{v:?}"
     );
 }
+
+/// The zoned level passes and rebuilds byte for byte; a tile cell moved into a zone no zone of
+/// the grid sees is a warning (not when that zone's mask is 0: the game takes 0 as all zones,
+/// so a player in it sees it); a zone number over 31 is an error.
+#[test]
+fn zones_no_zone_sees_are_warned_about() {
+    let level = generate::zoned_level().unwrap();
+    assert!(check::check(&level).is_empty());
+    let bytes = level.to_bytes().unwrap();
+    let (back, _) = Level::read(&bytes).unwrap();
+    assert_eq!(back.to_bytes().unwrap(), bytes);
+
+    let zone9 = |mask: u32, z: u32| {
+        let mut l = level.clone();
+        let m = l.map_mut().unwrap();
+        m.zone_grid[6 + 16 * 9] = z; // cell (6, 9): an island tile, zone 1 in the drawing
+        m.zones[9].mask = mask;
+        check::check(&l)
+    };
+    // zone 9 with mask 0 is used by the grid and sees every zone, itself included
+    assert!(zone9(0, 9).is_empty());
+    let v = zone9(0b10, 9);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].severity, levelgeom_binary::Severity::Warning);
+    assert_eq!(v[0].path, "MAP/zone_grid[150]");
+    // zone 3 is seen by zones 2 and 3 only, both in the grid: no warning
+    assert!(zone9(0, 3).is_empty());
+    // the empty corner (zone 7, no tiles) may be seen by nobody: cells without tiles are fine
+    let mut l = level.clone();
+    l.map_mut().unwrap().zones[7].mask = 0b1;
+    assert!(check::check(&l).is_empty());
+    let v: Vec<String> = zone9(0, 40).iter().map(ToString::to_string).collect();
+    assert_eq!(v, ["MAP/zone_grid[150]: zone 40 is not below 32"]);
+}

@@ -64,15 +64,24 @@ fn lnfo_two_words() {
 #[test]
 fn font_is_256_glyphs_of_4_words() {
     let mut b = vec![0u8; 2048];
-    // glyph 'A' (65) at 65 × 8 = 520: texture 7, baseline 1, width 12, height 14
+    // glyph 'A' (65) at 65 × 8 = 520: texture 7, y offset 1, advance 12, height 14
     b[520..528].copy_from_slice(&[7, 0, 1, 0, 12, 0, 14, 0]);
+    // glyph 'i' (105) at 105 × 8 = 840: texture 0x0102, y offset 9, advance 5, height 0x0110
+    b[840..848].copy_from_slice(&[2, 1, 9, 0, 5, 0, 0x10, 1]);
     let mut r = Reader::new(&b);
     let f = Font::read(&mut r).expect("reads");
     assert!(r.is_empty());
     assert_eq!(f.glyphs.len(), 256);
     let a = f.glyphs[65];
-    assert_eq!((a.texture, a.baseline, a.width, a.height), (7, 1, 12, 14));
-    assert_eq!(f.glyphs[66].width, 0);
+    assert_eq!((a.texture, a.y_offset, a.advance, a.height), (7, 1, 12, 14));
+    let i = f.glyphs[105];
+    assert_eq!(
+        (i.texture, i.y_offset, i.advance, i.height),
+        (258, 9, 5, 272)
+    );
+    assert_eq!(f.glyphs[66].advance, 0);
+    // "Ai A": 12 + 5 + 10 (a space is always 10, sub_436510) + 12; a NUL ends the string
+    assert_eq!(f.text_width(b"Ai A\0A"), 39);
     assert_eq!(write_with(|x| f.write(x)), b);
     // 2047 bytes are not a font
     assert!(Font::read(&mut Reader::new(&b[..2047])).is_err());
@@ -658,7 +667,7 @@ mod level {
         assert_eq!(c.original_len, map.payload.len());
         // an edit elsewhere keeps MAP's declared size
         let mut level = level;
-        level.font_mut().expect("font").glyphs[0].width = 9;
+        level.font_mut().expect("font").glyphs[0].advance = 9;
         let out = level.to_bytes().unwrap();
         assert_eq!(&out[size_at..size_at + 4], &declared.to_le_bytes());
     }

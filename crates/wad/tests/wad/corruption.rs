@@ -57,7 +57,7 @@ fn hand_wad() -> Vec<u8> {
         effects: Effects::List(Vec::new()),
     };
     let mut font = Font::default();
-    font.glyphs[65].width = 12;
+    font.glyphs[65].advance = 12;
     let flags = wfpc::SPRT_TABLE | wfpc::MAP_VIEW_DISTANCE;
     Level::new(vec![
         Chunk::new(Tag::INFO, ChunkData::Info(vec![1, 0, 0, 0])).unwrap(),

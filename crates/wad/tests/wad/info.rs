@@ -39,15 +39,38 @@ fn json_of_the_independent_wad_has_the_container_walk() {
     assert_eq!(v["level"]["texture_entries"], 7);
     assert_eq!(v["level"]["wfpc"], level.wfpc());
     assert_eq!(v["warnings"], serde_json::json!([]));
+    // the MAP words as tools/fixtures/make_indep_wad.py writes them: TILES (tile 3 flagged),
+    // SWAPS = [(3, 2048, 2, 1, 3)], VIEW_DISTANCE = 200, FINAL_U16 = 1
+    assert_eq!(
+        v["map"],
+        serde_json::json!({
+            "final_u16": 1,
+            "pool_size": 200,
+            "swaps": [{"cell": [3, 2048, 2], "model_a": 1, "model_b": 3, "tile": 3}],
+            "tile_flags": [{"anim_flag": 1, "tile": 3}],
+        })
+    );
+    // entry 4 of the independent WAD is its flat colour (make_indep_wad.py: flags bit 0,
+    // R = 200, G = 100, B = 50, fourth byte 7)
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 7);
+    assert_eq!(entries[4]["index"], 4);
+    assert_eq!(
+        entries[4]["flags"]["names"],
+        serde_json::json!(["flat_colour"])
+    );
+    assert_eq!(entries[4]["rect"], serde_json::json!([200, 100, 50, 7]));
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
         [
             "chunks",
+            "entries",
             "file",
             "format",
             "header",
             "level",
+            "map",
             "size",
             "trailing_bytes",
             "warnings"

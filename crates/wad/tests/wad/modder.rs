@@ -245,3 +245,130 @@ fn the_sine_survives_adpcm_within_the_codecs_error() {
     assert!(snr >= 48.8, "SNR {snr:.1} dB");
     assert!(snr < 120.0, "suspiciously exact: {snr}");
 }
+
+/// The modder level's FONT metrics, stored where the table puts them, and `extract`'s
+/// `font.json`: 'A' and 'i' carry the metrics chosen for them, 'B' the demo's; each names the
+/// cell of the sheet where its pixels are. Expected values written by hand: glyph `c` names
+/// texture entry 68 + c − 0x20 (64 page entries and 4 flat colours come first), a 14 × 16
+/// rectangle at column (c − 0x20) % 16, row (c − 0x20) / 16 of the font page's 16-texel grid
+/// (page 4); the sheet's cells are 14 × 16, so 'A' (0x41) is at x 14, y 4 × 16 = 64.
+#[test]
+fn font_metrics_are_stored_and_extracted_with_their_cells() {
+    let (level, _) = modder();
+    let bytes = level.to_bytes().unwrap();
+    let (level, _) = Level::read(&bytes).unwrap();
+    let at = level
+        .payload_offset(levelgeom_wad::tags::Tag::FONT)
+        .unwrap();
+    let glyph = |c: usize| &bytes[at + 8 * c..at + 8 * c + 8];
+    // u16 texture, y offset, advance, height, little-endian
+    assert_eq!(glyph(0x41), [101, 0, 16, 0, 13, 0, 18, 0]);
+    assert_eq!(glyph(0x69), [141, 0, 11, 0, 6, 0, 12, 0]);
+    assert_eq!(glyph(0x42), [102, 0, 15, 0, 14, 0, 16, 0]);
+    let f = level.font().unwrap();
+    let a = f.glyphs[0x41];
+    assert_eq!(
+        (a.texture, a.y_offset, a.advance, a.height),
+        (101, 16, 13, 18)
+    );
+    // "Ai B": 13 + 6 + 10 + 14
+    assert_eq!(f.text_width(b"Ai B"), 43);
+
+    let x = levelgeom_wad::extract::extract(&level, None).unwrap();
+    let (_, json) = x.files.iter().find(|(n, _)| n == "font.json").unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    assert_eq!(doc["sheet"], "font.png");
+    assert_eq!(doc["cell"], serde_json::json!([14, 16]));
+    let g = &doc["glyphs"];
+    assert_eq!(g.as_array().unwrap().len(), 256);
+    let want = |c: usize, ch: &str, m: [u64; 4], sheet: [u64; 4], rect: [u64; 4]| {
+        let e = &g[c];
+        assert_eq!(e["code"], c as u64);
+        assert_eq!(e["char"], ch);
+        let got = ["texture", "y_offset", "advance", "height"].map(|k| e[k].as_u64().unwrap());
+        assert_eq!(got, m, "{ch}");
+        assert_eq!(e["page"], 4, "{ch}");
+        assert_eq!(e["rect"], serde_json::json!(rect), "{ch}");
+        assert_eq!(e["sheet"], serde_json::json!(sheet), "{ch}");
+    };
+    // 'A': index 33 → column 1, row 2 of the page (u 16..29, v 32..47); sheet row 4
+    want(
+        0x41,
+        "A",
+        [101, 16, 13, 18],
+        [14, 64, 14, 16],
+        [16, 29, 32, 47],
+    );
+    // 'i': index 73 → column 9, row 4 (u 144..157, v 64..79); sheet column 9, row 6
+    want(
+        0x69,
+        "i",
+        [141, 11, 6, 12],
+        [126, 96, 14, 16],
+        [144, 157, 64, 79],
+    );
+    want(
+        0x42,
+        "B",
+        [102, 15, 14, 16],
+        [28, 64, 14, 16],
+        [32, 45, 32, 47],
+    );
+    // the manifest's font item holds the same list
+    let item = x.items.iter().find(|i| i["kind"] == "font").unwrap();
+    assert_eq!(item["glyphs"], *g);
+    assert_eq!(item["metrics"], "font.json");
+
+    // the cell font.json names for 'A' holds the 'A' (drawn by hand here) at twice its size,
+    // 2 texels in and 1 down
+    let sheet = x.font.as_ref().unwrap();
+    let [cx, cy] = [0, 1].map(|k| g[0x41]["sheet"][k].as_u64().unwrap() as u32);
+    let rows = [
+        "01110", "10001", "10001", "10001", "11111", "10001", "10001",
+    ];
+    let alpha = |x: u32, y: u32| sheet.rgba[((y * sheet.width + x) * 4 + 3) as usize];
+    for (gy, row) in rows.iter().enumerate() {
+        for (gx, bit) in row.bytes().enumerate() {
+            let (x, y) = (cx + 2 + 2 * gx as u32, cy + 1 + 2 * gy as u32);
+            assert_eq!(alpha(x, y) == 255, bit == b'1', "'A' at ({gx}, {gy})");
+        }
+    }
+}
+
+/// `info --json` names the flags of the texture entry the modder level appends: 0xA37E =
+/// 0x2 cut-out, 0x4 padded border, 0x8 double width, 0x10 double height, 0x20 generated page,
+/// 0x40 unknown, mode (0x300 >> 8) = 3, blend (0x2000 >> 12) = 2, 0x8000 unknown; a flat
+/// colour entry (index 64 + 0) shows `flat_colour` only.
+#[test]
+fn info_names_the_texture_entry_flags() {
+    let (level, facts) = modder();
+    let bytes = level.to_bytes().unwrap();
+    let (level, warnings) = Level::read(&bytes).unwrap();
+    let v =
+        serde_json::to_value(levelgeom_wad::info(&level, "m.wad", bytes.len(), &warnings)).unwrap();
+    let e = &v["entries"][facts.flag_entry];
+    assert_eq!(e["index"], facts.flag_entry);
+    assert_eq!(e["flags"]["value"], 0xA37E);
+    assert_eq!(
+        e["flags"]["names"],
+        serde_json::json!([
+            "cutout",
+            "padded_border",
+            "double_width",
+            "double_height",
+            "generated_page"
+        ])
+    );
+    assert_eq!(e["flags"]["mode"], 3);
+    assert_eq!(e["flags"]["blend_mode"], 2);
+    assert_eq!(e["flags"]["unknown"], 0x8040);
+    assert_eq!(e["rect"], serde_json::json!([0, 63, 0, 63]));
+    let flat = &v["entries"][64];
+    assert_eq!(flat["flags"]["names"], serde_json::json!(["flat_colour"]));
+    assert_eq!(flat["flags"]["unknown"], 0);
+    // a plant entry (page 3, blend mode 1) has no single-bit flag
+    let plant = &v["entries"][48];
+    assert_eq!(plant["flags"]["names"], serde_json::json!([]));
+    assert_eq!(plant["flags"]["blend_mode"], 1);
+    assert_eq!(v["entries"].as_array().unwrap().len(), 68 + 95 + 1);
+}

@@ -768,6 +768,7 @@ fn conversion_is_deterministic() {
         objects: true,
         objects_catalogue: true,
         mirror_z: true,
+        zones: false,
     };
     assert_eq!(
         build(&trak, &m, None, &t, &opts),
@@ -960,6 +961,7 @@ fn damaged_but_parsable_levels_convert() {
         collision: true,
         objects: true,
         objects_catalogue: true,
+        zones: false,
     };
     let mut parsed = 0;
     let step = bytes.len() / 257;
