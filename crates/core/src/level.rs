@@ -263,6 +263,7 @@ impl LevelFile {
 
     /// The files an export writes besides the scene's, by engine: for a WAD with a LGHT
     /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]);
+    /// with `--objects`, `routes.json` (the MAP route positions, [`levelgeom_wad::scene::routes`]);
     /// for a WAD with [`levelgeom_wad::scene::SceneOptions::zones`] and a MAP, `zones.json` and
     /// `zones.png` ([`levelgeom_wad::map::zones`]; the picture is left out, with a warning in
     /// the export's scene, for a grid it cannot draw).
@@ -297,6 +298,12 @@ impl LevelFile {
             let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
             text.push('\n');
             files.push(("lights.json".into(), text.into_bytes()));
+        }
+        if let Some(map) = l.map().filter(|_| wad_opts.objects) {
+            let doc = levelgeom_wad::scene::routes::routes_json(map);
+            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            text.push('\n');
+            files.push(("routes.json".to_string(), text.into_bytes()));
         }
         if let Some(map) = l.map().filter(|_| wad_opts.zones) {
             files.extend(self.zone_files(map)?);

@@ -7,8 +7,8 @@
 //!
 //! | problem | repair |
 //! |---|---|
-//! | index count not a multiple of 3 | trailing indices dropped |
-//! | triangle with an index ≥ vertex count | triangle dropped |
+//! | index count not a multiple of 3 (2 for lines) | trailing indices dropped |
+//! | triangle (line) with an index ≥ vertex count | triangle (line) dropped |
 //! | normals / tangents / a scalar of the wrong length | attribute dropped |
 //! | a UV set of the wrong length | replaced by zeros (keeps the set numbering) |
 //! | a colour set of the wrong length | replaced by opaque white |
@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 
-use levelgeom_scene::Primitive;
+use levelgeom_scene::{Primitive, Topology};
 
 /// Collected warnings of one export.
 #[derive(Debug, Default)]
@@ -94,6 +94,8 @@ impl Repairs {
 pub(crate) struct CleanPrimitive<'a> {
     /// Material index, checked against the scene.
     pub material: Option<usize>,
+    /// Triangles or lines, as the scene's primitive.
+    pub topology: Topology,
     /// Positions (at least one).
     pub positions: Cow<'a, [[f32; 3]]>,
     /// Unit normals, if present.
@@ -108,7 +110,8 @@ pub(crate) struct CleanPrimitive<'a> {
     pub scalars: Vec<(&'a str, Cow<'a, [f32]>)>,
     /// Named four-component attributes, each one entry per vertex.
     pub vectors: Vec<(&'a str, Cow<'a, [[f32; 4]]>)>,
-    /// Triangle list (length a non-zero multiple of 3), every index < vertex count.
+    /// Triangle list (length a non-zero multiple of 3; of 2 for lines), every index < vertex
+    /// count.
     pub indices: Cow<'a, [u32]>,
 }
 
@@ -250,7 +253,8 @@ pub(crate) fn normalise(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
     [(x / len) as f32, (y / len) as f32, (z / len) as f32]
 }
 
-/// Check and repair `p`; `None` when nothing drawable is left (no vertices or no triangles).
+/// Check and repair `p`; `None` when nothing drawable is left (no vertices, or no triangles
+/// or lines).
 /// `label` names the primitive in warnings (`mesh "floor" primitive 2`).
 pub(crate) fn clean_primitive<'a>(
     p: &'a Primitive,
@@ -266,10 +270,15 @@ pub(crate) fn clean_primitive<'a>(
         rep.warn(format!("{label}: has indices but no vertices; skipped"));
         return None;
     }
-    let whole = p.indices.len() - p.indices.len() % 3;
+    let arity = p.topology.arity();
+    let what = match p.topology {
+        Topology::Triangles => "triangle",
+        Topology::Lines => "line",
+    };
+    let whole = p.indices.len() - p.indices.len() % arity;
     if whole != p.indices.len() {
         rep.warn(format!(
-            "{label}: {} indices is not a multiple of 3; dropped the last {}",
+            "{label}: {} indices is not a multiple of {arity}; dropped the last {}",
             p.indices.len(),
             p.indices.len() - whole
         ));
@@ -279,21 +288,21 @@ pub(crate) fn clean_primitive<'a>(
         Cow::Borrowed(&p.indices[..whole])
     } else {
         let mut indices = Vec::with_capacity(whole);
-        let mut bad_triangles = 0usize;
-        for t in p.indices[..whole].chunks_exact(3) {
+        let mut bad = 0usize;
+        for t in p.indices[..whole].chunks_exact(arity) {
             if t.iter().all(|&i| (i as usize) < n) {
                 indices.extend_from_slice(t);
             } else {
-                bad_triangles += 1;
+                bad += 1;
             }
         }
         rep.warn(format!(
-            "{label}: dropped {bad_triangles} triangle(s) with a vertex index ≥ {n} vertices"
+            "{label}: dropped {bad} {what}(s) with a vertex index ≥ {n} vertices"
         ));
         Cow::Owned(indices)
     };
     if indices.is_empty() {
-        rep.warn(format!("{label}: no triangles; skipped"));
+        rep.warn(format!("{label}: no {what}s; skipped"));
         return None;
     }
     let material = match p.material {
@@ -363,6 +372,7 @@ pub(crate) fn clean_primitive<'a>(
     }
     Some(CleanPrimitive {
         material,
+        topology: p.topology,
         positions,
         normals,
         tangents,
@@ -502,7 +512,7 @@ pub(crate) fn bake<'a>(
         .tangents
         .as_ref()
         .map(|ts| Unit::exact(ts.iter().map(|v| t.tangent(v)).collect()));
-    let indices = if t.mirrored {
+    let indices = if t.mirrored && c.topology == Topology::Triangles {
         Cow::Owned(
             c.indices
                 .chunks_exact(3)
@@ -514,6 +524,7 @@ pub(crate) fn bake<'a>(
     };
     CleanPrimitive {
         material: c.material,
+        topology: c.topology,
         positions,
         normals,
         tangents,

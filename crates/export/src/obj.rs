@@ -11,6 +11,7 @@
 //! usemtl page_03
 //! f v/vt/vn v/vt/vn v/vt/vn   1-based, counting over the whole file (`v//vn`, `v/vt`, `v` when
 //!                             UVs or normals are absent)
+//! l v v                       per segment of a line primitive (Topology::Lines), vertex only
 //! ```
 //! Every primitive writes its own vertices (OBJ has no instancing; a mesh used by two nodes is
 //! written twice, once per node). A node whose world matrix mirrors (negative determinant) gets
@@ -36,7 +37,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, IDENTITY};
+use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, Topology, IDENTITY};
 
 use crate::clean::{clean_primitive, CleanPrimitive, Repairs, Transform};
 
@@ -199,6 +200,17 @@ impl Piece<'_> {
         // normals): formatted once then
         let (same_vt, same_vn) = (base[1] == base[0], base[2] == base[0]);
         let (mut iv, mut ia) = (itoa::Buffer::new(), itoa::Buffer::new());
+        if c.topology == Topology::Lines {
+            for seg in c.indices.chunks_exact(2) {
+                out.push(b'l');
+                for &i in seg {
+                    out.push(b' ');
+                    out.extend_from_slice(iv.format(base[0] + i as usize + 1).as_bytes());
+                }
+                out.push(b'\n');
+            }
+            return out;
+        }
         for tri in c.indices.chunks_exact(3) {
             out.push(b'f');
             let tri = if t.mirrored {

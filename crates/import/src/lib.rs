@@ -47,8 +47,8 @@
 //! `(key, text)` pairs; `"hidden": true` (or `"true"`) sets [`Node::hidden`](levelgeom_scene::Node::hidden) instead. Primitives:
 //! `POSITION`, `NORMAL`, `TANGENT`, `TEXCOORD_n`, `COLOR_n` (RGB or RGBA; float, normalized
 //! u8/u16; stored as RGBA floats), custom `_NAME` scalar attributes (as written, with the `_`),
-//! indices u8/u16/u32 or none (sequential). Only mode TRIANGLES; other modes are skipped
-//! with a warning. Sparse accessors are applied. Skins, animations, morph targets and
+//! indices u8/u16/u32 or none (sequential). Only mode TRIANGLES; other modes (the LINES of
+//! levelgeom's own `routes` export among them) are skipped with a warning. Sparse accessors are applied. Skins, animations, morph targets and
 //! cameras are ignored with a warning.
 //!
 //! Images: a `uri` image becomes [`TextureSource::External`] with the percent-decoded uri (it

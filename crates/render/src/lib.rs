@@ -28,6 +28,8 @@
 //!   `collision` tree) are left out unless [`RenderOptions::show_hidden`].
 //! * Z-buffered triangles (nearest wins; at equal depth the first drawn), clipped against the
 //!   near and far planes (a triangle crossing the near plane is cut, never wrapped around).
+//!   Line primitives ([`levelgeom_scene::Topology::Lines`], e.g. WAD routes) are not drawn and
+//!   do not count towards the camera's bounds.
 //! * Back faces are culled unless the material is double-sided; front faces are the
 //!   counter-clockwise ones (the scene's and glTF's convention).
 //! * Colour = base colour × vertex colour (`COLOR` set 0; white without it) × texel. Texels are

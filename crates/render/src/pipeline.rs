@@ -7,7 +7,7 @@
 //! with rayon and collected in that order, so the result never depends on scheduling.
 
 use glam::{Mat4, Vec3, Vec4};
-use levelgeom_scene::{AlphaMode, Material, Primitive, Scene, TextureSource};
+use levelgeom_scene::{AlphaMode, Material, Primitive, Scene, TextureSource, Topology};
 use rayon::prelude::*;
 
 /// Sub-pixel precision of screen coordinates: 1/256 pixel.
@@ -72,7 +72,11 @@ pub(crate) fn draw_items(scene: &Scene, which: Which) -> Vec<DrawItem<'_>> {
         {
             let matrix = Mat4::from_cols_array(&worlds[i]);
             for prim in &mesh.primitives {
-                if prim.indices.len() >= 3 && !prim.positions.is_empty() {
+                // line primitives (routes, paths) are not drawn: triangles only
+                if prim.topology == Topology::Triangles
+                    && prim.indices.len() >= 3
+                    && !prim.positions.is_empty()
+                {
                     items.push(DrawItem { prim, matrix });
                 }
             }

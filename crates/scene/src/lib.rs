@@ -60,11 +60,35 @@ impl Mesh {
     }
 }
 
-/// A triangle list with one material and per-vertex attributes (structure of arrays).
+/// What a primitive's indices draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Topology {
+    /// Three indices per triangle (glTF mode 4).
+    #[default]
+    Triangles,
+    /// Two indices per line segment (glTF mode 1, OBJ `l`): paths, routes. Normals, tangents
+    /// and UVs are not needed; importers of level geometry skip such primitives.
+    Lines,
+}
+
+impl Topology {
+    /// Indices per element: 3 for triangles, 2 for lines.
+    pub fn arity(self) -> usize {
+        match self {
+            Topology::Triangles => 3,
+            Topology::Lines => 2,
+        }
+    }
+}
+
+/// A triangle list (or, with [`Topology::Lines`], a line list) with one material and
+/// per-vertex attributes (structure of arrays).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Primitive {
     /// Index into [`Scene::materials`]; `None` means the exporter's default material.
     pub material: Option<usize>,
+    /// Triangles (the default) or lines.
+    pub topology: Topology,
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
     /// Unit vertex normals, or empty.
@@ -80,7 +104,8 @@ pub struct Primitive {
     /// Extra named four-component attributes, written as they are (no colour conversion;
     /// e.g. X-Ray's baked vertex light `_LIGHT`, which is not albedo); glTF custom attributes.
     pub vectors: Vec<(String, Vec<[f32; 4]>)>,
-    /// Triangle list, three indices per triangle into the vertex arrays.
+    /// Three indices per triangle (two per line segment with [`Topology::Lines`]) into the
+    /// vertex arrays.
     pub indices: Vec<u32>,
 }
 
@@ -90,9 +115,20 @@ impl Primitive {
         self.positions.len()
     }
 
-    /// Number of triangles.
+    /// Number of triangles (0 for a line primitive).
     pub fn triangle_count(&self) -> usize {
-        self.indices.len() / 3
+        match self.topology {
+            Topology::Triangles => self.indices.len() / 3,
+            Topology::Lines => 0,
+        }
+    }
+
+    /// Number of line segments (0 for a triangle primitive).
+    pub fn line_count(&self) -> usize {
+        match self.topology {
+            Topology::Triangles => 0,
+            Topology::Lines => self.indices.len() / 2,
+        }
     }
 
     /// Axis-aligned bounds of the positions, or `None` when empty.

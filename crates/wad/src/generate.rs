@@ -35,7 +35,7 @@
 //! The output is a pure function of the spec (a fixed-seed PRNG), so it is deterministic.
 
 use glam::Vec3 as V3;
-use levelgeom_binary::WriteError;
+use levelgeom_binary::{Reader, WriteError};
 
 use crate::ampc::Ampc;
 use crate::author::{self, collision_polygon};
@@ -44,14 +44,16 @@ use crate::font::{Font, Glyph, GLYPHS};
 use crate::import::BOX_MARGIN;
 
 mod font5x7;
+mod routes;
 mod zoned;
 use crate::level::{Chunk, ChunkData, Level};
 use crate::lght::{Lght, Light, LightBody};
 use crate::lgpc::Lgpc;
 use crate::lnfo::Lnfo;
 use crate::map::{
-    ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, Tile, TileColours,
-    TileSwap, TileTransform, Zone, DOOR_SIZE, WAYPOINT_SIZE, ZONE_COUNT,
+    ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, RouteNode, StratRecord,
+    Tile, TileColours, TileSwap, TileTransform, Zone, ROUTE_NODE_SIZE, STRAT_RECORD_SIZE,
+    ZONE_COUNT,
 };
 use crate::model::{self, CollisionPoly, Face, Model, ModelHeader, StpcHeaderExtra, Vec3, Vertex};
 use crate::name::Name;
@@ -63,6 +65,7 @@ use crate::tags::Tag;
 use crate::text::{Effect, EffectBody, Effects, Text, TextureEntry, TexturePage};
 use crate::trak::Trak;
 use crate::wfpc::Wfpc;
+pub use routes::{route_yaw, routes_level, RoutesFacts, ROUTES_PARAMS, ROUTE_POSITIONS};
 pub use zoned::{zoned_level, ZONED_GRID, ZONED_TABLE};
 
 /// The WFPC flags of generated levels: view distance (0x10), 0x80, STPC tail (0x100), tile
@@ -667,18 +670,20 @@ impl<'a> Gen<'a> {
                 corner(ix0, iz1),
             ],
         }]]);
-        let mut door = [0u8; DOOR_SIZE];
-        for (i, b) in door.iter_mut().enumerate() {
-            *b = i as u8;
-        }
+        // the demo's section-3 record is the bytes 0, 1, …, 89 and its two route nodes are
+        // 34 × 0 and 34 × 1 (bytes pinned since before the records were typed)
+        let counting: Vec<u8> = (0..STRAT_RECORD_SIZE as u8).collect();
+        let strat = StratRecord::read(&mut Reader::new(&counting)).expect("90 bytes");
+        let ones = [1u8; ROUTE_NODE_SIZE];
+        let ones = RouteNode::read(&mut Reader::new(&ones)).expect("34 bytes");
         let map = Map {
             grid_w: spec.grid_w,
             grid_h: spec.grid_h,
             model_indices: tiles.iter().map(|(t, _)| t.model).collect(),
             tiles: tiles.into_iter().map(|(t, _)| t).collect(),
             params: vec![0, 1, 2],
-            doors: vec![door],
-            waypoints: vec![[0u8; WAYPOINT_SIZE], [1u8; WAYPOINT_SIZE]],
+            strat_records: vec![strat],
+            route_nodes: vec![RouteNode::default(), ones],
             zones,
             zone_grid,
             transforms,

@@ -72,6 +72,7 @@ pub mod material;
 pub mod mesh;
 pub mod objects;
 pub mod placement;
+pub mod routes;
 pub mod uv;
 
 use material::{MaterialKey, Materials};

@@ -1,5 +1,6 @@
-//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--zones Z.json] OUT.wad
-//! [--force]`: edited strings, sounds and zones back into a WAD, everything else byte for byte.
+//! `levelgeom replace FILE [--strings S.json] [--sound ID=IN.wav ...] [--zones Z.json]
+//! [--routes R.json] OUT.wad [--force]`: edited strings, sounds, zones and route positions back
+//! into a WAD, everything else byte for byte.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,9 @@ pub struct Args {
     /// A zones.json (as `export --zones` writes it) with the edited zone table and grid.
     #[arg(long)]
     pub zones: Option<PathBuf>,
+    /// A routes.json (as `export --objects` writes it) with edited MAP route positions.
+    #[arg(long)]
+    pub routes: Option<PathBuf>,
     /// Replace OUTPUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -43,8 +47,11 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         })?;
         sounds.push((id, PathBuf::from(file)));
     }
-    if args.strings.is_none() && sounds.is_empty() && args.zones.is_none() {
-        anyhow::bail!("replace needs --strings S.json, --sound ID=IN.wav and/or --zones Z.json");
+    if args.strings.is_none() && sounds.is_empty() && args.zones.is_none() && args.routes.is_none()
+    {
+        anyhow::bail!(
+            "replace needs --strings S.json, --sound ID=IN.wav, --zones Z.json and/or --routes R.json"
+        );
     }
     let level = levelgeom_core::open(&args.input)?;
     report::warnings(level.warnings());
@@ -52,10 +59,12 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         strings: args.strings.clone(),
         sounds: sounds.clone(),
         zones: args.zones.clone(),
+        routes: args.routes.clone(),
     })?;
     let mut protect: Vec<PathBuf> = vec![level.path().to_path_buf()];
     protect.extend(args.strings.iter().cloned());
     protect.extend(args.zones.iter().cloned());
+    protect.extend(args.routes.iter().cloned());
     protect.extend(sounds.iter().map(|(_, p)| p.clone()));
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
     levelgeom_binary::write_new(&args.output, &r.bytes, &protect, args.force)
@@ -81,6 +90,9 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
             },
             r.zones_changed.cells.len()
         )?;
+    }
+    if args.routes.is_some() {
+        writeln!(out, "  {} route node(s) moved", r.routes_changed.len())?;
     }
     for n in &r.notes {
         writeln!(out, "  {n}")?;

@@ -14,6 +14,7 @@ mod newcomer_cli;
 #[path = "../../src/report.rs"]
 #[allow(dead_code)] // the suite runs only the module's own tests
 mod report;
+mod routes_cli;
 mod wad_cli;
 mod wad_export_cli;
 mod xray_ai_details_cli;

@@ -91,7 +91,7 @@ fn the_independent_wad_extracts_what_its_generator_put_in() {
         .replace(&ReplaceOptions {
             strings: Some(out.join("strings.json")),
             sounds: vec![(0, out.join("smpc_000.wav"))],
-            zones: None,
+            ..ReplaceOptions::default()
         })
         .unwrap();
     assert_eq!(back.bytes, std::fs::read(indep_wad()).unwrap());
@@ -175,7 +175,7 @@ fn damaged_wads_extract_export_objects_and_replace_without_panic() {
         if let Ok(r) = level.replace(&ReplaceOptions {
             strings: strings.is_file().then_some(strings),
             sounds,
-            zones: None,
+            ..ReplaceOptions::default()
         }) {
             assert_eq!(r.bytes, b, "case {case}: identity replace changed bytes");
         }

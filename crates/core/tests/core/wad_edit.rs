@@ -298,8 +298,8 @@ fn an_edited_export_keeps_what_was_not_edited() {
     assert_eq!(nmap.zones, map.zones, "zone table");
     assert_eq!(nmap.zone_grid, map.zone_grid, "zone grid");
     assert_eq!(
-        (&nmap.params, &nmap.doors, &nmap.waypoints),
-        (&map.params, &map.doors, &map.waypoints),
+        (&nmap.params, &nmap.strat_records, &nmap.route_nodes),
+        (&map.params, &map.strat_records, &map.route_nodes),
         "MAP sections 2–4"
     );
     assert_eq!(

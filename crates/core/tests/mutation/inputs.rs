@@ -192,14 +192,13 @@ fn run_case(
             .replace(&ReplaceOptions {
                 strings: None,
                 sounds: vec![(0, input.join("smpc_000.wav"))],
-                zones: None,
+                ..ReplaceOptions::default()
             })
             .map(|_| ()),
         Op::Strings => base
             .replace(&ReplaceOptions {
                 strings: Some(input.join("strings.json")),
-                sounds: Vec::new(),
-                zones: None,
+                ..ReplaceOptions::default()
             })
             .map(|_| ()),
         Op::Cvs => base

@@ -152,6 +152,9 @@ pub(crate) struct PrimitiveJ {
     pub indices: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub material: Option<usize>,
+    /// `1` (LINES) for line primitives; absent (the default, 4 = TRIANGLES) otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
 }
 
 #[derive(Debug, DeriveSerialize)]

@@ -6,7 +6,7 @@
 //! | [`Scene::nodes`] | `nodes`, same indices; `matrix` = the node's local matrix, omitted when identity, so parent × child gives the scene's world matrices (see *Repairs* for matrices glTF cannot hold) |
 //! | [`Scene::roots`] | `scenes[0].nodes` |
 //! | [`levelgeom_scene::Mesh`] | one `mesh` each (nodes sharing a mesh share it: instancing); a mesh with nothing drawable is left out and its nodes lose the reference |
-//! | [`levelgeom_scene::Primitive`] | one primitive each, mode triangles; empty ones skipped |
+//! | [`levelgeom_scene::Primitive`] | one primitive each, mode triangles (no `mode`), lines `mode: 1`; empty ones skipped |
 //! | positions / normals / tangents | `POSITION` (with `min`/`max`) / `NORMAL` (normalised) / `TANGENT` (vec4, `w` = ±1) |
 //! | `uvs[k]`, `colors[k]` | `TEXCOORD_k` (vec2 float), `COLOR_k` (vec4 float; RGB converted from the scene's display values to linear with [`levelgeom_scene::colour::srgb_to_linear`], as glTF defines `COLOR_n`; alpha as it is) |
 //! | `scalars` | custom attribute, name with a leading `_` added when missing (`HEMI` → `_HEMI`) |
@@ -40,7 +40,7 @@ mod build;
 mod glb;
 mod json;
 
-use levelgeom_scene::{Light, LightKind, Scene};
+use levelgeom_scene::{Light, LightKind, Scene, Topology};
 
 use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
 use crate::ExportError;
@@ -605,6 +605,7 @@ fn primitive(
         attributes: Ordered(attrs),
         indices,
         material: c.material,
+        mode: (c.topology == Topology::Lines).then_some(1),
     }
 }
 

@@ -697,3 +697,41 @@ fn a_failing_stream_is_a_write_error_without_a_path() {
     );
     assert_eq!(e.to_string(), "writing the output: disk full");
 }
+
+/// A line primitive: glTF mode 1 (LINES), its segments as given; a segment naming a vertex
+/// past the end is dropped, as is a trailing odd index; triangles keep no `mode` (default 4).
+#[test]
+fn line_primitives_are_mode_1_and_repaired_by_segments() {
+    let lines = Primitive {
+        topology: Topology::Lines,
+        positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 2.0, 0.0]],
+        // segments 0–1, 1–9 (bad), 1–2, then a stray index
+        indices: vec![0, 1, 1, 9, 1, 2, 0],
+        ..Primitive::default()
+    };
+    let mut s = Scene::default();
+    let m = s.add_mesh(Mesh {
+        name: "route".into(),
+        primitives: vec![lines, quad(None)],
+    });
+    let n = s.add_node(Node {
+        mesh: Some(m),
+        ..Node::default()
+    });
+    s.roots.push(n);
+    let (p, warnings) = export(&s);
+    let prims = &p.json["meshes"][0]["primitives"];
+    assert_eq!(prims[0]["mode"], 1);
+    assert!(prims[1].get("mode").is_none(), "triangles: default mode");
+    let a = prims[0]["indices"].as_u64().unwrap() as usize;
+    assert_eq!(p.indices(a).1, vec![0, 1, 1, 2]);
+    assert!(prims[0]["attributes"].get("NORMAL").is_none());
+    assert!(
+        warnings.iter().any(|w| w.contains("not a multiple of 2")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("dropped 1 line(s)")),
+        "{warnings:?}"
+    );
+}

@@ -313,3 +313,33 @@ fn instanced_mesh_is_checked_once() {
         "both instances keep their 2 good triangles"
     );
 }
+
+/// A line primitive becomes `l` lines of 1-based vertex numbers continuing the file's count,
+/// after the vertices of the primitives before it.
+#[test]
+fn line_primitives_are_l_lines() {
+    let mut s = Scene::default();
+    let m = s.add_mesh(Mesh {
+        name: "route".into(),
+        primitives: vec![
+            quad(None),
+            Primitive {
+                topology: Topology::Lines,
+                positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 2.0, 0.0]],
+                indices: vec![0, 1, 1, 2],
+                ..Primitive::default()
+            },
+        ],
+    });
+    let n = s.add_node(Node {
+        mesh: Some(m),
+        ..Node::default()
+    });
+    s.roots.push(n);
+    let out = to_obj(&s, &ObjOptions::default());
+    let text = out.obj;
+    let l: Vec<&str> = text.lines().filter(|x| x.starts_with("l ")).collect();
+    // the quad has 4 vertices: the line vertices are 5, 6, 7
+    assert_eq!(l, vec!["l 5 6", "l 6 7"]);
+    assert!(text.contains("v 1 2 0\n"));
+}

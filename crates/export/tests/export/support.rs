@@ -46,6 +46,7 @@ pub const PIXELS: [u8; 16] = [
 pub fn quad(material: Option<usize>) -> Primitive {
     Primitive {
         material,
+        topology: Topology::Triangles,
         positions: QUAD_POS.to_vec(),
         normals: vec![[0.0, 0.0, 2.0]; 4],
         tangents: vec![[1.0, 0.0, 0.0, 1.0]; 4],

@@ -276,3 +276,44 @@ fn custom_scalar_and_vector_attributes_round_trip_through_our_glb() {
     assert_eq!(q.scalars, vec![("_HEMI".to_string(), hemi)]);
     assert_eq!(q.vectors, vec![("_LIGHT".to_string(), light)]);
 }
+
+/// Our own line primitives (WAD routes) are skipped by both readers, never read as triangles:
+/// the glTF reader warns about the LINES mode, the OBJ reader ignores `l` lines.
+#[test]
+fn line_primitives_are_skipped() {
+    let mut scene = level();
+    let route = scene.add_mesh(Mesh {
+        name: "route_000".into(),
+        primitives: vec![Primitive {
+            topology: levelgeom_scene::Topology::Lines,
+            positions: vec![[0.0, 1.0, 0.0], [2.0, 1.0, 0.0], [2.0, 1.0, -2.0]],
+            indices: vec![0, 1, 1, 2],
+            ..Primitive::default()
+        }],
+    });
+    let node = scene.add_node(Node {
+        name: "route_000".into(),
+        mesh: Some(route),
+        ..Node::default()
+    });
+    scene.roots.push(node);
+    let triangles = scene.mesh_triangle_count();
+    let bytes = gltf::to_glb(&scene, &gltf::GltfOptions::default()).unwrap();
+    let im = read_gltf(&bytes, "objects.glb", &NoFiles).unwrap();
+    assert!(
+        im.warnings
+            .iter()
+            .any(|w| w.contains("skipped (only TRIANGLES")),
+        "{:?}",
+        im.warnings
+    );
+    assert_eq!(im.scene.mesh_triangle_count(), triangles);
+    let obj_triangles = |s: &Scene| {
+        let out = obj::to_obj(s, &obj::ObjOptions::default());
+        let im = read_obj(out.obj.as_bytes(), "objects.obj", &NoFiles).unwrap();
+        (out.obj.contains("\nl "), im.scene.mesh_triangle_count())
+    };
+    let (lines, with_route) = obj_triangles(&scene);
+    assert!(lines);
+    assert_eq!(with_route, obj_triangles(&level()).1);
+}

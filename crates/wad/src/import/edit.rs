@@ -24,9 +24,9 @@
 //! models are appended to TRAK. MAP refers to tiles only through the order of the swap list
 //! (record k belongs to the k-th tile with an anim flag, docs/formats/argonaut-wad.md §18.10): removing a swap tile
 //! drops its record, so the rest still pair up. No other part of MAP is known to name tiles:
-//! objects hold positions and indices into the params and waypoint lists (docs/formats/argonaut-wad.md §8), waypoints
-//! and paths hold positions; the 90-byte door records are kept raw and not understood (a tile
-//! index in them, none known, would not be renumbered). All of them stay byte for byte.
+//! objects hold positions and indices into the params and route-node lists (docs/formats/argonaut-wad.md §8), route
+//! nodes and paths hold positions; the 90-byte strat records are only partly understood (a
+//! tile index in them, none known, would not be renumbered). All of them stay byte for byte.
 //!
 //! A collision mesh that equals what export wrote (per `matNN_grpG` object) is "not edited":
 //! collision follows the tiles. An object that differs replaces that (material, group) of the

@@ -6,7 +6,7 @@
 //! kept when they are kept: new tiles have `anim_flag` 0 and come after the old ones, so the
 //! k-th record still belongs to the k-th flagged tile), the grid size when the mesh leaves it
 //! (the zone grid is laid out again, new cells in zone 0) and the zones per [`Zones`].
-//! Everything else (params, doors, waypoints, objects, chain table, view distance, final word)
+//! Everything else (params, strat records, route nodes, objects, chain table, view distance, final word)
 //! is left as it is.
 
 use crate::map::{Map, Tile, TileColours, TileTransform};

@@ -6,7 +6,7 @@
 //! collision triangles, and writes new TRAK models and the MAP tile part, keeping every rule of
 //! docs/formats/argonaut-wad.md §21 (with docs/formats/argonaut-wad.md §12 where it corrects the seed) so that [`crate::check::check`] passes.
 //! Everything else stays byte-identical: every chunk other than TRAK and MAP, and MAP's
-//! params, doors, waypoints, objects, chain table, view distance and final word (only the zone
+//! params, strat records, route nodes, objects, chain table, view distance and final word (only the zone
 //! table and grid change, per [`Zones`]); the file header keeps its bias
 //! ([`Level::to_bytes`]).
 //!

@@ -7,9 +7,9 @@
 //! |---|---|---|
 //! | header | 12 | `u32 N` tiles, `u32 W`, `u32 H` grid size |
 //! | tiles "A" | N × 24 | [`Tile`]: `f32 x, y, z; u32 rot; u32 model; u32 anim_flag` (export space, x/z at cell centres) |
-//! | params | 4 + n × 4 | `u32 n` + u32 list referenced by strats |
-//! | doors | 4 + n × 90 | `u32 n` + 90-byte records (kept raw) |
-//! | waypoints | 4 + n × 34 | `u32 n` + 34-byte path nodes (kept raw) |
+//! | params | 4 + n × 4 | `u32 n` + u32 list objects index (`section2_index`) |
+//! | strat records | 4 + n × 90 | `u32 n` + [`StratRecord`]s ([`strats`]) |
+//! | route nodes | 4 + n × 34 | `u32 n` + [`RouteNode`]s, chained into routes ([`routes`]) |
 //! | zone table | 256 | 32 × [`Zone`] `{u32 visibility mask, i32 height}` ([`zones`]) |
 //! | zone grid | W·H × 4 | zone number (0..31) per cell |
 //! | transforms "B" | N × 24 | [`TileTransform`]: `i32 rx, ry, rz, x, y, z`, 20.12 fixed point, game space (z = −A.z), ry = A.rot |
@@ -38,10 +38,15 @@
 //! it, the table's byte range is known without parsing it; when the bytes do not parse as
 //! this layout exactly they are kept raw ([`ChainTable::Raw`]).
 
+pub mod routes;
+pub mod strats;
 pub mod zones;
 
 use crate::model::Vec3;
 use levelgeom_binary::{fit, ReadError, Reader, WriteError, Writer};
+
+pub use routes::{RouteNode, ROUTE_NODE_SIZE};
+pub use strats::{StratRecord, STRAT_RECORD_SIZE};
 
 /// WFPC bit: MAP has the view-distance word before the final u16.
 pub const WFPC_VIEW_DISTANCE: u32 = 0x10;
@@ -52,10 +57,6 @@ pub const WFPC_CHAINS: u32 = 0x200000;
 /// WFPC bit: chain points carry a Y word.
 pub const WFPC_CHAIN_Y: u32 = 0x4000000;
 
-/// Size of a door record.
-pub const DOOR_SIZE: usize = 90;
-/// Size of a waypoint record.
-pub const WAYPOINT_SIZE: usize = 34;
 /// Size of an object record.
 pub const OBJECT_SIZE: usize = 58;
 /// Number of zones in the zone table.
@@ -194,12 +195,12 @@ pub struct Map {
     pub grid_h: u32,
     /// The tile placements "A" (their count is the header's N).
     pub tiles: Vec<Tile>,
-    /// The u32 parameter list.
+    /// Section 2: the u32 parameter list (objects point into it with `section2_index`).
     pub params: Vec<u32>,
-    /// 90-byte door records.
-    pub doors: Vec<[u8; DOOR_SIZE]>,
-    /// 34-byte waypoint records.
-    pub waypoints: Vec<[u8; WAYPOINT_SIZE]>,
+    /// Section 3: the 90-byte strat records.
+    pub strat_records: Vec<StratRecord>,
+    /// Section 4: the 34-byte route nodes.
+    pub route_nodes: Vec<RouteNode>,
     /// The 32-entry zone table.
     pub zones: [Zone; ZONE_COUNT],
     /// Zone number per cell, W·H entries, row z major (`cell = x + z·W`).
@@ -470,16 +471,16 @@ impl Map {
             let k = r.u32_count(4)?;
             (0..k).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()
         })?;
-        let doors = r.within("doors", None, |r| {
-            let k = r.u32_count(DOOR_SIZE)?;
+        let strat_records = r.within("strat_records", None, |r| {
+            let k = r.u32_count(STRAT_RECORD_SIZE)?;
             (0..k)
-                .map(|_| r.array::<DOOR_SIZE>())
+                .map(|i| r.within("strat_records", Some(i), StratRecord::read))
                 .collect::<Result<Vec<_>, _>>()
         })?;
-        let waypoints = r.within("waypoints", None, |r| {
-            let k = r.u32_count(WAYPOINT_SIZE)?;
+        let route_nodes = r.within("route_nodes", None, |r| {
+            let k = r.u32_count(ROUTE_NODE_SIZE)?;
             (0..k)
-                .map(|_| r.array::<WAYPOINT_SIZE>())
+                .map(|i| r.within("route_nodes", Some(i), RouteNode::read))
                 .collect::<Result<Vec<_>, _>>()
         })?;
         let mut zones = [Zone::default(); ZONE_COUNT];
@@ -561,8 +562,8 @@ impl Map {
             grid_h,
             tiles,
             params,
-            doors,
-            waypoints,
+            strat_records,
+            route_nodes,
             zones,
             zone_grid,
             transforms,
@@ -594,13 +595,13 @@ impl Map {
         for &p in &self.params {
             w.u32(p);
         }
-        w.u32(len32(self.doors.len(), "doors/count")?);
-        for d in &self.doors {
-            w.bytes(d);
+        w.u32(len32(self.strat_records.len(), "strat_records/count")?);
+        for d in &self.strat_records {
+            d.write(w);
         }
-        w.u32(len32(self.waypoints.len(), "waypoints/count")?);
-        for p in &self.waypoints {
-            w.bytes(p);
+        w.u32(len32(self.route_nodes.len(), "route_nodes/count")?);
+        for p in &self.route_nodes {
+            p.write(w);
         }
         for z in &self.zones {
             w.u32(z.mask);

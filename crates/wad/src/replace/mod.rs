@@ -1,4 +1,5 @@
-//! `replace`: edited strings, sounds and zones back into a WAD, everything else byte for byte.
+//! `replace`: edited strings, sounds, zones and route positions back into a WAD, everything
+//! else byte for byte.
 //!
 //! * **Strings** ([`strings`]: `strings.json` as [`crate::extract`] writes it; only
 //!   `strings[].column`, `.row` and `.text` are read, and cells not listed keep their text):
@@ -15,6 +16,9 @@
 //!   stream's first and last flag bytes (its loop marks), the CVG header keeps its fields but
 //!   for `audio_bytes` (the new ADPCM length) and `sample_rate` (the WAV's), and the entry's
 //!   `data_size` follows.
+//! * **Routes** ([`routes`]: `routes.json` as `export --objects` writes it): the MAP route
+//!   node positions (docs/formats/argonaut-wad.md §18.5); the JSON must list the level's routes
+//!   and nodes, no more and no fewer. A node whose position is unchanged is not touched.
 //! * The level is written by [`crate::Level::to_bytes`]: a chunk whose payload changed length
 //!   gets its real size and the chunks after it move (nothing is overwritten); the others keep
 //!   their size fields (a MAP declared 4 bytes too large stays so), and the header keeps its
@@ -25,6 +29,7 @@
 //!   the grid's W·H × 4 bytes can differ.
 //! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
 
+pub mod routes;
 pub mod sounds;
 pub mod strings;
 pub mod zones;
@@ -35,6 +40,7 @@ use levelgeom_binary::WriteError;
 
 use crate::level::Level;
 
+pub use routes::{RoutesError, MAX_ROUTES_SIZE};
 pub use sounds::{read_wav, sound_id};
 pub use strings::{strings_json, StringsError, MAX_STRINGS_SIZE};
 pub use zones::{zones_json, ZonesChange, ZonesError, MAX_ZONES_SIZE};
@@ -46,6 +52,8 @@ pub struct ReplaceOptions {
     pub strings: Option<PathBuf>,
     /// `(SMPC index, WAV file)` pairs.
     pub sounds: Vec<(usize, PathBuf)>,
+    /// A `routes.json` to take the MAP route positions from.
+    pub routes: Option<PathBuf>,
     /// A `zones.json` to take the MAP zone table and grid from.
     pub zones: Option<PathBuf>,
 }
@@ -63,6 +71,8 @@ pub struct ReplaceReport {
     pub sounds_unchanged: Vec<usize>,
     /// WAV files that were converted to mono 16-bit PCM first ([`read_wav`]), one line each.
     pub notes: Vec<String>,
+    /// MAP route nodes whose position changed.
+    pub routes_changed: Vec<usize>,
     /// Zone-table entries and grid cells that changed.
     pub zones_changed: ZonesChange,
 }
@@ -76,8 +86,8 @@ pub enum LevelProblem {
     /// The LGPC data is not `rows × cols` NUL-terminated strings.
     #[error("its LGPC string data does not split into rows × columns strings; strings cannot be replaced")]
     TableSplit,
-    /// Zones given, no MAP chunk.
-    #[error("the WAD has no MAP chunk to put zones into")]
+    /// Zones or routes given, no MAP chunk.
+    #[error("the WAD has no MAP chunk to put zones or routes into")]
     NoMap,
     /// Sounds given, no SMPC chunk.
     #[error("the WAD has no SMPC chunk to put sounds into")]
@@ -118,6 +128,15 @@ pub enum ReplaceError {
         /// What and where (byte offset and JSON path).
         #[source]
         source: StringsError,
+    },
+    /// The routes JSON is malformed or does not fit the level's routes.
+    #[error("{file}: {source}", file = file.display())]
+    Routes {
+        /// The routes JSON.
+        file: PathBuf,
+        /// What and where (byte offset and JSON path).
+        #[source]
+        source: RoutesError,
     },
     /// The zones JSON is malformed or does not fit the MAP.
     #[error("{file}: {source}", file = file.display())]
@@ -163,7 +182,7 @@ pub enum ReplaceError {
     },
 }
 
-/// Put edited strings, sounds and zones into `level` (see the module docs), named `file` in
+/// Put edited strings, sounds, zones and route positions into `level` (see the module docs), named `file` in
 /// messages; `level` itself is not changed, the new bytes are returned.
 ///
 /// # Errors
@@ -186,6 +205,9 @@ pub fn replace(
     }
     if !opts.sounds.is_empty() {
         sounds::replace(&mut level, &opts.sounds, &mut report, lacks)?;
+    }
+    if let Some(path) = &opts.routes {
+        report.routes_changed = routes::replace(&mut level, path, lacks)?;
     }
     if let Some(path) = &opts.zones {
         report.zones_changed = zones::replace(&mut level, path, lacks)?;

@@ -1,6 +1,8 @@
 //! MAP objects where they stand (`export --objects`): every 58-byte MAP object record
 //! ([`MapObject`]) becomes a node at its world position and yaw, and the STPC meshes its
-//! definition references are instanced under it.
+//! definition references are instanced under it. The strat records that name an object's
+//! definition are in its extras ([`strat_extras`]); the routes are a `routes` group under the
+//! same root ([`super::routes`]).
 //!
 //! # What is confirmed and what is not
 //! * **Record layout** (docs/formats/argonaut-wad.md §8, §13; ENG-RE `map_full_chunk.py` `MapObjectRecord`, which
@@ -40,7 +42,7 @@ use levelgeom_scene::{Mesh, Node, Primitive, Scene};
 use super::material::MaterialKey;
 use super::placement::yaw;
 use super::{model_mesh, Looks, ModelPart, SceneOptions};
-use crate::map::{Map, MapObject};
+use crate::map::{Map, MapObject, StratRecord};
 use crate::stpc::Stpc;
 
 /// The opcode word that introduces a mesh operand in a definition.
@@ -232,6 +234,28 @@ pub fn object_extras(i: usize, o: &MapObject, refs: &[MeshRef]) -> Vec<(String, 
     e
 }
 
+/// The strat records (MAP section 3, [`StratRecord`]) whose script offset is the object's
+/// definition offset (0 names nothing), as extras: `strat_records` (their numbers) and each
+/// record's fields as `strat_record_K.FIELD`.
+pub fn strat_extras(o: &MapObject, records: &[StratRecord]) -> Vec<(String, String)> {
+    let mine: Vec<(usize, &StratRecord)> = records
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.script_offset != 0 && s.script_offset == o.script_offset)
+        .collect();
+    if mine.is_empty() {
+        return Vec::new();
+    }
+    let list: Vec<String> = mine.iter().map(|(k, _)| k.to_string()).collect();
+    let mut e = vec![("strat_records".to_string(), list.join(","))];
+    for (k, s) in mine {
+        for (field, v) in s.fields() {
+            e.push((format!("strat_record_{k}.{field}"), v));
+        }
+    }
+    e
+}
+
 /// The marker mesh: an octahedron of radius [`MARKER_RADIUS`], faces outward.
 fn marker_mesh(material: usize) -> Mesh {
     let r = MARKER_RADIUS;
@@ -348,17 +372,23 @@ pub(super) fn objects_in_place(
                 ..Node::default()
             }));
         }
+        let mut extras = object_extras(i, o, refs);
+        extras.extend(strat_extras(o, &map.strat_records));
         let node = scene.add_node(Node {
             name,
             matrix: object_matrix(o, opts.mirror_z),
             children,
-            extras: object_extras(i, o, refs),
+            extras,
             ..Node::default()
         });
         root.children.push(node);
     }
     if map.objects.is_empty() {
         warnings.push("MAP has no objects: objects.glb/.obj are empty".into());
+    }
+    if !map.route_nodes.is_empty() {
+        let group = super::routes::routes_group(scene, map, opts);
+        root.children.push(group);
     }
     let root = scene.add_node(root);
     scene.roots.push(root);

@@ -274,8 +274,8 @@ fn map_bytes() -> (Vec<u8>, u32) {
     b.f32s(&[0.5, 0.0, -0.5]).u32(0).u32(1).u32(0); // tile 0: pos, rot, model 1, no swap
     b.f32s(&[1.5, 0.25, -0.5]).u32(1024).u32(2).u32(1); // tile 1: model 2, swap
     b.u32(1).u32(77); // params: 1 × u32
-    b.u32(0); // doors
-    b.u32(1).raw(&[9; 34]); // waypoints: 1 × 34 bytes
+    b.u32(0); // strat records
+    b.u32(1).raw(&[9; 34]); // route nodes: 1 × 34 bytes
     for z in 0..32 {
         b.u32(if z == 0 { 0xFFFF_FFFF } else { 0 }).i32(-z); // zone table
     }
@@ -320,7 +320,7 @@ fn map_reads_every_part_in_order_and_writes_back_identically() {
     assert_eq!((m.grid_w, m.grid_h, m.tiles.len()), (2, 1, 2));
     assert_eq!(m.tiles[1].rot, 1024);
     assert_eq!(m.params, vec![77]);
-    assert_eq!(m.waypoints.len(), 1);
+    assert_eq!(m.route_nodes.len(), 1);
     assert_eq!(m.zones[0].mask, 0xFFFF_FFFF);
     assert_eq!(m.zones[31].height, -31);
     assert_eq!(m.transforms[1].pos, [6144, 1024, 2048]);

@@ -289,7 +289,7 @@ fn map_tail(map: &Map) -> Vec<u8> {
     };
     let mut w = Writer::new();
     tail.write(&mut w).unwrap();
-    // header 12, params 4, doors 4, waypoints 4, zones 256: the rest is the tail.
+    // header 12, params 4, strat records 4, route nodes 4, zones 256: the rest is the tail.
     w.into_inner()[12 + 4 + 4 + 4 + 256..].to_vec()
 }
 
@@ -358,8 +358,8 @@ fn sample_into_demo_level() {
             .unwrap();
         assert!(map_bytes.ends_with(&tail));
         assert_eq!(
-            (&bm.params, &bm.doors, &bm.waypoints),
-            (&om.params, &om.doors, &om.waypoints)
+            (&bm.params, &bm.strat_records, &bm.route_nodes),
+            (&om.params, &om.strat_records, &om.route_nodes)
         );
         assert_eq!(bm.zones, om.zones);
         assert_eq!(bm.zone_grid, om.zone_grid);

@@ -9,6 +9,7 @@ mod generator;
 mod geometry;
 mod import;
 mod info;
+mod map_sections;
 mod modder;
 mod scene;
 mod write_errors;

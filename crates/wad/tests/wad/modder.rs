@@ -93,7 +93,22 @@ fn objects_stand_at_their_map_positions_with_their_meshes() {
             .copied()
             .find(|&r| s.nodes[r].name == "objects");
         let root = root.expect("objects root");
-        assert_eq!(s.nodes[root].children.len(), 4);
+        // the four objects, then the `routes` group (the demo's two one-node routes)
+        let names: Vec<&str> = s.nodes[root]
+            .children
+            .iter()
+            .map(|&c| s.nodes[c].name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "map_object_000",
+                "map_object_001",
+                "map_object_002",
+                "map_object_003",
+                "routes"
+            ]
+        );
         let w = s.world_matrices();
         let sz: f64 = if mirror { -1.0 } else { 1.0 };
         // (name, position, yaw in turns, mesh model or None for the marker)
