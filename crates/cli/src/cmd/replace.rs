@@ -69,31 +69,35 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     let protect: Vec<&Path> = protect.iter().map(PathBuf::as_path).collect();
     levelgeom_binary::write_new(&args.output, &r.bytes, &protect, args.force)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
-    writeln!(
-        out,
-        "wrote {} ({} bytes): {} string(s) changed, {} sound(s) re-encoded, {} sound(s) unchanged",
-        args.output.display(),
-        r.bytes.len(),
-        r.strings_changed.len(),
-        r.sounds_changed.len(),
-        r.sounds_unchanged.len()
-    )?;
+    let mut parts = Vec::new();
+    if args.strings.is_some() {
+        parts.push(format!("{} string(s) changed", r.strings_changed.len()));
+    }
+    if !sounds.is_empty() {
+        parts.push(format!(
+            "{} sound(s) re-encoded, {} sound(s) unchanged",
+            r.sounds_changed.len(),
+            r.sounds_unchanged.len()
+        ));
+    }
     if args.zones.is_some() {
-        writeln!(
-            out,
-            "  zones: {} table entr{} and {} grid cell(s) changed",
-            r.zones_changed.zones.len(),
-            if r.zones_changed.zones.len() == 1 {
-                "y"
-            } else {
-                "ies"
-            },
+        let n = r.zones_changed.zones.len();
+        parts.push(format!(
+            "{n} zone table entr{} and {} grid cell(s) changed",
+            if n == 1 { "y" } else { "ies" },
             r.zones_changed.cells.len()
-        )?;
+        ));
     }
     if args.routes.is_some() {
-        writeln!(out, "  {} route node(s) moved", r.routes_changed.len())?;
+        parts.push(format!("{} route node(s) moved", r.routes_changed.len()));
     }
+    writeln!(
+        out,
+        "wrote {} ({} bytes): {}",
+        args.output.display(),
+        r.bytes.len(),
+        parts.join("; ")
+    )?;
     for n in &r.notes {
         writeln!(out, "  {n}")?;
     }
