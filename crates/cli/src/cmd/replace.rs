@@ -83,7 +83,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     if args.zones.is_some() {
         let n = r.zones_changed.zones.len();
         parts.push(format!(
-            "{n} zone table entr{} and {} grid cell(s) changed",
+            "zones: {n} table entr{} and {} grid cell(s) changed",
             if n == 1 { "y" } else { "ies" },
             r.zones_changed.cells.len()
         ));
