@@ -1,7 +1,9 @@
 //! Against the peer modders use today, in the same run: blender-xray's level import in
 //! Blender, and `levelgeom export LEVEL OUT --format gltf` (our way from a level to something
 //! Blender opens), on the generated X-Ray levels of 2,000 and 8,000 visuals
-//! ([`levelgeom_xray::bench_level::large`], written as the `process` bench writes them):
+//! ([`levelgeom_xray::bench_level::large`], written as the `process` bench writes them, plus
+//! the empty portal, light and glow chunks and the empty `level.cform` that blender-xray cannot
+//! import a level without; see [`complete_for_blender_xray`]):
 //! `cargo bench -p levelgeom --bench peer [-- 2000|8000] [-- --json]`.
 //!
 //! Per run, each side is a child process timed from spawn to exit, with its CPU time (user +
@@ -162,7 +164,7 @@ fn measure(
         fs::read_to_string(log.with_extension("stdout")).unwrap_or_default()
     );
     let level = dir.join("level");
-    let input_bytes: u64 = [&level, &dir.join("level.geom")]
+    let input_bytes: u64 = [&level, &dir.join("level.geom"), &dir.join("level.cform")]
         .iter()
         .map(|p| fs::metadata(p).map_or(0, |m| m.len()))
         .sum();
@@ -252,6 +254,31 @@ fn summarise(level: String, input_bytes: u64, pairs: &[Pair]) -> Summary {
     }
 }
 
+/// Give the generated level what blender-xray's level import cannot do without and the
+/// generator leaves out: empty `fsL_PORTALS` (4), `fsL_LIGHT_DYNAMIC` (6) and `fsL_GLOWS` (7)
+/// chunks appended to `level` (`docs/formats/xray-level.md §1.4`; blender-xray pops each of
+/// them without a default: `io_scene_xray/formats/level/imp/{portal,light,glow}.py`, called from
+/// `main.py` `_import_level`, else `KeyError: 4`), and a `level.cform` without triangles (the
+/// 36-byte version 4 header of `docs/formats/xray-level.md §12`: 0 vertices, 0 faces, an empty
+/// box), which blender-xray reads from XRLC 10 on (`imp/cform.py` `import_cform`). Both sides
+/// then read the same files; ours reads the empty chunks and ignores `level.cform` (no
+/// `--collision`), and neither adds more than a few bytes to read.
+fn complete_for_blender_xray(dir: &Path) {
+    let path = dir.join("level");
+    let mut level = fs::read(&path).expect("reads level");
+    for id in [4u32, 6, 7] {
+        level.extend_from_slice(&id.to_le_bytes());
+        level.extend_from_slice(&0u32.to_le_bytes());
+    }
+    fs::write(&path, &level).expect("writes level");
+    let mut cform = Vec::with_capacity(36);
+    for word in [4u32, 0, 0] {
+        cform.extend_from_slice(&word.to_le_bytes());
+    }
+    cform.extend_from_slice(&[0u8; 24]);
+    fs::write(dir.join("level.cform"), &cform).expect("writes level.cform");
+}
+
 fn print_row(s: &Summary) {
     println!(
         "{:<10} {:>8.1} {:>9.0} {:>9.0} {:>8.1} {:>11.0} {:>10.0} {:>9.0} {:>8.1} {:>8.1} {:>8.1} {:>8.2}",
@@ -275,6 +302,7 @@ fn main() {
     if let [mode, dir, visuals] = args.as_slice() {
         if mode == "--generate-xray" {
             child::write_xray_level(Path::new(dir), visuals.parse().unwrap_or(2000));
+            complete_for_blender_xray(Path::new(dir));
             return;
         }
     }
