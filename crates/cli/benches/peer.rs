@@ -79,6 +79,7 @@ fn blender_xray() -> Option<PathBuf> {
         .into_iter()
         .flatten()
         .find(|p| p.join("io_scene_xray/__init__.py").is_file())
+        .map(|p| fs::canonicalize(&p).unwrap_or(p))
 }
 
 /// What `tools/blender/peer_import.py` writes.
