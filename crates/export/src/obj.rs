@@ -237,6 +237,11 @@ impl Piece<'_> {
     }
 }
 
+thread_local! {
+    /// Each formatting thread's float texts, kept across primitives and batches.
+    static FLOAT_CACHE: std::cell::RefCell<FloatCache> = std::cell::RefCell::new(FloatCache::new());
+}
+
 /// Texts formatted and not yet written, with the non-finite values they replaced.
 type Formatted = Vec<(Vec<u8>, usize)>;
 
@@ -256,9 +261,10 @@ fn flush_batch(
         || -> Formatted {
             batch
                 .par_iter()
-                .map_init(FloatCache::new, |cache, p| {
+                .map(|p| {
                     let mut r = Repairs::default();
-                    let text = p.format(colour_set, &mut r, cache);
+                    let text = FLOAT_CACHE
+                        .with(|cache| p.format(colour_set, &mut r, &mut cache.borrow_mut()));
                     (text, r.non_finite)
                 })
                 .collect()

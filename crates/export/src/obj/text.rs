@@ -1,5 +1,5 @@
 //! The OBJ writer's text buffer: lines laid out with fixed-size copies (a few register moves,
-//! no `memcpy` call per number) into a buffer grown ahead of them, a per-thread cache of the
+//! no `memcpy` call per number) cut back to the number's length, a per-thread cache of the
 //! floats' formatted text, and per-primitive face corners formatted once per vertex.
 //!
 //! The text is the same as formatting every number with [`push_f32`] and `itoa`: the cache
@@ -68,42 +68,37 @@ pub(super) fn corner(i: usize, base: [usize; 3], has_uv: bool, has_n: bool) -> C
         num(&mut c, &mut n, b"/", base[1] + i + 1);
     }
     if has_n {
-        num(&mut c, &mut n, if has_uv { b"/" } else { b"//" }, base[2] + i + 1);
+        num(
+            &mut c,
+            &mut n,
+            if has_uv { b"/" } else { b"//" },
+            base[2] + i + 1,
+        );
     }
     c[CORNER - 1] = n as u8;
     c
 }
 
-/// A growing text written with fixed-size copies at `pos`; the bytes past `pos` are scratch.
+/// A growing text written with fixed-size copies: a whole array is appended (a few register
+/// moves, no `memcpy` call) and the bytes past the text's length cut off again.
 pub(super) struct Text {
     buf: Vec<u8>,
-    pos: usize,
 }
 
 impl Text {
-    /// An empty text with about `n` bytes ready.
+    /// An empty text with room for `n` bytes.
     pub(super) fn with_capacity(n: usize) -> Self {
         Text {
-            buf: vec![0; n.max(256)],
-            pos: 0,
+            buf: Vec::with_capacity(n),
         }
     }
 
-    /// Make room for `n` more bytes past `pos`.
-    #[cold]
-    fn grow(&mut self, n: usize) {
-        let len = (self.buf.len() * 2).max(self.pos + n);
-        self.buf.resize(len, 0);
-    }
-
-    /// Copy all `N` bytes, keep the first `len` (`len ≤ N`).
+    /// Append the first `len` of the `N` bytes (`len ≤ N`).
     #[inline]
     fn put<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
-        if self.buf.len() - self.pos < N {
-            self.grow(N);
-        }
-        self.buf[self.pos..self.pos + N].copy_from_slice(bytes);
-        self.pos += len.min(N);
+        let end = self.buf.len() + len.min(N);
+        self.buf.extend_from_slice(bytes);
+        self.buf.truncate(end);
     }
 
     /// Append one byte.
@@ -120,11 +115,7 @@ impl Text {
 
     /// Append any bytes.
     pub(super) fn bytes(&mut self, s: &[u8]) {
-        if self.buf.len() - self.pos < s.len() {
-            self.grow(s.len());
-        }
-        self.buf[self.pos..self.pos + s.len()].copy_from_slice(s);
-        self.pos += s.len();
+        self.buf.extend_from_slice(s);
     }
 
     /// Append a face corner made by [`corner`].
@@ -168,8 +159,7 @@ impl Text {
     }
 
     /// The text written.
-    pub(super) fn finish(mut self) -> Vec<u8> {
-        self.buf.truncate(self.pos);
+    pub(super) fn finish(self) -> Vec<u8> {
         self.buf
     }
 }
@@ -214,9 +204,6 @@ mod tests {
         assert_eq!(c(2, [10, 5, 17], true, false), " 13/8");
         assert_eq!(c(2, [10, 5, 17], false, false), " 13");
         let big = usize::MAX / 2;
-        assert_eq!(
-            c(0, [big; 3], true, true),
-            format!(" {0}/{0}/{0}", big + 1)
-        );
+        assert_eq!(c(0, [big; 3], true, true), format!(" {0}/{0}/{0}", big + 1));
     }
 }
