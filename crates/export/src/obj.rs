@@ -41,6 +41,10 @@ use levelgeom_scene::{mul, AlphaMode, Scene, TextureSource, Topology, IDENTITY};
 
 use crate::clean::{clean_primitive, CleanPrimitive, Repairs, Transform};
 
+mod text;
+
+use text::{FloatCache, Text};
+
 /// Material name used for primitives without a material.
 pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
 
@@ -140,8 +144,9 @@ impl Piece<'_> {
         }
     }
 
-    /// Its text; non-finite transformed positions (replaced by 0) counted in `rep`.
-    fn format(&self, colour_set: usize, rep: &mut Repairs) -> Vec<u8> {
+    /// Its text; non-finite transformed positions (replaced by 0) counted in `rep`. Numbers
+    /// go through the thread's float cache and the line layout of [`text::Text`].
+    fn format(&self, colour_set: usize, rep: &mut Repairs, cache: &mut FloatCache) -> Vec<u8> {
         let (c, t, base, material) = match self {
             Piece::Line(l) => return l.as_bytes().to_vec(),
             Piece::Prim {
@@ -151,99 +156,90 @@ impl Piece<'_> {
                 material,
             } => (*c, t, *base, material),
         };
-        let mut out = Vec::with_capacity(self.estimate());
+        let mut out = Text::with_capacity(self.estimate());
         // world space; winding reversed for mirroring matrices
         let colours = c.colors.get(colour_set);
         for (k, &p) in c.positions.iter().enumerate() {
             let [x, y, z] = t.position(p, rep);
-            out.extend_from_slice(b"v ");
-            push_f32(&mut out, x);
-            out.push(b' ');
-            push_f32(&mut out, y);
-            out.push(b' ');
-            push_f32(&mut out, z);
+            out.two(b"v ");
+            out.float(x, cache);
+            out.byte(b' ');
+            out.float(y, cache);
+            out.byte(b' ');
+            out.float(z, cache);
             if let Some(col) = colours.and_then(|set| set.get(k)) {
                 for &v in &col[..3] {
-                    out.push(b' ');
-                    push_f32(&mut out, v);
+                    out.byte(b' ');
+                    out.float(v, cache);
                 }
             }
-            out.push(b'\n');
+            out.byte(b'\n');
         }
         let uv = c.uvs.first();
         if let Some(set) = uv {
             for t in set.iter() {
-                out.extend_from_slice(b"vt ");
-                push_f32(&mut out, t[0]);
-                out.push(b' ');
-                push_f32(&mut out, (1.0 - t[1] as f64) as f32);
-                out.push(b'\n');
+                out.bytes(b"vt ");
+                out.float(t[0], cache);
+                out.byte(b' ');
+                out.float((1.0 - t[1] as f64) as f32, cache);
+                out.byte(b'\n');
             }
         }
         if let Some(normals) = &c.normals {
             for u in normals.iter() {
                 let [x, y, z] = t.normal(u);
-                out.extend_from_slice(b"vn ");
-                push_f32(&mut out, x);
-                out.push(b' ');
-                push_f32(&mut out, y);
-                out.push(b' ');
-                push_f32(&mut out, z);
-                out.push(b'\n');
+                out.bytes(b"vn ");
+                out.float(x, cache);
+                out.byte(b' ');
+                out.float(y, cache);
+                out.byte(b' ');
+                out.float(z, cache);
+                out.byte(b'\n');
             }
         }
-        out.extend_from_slice(b"usemtl ");
-        out.extend_from_slice(material.as_bytes());
-        out.push(b'\n');
-        let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
-        // `v/vt/vn` of a corner are often the same number (every primitive before had UVs and
-        // normals): formatted once then
-        let (same_vt, same_vn) = (base[1] == base[0], base[2] == base[0]);
-        let (mut iv, mut ia) = (itoa::Buffer::new(), itoa::Buffer::new());
+        out.bytes(b"usemtl ");
+        out.bytes(material.as_bytes());
+        out.byte(b'\n');
         if c.topology == Topology::Lines {
+            let mut iv = itoa::Buffer::new();
             for seg in c.indices.chunks_exact(2) {
-                out.push(b'l');
+                out.byte(b'l');
                 for &i in seg {
-                    out.push(b' ');
-                    out.extend_from_slice(iv.format(base[0] + i as usize + 1).as_bytes());
+                    out.byte(b' ');
+                    out.bytes(iv.format(base[0] + i as usize + 1).as_bytes());
                 }
-                out.push(b'\n');
+                out.byte(b'\n');
             }
-            return out;
+            return out.finish();
         }
+        // each vertex's ` v/vt/vn` formatted once (a vertex is a corner of several triangles)
+        let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
+        let corners: Vec<_> = (0..c.positions.len())
+            .map(|i| text::corner(i, base, has_uv, has_n))
+            .collect();
         for tri in c.indices.chunks_exact(3) {
-            out.push(b'f');
+            out.byte(b'f');
             let tri = if t.mirrored {
                 [tri[0], tri[2], tri[1]]
             } else {
                 [tri[0], tri[1], tri[2]]
             };
             for i in tri {
-                let i = i as usize + 1;
-                out.push(b' ');
-                let v = iv.format(base[0] + i).as_bytes();
-                out.extend_from_slice(v);
-                if has_uv {
-                    out.push(b'/');
-                    if same_vt {
-                        out.extend_from_slice(v);
-                    } else {
-                        out.extend_from_slice(ia.format(base[1] + i).as_bytes());
-                    }
-                }
-                if has_n {
-                    out.extend_from_slice(if has_uv { b"/" } else { b"//" });
-                    if same_vn {
-                        out.extend_from_slice(v);
-                    } else {
-                        out.extend_from_slice(ia.format(base[2] + i).as_bytes());
-                    }
+                let i = i as usize;
+                match corners.get(i) {
+                    Some(k) => out.corner(k),
+                    None => out.corner(&text::corner(i, base, has_uv, has_n)),
                 }
             }
-            out.push(b'\n');
+            out.byte(b'\n');
         }
-        out
+        out.finish()
     }
+}
+
+thread_local! {
+    /// Each formatting thread's float texts, kept across primitives and batches.
+    static FLOAT_CACHE: std::cell::RefCell<FloatCache> = std::cell::RefCell::new(FloatCache::new());
 }
 
 /// Texts formatted and not yet written, with the non-finite values they replaced.
@@ -267,7 +263,8 @@ fn flush_batch(
                 .par_iter()
                 .map(|p| {
                     let mut r = Repairs::default();
-                    let text = p.format(colour_set, &mut r);
+                    let text = FLOAT_CACHE
+                        .with(|cache| p.format(colour_set, &mut r, &mut cache.borrow_mut()));
                     (text, r.non_finite)
                 })
                 .collect()
