@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use levelgeom_scene::Scene;
+use levelgeom_scene::{Mesh, Scene};
 
 use super::mapping::{self, NodeGeo};
 
@@ -209,6 +209,61 @@ pub(crate) fn unchanged(r: &NodeGeo, scene: &Scene, node: usize, worlds: &[[f32;
         base += nv;
     }
     corner == r.indices.len()
+}
+
+/// [`unchanged`] against the reference node `r_node` of `r_scene` itself (the geometry
+/// [`mapping::node_geo`] would make of it, which must have a triangle), without making that
+/// copy: the same corners in the same order, and every edited vertex through its world
+/// matrix within [`TOLERANCE`] of the reference's vertex through the reference's.
+pub(crate) fn unchanged_in(
+    r_scene: &Scene,
+    r_node: usize,
+    r_worlds: &[[f32; 16]],
+    scene: &Scene,
+    node: usize,
+    worlds: &[[f32; 16]],
+) -> bool {
+    let (Some(r_mesh), Some(mesh)) = (mesh_of(r_scene, r_node), mesh_of(scene, node)) else {
+        return false;
+    };
+    let (Some(r_world), Some(world)) = (
+        r_worlds.get(r_node).map(mapping::dmat),
+        worlds.get(node).map(mapping::dmat),
+    ) else {
+        return false;
+    };
+    let points = |m: &Mesh| -> usize { m.primitives.iter().map(|p| p.positions.len()).sum() };
+    if points(mesh) != points(r_mesh) {
+        return false;
+    }
+    let mut r_corners = mapping::corners(&r_mesh.primitives).peekable();
+    if r_corners.peek().is_none() || !r_corners.eq(mapping::corners(&mesh.primitives)) {
+        return false;
+    }
+    flat(r_mesh).zip(flat(mesh)).all(|(a, b)| {
+        // as `unchanged`: the reference's world point and the edited one within the tolerance
+        r_world
+            .transform_point3(a)
+            .distance(world.transform_point3(b))
+            <= TOLERANCE
+    })
+}
+
+/// The mesh of `node` in `scene`.
+fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
+    scene
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| scene.meshes.get(m))
+}
+
+/// A mesh's vertex positions, primitive after primitive, in f64.
+fn flat(mesh: &Mesh) -> impl Iterator<Item = DVec3> + '_ {
+    mesh.primitives
+        .iter()
+        .flat_map(|p| p.positions.iter())
+        .map(|q| DVec3::from_array(q.map(f64::from)))
 }
 
 /// Compare the reference geometry `r` of a visual with an edited node's `e`.
