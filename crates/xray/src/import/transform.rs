@@ -323,6 +323,76 @@ mod tests {
         }
     }
 
+    /// A scene of one node holding a quad (two triangles) at `local` positions, its matrix a
+    /// translation by `t`, with the given corner order.
+    fn quad_scene(local: [[f32; 3]; 4], t: [f32; 3], indices: Vec<u32>) -> Scene {
+        let mut matrix = DMat4::IDENTITY.to_cols_array().map(|x| x as f32);
+        matrix[12..15].copy_from_slice(&t);
+        Scene {
+            meshes: vec![levelgeom_scene::Mesh {
+                primitives: vec![levelgeom_scene::Primitive {
+                    positions: local.to_vec(),
+                    indices,
+                    ..levelgeom_scene::Primitive::default()
+                }],
+                ..Mesh::default()
+            }],
+            nodes: vec![levelgeom_scene::Node {
+                mesh: Some(0),
+                matrix,
+                ..levelgeom_scene::Node::default()
+            }],
+            roots: vec![0],
+            ..Scene::default()
+        }
+    }
+
+    #[test]
+    fn unchanged_in_compares_world_points_of_both_scenes() {
+        let at = |dx: f32| {
+            [
+                [-1.0, 0.0, -1.0],
+                [1.0, 0.0, -1.0],
+                [1.0, 0.0, 1.0],
+                [-1.0, 0.0, 1.0],
+            ]
+            .map(|[x, y, z]| [x + dx, y, z])
+        };
+        let order = vec![0, 1, 2, 0, 2, 3];
+        // reference: the quad at x ± 1 with an identity matrix
+        let r = quad_scene(at(0.0), [0.0; 3], order.clone());
+        let rw = r.world_matrices();
+        let same = |e: &Scene| unchanged_in(&r, 0, &rw, e, 0, &e.world_matrices());
+        // the same world points with another pivot: 3 m local offset undone by the matrix
+        assert!(same(&quad_scene(at(-3.0), [3.0, 0.0, 0.0], order.clone())));
+        // within the 1 mm tolerance, and just past it
+        assert!(same(&quad_scene(at(0.0009), [0.0; 3], order.clone())));
+        assert!(!same(&quad_scene(at(0.002), [0.0; 3], order.clone())));
+        // another corner order, or a triangle fewer: not unchanged
+        assert!(!same(&quad_scene(
+            at(0.0),
+            [0.0; 3],
+            vec![0, 2, 1, 0, 2, 3]
+        )));
+        assert!(!same(&quad_scene(at(0.0), [0.0; 3], vec![0, 1, 2])));
+        // a corner past the vertices is left out on both sides, as `node_geo` does
+        let mut bad = order.clone();
+        bad.extend([0, 1, 9]);
+        assert!(same(&quad_scene(at(0.0), [0.0; 3], bad)));
+        // the same answers as `unchanged` against the reference's world-space copy
+        let g = mapping::node_geo(&r, 0, &rw).expect("geometry");
+        for e in [
+            quad_scene(at(-3.0), [3.0, 0.0, 0.0], order.clone()),
+            quad_scene(at(0.002), [0.0; 3], order.clone()),
+        ] {
+            let w = e.world_matrices();
+            assert_eq!(
+                unchanged(&g, &e, 0, &w),
+                unchanged_in(&r, 0, &rw, &e, 0, &w)
+            );
+        }
+    }
+
     #[test]
     fn moves_are_found_whatever_the_pivot() {
         let r = quad(DMat4::IDENTITY);
