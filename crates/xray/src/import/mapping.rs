@@ -221,6 +221,42 @@ pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Opti
     (!g.indices.is_empty()).then_some(g)
 }
 
+/// True when [`node_geo`] of `node` is `Some`: the node has a mesh and a world matrix, and
+/// one of its primitives a triangle whose corners are all vertices.
+pub(crate) fn has_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
+    let Some(mesh) = scene
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| scene.meshes.get(m))
+    else {
+        return false;
+    };
+    worlds.get(node).is_some()
+        && mesh.primitives.iter().any(|p| {
+            let nv = p.positions.len();
+            p.indices
+                .chunks_exact(3)
+                .any(|t| t.iter().all(|&i| (i as usize) < nv))
+        })
+}
+
+/// The triangle corners [`node_geo`] of a mesh's `primitives` keeps, numbered as there
+/// (each primitive's vertices after the previous ones').
+pub(crate) fn corners(primitives: &[Primitive]) -> impl Iterator<Item = u32> + '_ {
+    let mut base = 0u32;
+    primitives.iter().flat_map(move |p| {
+        let nv = p.positions.len();
+        let b = base;
+        base = base.wrapping_add(nv as u32);
+        p.indices
+            .chunks_exact(3)
+            .filter(move |t| t.iter().all(|&i| (i as usize) < nv))
+            .flatten()
+            .map(move |&i| b + i)
+    })
+}
+
 /// True when [`node_geo`] of `node` would hold a world-space point that is not a finite
 /// number (a non-finite matrix or position), found without building it: the same points are
 /// transformed one at a time. False for a node without geometry.

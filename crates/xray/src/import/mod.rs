@@ -58,6 +58,7 @@ pub mod hierarchy;
 pub mod mapping;
 pub mod occluders;
 pub mod old;
+mod reference;
 pub mod shading;
 pub mod stale;
 pub mod summary;
@@ -79,6 +80,7 @@ use crate::scene::{tree_matrix, SceneError, SceneOptions};
 pub use convert::Conversion;
 use hierarchy::Bounds;
 use mapping::NodeGeo;
+use reference::RefGeo;
 pub use summary::{Added, CollisionSummary, Defaulted, FacesAdded, OccluderSummary, Summary};
 use transform::Change;
 
@@ -299,8 +301,13 @@ pub fn import(
 /// world-space geometry in the scene [`crate::to_scene`] makes of it), made by [`reference`]
 /// ahead of [`import_with`]: it depends on the base alone, so a caller can make it while it
 /// reads the edited file.
-#[derive(Clone, Debug)]
-pub struct Reference(Vec<Option<NodeGeo>>);
+pub struct Reference(RefGeo);
+
+impl std::fmt::Debug for Reference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Reference({} visuals)", self.0.len())
+    }
+}
 
 /// The [`Reference`] of a base level of XRLC 13 or 14; `Ok(None)` for other builds (their
 /// import makes its own, through the 13/14-shaped view).
@@ -323,10 +330,10 @@ pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
     if base.level.is_old() || !matches!(version, 13 | 14) {
         return None;
     }
-    Some(Reference(reference_from_scene(
+    Some(Reference(RefGeo::built(reference_from_scene(
         scene,
         base.level.visuals().len(),
-    )))
+    ))))
 }
 
 /// [`import`] with the base's [`Reference`] made beforehand (`None`: made here). A reference
@@ -394,7 +401,7 @@ fn import_view_with(
 ) -> Result<Imported, ImportError> {
     let visuals = base.level.visuals();
     let nv = visuals.len();
-    let ref_geo = match reference {
+    let mut ref_geo = match reference {
         Some(Reference(r)) if r.len() == nv => r,
         _ => reference_geometry(base)?,
     };
@@ -405,7 +412,14 @@ fn import_view_with(
     };
     let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &mut summary)?;
     let groups = group_copies(&visuals, edited, &mut claims);
-    let mut plan = Plan::classify(&visuals, &ref_geo, edited, &e_worlds, &claims, &mut summary);
+    let mut plan = Plan::classify(
+        &visuals,
+        &mut ref_geo,
+        edited,
+        &e_worlds,
+        &claims,
+        &mut summary,
+    );
     let roots: Vec<usize> = base
         .level
         .sectors()
@@ -416,6 +430,19 @@ fn import_view_with(
     plan.deletions(&visuals, &roots, opts, &mut summary);
     plan.lods_follow(&visuals, &mut summary);
     let Plan { state, dups, .. } = plan;
+    let with_geo = (0..nv).filter(|&v| ref_geo.has(v)).count();
+    // nothing to change (an unedited export): no step past here reads the reference's
+    // world-space copies (nothing moves, is removed, reshaped or copied), so they are not made
+    let nothing = state.iter().all(|s| *s == State::Keep)
+        && dups.is_empty()
+        && new_nodes.is_empty()
+        && groups.is_empty();
+    let ref_geo: Vec<Option<NodeGeo>> = if nothing {
+        drop(ref_geo);
+        (0..nv).map(|_| None).collect()
+    } else {
+        ref_geo.into_all()
+    };
     let parent = hierarchy::parents(&visuals);
 
     let mut w = Work {
@@ -464,7 +491,6 @@ fn import_view_with(
     // every visual moved alike: more likely a whole-file transform (an exporter's axis or
     // unit setting) than an edit
     let moved_with_geo = w.summary.moved.len();
-    let with_geo = ref_geo.iter().filter(|g| g.is_some()).count();
     if with_geo > 1 && moved_with_geo >= with_geo {
         w.summary.warnings.push(
             "every visual moved by the same kind of transform: if you did not mean to move the \
@@ -526,8 +552,8 @@ fn import_view_with(
 }
 
 /// The reference geometry per visual: the base level's own export (with LODs), each visual's
-/// world-space geometry.
-fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportError> {
+/// world-space geometry made when asked for ([`RefGeo`]).
+fn reference_geometry(base: Base<'_>) -> Result<RefGeo, ImportError> {
     let reference = crate::scene::to_scene(
         base.level,
         base.geom,
@@ -536,7 +562,7 @@ fn reference_geometry(base: Base<'_>) -> Result<Vec<Option<NodeGeo>>, ImportErro
             ..SceneOptions::default()
         },
     )?;
-    Ok(reference_from_scene(&reference, base.level.visuals().len()))
+    Ok(RefGeo::of_scene(reference, base.level.visuals().len()))
 }
 
 /// Each visual's world-space geometry in `reference` (the scene of the base level, with LODs).
@@ -673,7 +699,7 @@ impl Plan {
     /// edited or replaced (the original claim; the others are copies).
     fn classify(
         visuals: &[&Visual],
-        ref_geo: &[Option<NodeGeo>],
+        ref_geo: &mut RefGeo,
         edited: &Scene,
         e_worlds: &[[f32; 16]],
         claims: &[Vec<usize>],
@@ -686,9 +712,24 @@ impl Plan {
             present: Vec::new(),
             missing: Vec::new(),
         };
+        // which claims are unchanged (the common case), recognised from the node's own
+        // attributes and the reference's, without either's world-space copy; visuals in
+        // parallel
+        let unchanged: Vec<Vec<bool>> = {
+            let r: &RefGeo = ref_geo;
+            (0..nv)
+                .into_par_iter()
+                .map(|v| {
+                    claims[v]
+                        .iter()
+                        .map(|&n| r.has(v) && r.unchanged(v, edited, n, e_worlds))
+                        .collect()
+                })
+                .collect()
+        };
         for v in 0..nv {
             let t = visuals[v].model_type();
-            let Some(r) = &ref_geo[v] else {
+            if !ref_geo.has(v) {
                 if claims[v].len() > 1 {
                     summary.warnings.push(format!(
                         "visual {v} ({}) has no geometry of its own; its {} copies are left out",
@@ -697,16 +738,17 @@ impl Plan {
                     ));
                 }
                 continue;
-            };
-            // the nodes with geometry and what happened to it; an unchanged node (the common
-            // case) is recognised from its own attributes, without its world copy
+            }
+            // the nodes with geometry and what happened to it
             let with_geo: Vec<(usize, Change)> = claims[v]
                 .iter()
-                .filter_map(|&n| {
-                    if transform::unchanged(r, edited, n, e_worlds) {
+                .zip(&unchanged[v])
+                .filter_map(|(&n, &same)| {
+                    if same {
                         return Some((n, Change::Unchanged));
                     }
-                    mapping::node_geo(edited, n, e_worlds).map(|g| (n, transform::classify(r, &g)))
+                    let e = mapping::node_geo(edited, n, e_worlds)?;
+                    ref_geo.get(v).map(|r| (n, transform::classify(r, &e)))
                 })
                 .collect();
             if claims[v].is_empty() {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use levelgeom_scene::Scene;
+use levelgeom_scene::{Mesh, Scene};
 
 use super::mapping::{self, NodeGeo};
 
@@ -211,6 +211,61 @@ pub(crate) fn unchanged(r: &NodeGeo, scene: &Scene, node: usize, worlds: &[[f32;
     corner == r.indices.len()
 }
 
+/// [`unchanged`] against the reference node `r_node` of `r_scene` itself (the geometry
+/// [`mapping::node_geo`] would make of it, which must have a triangle), without making that
+/// copy: the same corners in the same order, and every edited vertex through its world
+/// matrix within [`TOLERANCE`] of the reference's vertex through the reference's.
+pub(crate) fn unchanged_in(
+    r_scene: &Scene,
+    r_node: usize,
+    r_worlds: &[[f32; 16]],
+    scene: &Scene,
+    node: usize,
+    worlds: &[[f32; 16]],
+) -> bool {
+    let (Some(r_mesh), Some(mesh)) = (mesh_of(r_scene, r_node), mesh_of(scene, node)) else {
+        return false;
+    };
+    let (Some(r_world), Some(world)) = (
+        r_worlds.get(r_node).map(mapping::dmat),
+        worlds.get(node).map(mapping::dmat),
+    ) else {
+        return false;
+    };
+    let points = |m: &Mesh| -> usize { m.primitives.iter().map(|p| p.positions.len()).sum() };
+    if points(mesh) != points(r_mesh) {
+        return false;
+    }
+    let mut r_corners = mapping::corners(&r_mesh.primitives).peekable();
+    if r_corners.peek().is_none() || !r_corners.eq(mapping::corners(&mesh.primitives)) {
+        return false;
+    }
+    flat(r_mesh).zip(flat(mesh)).all(|(a, b)| {
+        // as `unchanged`: the reference's world point and the edited one within the tolerance
+        r_world
+            .transform_point3(a)
+            .distance(world.transform_point3(b))
+            <= TOLERANCE
+    })
+}
+
+/// The mesh of `node` in `scene`.
+fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
+    scene
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| scene.meshes.get(m))
+}
+
+/// A mesh's vertex positions, primitive after primitive, in f64.
+fn flat(mesh: &Mesh) -> impl Iterator<Item = DVec3> + '_ {
+    mesh.primitives
+        .iter()
+        .flat_map(|p| p.positions.iter())
+        .map(|q| DVec3::from_array(q.map(f64::from)))
+}
+
 /// Compare the reference geometry `r` of a visual with an edited node's `e`.
 pub(crate) fn classify(r: &NodeGeo, e: &NodeGeo) -> Change {
     let tol = TOLERANCE;
@@ -265,6 +320,76 @@ mod tests {
                 .collect(),
             normals: Some(vec![world.transform_vector3(DVec3::Y); 4]),
             indices: vec![0, 1, 2, 0, 2, 3],
+        }
+    }
+
+    /// A scene of one node holding a quad (two triangles) at `local` positions, its matrix a
+    /// translation by `t`, with the given corner order.
+    fn quad_scene(local: [[f32; 3]; 4], t: [f32; 3], indices: Vec<u32>) -> Scene {
+        let mut matrix = DMat4::IDENTITY.to_cols_array().map(|x| x as f32);
+        matrix[12..15].copy_from_slice(&t);
+        Scene {
+            meshes: vec![levelgeom_scene::Mesh {
+                primitives: vec![levelgeom_scene::Primitive {
+                    positions: local.to_vec(),
+                    indices,
+                    ..levelgeom_scene::Primitive::default()
+                }],
+                ..Mesh::default()
+            }],
+            nodes: vec![levelgeom_scene::Node {
+                mesh: Some(0),
+                matrix,
+                ..levelgeom_scene::Node::default()
+            }],
+            roots: vec![0],
+            ..Scene::default()
+        }
+    }
+
+    #[test]
+    fn unchanged_in_compares_world_points_of_both_scenes() {
+        let at = |dx: f32| {
+            [
+                [-1.0, 0.0, -1.0],
+                [1.0, 0.0, -1.0],
+                [1.0, 0.0, 1.0],
+                [-1.0, 0.0, 1.0],
+            ]
+            .map(|[x, y, z]| [x + dx, y, z])
+        };
+        let order = vec![0, 1, 2, 0, 2, 3];
+        // reference: the quad at x ± 1 with an identity matrix
+        let r = quad_scene(at(0.0), [0.0; 3], order.clone());
+        let rw = r.world_matrices();
+        let same = |e: &Scene| unchanged_in(&r, 0, &rw, e, 0, &e.world_matrices());
+        // the same world points with another pivot: 3 m local offset undone by the matrix
+        assert!(same(&quad_scene(at(-3.0), [3.0, 0.0, 0.0], order.clone())));
+        // within the 1 mm tolerance, and just past it
+        assert!(same(&quad_scene(at(0.0009), [0.0; 3], order.clone())));
+        assert!(!same(&quad_scene(at(0.002), [0.0; 3], order.clone())));
+        // another corner order, or a triangle fewer: not unchanged
+        assert!(!same(&quad_scene(
+            at(0.0),
+            [0.0; 3],
+            vec![0, 2, 1, 0, 2, 3]
+        )));
+        assert!(!same(&quad_scene(at(0.0), [0.0; 3], vec![0, 1, 2])));
+        // a corner past the vertices is left out on both sides, as `node_geo` does
+        let mut bad = order.clone();
+        bad.extend([0, 1, 9]);
+        assert!(same(&quad_scene(at(0.0), [0.0; 3], bad)));
+        // the same answers as `unchanged` against the reference's world-space copy
+        let g = mapping::node_geo(&r, 0, &rw).expect("geometry");
+        for e in [
+            quad_scene(at(-3.0), [3.0, 0.0, 0.0], order.clone()),
+            quad_scene(at(0.002), [0.0; 3], order.clone()),
+        ] {
+            let w = e.world_matrices();
+            assert_eq!(
+                unchanged(&g, &e, 0, &w),
+                unchanged_in(&r, 0, &rw, &e, 0, &w)
+            );
         }
     }
 

@@ -1,0 +1,112 @@
+//! The base level's reference geometry: per visual, the first node with geometry in the scene
+//! [`crate::to_scene`] makes of the base (with LODs), which an import compares the edited
+//! file's nodes with.
+//!
+//! Each visual's world-space copy ([`NodeGeo`], f64 points, normals and indices) is made only
+//! when something asks for it: an unchanged node is recognised against the reference scene's
+//! own f32 attributes through both world matrices ([`RefGeo::unchanged`]), so an unedited
+//! import never makes one.
+
+use levelgeom_scene::Scene;
+use rayon::prelude::*;
+
+use super::mapping::{self, NodeGeo};
+use super::transform;
+
+/// The reference geometry of every base visual, its world-space copies made on demand.
+pub(crate) struct RefGeo {
+    /// The base's scene with its world matrices, when the copies are made from it.
+    scene: Option<(Scene, Vec<[f32; 16]>)>,
+    /// Per visual: its first node with geometry in `scene`.
+    node: Vec<Option<usize>>,
+    /// Per visual: its world-space copy, once made (or given).
+    geo: Vec<Option<NodeGeo>>,
+}
+
+impl RefGeo {
+    /// Copies made beforehand (every visual's).
+    pub(crate) fn built(geo: Vec<Option<NodeGeo>>) -> RefGeo {
+        RefGeo {
+            scene: None,
+            node: vec![None; geo.len()],
+            geo,
+        }
+    }
+
+    /// The reference of `nv` visuals in `scene`: each visual's first node in node order that
+    /// is not excluded and has geometry (the node [`mapping::node_geo`] makes a copy of).
+    pub(crate) fn of_scene(scene: Scene, nv: usize) -> RefGeo {
+        let worlds = scene.world_matrices();
+        let excluded = mapping::excluded(&scene);
+        let mut node = vec![None; nv];
+        for (i, n) in scene.nodes.iter().enumerate() {
+            if excluded[i] {
+                continue;
+            }
+            if let Some(v) = mapping::visual_of(n).filter(|&v| v < nv) {
+                if node[v].is_none() && mapping::has_geo(&scene, i, &worlds) {
+                    node[v] = Some(i);
+                }
+            }
+        }
+        RefGeo {
+            scene: Some((scene, worlds)),
+            node,
+            geo: (0..nv).map(|_| None).collect(),
+        }
+    }
+
+    /// Number of visuals.
+    pub(crate) fn len(&self) -> usize {
+        self.geo.len()
+    }
+
+    /// True when visual `v` has reference geometry.
+    pub(crate) fn has(&self, v: usize) -> bool {
+        self.geo.get(v).is_some_and(Option::is_some)
+            || self.node.get(v).is_some_and(Option::is_some)
+    }
+
+    /// True when `node` of `edited` is unchanged against visual `v`'s reference
+    /// ([`transform::unchanged`]'s rule), without making the reference's world-space copy.
+    pub(crate) fn unchanged(
+        &self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        e_worlds: &[[f32; 16]],
+    ) -> bool {
+        if let Some(Some(r)) = self.geo.get(v) {
+            return transform::unchanged(r, edited, node, e_worlds);
+        }
+        match (&self.scene, self.node.get(v).copied().flatten()) {
+            (Some((scene, worlds)), Some(r)) => {
+                transform::unchanged_in(scene, r, worlds, edited, node, e_worlds)
+            }
+            _ => false,
+        }
+    }
+
+    /// Visual `v`'s world-space copy, made now when it was not yet.
+    pub(crate) fn get(&mut self, v: usize) -> Option<&NodeGeo> {
+        if let (Some(slot @ None), Some((scene, worlds)), Some(Some(r))) =
+            (self.geo.get_mut(v), &self.scene, self.node.get(v))
+        {
+            *slot = mapping::node_geo(scene, *r, worlds);
+        }
+        self.geo.get(v)?.as_ref()
+    }
+
+    /// Every visual's world-space copy (those not made yet, made in parallel); the reference
+    /// scene is dropped.
+    pub(crate) fn into_all(self) -> Vec<Option<NodeGeo>> {
+        let RefGeo { scene, node, geo } = self;
+        let Some((scene, worlds)) = scene else {
+            return geo;
+        };
+        geo.into_par_iter()
+            .zip(node)
+            .map(|(g, r)| g.or_else(|| r.and_then(|r| mapping::node_geo(&scene, r, &worlds))))
+            .collect()
+    }
+}
