@@ -30,12 +30,14 @@
 //! Not a test: nothing here passes or fails on time.
 #![allow(unsafe_code)] // wait4 (the libraries forbid unsafe; this bench is a tool)
 
+mod child;
+
 use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// Where a case's output goes, for counting its bytes.
 #[derive(Clone, Debug)]
@@ -73,39 +75,10 @@ struct Run {
     floor: Duration,
 }
 
-fn tv(t: libc::timeval) -> Duration {
-    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-}
-
 /// Run `bin args`, returning wall time, CPU time and peak RSS of the child (bytes).
 fn run_child(bin: &Path, args: &[OsString], log: &Path) -> (Duration, Duration, u64) {
-    let out = fs::File::create(log.with_extension("stdout")).expect("log file");
-    let err = fs::File::create(log.with_extension("stderr")).expect("log file");
-    let start = Instant::now();
-    let child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .spawn()
-        .expect("spawns the levelgeom binary");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value of a plain C struct; wait4 writes into the two
-    // pointers, which outlive the call. The child is reaped here (std's handle is not waited).
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    let wall = start.elapsed();
-    drop(child);
-    assert_eq!(r, pid, "wait4 failed");
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    if !ok {
-        let e = fs::read_to_string(log.with_extension("stderr")).unwrap_or_default();
-        panic!("{} {:?} failed (status {status}): {e}", bin.display(), args);
-    }
-    let cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
-    // Linux reports ru_maxrss in kilobytes
-    (wall, cpu, ru.ru_maxrss as u64 * 1024)
+    let u = child::run(Command::new(bin).args(args), log);
+    (u.wall, u.cpu, u.max_rss)
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -478,18 +451,7 @@ fn generate(args: &[OsString], tmp: &Path) {
 fn generate_main(mode: &str, args: &[String]) -> i32 {
     match (mode, args) {
         ("--generate-xray", [dir, visuals]) => {
-            let visuals: usize = visuals.parse().unwrap_or(2000);
-            let l = levelgeom_xray::bench_level::large(visuals).expect("generates");
-            let dir = Path::new(dir);
-            fs::write(dir.join("level"), &l.level).expect("writes level");
-            fs::write(dir.join("level.geom"), &l.geom).expect("writes level.geom");
-            println!(
-                "xray-{visuals}: {} vertices, {} triangles, level {:.1} MB, level.geom {:.1} MB",
-                l.vertices,
-                l.triangles,
-                l.level.len() as f64 / 1e6,
-                l.geom.len() as f64 / 1e6
-            );
+            child::write_xray_level(Path::new(dir), visuals.parse().unwrap_or(2000));
             0
         }
         ("--generate-wad", [file]) => {

@@ -35,7 +35,7 @@
 //! The output is a pure function of the spec (a fixed-seed PRNG), so it is deterministic.
 
 use glam::Vec3 as V3;
-use levelgeom_binary::{Reader, WriteError};
+use levelgeom_binary::WriteError;
 
 use crate::ampc::Ampc;
 use crate::author::{self, collision_polygon};
@@ -52,8 +52,7 @@ use crate::lgpc::Lgpc;
 use crate::lnfo::Lnfo;
 use crate::map::{
     ChainPoint, ChainPolygon, ChainTable, ColourLayers, Map, MapObject, RouteNode, StratRecord,
-    Tile, TileColours, TileSwap, TileTransform, Zone, ROUTE_NODE_SIZE, STRAT_RECORD_SIZE,
-    ZONE_COUNT,
+    Tile, TileColours, TileSwap, TileTransform, Zone, ZONE_COUNT,
 };
 use crate::model::{self, CollisionPoly, Face, Model, ModelHeader, StpcHeaderExtra, Vec3, Vertex};
 use crate::name::Name;
@@ -647,7 +646,17 @@ impl<'a> Gen<'a> {
                 rot: [0, (k * 1024) as u16, 0],
                 pos: [fx(cx + k as f32), fx(PEAK + 0.5), fx(-cz)],
                 script_offset: 4 + 16 * k,
-                fields: [0, u32::MAX, 4, 0, 0x8000, 0, u32::MAX, 0],
+                // object 1 starts on the route below (section4_index 0)
+                fields: [
+                    0,
+                    u32::MAX,
+                    4,
+                    0,
+                    0x8000,
+                    0,
+                    if k == 1 { 0 } else { u32::MAX },
+                    0,
+                ],
                 flags: 0,
                 extra: 0,
             })
@@ -670,12 +679,26 @@ impl<'a> Gen<'a> {
                 corner(ix0, iz1),
             ],
         }]]);
-        // the demo's section-3 record is the bytes 0, 1, …, 89 and its two route nodes are
-        // 34 × 0 and 34 × 1 (bytes pinned since before the records were typed)
-        let counting: Vec<u8> = (0..STRAT_RECORD_SIZE as u8).collect();
-        let strat = StratRecord::read(&mut Reader::new(&counting)).expect("90 bytes");
-        let ones = [1u8; ROUTE_NODE_SIZE];
-        let ones = RouteNode::read(&mut Reader::new(&ones)).expect("34 bytes");
+        // one strat record naming object 0's script, and one route of two nodes that crosses
+        // the island a cell above its peak (docs/formats/argonaut-wad.md §18.4, §18.5)
+        let strat = StratRecord {
+            flags: 8,
+            script_offset: 4,
+            range_min: [4096, 8192],
+            ..StratRecord::default()
+        };
+        let route_node = |k: u16, x: f32, last: bool| RouteNode {
+            next: u32::from(!last),
+            prev: 0,
+            rot: [0, k * 1024, 0],
+            pos: [fx(x), fx(PEAK + 1.0), fx(-cz)],
+            unknown_0x1a: 0,
+            unknown_0x1e: 0,
+        };
+        let route = vec![
+            route_node(0, spec.island_x as f32 + 0.5, false),
+            route_node(1, (spec.island_x + spec.island_w) as f32 - 0.5, true),
+        ];
         let map = Map {
             grid_w: spec.grid_w,
             grid_h: spec.grid_h,
@@ -683,7 +706,7 @@ impl<'a> Gen<'a> {
             tiles: tiles.into_iter().map(|(t, _)| t).collect(),
             params: vec![0, 1, 2],
             strat_records: vec![strat],
-            route_nodes: vec![RouteNode::default(), ones],
+            route_nodes: route,
             zones,
             zone_grid,
             transforms,

@@ -1,8 +1,8 @@
 //! `export --objects` routes and `replace --routes` on the generated routes level
 //! (`generate::routes_level`: two routes with hand-chosen positions, strat records naming the
 //! objects' definitions). Expected positions are computed here by hand from the generator's
-//! fixed-point words; expected byte ranges from the MAP layout (docs/formats/argonaut-wad.md
-//! §18.1–§18.5), counted on the WAD's own bytes.
+//! fixed-point words; expected byte ranges from the MAP layout
+//! (docs/formats/argonaut-wad.md §18.1–§18.5), counted on the WAD's own bytes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

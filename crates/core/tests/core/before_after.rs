@@ -18,7 +18,7 @@
 //! (`demo/` and `demo_plain/`): the demo gained a font page (`page_04.png`, embedded in
 //! `level.glb` as image 4; its pixels' SHA-256 in `pages.sha256` computed by the same
 //! independent Python decoder, and equal to this test's), which moves every chunk after TEXT
-//! by 15,556 bytes (`lights.json` names the LGHT offset); no other export file changed. `info --json` keeps every key and value it had when the CLI still held the engine glue
+//! by 15,556 bytes (`lights.json` names the LGHT offset); no other export file changed. Issue 29 regenerated the `objects.*` files of the demo and the independent WAD (`export --objects` gained the `routes` group from MAP section 4) and added their `routes.json`; then the demo's section 3/4 bytes, which were filler (0, 1, …, 89 and 34 × 0, 34 × 1), became one strat record naming object 0's script and a two-node route across the island that object 1 starts on, which changed the demo's `objects.*` and `routes.json` again; no level, collision or page file changed. `info --json` keeps every key and value it had when the CLI still held the engine glue
 //! (new keys may be added; the X-Ray chunk list changed on purpose).
 
 use std::path::Path;
