@@ -62,7 +62,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use levelgeom_binary::folder::{self as staged, FolderIoError, Staging};
-use levelgeom_scene::{roots, Primitive, Scene};
+use levelgeom_scene::{roots, Primitive, Scene, Texture, TextureSource};
 
 use crate::{gltf, obj, ExportError};
 
@@ -217,7 +217,7 @@ fn choose_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> b
 /// does not exist is dropped (the writers would only have warned about it). When everything is
 /// kept the copy equals `scene` but for its warnings, so its files have the same bytes.
 pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
-    match subset_cow(scene, roots, all_textures).0 {
+    match subset_cow(scene, roots, all_textures, &[]).0 {
         Cow::Borrowed(s) => {
             let mut copy = s.clone();
             copy.warnings.clear();
@@ -228,11 +228,14 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
 }
 
 /// [`subset`], borrowing `scene` when the subset keeps all of it (in the same order), and the
-/// scene texture index of every texture of the subset.
+/// scene texture index of every texture of the subset. A copied texture whose PNG is already
+/// encoded (`encoded[i]` true for scene texture `i`) keeps its size but not its pixels: the
+/// GLB writer embeds the given PNG and never reads them, so they are not copied.
 fn subset_cow<'a>(
     scene: &'a Scene,
     roots: &[usize],
     all_textures: bool,
+    encoded: &[bool],
 ) -> (Cow<'a, Scene>, Vec<usize>) {
     let n = scene.nodes.len();
     let mut keep = vec![false; n];
@@ -346,7 +349,19 @@ fn subset_cow<'a>(
         .iter()
         .enumerate()
         .filter(|&(i, _)| tex_keep[i])
-        .map(|(_, t)| t.clone())
+        .map(|(i, t)| match &t.source {
+            TextureSource::Rgba8 { width, height, .. } if encoded.get(i) == Some(&true) => {
+                Texture {
+                    name: t.name.clone(),
+                    source: TextureSource::Rgba8 {
+                        width: *width,
+                        height: *height,
+                        pixels: Vec::new(),
+                    },
+                }
+            }
+            _ => t.clone(),
+        })
         .collect();
     let lights = scene
         .lights
@@ -516,6 +531,7 @@ fn render(
     // its page file.
     let all: Vec<usize> = (0..scene.textures.len()).collect();
     let mut encoded = crate::encode_each(scene, &all);
+    let has_png: Vec<bool> = encoded.iter().map(|e| matches!(e, Some(Ok(_)))).collect();
     let mut gltf_fell_back = 0usize;
     if opts.gltf {
         for (stem, roots) in &parts {
@@ -527,7 +543,7 @@ fn render(
                     .filter(|&r| scene.nodes.get(r).is_some_and(|n| !n.hidden))
                     .collect()
             });
-            let (mut part, kept) = subset_cow(scene, &roots, *stem == roots::LEVEL);
+            let (mut part, kept) = subset_cow(scene, &roots, *stem == roots::LEVEL, &has_png);
             let (changes, fell) = colour_set_changes(&part, opts.colour_set, opts.all_colour_sets);
             gltf_fell_back += fell;
             if changes {

@@ -225,7 +225,14 @@ pub fn to_scene(level: &Level, opts: &SceneOptions) -> Result<Scene, SceneError>
         Some(t) => TextView::from_text(t),
         None => TextView::default(),
     };
-    let mut scene = build(trak, map, level.stpc(), &text, opts);
+    let mut text = text;
+    // the decoded pages move into the scene's textures (the view keeps their sizes)
+    let pixels = text
+        .pages
+        .iter_mut()
+        .map(|p| std::mem::replace(&mut p.rgba, Ok(Vec::new())))
+        .collect();
+    let mut scene = build_with(trak, map, level.stpc(), &text, pixels, opts);
     let lights = level_lights(level, opts);
     if let Some(root) = scene.roots.first().copied() {
         let centre = [
@@ -264,12 +271,26 @@ pub fn build(
     text: &TextView,
     opts: &SceneOptions,
 ) -> Scene {
+    let pixels = text.pages.iter().map(|p| p.rgba.clone()).collect();
+    build_with(trak, map, stpc, text, pixels, opts)
+}
+
+/// [`build`] with each page's decoded pixels given apart from `text` (`pixels[p]` for
+/// `text.pages[p]`), moved into the textures instead of copied.
+fn build_with(
+    trak: &Trak,
+    map: &Map,
+    stpc: Option<&Stpc>,
+    text: &TextView,
+    pixels: Vec<Result<Vec<u8>, String>>,
+    opts: &SceneOptions,
+) -> Scene {
     let mut scene = Scene {
         name: roots::LEVEL.into(),
         ..Scene::default()
     };
     let mut warnings = text.warnings.clone();
-    let pages = textures(text, &mut scene, &mut warnings);
+    let pages = textures(text, pixels, &mut scene, &mut warnings);
     let mut looks = Looks {
         text,
         pages: &pages,
@@ -473,22 +494,24 @@ fn tile_model(map: &Map, ti: usize, warnings: &mut Vec<String>) -> u32 {
     }
 }
 
-/// Decode every page into a texture; returns per page (texture index, has transparency).
+/// Make every decoded page (`pixels[p]` for `text.pages[p]`) a texture; returns per page
+/// (texture index, has transparency).
 fn textures(
     text: &TextView,
+    pixels: Vec<Result<Vec<u8>, String>>,
     scene: &mut Scene,
     warnings: &mut Vec<String>,
 ) -> Vec<(Option<usize>, bool)> {
     let mut out = Vec::with_capacity(text.pages.len());
-    for (p, page) in text.pages.iter().enumerate() {
-        match &page.rgba {
+    for (p, (page, rgba)) in text.pages.iter().zip(pixels).enumerate() {
+        match rgba {
             Ok(px) => {
                 let t = Texture {
                     name: format!("page_{p:02}"),
                     source: TextureSource::Rgba8 {
                         width: page.width,
                         height: page.height,
-                        pixels: px.clone(),
+                        pixels: px,
                     },
                 };
                 let transparent = t.has_transparency();

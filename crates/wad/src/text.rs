@@ -103,6 +103,16 @@ pub fn abgr1555_to_rgba8(w: u16) -> [u8; 4] {
     ]
 }
 
+/// `n` ABGR1555 words as RGBA8 ([`abgr1555_to_rgba8`]), converted straight into an output
+/// allocated once at its final size (no intermediate word buffer, no growth while collecting).
+fn rgba8_of(n: usize, words: impl Iterator<Item = u16>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n * 4);
+    for w in words {
+        out.extend_from_slice(&abgr1555_to_rgba8(w));
+    }
+    out
+}
+
 /// A palette.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Palette {
@@ -290,22 +300,22 @@ impl TexturePage {
     /// the palette gives transparent black.
     pub fn to_rgba8_with(&self, palette: Option<&Palette>) -> Result<Vec<u8>, PixelError> {
         let n = Self::checked_pixels(self.width, self.height)?;
-        let words: Vec<u16> = match &self.data {
+        let n = n as usize; // bounded by MAX_PAGE_PIXELS
+        match &self.data {
             PageData::Indexed(ix) => {
                 let pal = palette.ok_or(PixelError::NeedsPalette)?;
-                if ix.len() as u64 != n {
+                if ix.len() != n {
                     return Err(PixelError::SizeMismatch {
-                        expected: n,
+                        expected: n as u64,
                         actual: ix.len(),
                     });
                 }
-                ix.iter()
-                    .map(|&i| pal.colours.get(usize::from(i)).copied().unwrap_or(0))
-                    .collect()
+                let colour = |i: u8| pal.colours.get(usize::from(i)).copied().unwrap_or(0);
+                Ok(rgba8_of(n, ix.iter().map(|&i| colour(i))))
             }
-            _ => self.pixels16()?,
-        };
-        Ok(words.into_iter().flat_map(abgr1555_to_rgba8).collect())
+            PageData::Raw16(p) if p.len() == n => Ok(rgba8_of(n, p.iter().copied())),
+            _ => Ok(rgba8_of(n, self.pixels16()?.into_iter())),
+        }
     }
 
     /// RGBA8 pixels; 8-bit pages use the first palette of `palettes` (the material's palette

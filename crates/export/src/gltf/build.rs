@@ -199,6 +199,9 @@ impl<'a> Builder<'a, '_> {
 
     /// The image of scene texture `i`, or `None` (with a warning where it is an error).
     fn image(&mut self, i: usize, t: &'a levelgeom_scene::Texture) -> Option<ImageJ> {
+        // a PNG given for an embedded texture is its pixels' (`write_glb`'s contract): the
+        // pixels are neither checked nor read (a caller may leave them out)
+        let given = self.files.is_none() && self.encoded.get(i).copied().flatten().is_some();
         match &t.source {
             TextureSource::Rgba8 {
                 width,
@@ -206,7 +209,11 @@ impl<'a> Builder<'a, '_> {
                 pixels,
             } => match (
                 self.files,
-                crate::png::check_rgba8(*width, *height, pixels.len()),
+                if given {
+                    Ok(())
+                } else {
+                    crate::png::check_rgba8(*width, *height, pixels.len())
+                },
             ) {
                 (_, Err(e)) => {
                     self.rep

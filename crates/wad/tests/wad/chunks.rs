@@ -464,6 +464,51 @@ fn pages_to_rgba8() {
 }
 
 #[test]
+fn pages_to_rgba8_per_storage_form_and_bad_sizes() {
+    // hand-computed: 0x801F red, 0x83E0 green, 0x7C00 blue without the alpha bit
+    let words = [0x801F, 0x83E0, 0x7C00];
+    let want = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 0];
+    let raw = |data: Vec<u16>| TexturePage {
+        flags: 1,
+        width: 3,
+        height: 1,
+        data: PageData::Raw16(data),
+    };
+    assert_eq!(raw(words.to_vec()).to_rgba8(&[]), Ok(want.to_vec()));
+    let rle = TexturePage::from_pixels16(3, 1, 1, &words).expect("builds");
+    assert_eq!(rle.to_rgba8(&[]), Ok(want.to_vec()));
+    assert!(matches!(
+        raw(words[..2].to_vec()).to_rgba8(&[]),
+        Err(PixelError::SizeMismatch {
+            expected: 3,
+            actual: 2
+        })
+    ));
+    // an index past the palette is transparent black; a short index list is a size error
+    let palette = levelgeom_wad::text::Palette {
+        colours: vec![0x801F],
+        ..Default::default()
+    };
+    let indexed = |ix: Vec<u8>| TexturePage {
+        flags: 0,
+        width: 2,
+        height: 1,
+        data: PageData::Indexed(ix),
+    };
+    assert_eq!(
+        indexed(vec![0, 7]).to_rgba8_with(Some(&palette)),
+        Ok(vec![255, 0, 0, 255, 0, 0, 0, 0])
+    );
+    assert!(matches!(
+        indexed(vec![0]).to_rgba8_with(Some(&palette)),
+        Err(PixelError::SizeMismatch {
+            expected: 2,
+            actual: 1
+        })
+    ));
+}
+
+#[test]
 fn page_from_pixels_encodes_rle() {
     let px: Vec<u16> = vec![0x8001, 0x8001, 0x8001, 0x8001, 0x8002, 0x8003];
     let p = TexturePage::from_pixels16(3, 2, 1, &px).expect("builds");
