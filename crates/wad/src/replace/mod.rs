@@ -29,6 +29,7 @@
 //!   the grid's W·H × 4 bytes can differ.
 //! * SRPC speech lives in `Music/ENGLISH.CVS`, outside the WAD: not replaced here.
 
+pub mod json;
 pub mod routes;
 pub mod sounds;
 pub mod strings;

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use levelgeom_binary::json_path;
+use super::json::{self, place, JsonSyntax};
 use serde_json::Value;
 
 use super::{LevelProblem, ReplaceError};
@@ -24,23 +24,9 @@ pub const MAX_ROUTES_SIZE: u64 = 16 << 20;
 /// What is wrong in a routes JSON; `place` is `at byte 0x… ($.path)`.
 #[derive(Debug, thiserror::Error)]
 pub enum RoutesError {
-    /// Not UTF-8 text.
-    #[error("at byte 0x{at:08X}: not UTF-8; a routes JSON is UTF-8 text")]
-    NotUtf8 {
-        /// The first byte that is not UTF-8.
-        at: usize,
-    },
-    /// Not JSON.
-    #[error("at byte 0x{at:08X} ({path}): not JSON: {source}")]
-    NotJson {
-        /// Where the parser stopped.
-        at: usize,
-        /// The JSON path there.
-        path: String,
-        /// The parser's error.
-        #[source]
-        source: serde_json::Error,
-    },
+    /// Not a JSON document.
+    #[error(transparent)]
+    Syntax(#[from] JsonSyntax),
     /// A value missing or of the wrong kind.
     #[error("{place}: expected {what} (write the file with levelgeom export --objects)")]
     Expected {
@@ -85,25 +71,8 @@ pub enum RoutesError {
     },
 }
 
-fn place(text: &[u8], path: &str) -> String {
-    match json_path::offset_of(text, path) {
-        Some(at) => format!("at byte 0x{at:08X} ({path})"),
-        None => path.to_string(),
-    }
-}
-
 fn parse(bytes: &[u8]) -> Result<Value, RoutesError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| RoutesError::NotUtf8 {
-        at: e.valid_up_to(),
-    })?;
-    serde_json::from_str(text).map_err(|source| {
-        let at = json_path::offset_of_line_column(bytes, source.line(), source.column());
-        RoutesError::NotJson {
-            at,
-            path: json_path::path_at(bytes, at),
-            source,
-        }
-    })
+    Ok(json::parse(bytes, "routes")?)
 }
 
 /// The positions a routes JSON gives, one per route node of a level whose routes are

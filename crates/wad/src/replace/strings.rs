@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use levelgeom_binary::json_path;
+use super::json::{self, JsonSyntax};
 use serde_json::Value;
 
 use super::{LevelProblem, ReplaceError};
@@ -17,29 +17,9 @@ pub const MAX_STRINGS_SIZE: u64 = 32 << 20;
 /// What is wrong in a strings JSON; `place` is `at byte 0x… ($.path)`.
 #[derive(Debug, thiserror::Error)]
 pub enum StringsError {
-    /// Not UTF-8 text.
-    #[error(
-        "at byte 0x{at:08X} ({path}): not UTF-8 (byte 0x{byte:02X}); a strings JSON is UTF-8 text"
-    )]
-    NotUtf8 {
-        /// The first byte that is not UTF-8.
-        at: usize,
-        /// The JSON path there.
-        path: String,
-        /// That byte.
-        byte: u8,
-    },
-    /// Not JSON.
-    #[error("at byte 0x{at:08X} ({path}): not JSON: {source}")]
-    NotJson {
-        /// Where the parser stopped.
-        at: usize,
-        /// The JSON path there.
-        path: String,
-        /// The parser's error.
-        #[source]
-        source: serde_json::Error,
-    },
+    /// Not a JSON document.
+    #[error(transparent)]
+    Syntax(#[from] JsonSyntax),
     /// No `strings` array.
     #[error("{place}: no \"strings\" array (write it with levelgeom extract)")]
     NoStringsArray {
@@ -86,32 +66,13 @@ pub enum StringsError {
 }
 
 /// `at byte 0x… ($.path)` for the value at a JSON path of `text`, if it is there.
-fn json_place(text: &[u8], path: &str) -> Option<String> {
-    json_path::offset_of(text, path).map(|at| format!("at byte 0x{at:08X} ({path})"))
-}
-
 /// Parse a strings JSON (as `replace --strings` does); an error names its byte offset and the
 /// JSON path there.
 ///
 /// # Errors
-/// [`StringsError::NotUtf8`], [`StringsError::NotJson`].
+/// [`StringsError::Syntax`].
 pub fn strings_json(bytes: &[u8]) -> Result<Value, StringsError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        StringsError::NotUtf8 {
-            at,
-            path: json_path::path_at(bytes, at),
-            byte: bytes.get(at).copied().unwrap_or(0),
-        }
-    })?;
-    serde_json::from_str(text).map_err(|source| {
-        let at = json_path::offset_of_line_column(bytes, source.line(), source.column());
-        StringsError::NotJson {
-            at,
-            path: json_path::path_at(bytes, at),
-            source,
-        }
-    })
+    Ok(json::parse(bytes, "strings")?)
 }
 
 /// The table's cells in column-major order with the edits of `list` applied.
@@ -123,7 +84,7 @@ fn edited_cells(
 ) -> Result<Vec<Vec<u8>>, StringsError> {
     for (k, s) in list.iter().enumerate() {
         // located only on error: finding an offset walks the text
-        let at = |p: String| json_place(bytes, &p).unwrap_or(p);
+        let at = |p: String| json::located(bytes, &p).unwrap_or(p);
         let (Some(c), Some(r), Some(txt)) =
             (s["column"].as_u64(), s["row"].as_u64(), s["text"].as_str())
         else {
@@ -170,8 +131,8 @@ pub(super) fn replace(
     let doc = strings_json(&bytes).map_err(bad)?;
     let list = doc["strings"].as_array().ok_or_else(|| {
         bad(StringsError::NoStringsArray {
-            place: json_place(&bytes, "$.strings")
-                .or_else(|| json_place(&bytes, "$"))
+            place: json::located(&bytes, "$.strings")
+                .or_else(|| json::located(&bytes, "$"))
                 .unwrap_or_else(|| "at byte 0x00000000 ($)".into()),
         })
     })?;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use levelgeom_binary::json_path;
+use super::json::{self, place, JsonSyntax};
 use serde_json::Value;
 
 use super::{LevelProblem, ReplaceError};
@@ -20,29 +20,9 @@ pub const MAX_ZONES_SIZE: u64 = 32 << 20;
 /// What is wrong in a zones JSON; `place` is `at byte 0x… ($.path)`.
 #[derive(Debug, thiserror::Error)]
 pub enum ZonesError {
-    /// Not UTF-8 text.
-    #[error(
-        "at byte 0x{at:08X} ({path}): not UTF-8 (byte 0x{byte:02X}); a zones JSON is UTF-8 text"
-    )]
-    NotUtf8 {
-        /// The first byte that is not UTF-8.
-        at: usize,
-        /// The JSON path there.
-        path: String,
-        /// That byte.
-        byte: u8,
-    },
-    /// Not JSON.
-    #[error("at byte 0x{at:08X} ({path}): not JSON: {source}")]
-    NotJson {
-        /// Where the parser stopped.
-        at: usize,
-        /// The JSON path there.
-        path: String,
-        /// The parser's error.
-        #[source]
-        source: serde_json::Error,
-    },
+    /// Not a JSON document.
+    #[error(transparent)]
+    Syntax(#[from] JsonSyntax),
     /// A member missing or of the wrong kind.
     #[error("{place}: {what}")]
     Field {
@@ -112,33 +92,12 @@ pub struct ZonesChange {
     pub cells: Vec<usize>,
 }
 
-fn place(text: &[u8], path: &str) -> String {
-    json_path::offset_of(text, path)
-        .map(|at| format!("at byte 0x{at:08X} ({path})"))
-        .unwrap_or_else(|| path.to_string())
-}
-
 /// Parse a zones JSON; an error names its byte offset and the JSON path there.
 ///
 /// # Errors
-/// [`ZonesError::NotUtf8`], [`ZonesError::NotJson`].
+/// [`ZonesError::Syntax`].
 pub fn zones_json(bytes: &[u8]) -> Result<Value, ZonesError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        ZonesError::NotUtf8 {
-            at,
-            path: json_path::path_at(bytes, at),
-            byte: bytes.get(at).copied().unwrap_or(0),
-        }
-    })?;
-    serde_json::from_str(text).map_err(|source| {
-        let at = json_path::offset_of_line_column(bytes, source.line(), source.column());
-        ZonesError::NotJson {
-            at,
-            path: json_path::path_at(bytes, at),
-            source,
-        }
-    })
+    Ok(json::parse(bytes, "zones")?)
 }
 
 /// A zone number at `path`: a whole number below 32.
