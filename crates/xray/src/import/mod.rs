@@ -342,10 +342,11 @@ pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
 /// visual is kept as it is, and nothing reads the mesh's other attributes. Every other mesh
 /// (edited, moved, copied, new, in a tree such as `collision` or `occluders`, or placed by no
 /// node) is read whole. So a caller can leave the rest of an unchanged mesh unread (as
-/// `levelgeom_import`'s deferred GLB read does).
-pub fn meshes_to_read(reference: &Reference, edited: &Scene) -> Vec<bool> {
-    let r = &reference.0;
-    let nv = r.len();
+/// `levelgeom_import`'s deferred GLB read does). The nodes found unchanged are remembered in
+/// `reference`: [`import_with`] of `edited` (its meshes completed meanwhile) does not compare
+/// them again.
+pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
+    let nv = reference.0.len();
     let worlds = edited.world_matrices();
     // the nodes `claims` looks at, and the visual each claims
     let mut excluded = mapping::excluded(edited);
@@ -368,6 +369,7 @@ pub fn meshes_to_read(reference: &Reference, edited: &Scene) -> Vec<bool> {
     for &v in claim.iter().flatten() {
         claimants[v] += 1;
     }
+    let r = &reference.0;
     let unchanged: Vec<bool> = claim
         .par_iter()
         .enumerate()
@@ -377,6 +379,11 @@ pub fn meshes_to_read(reference: &Reference, edited: &Scene) -> Vec<bool> {
             })
         })
         .collect();
+    for (n, c) in claim.iter().enumerate() {
+        if let (Some(v), true) = (c, unchanged[n]) {
+            reference.0.remember(*v, edited, n, &worlds);
+        }
+    }
     let mut read = vec![false; edited.meshes.len()];
     let mut placed = vec![false; edited.meshes.len()];
     for (node, same) in edited.nodes.iter().zip(unchanged) {
