@@ -741,7 +741,7 @@ impl LevelFile {
         let mut reference = reference;
         // a GLB's other attributes are read for the meshes the import reads them of: not
         // those of visuals found unchanged (an unedited export reads none)
-        if let Some(deferred) = deferred {
+        if let Some(mut deferred) = deferred {
             let which = match &mut reference {
                 Ok(Some(r)) => levelgeom_xray::import::meshes_to_read(r, &imported.scene),
                 _ => vec![true; imported.scene.meshes.len()],

@@ -13,8 +13,11 @@ use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
 use crate::{ImportError, Imported, MeshOptions};
 
 mod deferred;
+mod partial;
 
+pub(crate) use deferred::read_partial;
 pub use deferred::{read_gltf_deferred, Deferred};
+pub(crate) use partial::PartialGlb;
 
 /// Most components an accessor without a bufferView (all zeros) may declare: there is no data
 /// to check its count against.
@@ -63,17 +66,43 @@ fn read_document(
     opts: &MeshOptions,
     defer: bool,
 ) -> Result<(Imported, Option<gltf::Document>), ImportError> {
+    let (document, warnings) = parse(bytes, file)?;
+    let attrs = attrs_of(&document, bytes, defer);
+    let imported = build(&document, bytes, file, files, opts, attrs, warnings)?;
+    Ok((imported, (attrs == Attrs::Positions).then_some(document)))
+}
+
+/// The attributes a read with `defer` reads first: [`Attrs::Positions`] only for a GLB whose
+/// buffers are all its BIN chunk (nothing outside the file's own bytes is needed to finish).
+fn attrs_of(doc: &gltf::Document, bytes: &[u8], defer: bool) -> Attrs {
+    let glb = bytes.starts_with(b"glTF");
+    if defer
+        && glb
+        && doc.buffers().len() > 0
+        && doc
+            .buffers()
+            .all(|b| matches!(b.source(), gltf::buffer::Source::Bin))
+    {
+        Attrs::Positions
+    } else {
+        Attrs::All
+    }
+}
+
+/// The document of glTF JSON or GLB `bytes` (its BIN chunk is not looked at), and the
+/// warnings of reading it.
+fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), ImportError> {
     let err = |path: &str, message: String| ImportError::Gltf {
         file: file.to_string(),
         path: path.to_string(),
         message,
     };
     let mut warnings = Vec::new();
-    let (json, bin, json_at) = if bytes.starts_with(b"glTF") {
-        let (j, b) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
-        (j, Some(b), 20usize)
+    let (json, json_at) = if bytes.starts_with(b"glTF") {
+        let (j, _) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
+        (j, 20usize)
     } else {
-        (bytes, None, 0usize)
+        (bytes, 0usize)
     };
     let mut root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| {
         let at = json_at + json_offset(json, e.line(), e.column());
@@ -100,17 +129,25 @@ fn read_document(
         }
         e => err("document", e.to_string()),
     })?;
-    let doc = &document;
-    // deferred only when nothing outside the file's own bytes is needed to finish
-    let attrs = if defer
-        && bin.flatten().is_some()
-        && doc
-            .buffers()
-            .all(|b| matches!(b.source(), gltf::buffer::Source::Bin))
-    {
-        Attrs::Positions
+    Ok((document, warnings))
+}
+
+/// The scene of `doc` (parsed from `bytes` with `warnings` by [`parse`]), its primitives'
+/// attributes as `attrs` says.
+fn build(
+    doc: &gltf::Document,
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+    opts: &MeshOptions,
+    attrs: Attrs,
+    warnings: Vec<String>,
+) -> Result<Imported, ImportError> {
+    // split again for the BIN chunk (`parse` checked the layout and gave its warnings)
+    let bin = if bytes.starts_with(b"glTF") {
+        split_glb(bytes, &mut Vec::new()).ok().and_then(|(_, b)| b)
     } else {
-        Attrs::All
+        None
     };
     let mut cx = Ctx {
         file,
@@ -123,7 +160,7 @@ fn read_document(
             .map(|w| format!("{file}: {w}"))
             .collect(),
     };
-    cx.load_buffers(doc, bin.flatten(), files)?;
+    cx.load_buffers(doc, bin, files)?;
 
     let mut scene = Scene {
         name: stem(file),
@@ -195,13 +232,12 @@ fn read_document(
             scene.roots = (0..scene.nodes.len()).filter(|&i| !has_parent[i]).collect();
         }
     }
-    let imported = Imported {
+    Ok(Imported {
         scene,
         warnings: cx.warnings,
         inputs: Vec::new(),
         obj_lines: None,
-    };
-    Ok((imported, (attrs == Attrs::Positions).then_some(document)))
+    })
 }
 
 /// Which attributes of a primitive [`Ctx::attributes`] reads.

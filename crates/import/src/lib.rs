@@ -275,7 +275,24 @@ fn read_mesh_file(
         source,
     };
     let cap = opts.limits.max_decoded as u64;
-    let bytes = levelgeom_binary::read_regular(path, cap).map_err(io)?;
+    let f = levelgeom_binary::RegularFile::open(path).map_err(io)?;
+    f.check_cap(cap).map_err(io)?;
+    // a deferred read of a plain GLB reads only the parts it uses (images are never read
+    // then: their bytes are not among them)
+    let f = if defer && !opts.decode_images {
+        match gltf_read::PartialGlb::open(f).map_err(io)? {
+            Ok(glb) => {
+                let real = std::fs::canonicalize(path).map_err(io)?;
+                let (mut imported, deferred) = gltf_read::read_partial(glb, &file, opts)?;
+                imported.inputs.push(real);
+                return Ok((imported, deferred));
+            }
+            Err(f) => f,
+        }
+    } else {
+        f
+    };
+    let bytes = f.read_all().map_err(io)?;
     let real = std::fs::canonicalize(path).map_err(io)?;
     let folder = TrackedFolder::new(
         path.parent()
