@@ -262,7 +262,8 @@ fn check_range<'g>(
         out.colors.push(Vec::with_capacity(n));
     }
     for (name, has) in [
-        ("_HEMI", first.hemi),
+        // the packed normal's fourth byte: decoded with it, kept only with the other attributes
+        ("_HEMI", first.hemi && !geometry_only),
         ("_SUN", first.sun),
         ("_WIND", first.wind),
     ] {

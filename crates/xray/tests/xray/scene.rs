@@ -316,8 +316,13 @@ fn geometry_only_decodes_positions_normals_and_triangles_alone() {
                     && p.tangents.is_empty()
                     && p.scalars.is_empty()
                     && p.vectors.is_empty(),
-                "{}",
-                b.name
+                "{}: {} uv sets, {} colour sets, {} tangents, {:?}, {:?}",
+                b.name,
+                p.uvs.len(),
+                p.colors.len(),
+                p.tangents.len(),
+                p.scalars.iter().map(|s| &s.0).collect::<Vec<_>>(),
+                p.vectors.iter().map(|s| &s.0).collect::<Vec<_>>()
             );
         }
     }
