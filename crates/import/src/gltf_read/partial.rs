@@ -2,7 +2,8 @@
 //! uses ([`super::deferred`]). The file's bytes are laid out in a zeroed buffer of the file's
 //! size, each part read into its place, so the reader's offsets, checks and messages are
 //! those of the whole file; the parts never read are never touched (the zeroed buffer's
-//! pages are not faulted in: an unedited X-Ray import reads a sixth of its 38.6 MB GLB).
+//! pages are not faulted in: an unedited X-Ray import of the 2,000-visual generated level
+//! reads 11.5 MB of its 38.6 MB GLB, the positions and indices).
 //!
 //! Only the plain layout is read so (`glTF` header, JSON chunk, BIN chunk ending the file,
 //! every accessor without a sparse part); any other file is read whole, and the reader gives
