@@ -1036,10 +1036,7 @@ impl<'a> Ctx<'a> {
         } else {
             Err(self.err(
                 apath,
-                format!(
-                    "accessor {} has {got} components per element",
-                    acc.index()
-                ),
+                format!("accessor {} has {got} components per element", acc.index()),
             ))
         }
     }

@@ -90,7 +90,15 @@ pub(crate) fn read_partial(
         Some(v) => glb.fetch(v).map_err(io)?,
         None => glb.fetch_all().map_err(io)?,
     }
-    let imported = build(&document, glb.bytes(), file, &NoFiles, opts, attrs, warnings)?;
+    let imported = build(
+        &document,
+        glb.bytes(),
+        file,
+        &NoFiles,
+        opts,
+        attrs,
+        warnings,
+    )?;
     let deferred = (attrs == Attrs::Positions).then(|| Deferred {
         glb: Glb::Partial(glb),
         document,

@@ -5,9 +5,10 @@
 //! pages are not faulted in: an unedited X-Ray import of the 2,000-visual generated level
 //! reads 11.5 MB of its 38.6 MB GLB, the positions and indices).
 //!
-//! Only the plain layout is read so (`glTF` header, JSON chunk, BIN chunk ending the file,
-//! every accessor without a sparse part); any other file is read whole, and the reader gives
-//! its errors and warnings.
+//! Only the plain layout is read so (the glTF 2.0 specification's GLB: a 12-byte header
+//! `glTF`, version 2 and the file's length; the JSON chunk first; here the BIN chunk second and
+//! ending the file; every accessor without a sparse part); any other file is read whole, and
+//! the reader gives its errors and warnings.
 
 use std::io;
 

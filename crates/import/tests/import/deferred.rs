@@ -3,7 +3,9 @@
 //! by hand; a file of another layout read whole; bad attributes refused when the file is read,
 //! as the eager reader refuses them.
 
-use levelgeom_import::{read_gltf_deferred, read_mesh_deferred, read_mesh_with, MeshOptions, NoFiles};
+use levelgeom_import::{
+    read_gltf_deferred, read_mesh_deferred, read_mesh_with, MeshOptions, NoFiles,
+};
 
 use crate::util::{f32s, glb, u16s};
 
@@ -31,9 +33,15 @@ fn two_meshes(normal_offset: usize) -> Vec<u8> {
     for m in 0..2u8 {
         let z = f32::from(m);
         push(&mut bin, f32s(&[0.0, 0.0, z, 1.0, 0.0, z, 0.0, 1.0, z]));
-        push(&mut bin, f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]));
+        push(
+            &mut bin,
+            f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]),
+        );
         push(&mut bin, f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 0.5]));
-        push(&mut bin, vec![255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 51, 255]);
+        push(
+            &mut bin,
+            vec![255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 51, 255],
+        );
         push(&mut bin, u16s(&[0, 1, 2]));
     }
     let mut accessors = Vec::new();
@@ -88,7 +96,10 @@ fn a_deferred_glb_read_gives_positions_first_and_the_rest_for_the_meshes_complet
     for (m, mesh) in lean.scene.meshes.iter().enumerate() {
         let p = &mesh.primitives[0];
         let z = m as f32;
-        assert_eq!(p.positions, vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]]);
+        assert_eq!(
+            p.positions,
+            vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]]
+        );
         assert_eq!(p.indices, vec![0, 1, 2]);
         assert!(p.normals.is_empty() && p.uvs.is_empty() && p.colors.is_empty());
     }
@@ -141,7 +152,8 @@ fn a_glb_of_another_layout_is_read_whole_and_json_gltf_is_not_deferred() {
     assert_eq!(imported.scene.meshes[0].primitives[0].normals.len(), 3);
     // GLB bytes in memory: deferred
     let bytes = two_meshes(0);
-    let (imported, deferred) = read_gltf_deferred(bytes.clone(), "level.glb", &NoFiles, &OPTS).unwrap();
+    let (imported, deferred) =
+        read_gltf_deferred(bytes.clone(), "level.glb", &NoFiles, &OPTS).unwrap();
     assert!(deferred.is_some(), "the GLB bytes in memory defer");
     assert!(imported.scene.meshes[0].primitives[0].normals.is_empty());
     // a GLB with a chunk after BIN is read whole from disk (and its chunk warned about)

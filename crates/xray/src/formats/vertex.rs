@@ -612,9 +612,8 @@ impl<'d> Decoder<'d> {
     /// normal's fourth byte) and nothing else.
     #[must_use]
     pub fn geometry(mut self) -> Self {
-        self.columns.retain(|(_, r)| {
-            matches!(r, Role::Position | Role::PackedNormal | Role::FloatNormal)
-        });
+        self.columns
+            .retain(|(_, r)| matches!(r, Role::Position | Role::PackedNormal | Role::FloatNormal));
         self
     }
 

@@ -374,9 +374,7 @@ pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
         .par_iter()
         .enumerate()
         .map(|(n, c)| {
-            c.is_some_and(|v| {
-                claimants[v] == 1 && r.has(v) && r.unchanged(v, edited, n, &worlds)
-            })
+            c.is_some_and(|v| claimants[v] == 1 && r.has(v) && r.unchanged(v, edited, n, &worlds))
         })
         .collect();
     for (n, c) in claim.iter().enumerate() {

@@ -38,13 +38,11 @@ struct Settled {
 impl Settled {
     fn of(edited: &Scene, node: usize, e_worlds: &[[f32; 16]]) -> Option<Settled> {
         let mesh = edited.nodes.get(node)?.mesh;
-        let counts = mesh
-            .and_then(|m| edited.meshes.get(m))
-            .map_or((0, 0), |m| {
-                m.primitives.iter().fold((0, 0), |(v, i), p| {
-                    (v + p.positions.len(), i + p.indices.len())
-                })
-            });
+        let counts = mesh.and_then(|m| edited.meshes.get(m)).map_or((0, 0), |m| {
+            m.primitives.iter().fold((0, 0), |(v, i), p| {
+                (v + p.positions.len(), i + p.indices.len())
+            })
+        });
         Some(Settled {
             node,
             mesh,
@@ -104,7 +102,13 @@ impl RefGeo {
     /// ([`RefGeo::unchanged`]): asked again about the same node with the same mesh, counts and
     /// world matrix, [`RefGeo::unchanged`] answers without comparing (a scene whose meshes
     /// gained other attributes since, as a deferred read completes them, keeps its answer).
-    pub(crate) fn remember(&mut self, v: usize, edited: &Scene, node: usize, e_worlds: &[[f32; 16]]) {
+    pub(crate) fn remember(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        e_worlds: &[[f32; 16]],
+    ) {
         if let Some(slot) = self.settled.get_mut(v) {
             *slot = Settled::of(edited, node, e_worlds);
         }

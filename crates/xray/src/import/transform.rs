@@ -258,7 +258,12 @@ pub(crate) fn unchanged_in(
                 .primitives
                 .iter()
                 .zip(&mesh.primitives)
-                .all(|(a, b)| a.positions.iter().zip(&b.positions).all(|(a, b)| near(a, b)));
+                .all(|(a, b)| {
+                    a.positions
+                        .iter()
+                        .zip(&b.positions)
+                        .all(|(a, b)| near(a, b))
+                });
     }
     let mut r_corners = mapping::corners(&r_mesh.primitives).peekable();
     if r_corners.peek().is_none() || !r_corners.eq(mapping::corners(&mesh.primitives)) {

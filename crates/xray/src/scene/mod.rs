@@ -820,12 +820,9 @@ impl Run<'_> {
         if let Some(m) = self.shared.get(&key).copied() {
             return Some(m);
         }
-        let built = self
-            .built
-            .remove(&key)
-            .unwrap_or_else(|| {
-                range_of(self.vbs, self.ibs, &g, window, self.opts.geometry_only).map(Range::fill)
-            });
+        let built = self.built.remove(&key).unwrap_or_else(|| {
+            range_of(self.vbs, self.ibs, &g, window, self.opts.geometry_only).map(Range::fill)
+        });
         match built {
             Ok(mut prim) => {
                 prim.material = self.materials.get(scene, sid);

@@ -1012,8 +1012,14 @@ fn an_import_reads_only_the_positions_of_the_meshes_found_unchanged() {
     .unwrap();
     let whole = import::import(b, &edited, None, &ImportOptions::default()).unwrap();
     assert_eq!(whole.summary.edited.len() + whole.summary.moved.len(), 1);
-    assert_eq!(lean.level.to_bytes().unwrap(), whole.level.to_bytes().unwrap());
-    assert_eq!(lean.geom.to_bytes().unwrap(), whole.geom.to_bytes().unwrap());
+    assert_eq!(
+        lean.level.to_bytes().unwrap(),
+        whole.level.to_bytes().unwrap()
+    );
+    assert_eq!(
+        lean.geom.to_bytes().unwrap(),
+        whole.geom.to_bytes().unwrap()
+    );
     assert_eq!(
         lean.geomx.map(|g| g.to_bytes().unwrap()),
         whole.geomx.map(|g| g.to_bytes().unwrap())
