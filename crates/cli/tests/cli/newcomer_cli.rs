@@ -3,15 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::common::{os, run, xray_fixture_dir, XRAY_FILES};
+use super::common::{os, run, s, xray_fixture_dir, XRAY_FILES};
 use serde_json::Value;
 
 /// `render`'s background (levelgeom_render::BACKGROUND), as the render crate documents it.
 const SKY: [u8; 4] = [158, 178, 200, 255];
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn run_s(args: &[&str]) -> (i32, String, String) {
     let a: Vec<&std::ffi::OsStr> = args.iter().map(os).collect();

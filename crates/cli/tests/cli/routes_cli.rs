@@ -5,7 +5,6 @@
 //! (docs/formats/argonaut-wad.md §18.1–§18.5), counted on the WAD's own bytes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use levelgeom_testkit::glb::Glb;
 use levelgeom_wad::generate::routes_level;
@@ -13,34 +12,11 @@ use levelgeom_wad::level::Level;
 use levelgeom_wad::tags::Tag;
 use serde_json::Value;
 
-fn levelgeom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = levelgeom(args);
-    assert!(
-        o.status.success(),
-        "levelgeom {args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{levelgeom, ok, s, write_wad};
 
 fn routes_wad(dir: &Path) -> (PathBuf, Vec<u8>) {
     let (level, _) = routes_level().unwrap();
-    let bytes = level.to_bytes().unwrap();
-    let p = dir.join("routes.wad");
-    std::fs::write(&p, &bytes).unwrap();
-    (p, bytes)
+    write_wad(dir, "routes.wad", level.to_bytes().unwrap())
 }
 
 /// Absolute offset of route node `k` in the WAD: the MAP payload's section 4, counted by hand
