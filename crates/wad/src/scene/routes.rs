@@ -24,9 +24,6 @@ use crate::map::{Map, RouteNode};
 /// The name of the group node of the routes, under the `objects` root.
 pub const ROUTES_GROUP: &str = "routes";
 
-/// Index of `section4_index` in [`crate::map::MapObject::fields`].
-pub const SECTION4_INDEX_FIELD: usize = 6;
-
 fn joined<T>(nodes: &[RouteNode], f: impl Fn(&RouteNode) -> T) -> String
 where
     T: std::fmt::Display,
@@ -84,7 +81,7 @@ pub(super) fn routes_group(scene: &mut Scene, map: &Map, opts: &SceneOptions) ->
             .objects
             .iter()
             .enumerate()
-            .filter(|(_, o)| o.fields[SECTION4_INDEX_FIELD] as usize == range.start)
+            .filter(|(_, o)| o.section4_index() as usize == range.start)
             .map(|(i, _)| i.to_string())
             .collect();
         let extras = vec![
