@@ -1,6 +1,7 @@
-//! What a MAP object's `section2_index` and `section4_index` name (docs/formats/argonaut-wad.md
-//! §8, §18.3, §18.5), resolved as the game resolves them, and why a pair of indices cannot be
-//! resolved ([`LinkError`], what `check` reports).
+//! What a MAP object's `section2_index` and `section4_index` name, resolved as the game
+//! resolves them, and why a pair of indices cannot be resolved ([`LinkError`], what `check`
+//! reports): docs/formats/argonaut-wad.md §8, docs/formats/argonaut-wad.md §18.3,
+//! docs/formats/argonaut-wad.md §18.5.
 //!
 //! From ENG-RE's decompile (`REVERSED/decompiled/`):
 //!

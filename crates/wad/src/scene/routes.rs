@@ -108,8 +108,9 @@ pub(super) fn routes_group(scene: &mut Scene, map: &Map, opts: &SceneOptions) ->
 }
 
 /// The `routes.json` of a MAP: `{"units", "routes": [{"id", "first_node", "nodes": [{"node",
-/// "position": [x, y, z]}]}]}`, positions as stored (20.12 fixed point integers, game space:
-/// 4096 per cell, z = −export z). docs/formats/argonaut-wad.md §18.5.
+/// "position": [x, y, z], "rotation": [rx, ry, rz], "next", "prev"}]}]}`, the words as stored:
+/// positions 20.12 fixed point integers in game space (4096 per cell, z = −export z),
+/// rotations in 4096ths of a turn, the link words (docs/formats/argonaut-wad.md §18.5).
 pub fn routes_json(map: &Map) -> Value {
     let list: Vec<Value> = routes(&map.route_nodes)
         .into_iter()
@@ -117,13 +118,22 @@ pub fn routes_json(map: &Map) -> Value {
         .map(|(k, range)| {
             let nodes: Vec<Value> = range
                 .clone()
-                .map(|i| json!({"node": i, "position": map.route_nodes[i].pos}))
+                .map(|i| {
+                    let n = &map.route_nodes[i];
+                    json!({
+                        "node": i,
+                        "position": n.pos,
+                        "rotation": n.rot,
+                        "next": n.next,
+                        "prev": n.prev,
+                    })
+                })
                 .collect();
             json!({"id": k, "first_node": range.start, "nodes": nodes})
         })
         .collect();
     json!({
-        "units": "game space, 20.12 fixed point: 4096 = one grid cell; x and y as in the export, z = -(export z)",
+        "units": "position: game space, 20.12 fixed point: 4096 = one grid cell; x and y as in the export, z = -(export z); rotation: 4096ths of a turn; next: non-zero = the following node continues the route",
         "routes": list,
     })
 }
