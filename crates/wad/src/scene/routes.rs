@@ -1,7 +1,7 @@
 //! MAP routes where they run (`export --objects`): the section-4 route nodes
 //! ([`crate::map::routes`], docs/formats/argonaut-wad.md §18.5) as line primitives under a
-//! `routes` group of the `objects` root, and the same positions as `routes.json`, the file
-//! `replace --routes` takes back.
+//! `routes` group of the `objects` root, and the same nodes' stored words (position, rotation,
+//! links) as `routes.json`, the file `replace --routes` takes back.
 //!
 //! * One node per route (`route_000`, …), identity matrix, its mesh one line primitive
 //!   ([`Topology::Lines`]) through the route's node positions in order, converted as the
