@@ -353,7 +353,7 @@ pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
 /// visual is kept as it is, and nothing reads the mesh's other attributes. Every other mesh
 /// (edited, moved, copied, new, in a tree such as `collision` or `occluders`, or placed by no
 /// node) is read whole. So a caller can leave the rest of an unchanged mesh unread (as
-/// `levelgeom_import`'s deferred GLB read does). The nodes found unchanged are remembered in
+/// a deferred mesh read does). The nodes found unchanged are remembered in
 /// `reference`: [`import_with`] of `edited` (its meshes completed meanwhile) does not compare
 /// them again.
 pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
