@@ -77,8 +77,28 @@ fn word(stream: &[u8], i: usize) -> Option<u16> {
 
 /// Decode `stream` into `n` pixels the way the game does (see the module docs).
 pub fn decode(stream: &[u8], n: usize) -> Result<Decoded, RleError> {
+    // n is bounded by the caller (a page's checked pixel count); the output is n words anyway
+    let mut out: Vec<u16> = Vec::with_capacity(n);
+    let (words_read, overrun) = walk(stream, n, |v, k| out.resize(out.len() + k, v))?;
+    out.resize(n, 0);
+    Ok(Decoded {
+        pixels: out,
+        words_read,
+        overrun,
+    })
+}
+
+/// The walk of [`decode`] without its output: `emit(v, k)` receives the pixels in order as
+/// `k` copies of word `v` (a run at once, a literal word by word), at most `n` in all and
+/// never one past the point where the game stops; pixels left unwritten (see the module docs)
+/// are the caller's to fill. Returns the stream words consumed and the overrun flag.
+pub fn walk(
+    stream: &[u8],
+    n: usize,
+    mut emit: impl FnMut(u16, usize),
+) -> Result<(usize, bool), RleError> {
     let target = n.saturating_sub(1);
-    let mut out: Vec<u16> = Vec::new();
+    let mut written = 0usize;
     let mut i = 0usize;
     let mut overrun = false;
     let short = |written: usize, i: usize| RleError {
@@ -86,36 +106,33 @@ pub fn decode(stream: &[u8], n: usize) -> Result<Decoded, RleError> {
         needed: target,
         at_byte: i.saturating_mul(2),
     };
-    while out.len() < target {
-        let c = word(stream, i).ok_or_else(|| short(out.len(), i))? as i16;
+    while written < target {
+        let c = word(stream, i).ok_or_else(|| short(written, i))? as i16;
         i += 1;
         if c < 0 {
-            let v = word(stream, i).ok_or_else(|| short(out.len(), i))?;
+            let v = word(stream, i).ok_or_else(|| short(written, i))?;
             i += 1;
             let k = usize::from(c.unsigned_abs());
-            let room = n - out.len();
+            let room = n - written;
             if k > room {
                 overrun = true;
             }
-            out.resize(out.len() + k.min(room), v);
+            emit(v, k.min(room));
+            written += k.min(room);
         } else {
             for _ in 0..c {
-                let v = word(stream, i).ok_or_else(|| short(out.len(), i))?;
+                let v = word(stream, i).ok_or_else(|| short(written, i))?;
                 i += 1;
-                if out.len() < n {
-                    out.push(v);
+                if written < n {
+                    emit(v, 1);
+                    written += 1;
                 } else {
                     overrun = true;
                 }
             }
         }
     }
-    out.resize(n, 0);
-    Ok(Decoded {
-        pixels: out,
-        words_read: i,
-        overrun,
-    })
+    Ok((i, overrun))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,9 +18,6 @@
 //! deduplicated on `(model vertex, UV bits, white)` within a primitive. Vertices are numbered
 //! in first-use order, which makes the output deterministic.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use levelgeom_scene::{Mesh, Primitive};
 
 use super::colour;
@@ -36,46 +33,50 @@ pub struct FaceLook {
     pub uvs: Option<[[f32; 2]; 3]>,
 }
 
-/// Corner key for deduplication: model vertex, UV bit patterns, white flag.
-type CornerKey = (u16, Option<[u32; 2]>, bool);
-
-/// A multiplicative hasher for the small integer keys of [`CornerKey`]: the std SipHash, built
-/// to resist chosen keys, was a sixth of the WAD scene conversion, and these keys come from
-/// the level's own face indices (a crafted level can at worst slow its own export).
-#[derive(Default)]
-struct CornerHasher(u64);
-
-impl Hasher for CornerHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u16(&mut self, v: u16) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        // spread the high bits of the product into the low ones the table indexes with
-        let h = self.0;
-        (h ^ (h >> 31)).wrapping_mul(0x94_d0_49_bb_13_31_11_eb) ^ (h >> 29)
-    }
+/// The corners of one primitive already made, for deduplication on `(model vertex, UV bit
+/// patterns, white flag)`: per model vertex the last corner made from it, and per corner the
+/// corner made before it from the same model vertex. A model vertex has few corners (one per
+/// UV and colour it shows), so a lookup walks a chain of one to a few entries, with no hashing
+/// and no table to grow.
+struct Corners {
+    /// Per model vertex: the newest corner made from it (`NONE` = none yet).
+    last: Vec<u32>,
+    /// Per corner: its UV bit patterns, white flag, and the previous corner of its model
+    /// vertex (`NONE` ends the chain).
+    made: Vec<(Option<[u32; 2]>, bool, u32)>,
 }
 
-/// Corner key → vertex index within a primitive.
-type Corners = HashMap<CornerKey, u32, BuildHasherDefault<CornerHasher>>;
+const NONE: u32 = u32::MAX;
+
+impl Corners {
+    fn new(nverts: usize) -> Corners {
+        Corners {
+            last: vec![NONE; nverts],
+            made: Vec::new(),
+        }
+    }
+
+    /// The corner of model vertex `vi` with `uv` and `white`, if one was made.
+    fn find(&self, vi: usize, uv: Option<[u32; 2]>, white: bool) -> Option<u32> {
+        let mut at = *self.last.get(vi)?;
+        while let Some(&(u, w, prev)) = self.made.get(at as usize) {
+            if u == uv && w == white {
+                return Some(at);
+            }
+            at = prev;
+        }
+        None
+    }
+
+    /// Record corner `at` (the next one: `at == made.len()`) of model vertex `vi`.
+    fn add(&mut self, vi: usize, uv: Option<[u32; 2]>, white: bool, at: u32) {
+        debug_assert_eq!(at as usize, self.made.len());
+        if let Some(last) = self.last.get_mut(vi) {
+            self.made.push((uv, white, *last));
+            *last = at;
+        }
+    }
+}
 
 struct PrimBuilder {
     material: Option<usize>,
@@ -129,7 +130,7 @@ pub fn build(
             None => {
                 prims.push(PrimBuilder {
                     material: fl.material,
-                    corners: Corners::default(),
+                    corners: Corners::new(nverts),
                     prim: Primitive {
                         material: fl.material,
                         colors: vec![Vec::new(); colour_sets.len()],
@@ -145,9 +146,9 @@ pub fn build(
         for &k in &order {
             let vi = idx[k];
             let uv = fl.uvs.map(|u| u[k]);
-            let key = (vi, uv.map(|u| [u[0].to_bits(), u[1].to_bits()]), white);
-            let at = match pb.corners.get(&key) {
-                Some(&at) => at,
+            let uv_bits = uv.map(|u| [u[0].to_bits(), u[1].to_bits()]);
+            let at = match pb.corners.find(usize::from(vi), uv_bits, white) {
+                Some(at) => at,
                 None => {
                     let at = u32::try_from(pb.prim.positions.len()).unwrap_or(u32::MAX);
                     push_corner(
@@ -170,7 +171,7 @@ pub fn build(
                     } else if pb.has_uv {
                         pb.prim.uvs[0].push([0.0, 0.0]);
                     }
-                    pb.corners.insert(key, at);
+                    pb.corners.add(usize::from(vi), uv_bits, white, at);
                     at
                 }
             };
