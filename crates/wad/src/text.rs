@@ -119,15 +119,21 @@ fn rgba8_of(n: usize, words: impl Iterator<Item = u16>) -> Vec<u8> {
 /// 0, transparent black, as [`rle::decode`] gives it.
 fn rgba8_of_rle(stream: &[u8], n: usize) -> Result<Vec<u8>, PixelError> {
     let mut out: Vec<u8> = Vec::with_capacity(n * 4);
-    rle::walk(stream, n, |w, k| {
-        let px = abgr1555_to_rgba8(w);
-        if k == 1 {
-            out.extend_from_slice(&px);
-        } else {
-            let start = out.len();
-            out.resize(start + 4 * k, 0);
-            for c in out[start..].chunks_exact_mut(4) {
-                c.copy_from_slice(&px);
+    rle::walk(stream, n, |span| {
+        let start = out.len();
+        match span {
+            rle::Span::Run { word, count } => {
+                let px = abgr1555_to_rgba8(word);
+                out.resize(start + 4 * count, 0);
+                for c in out[start..].chunks_exact_mut(4) {
+                    c.copy_from_slice(&px);
+                }
+            }
+            rle::Span::Literal(words) => {
+                out.resize(start + 2 * words.len(), 0);
+                for (c, w) in out[start..].chunks_exact_mut(4).zip(words.chunks_exact(2)) {
+                    c.copy_from_slice(&abgr1555_to_rgba8(u16::from_le_bytes([w[0], w[1]])));
+                }
             }
         }
     })

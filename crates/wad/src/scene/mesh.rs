@@ -79,7 +79,6 @@ impl Corners {
 }
 
 struct PrimBuilder {
-    material: Option<usize>,
     corners: Corners,
     prim: Primitive,
     has_uv: bool,
@@ -110,36 +109,59 @@ pub fn build(
             ));
         }
     }
-    let mut prims: Vec<PrimBuilder> = Vec::new();
+    // First every face's look and primitive (in face order, so materials are still made in
+    // first-use order), to size each primitive's arrays before they are filled.
+    let mut materials: Vec<(Option<usize>, usize)> = Vec::new(); // (material, faces)
+    let mut faces: Vec<Option<(usize, FaceLook)>> = Vec::with_capacity(model.faces.len());
     for (fi, face) in model.faces.iter().enumerate() {
-        let idx = face.indices;
-        if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
+        if let Some(&bad) = face.indices.iter().find(|&&i| usize::from(i) >= nverts) {
             warn(format!(
                 "{context}: face {fi} uses vertex {bad} but the model has {nverts}; face skipped"
             ));
+            faces.push(None);
             continue;
         }
         let fl = look(fi, face);
+        let pi = match materials.iter().position(|&(m, _)| m == fl.material) {
+            Some(p) => p,
+            None => {
+                materials.push((fl.material, 0));
+                materials.len() - 1
+            }
+        };
+        materials[pi].1 += 1;
+        faces.push(Some((pi, fl)));
+    }
+    let mut prims: Vec<PrimBuilder> = materials
+        .iter()
+        .map(|&(material, n)| {
+            // at most three corners a face, and mostly one a model vertex
+            let corners = (3 * n).min(nverts);
+            PrimBuilder {
+                corners: Corners::new(nverts),
+                prim: Primitive {
+                    material,
+                    positions: Vec::with_capacity(corners),
+                    normals: Vec::with_capacity(corners),
+                    colors: (0..colour_sets.len())
+                        .map(|_| Vec::with_capacity(corners))
+                        .collect(),
+                    indices: Vec::with_capacity(3 * n),
+                    ..Primitive::default()
+                },
+                has_uv: false,
+            }
+        })
+        .collect();
+    for (face, look) in model.faces.iter().zip(faces) {
+        let Some((pi, fl)) = look else {
+            continue;
+        };
+        let idx = face.indices;
         let order = if reversed(model, face) != place.flips_winding() {
             [0, 2, 1]
         } else {
             [0, 1, 2]
-        };
-        let pi = match prims.iter().position(|p| p.material == fl.material) {
-            Some(p) => p,
-            None => {
-                prims.push(PrimBuilder {
-                    material: fl.material,
-                    corners: Corners::new(nverts),
-                    prim: Primitive {
-                        material: fl.material,
-                        colors: vec![Vec::new(); colour_sets.len()],
-                        ..Primitive::default()
-                    },
-                    has_uv: false,
-                });
-                prims.len() - 1
-            }
         };
         let pb = &mut prims[pi];
         let white = face.flags & FACE_NO_VERTEX_COLOUR != 0;
@@ -163,8 +185,9 @@ pub fn build(
                     if let Some(uv) = uv {
                         if !pb.has_uv {
                             // Earlier corners of this primitive had no UVs: give them (0, 0).
-                            pb.prim.uvs =
-                                vec![vec![[0.0, 0.0]; pb.prim.positions.len().saturating_sub(1)]];
+                            let mut uvs = Vec::with_capacity(pb.prim.positions.capacity());
+                            uvs.resize(pb.prim.positions.len().saturating_sub(1), [0.0, 0.0]);
+                            pb.prim.uvs = vec![uvs];
                             pb.has_uv = true;
                         }
                         pb.prim.uvs[0].push(uv);
