@@ -90,7 +90,7 @@ fn zlib_rows(row: usize, pixels: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// PNG filter types (PNG specification, W3C 2003, §9.2 "Filter types for filter method 0").
+/// PNG filter types (PNG specification, W3C 2003, section 9.2 "Filter types for filter method 0").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RowFilter {
     Sub = 1,
@@ -129,7 +129,7 @@ fn filter_row(prev: &[u8], cur: &[u8], best: &mut Vec<u8>, scratch: &mut Vec<u8>
     choice
 }
 
-/// Filter `cur` with `kind` into `out` (PNG specification §9.2; bytes left of the row are 0)
+/// Filter `cur` with `kind` into `out` (PNG specification section 9.2; bytes left of the row are 0)
 /// and return its cost (see [`filter_row`]). Written as straight loops over zipped slices so
 /// that they vectorise.
 fn apply(kind: RowFilter, prev: &[u8], cur: &[u8], out: &mut [u8]) -> u64 {
@@ -198,7 +198,7 @@ fn cost(row: &[u8]) -> u64 {
         .sum::<u64>()
 }
 
-/// The Paeth predictor of left `a`, above `b`, upper left `c` (PNG specification §9.4): of
+/// The Paeth predictor of left `a`, above `b`, upper left `c` (PNG specification section 9.4): of
 /// `a`, `b`, `c` the nearest to `a + b − c`, ties going to `a`, then `b`.
 #[inline]
 fn paeth(a: u8, b: u8, c: u8) -> u8 {
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn paeth_is_the_specifications() {
-        // PNG §9.4: p = a + b − c, nearest of a, b, c to p, ties a then b
+        // PNG specification section 9.4: p = a + b − c, nearest of a, b, c to p, ties a then b
         assert_eq!(paeth(10, 20, 10), 20); // p = 20: b exact
         assert_eq!(paeth(20, 10, 10), 20); // p = 20: a exact
         assert_eq!(paeth(10, 10, 20), 10); // p = 0: a and b tie at 10, a first
