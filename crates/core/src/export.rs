@@ -186,7 +186,7 @@ impl LevelFile {
             );
         }
         let written = folder::write_folder(
-            &scene,
+            &mut scene,
             outdir,
             &FolderOptions {
                 gltf: opts.formats.gltf,

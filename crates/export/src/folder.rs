@@ -211,13 +211,29 @@ fn choose_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> b
     fell_back
 }
 
+/// What [`choose_colour_sets`] makes of `colors`, as a new list (copies of the sets it keeps).
+fn chosen_colour_sets(colors: &[Vec<[f32; 4]>], n: usize, all: bool) -> Vec<Vec<[f32; 4]>> {
+    let chosen = if n >= colors.len() { 0 } else { n };
+    let mut out: Vec<Vec<[f32; 4]>> = colors.get(chosen).cloned().into_iter().collect();
+    if all {
+        out.extend(
+            colors
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != chosen)
+                .map(|(_, c)| c.clone()),
+        );
+    }
+    out
+}
+
 /// A scene of the trees under `roots` only: their nodes (each once, in scene order), the meshes
 /// those place, the materials those use and the textures those use (every texture with
 /// `all_textures`), each list in scene order and renumbered. A reference to something that
 /// does not exist is dropped (the writers would only have warned about it). When everything is
 /// kept the copy equals `scene` but for its warnings, so its files have the same bytes.
 pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
-    match subset_cow(scene, roots, all_textures, &[]).0 {
+    match subset_cow(scene, roots, all_textures, &[], false).0 {
         Cow::Borrowed(s) => {
             let mut copy = s.clone();
             copy.warnings.clear();
@@ -231,12 +247,17 @@ pub fn subset(scene: &Scene, roots: &[usize], all_textures: bool) -> Scene {
 /// scene texture index of every texture of the subset. A copied texture whose PNG is already
 /// encoded (`encoded[i]` true for scene texture `i`) keeps its size but not its pixels: the
 /// GLB writer embeds the given PNG and never reads them, so they are not copied.
+///
+/// With `lend`, a kept mesh whose material numbers the subset keeps is not copied: the part
+/// gets an empty mesh in its place, and the third list names it `(scene mesh, part mesh)`
+/// for [`swap_lent`] to move the scene's mesh in (and back) around the write.
 fn subset_cow<'a>(
     scene: &'a Scene,
     roots: &[usize],
     all_textures: bool,
     encoded: &[bool],
-) -> (Cow<'a, Scene>, Vec<usize>) {
+    lend: bool,
+) -> (Cow<'a, Scene>, Vec<usize>, Vec<(usize, usize)>) {
     let n = scene.nodes.len();
     let mut keep = vec![false; n];
     let mut stack: Vec<usize> = roots.iter().copied().filter(|&r| r < n).collect();
@@ -300,7 +321,7 @@ fn subset_cow<'a>(
         && roots == scene.roots.as_slice()
         && no_dangling_references(scene);
     if everything {
-        return (Cow::Borrowed(scene), kept_textures);
+        return (Cow::Borrowed(scene), kept_textures, Vec::new());
     }
 
     let nodes = scene
@@ -320,15 +341,27 @@ fn subset_cow<'a>(
             node
         })
         .collect();
+    let renumbered = |m: Option<usize>| m.and_then(|m| mat_map.get(m).copied().flatten());
+    let mut lent = Vec::new();
     let meshes = scene
         .meshes
         .iter()
         .enumerate()
         .filter(|&(i, _)| mesh_keep[i])
-        .map(|(_, mesh)| {
+        .enumerate()
+        .map(|(at, (i, mesh))| {
+            if lend
+                && mesh
+                    .primitives
+                    .iter()
+                    .all(|p| renumbered(p.material) == p.material)
+            {
+                lent.push((i, at));
+                return levelgeom_scene::Mesh::default();
+            }
             let mut mesh = mesh.clone();
             for p in &mut mesh.primitives {
-                p.material = p.material.and_then(|m| mat_map.get(m).copied().flatten());
+                p.material = renumbered(p.material);
             }
             mesh
         })
@@ -383,7 +416,17 @@ fn subset_cow<'a>(
             .collect(),
         warnings: Vec::new(),
     };
-    (Cow::Owned(part), kept_textures)
+    (Cow::Owned(part), kept_textures, lent)
+}
+
+/// Swap the meshes `lent` names (`(scene mesh, part mesh)`, [`subset_cow`]) between `scene`
+/// and `part`: once to lend the scene's meshes to the part, once more to give them back.
+fn swap_lent(scene: &mut Scene, part: &mut Scene, lent: &[(usize, usize)]) {
+    for &(s, p) in lent {
+        if let (Some(a), Some(b)) = (scene.meshes.get_mut(s), part.meshes.get_mut(p)) {
+            std::mem::swap(a, b);
+        }
+    }
 }
 
 /// Every index in `scene` names something that exists (what [`subset`] would drop otherwise).
@@ -515,7 +558,7 @@ fn planned_names(scene: &Scene, opts: &FolderOptions) -> Result<Vec<String>, Fol
 /// buffered writer, nothing held whole in memory); returns the files with their sizes, in
 /// order, and the warnings of the writers.
 fn render(
-    scene: &Scene,
+    scene: &mut Scene,
     opts: &FolderOptions,
     dir: &Path,
 ) -> Result<(Sizes, Vec<String>), FolderError> {
@@ -543,17 +586,46 @@ fn render(
                     .filter(|&r| scene.nodes.get(r).is_some_and(|n| !n.hidden))
                     .collect()
             });
-            let (mut part, kept) = subset_cow(scene, &roots, *stem == roots::LEVEL, &has_png);
-            let (changes, fell) = colour_set_changes(&part, opts.colour_set, opts.all_colour_sets);
+            let level = *stem == roots::LEVEL;
+            let (part, kept, lent) = subset_cow(scene, &roots, level, &has_png, true);
+            // `None`: the part is the whole scene
+            let mut part = match part {
+                Cow::Owned(p) => Some(p),
+                Cow::Borrowed(_) => None,
+            };
+            if let Some(p) = &mut part {
+                swap_lent(scene, p, &lent);
+            }
+            let whole = part.as_ref().unwrap_or(scene);
+            let (changes, fell) = colour_set_changes(whole, opts.colour_set, opts.all_colour_sets);
             gltf_fell_back += fell;
+            // the colour sets of lent meshes, kept aside while the part writes its choice
+            let mut lent_colours = Vec::new();
             if changes {
-                for p in part
-                    .to_mut()
-                    .meshes
-                    .iter_mut()
-                    .flat_map(|m| m.primitives.iter_mut())
-                {
-                    choose_colour_sets(&mut p.colors, opts.colour_set, opts.all_colour_sets);
+                let p = part.get_or_insert_with(|| scene.clone());
+                let mut is_lent = vec![false; p.meshes.len()];
+                for &(_, at) in &lent {
+                    if let Some(l) = is_lent.get_mut(at) {
+                        *l = true;
+                    }
+                }
+                for (m, lent) in p.meshes.iter_mut().zip(is_lent) {
+                    for p in &mut m.primitives {
+                        if lent {
+                            let chosen = chosen_colour_sets(
+                                &p.colors,
+                                opts.colour_set,
+                                opts.all_colour_sets,
+                            );
+                            lent_colours.push(std::mem::replace(&mut p.colors, chosen));
+                        } else {
+                            choose_colour_sets(
+                                &mut p.colors,
+                                opts.colour_set,
+                                opts.all_colour_sets,
+                            );
+                        }
+                    }
                 }
             }
             let pngs: Vec<Option<&[u8]>> = kept
@@ -564,9 +636,27 @@ fn render(
                 })
                 .collect();
             let name = format!("{stem}.glb");
-            let (w, size) = write_file(dir, &name, |out| {
-                gltf::write_glb(&part, &gltf::GltfOptions::default(), &pngs, out)
-            })?;
+            let written = write_file(dir, &name, |out| {
+                let part = part.as_ref().unwrap_or(scene);
+                gltf::write_glb(part, &gltf::GltfOptions::default(), &pngs, out)
+            });
+            if let Some(p) = &mut part {
+                let mut back = lent_colours.into_iter();
+                for &(_, at) in &lent {
+                    for prim in p
+                        .meshes
+                        .get_mut(at)
+                        .into_iter()
+                        .flat_map(|m| &mut m.primitives)
+                    {
+                        if let Some(c) = back.next() {
+                            prim.colors = c;
+                        }
+                    }
+                }
+                swap_lent(scene, p, &lent);
+            }
+            let (w, size) = written?;
             warnings.extend(w.iter().map(|w| format!("{stem}.glb: {w}")));
             files.push((name, size));
         }
@@ -656,14 +746,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Write the export files of `scene` into `outdir` (see the module docs), all or nothing.
 ///
+/// The scene is borrowed mutably only to lend its meshes to the GLB of a part that keeps them
+/// as they are (instead of copying them); they are given back after each file, so on return
+/// the scene is as it was.
+///
 /// # Errors
 /// [`FolderError`]: nothing in `outdir` was changed.
 pub fn write_folder(
-    scene: &Scene,
+    scene: &mut Scene,
     outdir: &Path,
     opts: &FolderOptions,
 ) -> Result<Written, FolderError> {
-    let plan = || {
+    let plan = |scene: &Scene| {
         if (opts.obj || opts.gltf) && opts.colour_set > 0 {
             let sets = max_colour_sets(scene);
             if opts.colour_set >= sets {
@@ -675,7 +769,9 @@ pub fn write_folder(
         }
         planned_names(scene, opts)
     };
-    write_staged(outdir, opts, plan, |dir| render(scene, opts, dir))
+    write_staged(outdir, opts, scene, plan, |scene, dir| {
+        render(scene, opts, dir)
+    })
 }
 
 /// Write the files `(name, bytes)` into `outdir` as an export folder with its manifest, all or
@@ -689,7 +785,7 @@ pub fn write_files(
     files: &[(String, Vec<u8>)],
     opts: &FolderOptions,
 ) -> Result<Written, FolderError> {
-    let plan = || {
+    let plan = |_: &()| {
         let mut names: Vec<String> = Vec::with_capacity(files.len());
         for (name, _) in files.iter().chain(&opts.extra_files) {
             if !is_plain_name(name) || names.contains(name) {
@@ -699,7 +795,7 @@ pub fn write_files(
         }
         Ok(names)
     };
-    write_staged(outdir, opts, plan, |dir| {
+    write_staged(outdir, opts, &mut (), plan, |_, dir| {
         let mut sizes = Vec::with_capacity(files.len());
         for (name, bytes) in files.iter().chain(&opts.extra_files) {
             let p = dir.join(name);
@@ -712,12 +808,13 @@ pub fn write_files(
 
 /// The folder rule of the module docs, then `plan` names the files (checked against the
 /// inputs and folders in the way), `stage` writes them into a temporary folder, the manifest
-/// is added and everything is moved in.
-fn write_staged(
+/// is added and everything is moved in. Both get `what` (what is written).
+fn write_staged<S>(
     outdir: &Path,
     opts: &FolderOptions,
-    plan: impl FnOnce() -> Result<Vec<String>, FolderError>,
-    stage: impl FnOnce(&Path) -> Result<(Sizes, Vec<String>), FolderError>,
+    what: &mut S,
+    plan: impl FnOnce(&S) -> Result<Vec<String>, FolderError>,
+    stage: impl FnOnce(&mut S, &Path) -> Result<(Sizes, Vec<String>), FolderError>,
 ) -> Result<Written, FolderError> {
     // What is in the way, before any work.
     let previous = match staged::inspect(outdir)? {
@@ -731,7 +828,7 @@ fn write_staged(
             previous.unwrap_or_default()
         }
     };
-    for name in plan()? {
+    for name in plan(what)? {
         let target = outdir.join(name);
         if opts.protect.iter().any(|p| same_file(&target, p)) {
             return Err(FolderError::WouldOverwriteInput(target));
@@ -742,7 +839,7 @@ fn write_staged(
     }
 
     let tmp = Staging::beside(outdir)?;
-    let (files, warnings) = stage(tmp.path())?;
+    let (files, warnings) = stage(what, tmp.path())?;
     let manifest = serde_json::json!({
         "tool": "levelgeom",
         "version": env!("CARGO_PKG_VERSION"),

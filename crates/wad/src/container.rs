@@ -56,6 +56,31 @@ impl RawChunk {
     }
 }
 
+/// Where one chunk lies in the file [`Layout::walk`] walked, without its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkSpan {
+    /// The tag bytes as stored.
+    pub tag: Tag,
+    /// Absolute offset of the chunk's 8-byte header.
+    pub offset: usize,
+    /// The size field as stored (may differ from the payload's length for streamed chunks).
+    pub declared_size: u32,
+    /// The bytes actually between this header and the next chunk, as a range of the file.
+    pub payload: std::ops::Range<usize>,
+}
+
+/// The chunk walk of a WAD (see the module docs) as ranges of the file: what [`RawWad::parse`]
+/// copies out, and what a reader that parses the payloads in place needs (no copy).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The u32 at offset 0, as stored.
+    pub header: u32,
+    /// The chunks in file order (including `END ` when present).
+    pub chunks: Vec<ChunkSpan>,
+    /// The bytes after the `END ` payload (empty at the end of the file when there are none).
+    pub trailing: std::ops::Range<usize>,
+}
+
 /// A WAD as a list of raw chunks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawWad {
@@ -157,14 +182,14 @@ pub fn locate(bytes: &[u8], at: usize) -> Option<String> {
     None
 }
 
-impl RawWad {
+impl Layout {
     /// Walk the chunks of `bytes` (see the module docs).
-    pub fn parse(bytes: &[u8]) -> Result<(RawWad, Vec<Warning>), ReadError> {
+    pub fn walk(bytes: &[u8]) -> Result<(Layout, Vec<Warning>), ReadError> {
         let mut r = Reader::new(bytes);
         let mut warnings = Vec::new();
         let header = r.within("header", None, |r| r.u32())?;
         let mut chunks = Vec::new();
-        let mut trailing = Vec::new();
+        let mut trailing = bytes.len()..bytes.len();
         let len = bytes.len();
         let mut saw_end = false;
         while !r.is_empty() {
@@ -190,26 +215,25 @@ impl RawWad {
             let data = r.pos();
             let size = declared_size as usize;
             if tag == Tag::END {
-                let payload = r
-                    .bytes(size)
-                    .map_err(|_| {
-                        r.invalid_at(
-                            p + 4,
-                            format!(
-                                "declared size {declared_size} runs past the end of the file ({} bytes remain)",
-                                len - data
-                            ),
-                        )
-                    })?
-                    .to_vec();
-                trailing = r.take_rest().to_vec();
+                r.bytes(size).map_err(|_| {
+                    r.invalid_at(
+                        p + 4,
+                        format!(
+                            "declared size {declared_size} runs past the end of the file ({} bytes remain)",
+                            len - data
+                        ),
+                    )
+                })?;
+                let payload = data..r.pos();
+                trailing = r.pos()..len;
+                r.take_rest();
                 if !trailing.is_empty() {
                     warnings.push(r.warning_at(
-                        r.pos() - trailing.len(),
+                        trailing.start,
                         format!("{} bytes after END (kept verbatim)", trailing.len()),
                     ));
                 }
-                chunks.push(RawChunk {
+                chunks.push(ChunkSpan {
                     tag,
                     offset: p,
                     declared_size,
@@ -263,13 +287,13 @@ impl RawWad {
                     }
                 }
             };
-            let payload = r.bytes(taken - data)?.to_vec();
+            r.bytes(taken - data)?;
             r.pop();
-            chunks.push(RawChunk {
+            chunks.push(ChunkSpan {
                 tag,
                 offset: p,
                 declared_size,
-                payload,
+                payload: data..taken,
             });
         }
         if !saw_end {
@@ -279,11 +303,36 @@ impl RawWad {
             ));
         }
         Ok((
-            RawWad {
+            Layout {
                 header,
                 chunks,
                 trailing,
-                original_len: len,
+            },
+            warnings,
+        ))
+    }
+}
+
+impl RawWad {
+    /// Walk the chunks of `bytes` (see the module docs, [`Layout::walk`]) and copy them out.
+    pub fn parse(bytes: &[u8]) -> Result<(RawWad, Vec<Warning>), ReadError> {
+        let (layout, warnings) = Layout::walk(bytes)?;
+        let chunks = layout
+            .chunks
+            .into_iter()
+            .map(|c| RawChunk {
+                tag: c.tag,
+                offset: c.offset,
+                declared_size: c.declared_size,
+                payload: bytes[c.payload].to_vec(),
+            })
+            .collect();
+        Ok((
+            RawWad {
+                header: layout.header,
+                chunks,
+                trailing: bytes[layout.trailing].to_vec(),
+                original_len: bytes.len(),
             },
             warnings,
         ))

@@ -1,6 +1,6 @@
 //! The typed level: every chunk of a WAD parsed into its model.
 //!
-//! [`Level::read`] walks the container ([`crate::container::RawWad`]) and parses every
+//! [`Level::read`] walks the container ([`crate::container::Layout`]) and parses every
 //! chunk's payload with a reader bounded to that payload, with the chunk tag on the error path
 //! (`at 0x0001A2F0 in MAP/tiles[17]: …`), and requires each model to consume its payload
 //! exactly. Chunks that depend on earlier ones get what they need: SPRT and STPC the WFPC flags,
@@ -32,7 +32,7 @@
 use levelgeom_binary::{fit, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::ampc::Ampc;
-use crate::container::{write_wad, RawWad};
+use crate::container::{write_wad, Layout};
 use crate::font::Font;
 use crate::lght::Lght;
 use crate::lgpc::Lgpc;
@@ -386,15 +386,16 @@ impl Level {
     /// off, bytes after END, no END, a chunk read before WFPC, STPC animation records or a
     /// cutscene tail that do not fit the known layout and are kept verbatim).
     pub fn read(bytes: &[u8]) -> Result<(Level, Vec<Warning>), ReadError> {
-        let (raw, mut warnings) = RawWad::parse(bytes)?;
+        // the walk's ranges, not copies: every payload is parsed in place
+        let (layout, mut warnings) = Layout::walk(bytes)?;
         let mut wfpc = None;
         let mut trak_counts: Option<Vec<usize>> = None;
-        let mut chunks = Vec::with_capacity(raw.chunks.len());
-        for c in &raw.chunks {
+        let mut chunks = Vec::with_capacity(layout.chunks.len());
+        for c in &layout.chunks {
             let data = parse_chunk(
                 bytes,
                 c.tag,
-                c.payload_offset(),
+                c.payload.start,
                 c.payload.len(),
                 wfpc,
                 trak_counts.as_deref(),
@@ -415,10 +416,10 @@ impl Level {
         }
         Ok((
             Level {
-                header: raw.header,
+                header: layout.header,
                 file_len: bytes.len(),
                 chunks,
-                trailing: raw.trailing,
+                trailing: bytes[layout.trailing].to_vec(),
             },
             warnings,
         ))

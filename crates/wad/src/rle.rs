@@ -77,8 +77,50 @@ fn word(stream: &[u8], i: usize) -> Option<u16> {
 
 /// Decode `stream` into `n` pixels the way the game does (see the module docs).
 pub fn decode(stream: &[u8], n: usize) -> Result<Decoded, RleError> {
+    // n is bounded by the caller (a page's checked pixel count); the output is n words anyway
+    let mut out: Vec<u16> = Vec::with_capacity(n);
+    let (words_read, overrun) = walk(stream, n, |span| match span {
+        Span::Run { word, count } => out.resize(out.len() + count, word),
+        Span::Literal(words) => out.extend(
+            words
+                .chunks_exact(2)
+                .map(|w| u16::from_le_bytes([w[0], w[1]])),
+        ),
+    })?;
+    out.resize(n, 0);
+    Ok(Decoded {
+        pixels: out,
+        words_read,
+        overrun,
+    })
+}
+
+/// Pixels [`walk`] hands over, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span<'a> {
+    /// `count` copies of `word` (a run packet, clamped to the pixels left).
+    Run {
+        /// The repeated word.
+        word: u16,
+        /// How many pixels.
+        count: usize,
+    },
+    /// Words as stored, little-endian byte pairs (a literal packet's words up to the pixels
+    /// left).
+    Literal(&'a [u8]),
+}
+
+/// The walk of [`decode`] without its output: `emit` receives the pixels in order, a packet
+/// at a time, at most `n` in all and never one past the point where the game stops; pixels
+/// left unwritten (see the module docs) are the caller's to fill. Returns the stream words
+/// consumed and the overrun flag.
+pub fn walk<'a>(
+    stream: &'a [u8],
+    n: usize,
+    mut emit: impl FnMut(Span<'a>),
+) -> Result<(usize, bool), RleError> {
     let target = n.saturating_sub(1);
-    let mut out: Vec<u16> = Vec::new();
+    let mut written = 0usize;
     let mut i = 0usize;
     let mut overrun = false;
     let short = |written: usize, i: usize| RleError {
@@ -86,36 +128,39 @@ pub fn decode(stream: &[u8], n: usize) -> Result<Decoded, RleError> {
         needed: target,
         at_byte: i.saturating_mul(2),
     };
-    while out.len() < target {
-        let c = word(stream, i).ok_or_else(|| short(out.len(), i))? as i16;
+    while written < target {
+        let c = word(stream, i).ok_or_else(|| short(written, i))? as i16;
         i += 1;
         if c < 0 {
-            let v = word(stream, i).ok_or_else(|| short(out.len(), i))?;
+            let v = word(stream, i).ok_or_else(|| short(written, i))?;
             i += 1;
             let k = usize::from(c.unsigned_abs());
-            let room = n - out.len();
+            let room = n - written;
             if k > room {
                 overrun = true;
             }
-            out.resize(out.len() + k.min(room), v);
+            emit(Span::Run {
+                word: v,
+                count: k.min(room),
+            });
+            written += k.min(room);
         } else {
-            for _ in 0..c {
-                let v = word(stream, i).ok_or_else(|| short(out.len(), i))?;
-                i += 1;
-                if out.len() < n {
-                    out.push(v);
-                } else {
-                    overrun = true;
-                }
+            // the words present (the stream may end inside the packet), those that fit
+            let c = usize::from(c.unsigned_abs());
+            let avail = (stream.len() / 2).saturating_sub(i).min(c);
+            let take = avail.min(n - written);
+            if take > 0 {
+                emit(Span::Literal(&stream[2 * i..2 * (i + take)]));
+                written += take;
+            }
+            overrun |= avail > take;
+            i += avail;
+            if avail < c {
+                return Err(short(written, i));
             }
         }
     }
-    out.resize(n, 0);
-    Ok(Decoded {
-        pixels: out,
-        words_read: i,
-        overrun,
-    })
+    Ok((i, overrun))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +343,16 @@ mod tests {
         // a run control without its value word
         let e = decode(&words(&[0xFFFE]), 4).expect_err("too short");
         assert_eq!(e.at_byte, 2);
+        // a literal of 3 with 2 words left: both written, the third is missing at byte 6
+        let e = decode(&words(&[0x0003, 0x000A, 0x000B]), 5).expect_err("too short");
+        assert_eq!(
+            e,
+            RleError {
+                written: 2,
+                needed: 4,
+                at_byte: 6
+            }
+        );
     }
 
     #[test]

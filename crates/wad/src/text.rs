@@ -105,12 +105,41 @@ pub fn abgr1555_to_rgba8(w: u16) -> [u8; 4] {
 
 /// `n` ABGR1555 words as RGBA8 ([`abgr1555_to_rgba8`]), converted straight into an output
 /// allocated once at its final size (no intermediate word buffer, no growth while collecting).
+/// `words` yields `n` words (fewer leave transparent black).
 fn rgba8_of(n: usize, words: impl Iterator<Item = u16>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(n * 4);
-    for w in words {
-        out.extend_from_slice(&abgr1555_to_rgba8(w));
+    let mut out = vec![0u8; n * 4];
+    for (px, w) in out.chunks_exact_mut(4).zip(words) {
+        px.copy_from_slice(&abgr1555_to_rgba8(w));
     }
     out
+}
+
+/// The RGBA8 pixels of an RLE16 stream for `n` pixels, decoded straight into the output (a run
+/// converted once and repeated) with [`rle::walk`]; what the decoder leaves unwritten is word
+/// 0, transparent black, as [`rle::decode`] gives it.
+fn rgba8_of_rle(stream: &[u8], n: usize) -> Result<Vec<u8>, PixelError> {
+    let mut out: Vec<u8> = Vec::with_capacity(n * 4);
+    rle::walk(stream, n, |span| {
+        let start = out.len();
+        match span {
+            rle::Span::Run { word, count } => {
+                let px = abgr1555_to_rgba8(word);
+                out.resize(start + 4 * count, 0);
+                for c in out[start..].chunks_exact_mut(4) {
+                    c.copy_from_slice(&px);
+                }
+            }
+            rle::Span::Literal(words) => {
+                out.resize(start + 2 * words.len(), 0);
+                for (c, w) in out[start..].chunks_exact_mut(4).zip(words.chunks_exact(2)) {
+                    c.copy_from_slice(&abgr1555_to_rgba8(u16::from_le_bytes([w[0], w[1]])));
+                }
+            }
+        }
+    })
+    .map_err(PixelError::Rle)?;
+    out.resize(n * 4, 0);
+    Ok(out)
 }
 
 /// A palette.
@@ -314,6 +343,7 @@ impl TexturePage {
                 Ok(rgba8_of(n, ix.iter().map(|&i| colour(i))))
             }
             PageData::Raw16(p) if p.len() == n => Ok(rgba8_of(n, p.iter().copied())),
+            PageData::Rle(s) => rgba8_of_rle(s, n),
             _ => Ok(rgba8_of(n, self.pixels16()?.into_iter())),
         }
     }

@@ -18,9 +18,6 @@
 //! deduplicated on `(model vertex, UV bits, white)` within a primitive. Vertices are numbered
 //! in first-use order, which makes the output deterministic.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use levelgeom_scene::{Mesh, Primitive};
 
 use super::colour;
@@ -36,49 +33,52 @@ pub struct FaceLook {
     pub uvs: Option<[[f32; 2]; 3]>,
 }
 
-/// Corner key for deduplication: model vertex, UV bit patterns, white flag.
-type CornerKey = (u16, Option<[u32; 2]>, bool);
+/// The corners of one primitive already made, for deduplication on `(model vertex, UV bit
+/// patterns, white flag)`: per model vertex the last corner made from it, and per corner the
+/// corner made before it from the same model vertex. A model vertex has few corners (one per
+/// UV and colour it shows), so a lookup walks a chain of one to a few entries, with no hashing
+/// and no table to grow.
+struct Corners {
+    /// Per model vertex: the newest corner made from it (`NONE` = none yet).
+    last: Vec<u32>,
+    /// Per corner: its UV bit patterns, white flag, and the previous corner of its model
+    /// vertex (`NONE` ends the chain).
+    made: Vec<(Option<[u32; 2]>, bool, u32)>,
+}
 
-/// A multiplicative hasher for the small integer keys of [`CornerKey`]: the std SipHash, built
-/// to resist chosen keys, was a sixth of the WAD scene conversion, and these keys come from
-/// the level's own face indices (a crafted level can at worst slow its own export).
-#[derive(Default)]
-struct CornerHasher(u64);
+const NONE: u32 = u32::MAX;
 
-impl Hasher for CornerHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+impl Corners {
+    fn new(nverts: usize) -> Corners {
+        Corners {
+            last: vec![NONE; nverts],
+            made: Vec::new(),
         }
     }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
+
+    /// The corner of model vertex `vi` with `uv` and `white`, if one was made.
+    fn find(&self, vi: usize, uv: Option<[u32; 2]>, white: bool) -> Option<u32> {
+        let mut at = *self.last.get(vi)?;
+        while let Some(&(u, w, prev)) = self.made.get(at as usize) {
+            if u == uv && w == white {
+                return Some(at);
+            }
+            at = prev;
+        }
+        None
     }
-    fn write_u16(&mut self, v: u16) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        // spread the high bits of the product into the low ones the table indexes with
-        let h = self.0;
-        (h ^ (h >> 31)).wrapping_mul(0x94_d0_49_bb_13_31_11_eb) ^ (h >> 29)
+
+    /// Record corner `at` (the next one: `at == made.len()`) of model vertex `vi`.
+    fn add(&mut self, vi: usize, uv: Option<[u32; 2]>, white: bool, at: u32) {
+        debug_assert_eq!(at as usize, self.made.len());
+        if let Some(last) = self.last.get_mut(vi) {
+            self.made.push((uv, white, *last));
+            *last = at;
+        }
     }
 }
 
-/// Corner key → vertex index within a primitive.
-type Corners = HashMap<CornerKey, u32, BuildHasherDefault<CornerHasher>>;
-
 struct PrimBuilder {
-    material: Option<usize>,
     corners: Corners,
     prim: Primitive,
     has_uv: bool,
@@ -109,45 +109,68 @@ pub fn build(
             ));
         }
     }
-    let mut prims: Vec<PrimBuilder> = Vec::new();
+    // First every face's look and primitive (in face order, so materials are still made in
+    // first-use order), to size each primitive's arrays before they are filled.
+    let mut materials: Vec<(Option<usize>, usize)> = Vec::new(); // (material, faces)
+    let mut faces: Vec<Option<(usize, FaceLook)>> = Vec::with_capacity(model.faces.len());
     for (fi, face) in model.faces.iter().enumerate() {
-        let idx = face.indices;
-        if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
+        if let Some(&bad) = face.indices.iter().find(|&&i| usize::from(i) >= nverts) {
             warn(format!(
                 "{context}: face {fi} uses vertex {bad} but the model has {nverts}; face skipped"
             ));
+            faces.push(None);
             continue;
         }
         let fl = look(fi, face);
+        let pi = match materials.iter().position(|&(m, _)| m == fl.material) {
+            Some(p) => p,
+            None => {
+                materials.push((fl.material, 0));
+                materials.len() - 1
+            }
+        };
+        materials[pi].1 += 1;
+        faces.push(Some((pi, fl)));
+    }
+    let mut prims: Vec<PrimBuilder> = materials
+        .iter()
+        .map(|&(material, n)| {
+            // at most three corners a face, and mostly one a model vertex
+            let corners = (3 * n).min(nverts);
+            PrimBuilder {
+                corners: Corners::new(nverts),
+                prim: Primitive {
+                    material,
+                    positions: Vec::with_capacity(corners),
+                    normals: Vec::with_capacity(corners),
+                    colors: (0..colour_sets.len())
+                        .map(|_| Vec::with_capacity(corners))
+                        .collect(),
+                    indices: Vec::with_capacity(3 * n),
+                    ..Primitive::default()
+                },
+                has_uv: false,
+            }
+        })
+        .collect();
+    for (face, look) in model.faces.iter().zip(faces) {
+        let Some((pi, fl)) = look else {
+            continue;
+        };
+        let idx = face.indices;
         let order = if reversed(model, face) != place.flips_winding() {
             [0, 2, 1]
         } else {
             [0, 1, 2]
-        };
-        let pi = match prims.iter().position(|p| p.material == fl.material) {
-            Some(p) => p,
-            None => {
-                prims.push(PrimBuilder {
-                    material: fl.material,
-                    corners: Corners::default(),
-                    prim: Primitive {
-                        material: fl.material,
-                        colors: vec![Vec::new(); colour_sets.len()],
-                        ..Primitive::default()
-                    },
-                    has_uv: false,
-                });
-                prims.len() - 1
-            }
         };
         let pb = &mut prims[pi];
         let white = face.flags & FACE_NO_VERTEX_COLOUR != 0;
         for &k in &order {
             let vi = idx[k];
             let uv = fl.uvs.map(|u| u[k]);
-            let key = (vi, uv.map(|u| [u[0].to_bits(), u[1].to_bits()]), white);
-            let at = match pb.corners.get(&key) {
-                Some(&at) => at,
+            let uv_bits = uv.map(|u| [u[0].to_bits(), u[1].to_bits()]);
+            let at = match pb.corners.find(usize::from(vi), uv_bits, white) {
+                Some(at) => at,
                 None => {
                     let at = u32::try_from(pb.prim.positions.len()).unwrap_or(u32::MAX);
                     push_corner(
@@ -162,15 +185,16 @@ pub fn build(
                     if let Some(uv) = uv {
                         if !pb.has_uv {
                             // Earlier corners of this primitive had no UVs: give them (0, 0).
-                            pb.prim.uvs =
-                                vec![vec![[0.0, 0.0]; pb.prim.positions.len().saturating_sub(1)]];
+                            let mut uvs = Vec::with_capacity(pb.prim.positions.capacity());
+                            uvs.resize(pb.prim.positions.len().saturating_sub(1), [0.0, 0.0]);
+                            pb.prim.uvs = vec![uvs];
                             pb.has_uv = true;
                         }
                         pb.prim.uvs[0].push(uv);
                     } else if pb.has_uv {
                         pb.prim.uvs[0].push([0.0, 0.0]);
                     }
-                    pb.corners.insert(key, at);
+                    pb.corners.add(usize::from(vi), uv_bits, white, at);
                     at
                 }
             };
