@@ -16,6 +16,12 @@
 //! with a static prefix code (3..8 bits, tables `P_LEN`/`P_CODE` below), then 6 raw bits. The
 //! ring buffer starts filled with spaces (0x20) and writing starts at `N - F`.
 //!
+//! The adaptive Huffman coder is the reference's tree and update, with node numbers in `u16`
+//! tables indexed without bounds checks, and the encoder's two walks from the leaf (the
+//! code, then the update) made one up to the first node that moves; the bits are written and
+//! read 32 and 64 at a time. Its streams are the reference coder's bit for bit (a test keeps
+//! the reference's transcription as the oracle).
+//!
 //! The encoder finds its matches with hash chains of bounded length ([`Matcher`]) instead of
 //! the reference's binary tree, whose search degenerates into a list walk on sorted data such as
 //! index buffers; its streams decode everywhere the reference's do, but are not the same bits.
@@ -482,7 +488,8 @@ impl BitWriter {
     fn end(&mut self) {
         if self.len > 0 {
             let top = (self.acc << (64 - self.len)).to_be_bytes();
-            self.out.extend_from_slice(&top[..self.len.div_ceil(8) as usize]);
+            self.out
+                .extend_from_slice(&top[..self.len.div_ceil(8) as usize]);
             self.len = 0;
         }
     }
@@ -606,8 +613,9 @@ const POSITION: [(u16, u8); 64] = {
 
 fn encode_char(h: &mut Huff, bw: &mut BitWriter, c: usize) {
     let (code, len) = h.encode(c);
-    // codes are at most 21 bits long (frequencies up to MAX_FREQ); the reference encoder's
-    // 16-bit code word would lose the bits beyond 16, this writer does not
+    // 314 leaves of frequency at least 1 under a root of at most MAX_FREQ keep codes within
+    // about 16 bits (the reference gathers them in a 16-bit word); longer ones would still be
+    // written whole
     if len <= 32 {
         bw.put(len, code);
     } else {
@@ -777,6 +785,365 @@ mod tests {
         assert_eq!(one, two);
         assert_eq!(decompress(&two).unwrap(), v);
         assert!(one.len() < v.len() * 3 / 4);
+    }
+
+    /// The coder as the reference transcribes it (Okumura's `LZHUF.C`, xray-16
+    /// `src/xrCore/LzHuf.cpp`): `u32` frequencies, a code gathered into a 16-bit word leaf to
+    /// root, a 16-bit bit buffer flushed byte by byte, a bit reader filling 8 bits at a time;
+    /// the oracle the fused walk, the tables and the 64-bit bit I/O are compared with.
+    mod reference {
+        use super::super::{D_CODE, MAX_FREQ, N, N_CHAR, P_CODE, P_LEN, R, T, THRESHOLD};
+
+        struct Huff {
+            freq: [u32; T + 1],
+            prnt: [usize; T + N_CHAR],
+            son: [usize; T],
+        }
+
+        impl Huff {
+            fn new() -> Huff {
+                let mut h = Huff {
+                    freq: [0; T + 1],
+                    prnt: [0; T + N_CHAR],
+                    son: [0; T],
+                };
+                for i in 0..N_CHAR {
+                    h.freq[i] = 1;
+                    h.son[i] = i + T;
+                    h.prnt[i + T] = i;
+                }
+                let (mut i, mut j) = (0, N_CHAR);
+                while j <= R {
+                    h.freq[j] = h.freq[i] + h.freq[i + 1];
+                    h.son[j] = i;
+                    h.prnt[i] = j;
+                    h.prnt[i + 1] = j;
+                    i += 2;
+                    j += 1;
+                }
+                h.freq[T] = 0xFFFF;
+                h
+            }
+
+            fn reconst(&mut self) {
+                let mut j = 0;
+                for i in 0..T {
+                    if self.son[i] >= T {
+                        self.freq[j] = self.freq[i].div_ceil(2);
+                        self.son[j] = self.son[i];
+                        j += 1;
+                    }
+                }
+                let (mut i, mut j) = (0, N_CHAR);
+                while j < T {
+                    let f = self.freq[i] + self.freq[i + 1];
+                    self.freq[j] = f;
+                    let mut k = j - 1;
+                    while f < self.freq[k] {
+                        k -= 1;
+                    }
+                    k += 1;
+                    self.freq.copy_within(k..j, k + 1);
+                    self.freq[k] = f;
+                    self.son.copy_within(k..j, k + 1);
+                    self.son[k] = i;
+                    i += 2;
+                    j += 1;
+                }
+                for i in 0..T {
+                    let k = self.son[i];
+                    self.prnt[k] = i;
+                    if k < T {
+                        self.prnt[k + 1] = i;
+                    }
+                }
+            }
+
+            fn update(&mut self, c: usize) {
+                if self.freq[R] == u32::from(MAX_FREQ) {
+                    self.reconst();
+                }
+                let mut c = self.prnt[c + T];
+                loop {
+                    self.freq[c] += 1;
+                    let k = self.freq[c];
+                    let mut l = c + 1;
+                    if k > self.freq[l] {
+                        while k > self.freq[l + 1] {
+                            l += 1;
+                        }
+                        self.freq[c] = self.freq[l];
+                        self.freq[l] = k;
+                        let i = self.son[c];
+                        self.prnt[i] = l;
+                        if i < T {
+                            self.prnt[i + 1] = l;
+                        }
+                        let j = self.son[l];
+                        self.son[l] = i;
+                        self.prnt[j] = c;
+                        if j < T {
+                            self.prnt[j + 1] = c;
+                        }
+                        self.son[c] = j;
+                        c = l;
+                    }
+                    c = self.prnt[c];
+                    if c == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+
+        #[derive(Default)]
+        struct Writer {
+            out: Vec<u8>,
+            buf: u32,
+            len: u32,
+        }
+
+        impl Writer {
+            /// Putcode: the top `l` bits of the 16-bit `c`.
+            fn put(&mut self, l: u32, c: u32) {
+                self.buf |= c >> self.len;
+                self.buf &= 0xFFFF;
+                self.len += l;
+                if self.len >= 8 {
+                    self.out.push((self.buf >> 8) as u8);
+                    self.len -= 8;
+                    if self.len >= 8 {
+                        self.out.push(self.buf as u8);
+                        self.len -= 8;
+                        self.buf = (c << (l - self.len)) & 0xFFFF;
+                    } else {
+                        self.buf = (self.buf << 8) & 0xFFFF;
+                    }
+                }
+            }
+        }
+
+        /// The stream of `tokens` ([`super::super::tokens`]) for `size` bytes.
+        pub fn encode(size: usize, tokens: &[u32]) -> Vec<u8> {
+            let mut h = Huff::new();
+            let mut w = Writer::default();
+            w.out.extend_from_slice(&(size as u32).to_le_bytes());
+            let char = |h: &mut Huff, w: &mut Writer, c: usize| {
+                let (mut code, mut len, mut k) = (0u32, 0u32, h.prnt[c + T]);
+                loop {
+                    code >>= 1;
+                    if k & 1 == 1 {
+                        code += 0x8000;
+                    }
+                    len += 1;
+                    k = h.prnt[k];
+                    if k == R {
+                        break;
+                    }
+                }
+                w.put(len, code);
+                h.update(c);
+            };
+            for &t in tokens {
+                if t < 256 {
+                    char(&mut h, &mut w, t as usize);
+                } else {
+                    char(&mut h, &mut w, (t >> 12) as usize);
+                    let c = (t & 0xFFF) as usize;
+                    let i = c >> 6;
+                    w.put(u32::from(P_LEN[i]), u32::from(P_CODE[i]) << 8);
+                    w.put(6, ((c & 0x3F) as u32) << 10);
+                }
+            }
+            if w.len > 0 {
+                w.out.push((w.buf >> 8) as u8);
+            }
+            w.out
+        }
+
+        /// The 16-bit reader: 8 more bits whenever 8 or fewer are left, zeros past the end.
+        struct Reader<'a> {
+            bits: &'a [u8],
+            pos: usize,
+            buf: u32,
+            len: u32,
+            overrun: usize,
+        }
+
+        impl Reader<'_> {
+            fn get(&mut self, n: u32) -> usize {
+                while self.len <= 8 {
+                    let b = match self.bits.get(self.pos) {
+                        Some(&b) => b,
+                        None => {
+                            self.overrun += 1;
+                            0
+                        }
+                    };
+                    self.pos += 1;
+                    self.buf |= u32::from(b) << (8 - self.len);
+                    self.len += 8;
+                }
+                let v = self.buf;
+                self.buf = (self.buf << n) & 0xFFFF;
+                self.len -= n;
+                (v >> (16 - n)) as usize
+            }
+        }
+
+        /// The decoded bytes, or `None` where the reader fetched more than two bytes past the
+        /// end before a symbol or at the end.
+        pub fn decode(data: &[u8]) -> Option<Vec<u8>> {
+            let expected = u32::from_le_bytes(data.get(..4)?.try_into().ok()?) as usize;
+            let mut rd = Reader {
+                bits: &data[4..],
+                pos: 0,
+                buf: 0,
+                len: 0,
+                overrun: 0,
+            };
+            let mut out = Vec::new();
+            let mut text = [0x20u8; N];
+            let mut r = N - super::super::F;
+            let mut h = Huff::new();
+            while out.len() < expected {
+                if rd.overrun > 2 {
+                    return None;
+                }
+                let mut c = h.son[R];
+                while c < T {
+                    c += rd.get(1);
+                    c = h.son[c];
+                }
+                c -= T;
+                h.update(c);
+                if c < 256 {
+                    out.push(c as u8);
+                    text[r] = c as u8;
+                    r = (r + 1) & (N - 1);
+                } else {
+                    let mut i = rd.get(8);
+                    let upper = usize::from(D_CODE[i]) << 6;
+                    for _ in 0..usize::from(P_LEN[usize::from(D_CODE[i])]) - 2 {
+                        i = (i << 1) + rd.get(1);
+                    }
+                    let start = (r + N - (upper | (i & 0x3F)) - 1) & (N - 1);
+                    for k in 0..c + THRESHOLD + 1 - 256 {
+                        if out.len() == expected {
+                            break;
+                        }
+                        let b = text[(start + k) & (N - 1)];
+                        out.push(b);
+                        text[r] = b;
+                        r = (r + 1) & (N - 1);
+                    }
+                }
+            }
+            (rd.overrun <= 2).then_some(out)
+        }
+    }
+
+    /// Inputs for the comparisons with the reference: vertex-like floats, index-like runs,
+    /// pseudo-random bytes, long repeats (every match length and distance class), text.
+    fn samples() -> Vec<Vec<u8>> {
+        let mut x: u32 = 2024;
+        let mut next = move || {
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            x >> 8
+        };
+        let mut floats = Vec::new();
+        for i in 0..60_000u32 {
+            let f = if i % 5 == 0 {
+                0.5
+            } else {
+                (next() % 5000) as f32 / 64.0
+            };
+            floats.extend_from_slice(&f.to_le_bytes());
+        }
+        let indices: Vec<u8> = (0..40_000u16)
+            .flat_map(|i| (i / 3 + i % 3).to_le_bytes())
+            .collect();
+        let random: Vec<u8> = (0..30_000).map(|_| next() as u8).collect();
+        let mut repeats = Vec::new();
+        for len in 1..=70usize {
+            let back = (next() as usize % 4200).min(repeats.len());
+            let from = repeats.len() - back;
+            for k in 0..len {
+                let b = repeats.get(from + k).copied().unwrap_or(next() as u8);
+                repeats.push(b);
+            }
+            repeats.push(next() as u8);
+        }
+        let text = b"the quick brown fox jumps over the lazy dog; ".repeat(500);
+        vec![
+            Vec::new(),
+            b"x".to_vec(),
+            floats,
+            indices,
+            random,
+            repeats,
+            text,
+        ]
+    }
+
+    #[test]
+    fn streams_are_the_reference_coders_bytes() {
+        for s in samples() {
+            let mut tokens_of = Vec::new();
+            tokens(&s, |t| tokens_of.push(t));
+            let ours = compress(&s).unwrap();
+            assert_eq!(
+                ours,
+                reference::encode(s.len(), &tokens_of),
+                "{} bytes",
+                s.len()
+            );
+            assert_eq!(reference::decode(&ours).as_deref(), Some(s.as_slice()));
+            assert_eq!(decompress(&ours).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn decoding_accepts_and_refuses_what_the_reference_reader_does() {
+        // every cut of a stream near its end (where the zero bits past the end and the limit
+        // of two bytes decide), and corrupted streams
+        let plain: Vec<u8> = (0..3000u32).map(|i| (i * i % 253) as u8).collect();
+        let c = compress(&plain).unwrap();
+        let mut x: u32 = 5;
+        let (mut accepted, mut refused) = (0, 0);
+        for cut in (4..=c.len()).rev().take(40) {
+            let mut d = c[..cut].to_vec();
+            let ours = decompress(&d).ok();
+            assert!(ours == reference::decode(&d), "cut at {cut}");
+            if ours.is_some() {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+            // more bytes declared than the bits hold: decoding runs on into the zero bits
+            for extra in [1u32, 3, 10, 40, 200] {
+                let mut e = d.clone();
+                e[..4].copy_from_slice(&(plain.len() as u32 + extra).to_le_bytes());
+                let ours = decompress(&e).ok();
+                assert!(ours == reference::decode(&e), "cut at {cut}, {extra} more");
+                if ours.is_some() {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            let at = 4 + (x >> 8) as usize % (cut - 4).max(1);
+            if at < d.len() {
+                d[at] ^= 1 << (x % 8);
+                assert!(decompress(&d).ok() == reference::decode(&d), "flip at {at}");
+            }
+        }
+        // both sides of the limit were reached
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 
     #[test]

@@ -258,7 +258,14 @@ pub fn packed_payload(
     }
     let vbs = geom.vertex_buffers().unwrap_or(&[]);
     let payload = if from == 14 {
-        let v13 = geom_buffers(vbs, 13, &mut Conversion::default())?;
+        // re-encoded as geom_buffers does, without its checks (they only count what is lost)
+        let v13 = vbs
+            .iter()
+            .map(|vb| match convert_decl(&vb.decl, 13) {
+                Some(decl) => VertexBuffer::encode(decl, &vb.decode()),
+                None => Ok(vb.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         super::downgrade::vertex_chunk_payload(&v13, to)?
     } else {
         super::downgrade::vertex_chunk_payload(vbs, to)?
