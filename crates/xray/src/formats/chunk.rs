@@ -375,7 +375,7 @@ pub fn write(
 /// A chunk payload LZHUF-compressed ahead of time (on another thread, while the chunk's
 /// file was still being made): [`write_all_framed`] uses it for a compressed chunk whose
 /// payload turns out to be `plain`, byte for byte.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Packed {
     plain: Vec<u8>,
     stored: Vec<u8>,
@@ -606,6 +606,39 @@ pub fn scan_ids(bytes: &[u8]) -> (Vec<u32>, bool) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chunk_packed_ahead_is_taken_only_for_its_own_payload() {
+        // marker bytes no packing would make, to see which chunk took them
+        let ahead = [Packed {
+            plain: b"vertex bytes".to_vec(),
+            stored: b"MARK".to_vec(),
+        }];
+        let chunks = vec![
+            Framed::plain(9 | COMPRESSED, b"vertex bytes".to_vec()),
+            Framed::plain(10 | COMPRESSED, b"vertex bytes!".to_vec()),
+            Framed::plain(11, b"vertex bytes".to_vec()),
+        ];
+        let mut w = Writer::new();
+        write_all_framed(&mut w, Context::Chunks, &chunks, &ahead, |v, w| {
+            w.bytes(v);
+            Ok(())
+        })
+        .unwrap();
+        let file = w.into_inner();
+        let packed = lzhuf::compress(b"vertex bytes!").unwrap();
+        let mut want = Writer::new();
+        for (id, body) in [
+            (9 | COMPRESSED, &b"MARK"[..]),
+            (10 | COMPRESSED, &packed[..]),
+            (11, &b"vertex bytes"[..]),
+        ] {
+            want.u32(id);
+            want.u32(body.len() as u32);
+            want.bytes(body);
+        }
+        assert_eq!(file, want.into_inner());
+    }
 
     #[test]
     fn raw_chunks_round_trip_and_compressed_ones_keep_their_bytes() {
