@@ -618,6 +618,28 @@ struct XrayEdit<'s> {
     source: String,
     /// The base's reference geometry when it was made beforehand.
     reference: Option<levelgeom_xray::import::Reference>,
+    /// Payloads packed beforehand, for the written files' compressed chunks
+    /// ([`levelgeom_xray::chunk::Packed`]); waited for when the files are written.
+    packed_ahead: Option<PackedAhead<'s>>,
+}
+
+/// The payloads a thread is packing beside the import, given when it is done.
+type PackedAhead<'s> = Box<dyn FnOnce() -> Vec<levelgeom_xray::chunk::Packed> + 's>;
+
+/// The base's payload that a conversion to `to` will pack
+/// ([`levelgeom_xray::import::convert::packed_payload`]), packed; none when the conversion
+/// packs none (or cannot be made: the conversion itself reports why).
+fn packed_ahead(
+    geom: &levelgeom_xray::Geom,
+    from: u16,
+    to: u16,
+) -> Vec<levelgeom_xray::chunk::Packed> {
+    match levelgeom_xray::import::convert::packed_payload(geom, from, to) {
+        Ok(Some(plain)) => levelgeom_xray::chunk::Packed::new(plain)
+            .into_iter()
+            .collect(),
+        Ok(None) | Err(_) => Vec::new(),
+    }
 }
 
 /// The X-Ray importer's view of a level's files.
@@ -790,6 +812,7 @@ impl LevelFile {
                 warnings,
                 source: mesh.display().to_string(),
                 reference: reference.ok().flatten(),
+                packed_ahead: None,
             },
             opts,
         )?;
@@ -805,40 +828,52 @@ impl LevelFile {
     /// Not an X-Ray level; a build not written; a lossy conversion without `allow_loss`.
     pub fn convert_xray(&self, to_version: u16, allow_loss: bool) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("convert")?;
-        let scene = levelgeom_xray::to_scene(
-            &files.level,
-            geom,
-            &levelgeom_xray::SceneOptions {
-                lods: true,
-                ..levelgeom_xray::SceneOptions::default()
-            },
-        )
-        .map_err(|source| Error::XrayScene {
-            file: self.display_name(),
-            source,
-        })?;
-        let collision_from = files.cform.as_ref().map_or_else(
-            || "none (the level has no level.cform)".to_string(),
-            |c| format!("{} (converted)", c.path.display()),
-        );
-        self.import_xray_scene(
-            files,
-            geom,
-            XrayEdit {
-                scene: &scene,
-                collision: None,
-                collision_from,
-                warnings: Vec::new(),
-                source: self.display_name(),
-                // the scene just made is the reference the import would make again
-                reference: levelgeom_xray::import::reference_of(xray_base_of(files, geom), &scene),
-            },
-            &XrayImportOptions {
-                to_version: Some(to_version),
-                allow_loss,
-                ..XrayImportOptions::default()
-            },
-        )
+        let from = files.level.header().map_or(0, |h| h.version);
+        std::thread::scope(|s| {
+            // what the conversion packs (XRLC 12's vertex buffers) follows from the base's
+            // level.geom alone: packed on other threads while the scene is made and imported
+            // back, and used if the written chunk's payload is the same bytes
+            let ahead = s.spawn(move || packed_ahead(geom, from, to_version));
+            let scene = levelgeom_xray::to_scene(
+                &files.level,
+                geom,
+                &levelgeom_xray::SceneOptions {
+                    lods: true,
+                    ..levelgeom_xray::SceneOptions::default()
+                },
+            )
+            .map_err(|source| Error::XrayScene {
+                file: self.display_name(),
+                source,
+            })?;
+            let collision_from = files.cform.as_ref().map_or_else(
+                || "none (the level has no level.cform)".to_string(),
+                |c| format!("{} (converted)", c.path.display()),
+            );
+            self.import_xray_scene(
+                files,
+                geom,
+                XrayEdit {
+                    scene: &scene,
+                    collision: None,
+                    collision_from,
+                    warnings: Vec::new(),
+                    source: self.display_name(),
+                    // the scene just made is the reference the import would make again
+                    reference: levelgeom_xray::import::reference_of(
+                        xray_base_of(files, geom),
+                        &scene,
+                    ),
+                    // a panic there only loses the head start
+                    packed_ahead: Some(Box::new(move || ahead.join().unwrap_or_default())),
+                },
+                &XrayImportOptions {
+                    to_version: Some(to_version),
+                    allow_loss,
+                    ..XrayImportOptions::default()
+                },
+            )
+        })
     }
 
     /// The X-Ray import of `edit.scene` (named `edit.source` in errors) into `files`.
@@ -856,6 +891,7 @@ impl LevelFile {
             mut warnings,
             source,
             reference,
+            packed_ahead,
         } = edit;
         let base = xray_base_of(files, geom);
         let out = levelgeom_xray::import::import_with(
@@ -896,7 +932,11 @@ impl LevelFile {
         };
         let mut out = out;
         let ai_details = ai_details_out(files, &mut out, scene, base, opts, &mut warnings)?;
-        let mut files_out = vec![("level".to_string(), write("level", out.level.to_bytes())?)];
+        let ahead = packed_ahead.map_or_else(Vec::new, |f| f());
+        let mut files_out = vec![(
+            "level".to_string(),
+            write("level", out.level.to_bytes_with(&ahead))?,
+        )];
         if !out.geom.chunks.is_empty() {
             files_out.push((
                 "level.geom".to_string(),

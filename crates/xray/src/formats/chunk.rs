@@ -364,7 +364,7 @@ pub fn write(
         w.bytes(payload);
         return Ok(());
     }
-    let body = pack(stored, payload)?;
+    let body = pack(stored, payload, &[])?;
     let size: u32 = fit(body.len(), || "chunk size".into())?;
     w.u32(raw_id);
     w.u32(size);
@@ -372,22 +372,51 @@ pub fn write(
     Ok(())
 }
 
+/// A chunk payload LZHUF-compressed ahead of time (on another thread, while the chunk's
+/// file was still being made): [`write_all_framed`] uses it for a compressed chunk whose
+/// payload turns out to be `plain`, byte for byte.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    plain: Vec<u8>,
+    stored: Vec<u8>,
+}
+
+impl Packed {
+    /// `plain` LZHUF-compressed ([`lzhuf::compress`]).
+    ///
+    /// # Errors
+    /// A payload of 4 GiB or more (`uncompressed size`).
+    pub fn new(plain: Vec<u8>) -> Result<Packed, WriteError> {
+        let stored = lzhuf::compress(&plain)?;
+        Ok(Packed { plain, stored })
+    }
+}
+
 /// The stored payload of a compressed chunk: `stored` when it still decodes to `payload`,
-/// else `payload` LZHUF-compressed.
-fn pack<'a>(stored: Option<&'a [u8]>, payload: &[u8]) -> Result<Cow<'a, [u8]>, WriteError> {
-    match stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload)) {
-        Some(s) => Ok(Cow::Borrowed(s)),
+/// else the one of `ahead` packed from `payload`, else `payload` LZHUF-compressed.
+fn pack<'a>(
+    stored: Option<&'a [u8]>,
+    payload: &[u8],
+    ahead: &'a [Packed],
+) -> Result<Cow<'a, [u8]>, WriteError> {
+    if let Some(s) = stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload)) {
+        return Ok(Cow::Borrowed(s));
+    }
+    match ahead.iter().find(|p| p.plain == payload) {
+        Some(p) => Ok(Cow::Borrowed(&p.stored)),
         None => Ok(Cow::Owned(lzhuf::compress(payload)?)),
     }
 }
 
 /// [`write_framed`] for every chunk of `chunks` in order, with the compressed ones serialised
 /// and packed in parallel first: an LZHUF stream is sequential, so a file's several packed
-/// chunks (vertex, index and SWI buffers of XRLC 12) are where the parallelism is.
+/// chunks (vertex, index and SWI buffers of XRLC 12) are where the parallelism is. A
+/// compressed chunk whose payload one of `ahead` was packed from takes that one's bytes.
 pub fn write_all_framed<T: Sync>(
     w: &mut Writer,
     ctx: Context,
     chunks: &[Framed<T>],
+    ahead: &[Packed],
     body: impl Fn(&T, &mut Writer) -> Result<(), WriteError> + Sync,
 ) -> Result<(), WriteError> {
     let packed = chunks
@@ -399,7 +428,7 @@ pub fn write_all_framed<T: Sync>(
             let seg = || name(ctx, c.id()).segment();
             let mut inner = Writer::new();
             body(&c.value, &mut inner).map_err(|e| e.within(&seg()))?;
-            pack(c.stored.as_deref(), inner.as_slice())
+            pack(c.stored.as_deref(), inner.as_slice(), ahead)
                 .map(Some)
                 .map_err(|e| e.within(&seg()))
         })
@@ -577,6 +606,39 @@ pub fn scan_ids(bytes: &[u8]) -> (Vec<u32>, bool) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chunk_packed_ahead_is_taken_only_for_its_own_payload() {
+        // marker bytes no packing would make, to see which chunk took them
+        let ahead = [Packed {
+            plain: b"vertex bytes".to_vec(),
+            stored: b"MARK".to_vec(),
+        }];
+        let chunks = vec![
+            Framed::plain(9 | COMPRESSED, b"vertex bytes".to_vec()),
+            Framed::plain(10 | COMPRESSED, b"vertex bytes!".to_vec()),
+            Framed::plain(11, b"vertex bytes".to_vec()),
+        ];
+        let mut w = Writer::new();
+        write_all_framed(&mut w, Context::Chunks, &chunks, &ahead, |v, w| {
+            w.bytes(v);
+            Ok(())
+        })
+        .unwrap();
+        let file = w.into_inner();
+        let packed = lzhuf::compress(b"vertex bytes!").unwrap();
+        let mut want = Writer::new();
+        for (id, body) in [
+            (9 | COMPRESSED, &b"MARK"[..]),
+            (10 | COMPRESSED, &packed[..]),
+            (11, &b"vertex bytes"[..]),
+        ] {
+            want.u32(id);
+            want.u32(body.len() as u32);
+            want.bytes(body);
+        }
+        assert_eq!(file, want.into_inner());
+    }
 
     #[test]
     fn raw_chunks_round_trip_and_compressed_ones_keep_their_bytes() {

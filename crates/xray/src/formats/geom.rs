@@ -317,7 +317,7 @@ impl Geom {
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         // sized once: chunks are written in place, so the file is one allocation
         let mut w = Writer::with_capacity(self.size_hint());
-        chunk::write_all_framed(&mut w, Context::Geom, &self.chunks, |v, w| match v {
+        chunk::write_all_framed(&mut w, Context::Geom, &self.chunks, &[], |v, w| match v {
             GeomChunk::Header(h) => {
                 h.write(w);
                 Ok(())

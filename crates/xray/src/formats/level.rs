@@ -919,6 +919,15 @@ impl Level {
     /// Serialise (byte-exact for an unchanged parse). A count or size that does not fit its
     /// field is an error naming it (`fsL_VISUALS/visual[3]/OGF_CHILDREN_L/child count`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        self.to_bytes_with(&[])
+    }
+
+    /// [`to_bytes`](Self::to_bytes), a compressed chunk taking the bytes of the one of `ahead`
+    /// packed from its payload ([`chunk::Packed`]).
+    ///
+    /// # Errors
+    /// As [`to_bytes`](Self::to_bytes).
+    pub fn to_bytes_with(&self, ahead: &[chunk::Packed]) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         let ctx = match self.ids() {
             Some(
@@ -928,7 +937,7 @@ impl Level {
             ) => Context::OldLevel(ids),
             _ => Context::Level,
         };
-        chunk::write_all_framed(&mut w, ctx, &self.chunks, write_chunk)?;
+        chunk::write_all_framed(&mut w, ctx, &self.chunks, ahead, write_chunk)?;
         Ok(w.into_inner())
     }
 

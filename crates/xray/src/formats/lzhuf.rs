@@ -16,6 +16,12 @@
 //! with a static prefix code (3..8 bits, tables `P_LEN`/`P_CODE` below), then 6 raw bits. The
 //! ring buffer starts filled with spaces (0x20) and writing starts at `N - F`.
 //!
+//! The adaptive Huffman coder is the reference's tree and update, with node numbers in `u16`
+//! tables indexed without bounds checks, and the encoder's two walks from the leaf (the
+//! code, then the update) made one up to the first node that moves; the bits are written and
+//! read 32 and 64 at a time. Its streams are the reference coder's bit for bit (a test keeps
+//! the reference's transcription as the oracle).
+//!
 //! The encoder finds its matches with hash chains of bounded length ([`Matcher`]) instead of
 //! the reference's binary tree, whose search degenerates into a list walk on sorted data such as
 //! index buffers; its streams decode everywhere the reference's do, but are not the same bits.
@@ -34,7 +40,7 @@ const T: usize = N_CHAR * 2 - 1;
 /// The root node.
 const R: usize = T - 1;
 /// Root frequency at which the tree is rebuilt.
-const MAX_FREQ: u32 = 0x4000;
+const MAX_FREQ: u16 = 0x4000;
 
 /// Code lengths of the upper 6 bits of a match position.
 const P_LEN: [u8; 64] = {
@@ -84,32 +90,58 @@ const D_CODE: [u8; 256] = {
     t
 };
 
+/// Node numbers (`0..T`, and `T + symbol` for the leaves of [`Huff::son`]).
+type Node = u16;
+const T16: Node = T as Node;
+const R16: Node = R as Node;
+
+/// A table indexed by node number: one slot for every `u16`, so that indexing by a [`Node`]
+/// needs no bounds check; only the first `T + N_CHAR` slots are ever touched (the rest are
+/// zero pages the system never maps).
+type Table = Box<[u16; 1 << 16]>;
+
+fn table() -> Table {
+    let v = vec![0u16; 1 << 16].into_boxed_slice();
+    // a boxed slice of 2^16 elements is a boxed array of 2^16
+    match v.try_into() {
+        Ok(t) => t,
+        Err(_) => unreachable!("a vector of 2^16 slots"),
+    }
+}
+
 /// The adaptive Huffman tree shared by encoder and decoder.
+///
+/// Nodes `0..T` are ordered by frequency (the sibling property), `R` is the root; `son[i]` is
+/// the first of node `i`'s two children (the second is `son[i] + 1`), or `T + symbol` for a
+/// leaf; `prnt[i]` is node `i`'s parent and `prnt[T + symbol]` a leaf symbol's node;
+/// `freq[T]` is a sentinel above every frequency. A node's parity is which child of its parent
+/// it is: the bit of its branch.
 struct Huff {
-    freq: [u32; T + 1],
-    prnt: [usize; T + N_CHAR],
-    son: [usize; T],
+    freq: Table,
+    prnt: Table,
+    son: Table,
 }
 
 impl Huff {
-    fn new() -> Box<Huff> {
-        let mut h = Box::new(Huff {
-            freq: [0; T + 1],
-            prnt: [0; T + N_CHAR],
-            son: [0; T],
-        });
+    fn new() -> Huff {
+        let mut h = Huff {
+            freq: table(),
+            prnt: table(),
+            son: table(),
+        };
+        // node numbers are below T + N_CHAR < 2^16, frequencies at most MAX_FREQ: all fit
         for i in 0..N_CHAR {
             h.freq[i] = 1;
-            h.son[i] = i + T;
-            h.prnt[i + T] = i;
+            h.son[i] = (i + T) as Node;
+            h.prnt[i + T] = i as Node;
         }
         let mut i = 0;
         let mut j = N_CHAR;
         while j <= R {
             h.freq[j] = h.freq[i] + h.freq[i + 1];
-            h.son[j] = i;
-            h.prnt[i] = j;
-            h.prnt[i + 1] = j;
+            h.son[j] = i as Node;
+            h.prnt[i] = j as Node;
+            h.prnt[i + 1] = j as Node;
             i += 2;
             j += 1;
         }
@@ -122,7 +154,7 @@ impl Huff {
     fn reconst(&mut self) {
         let mut j = 0;
         for i in 0..T {
-            if self.son[i] >= T {
+            if self.son[i] >= T16 {
                 self.freq[j] = self.freq[i].div_ceil(2);
                 self.son[j] = self.son[i];
                 j += 1;
@@ -133,66 +165,124 @@ impl Huff {
         while j < T {
             let f = self.freq[i] + self.freq[i + 1];
             self.freq[j] = f;
-            let mut k = j - 1;
-            while f < self.freq[k] {
-                k -= 1;
-            }
-            k += 1;
+            // after the last node of frequency at most f; nodes 0..j are in frequency order,
+            // so this is the reference's linear search back from j - 1
+            let k = self.freq[..j].partition_point(|&g| g <= f);
             self.freq.copy_within(k..j, k + 1);
             self.freq[k] = f;
             self.son.copy_within(k..j, k + 1);
-            self.son[k] = i;
+            self.son[k] = i as Node;
             i += 2;
             j += 1;
         }
-        for i in 0..T {
-            let k = self.son[i];
-            if k >= T {
-                self.prnt[k] = i;
-            } else {
-                self.prnt[k] = i;
-                self.prnt[k + 1] = i;
+        for i in 0..T16 {
+            let k = self.son[usize::from(i)];
+            self.prnt[usize::from(k)] = i;
+            if k < T16 {
+                self.prnt[usize::from(k + 1)] = i;
             }
         }
     }
 
-    /// Count one more occurrence of symbol `c` and restore the sibling property.
-    fn update(&mut self, c: usize) {
+    fn freq(&self, n: Node) -> u16 {
+        self.freq[usize::from(n)]
+    }
+
+    fn prnt(&self, n: Node) -> Node {
+        self.prnt[usize::from(n)]
+    }
+
+    /// The code of the node `n`'s branch and its ancestors' below the root, right-aligned
+    /// above `code`'s `len` bits: `(code, len)`.
+    fn code_from(&self, mut n: Node, mut code: u64, mut len: u32) -> (u64, u32) {
+        // frequencies of at most MAX_FREQ keep the tree far less than 64 levels deep (a
+        // Fibonacci bound: about 20)
+        while n != R16 {
+            code |= u64::from(n & 1) << (len & 63);
+            len += 1;
+            n = self.prnt(n);
+        }
+        (code, len)
+    }
+
+    /// Node `c` (not the root) has frequency `k`, above that of node `c + 1`: move it past the
+    /// last node of lower frequency (the sentinel ends the scan), swapping the two subtrees.
+    /// Returns the node it moved to.
+    fn swap_up(&mut self, c: Node, k: u16) -> Node {
+        let mut l = c.wrapping_add(1);
+        while k > self.freq(l.wrapping_add(1)) {
+            l = l.wrapping_add(1);
+        }
+        self.freq[usize::from(c)] = self.freq(l);
+        self.freq[usize::from(l)] = k;
+        let i = self.son[usize::from(c)];
+        self.prnt[usize::from(i)] = l;
+        if i < T16 {
+            self.prnt[usize::from(i.wrapping_add(1))] = l;
+        }
+        let j = self.son[usize::from(l)];
+        self.son[usize::from(l)] = i;
+        self.prnt[usize::from(j)] = c;
+        if j < T16 {
+            self.prnt[usize::from(j.wrapping_add(1))] = c;
+        }
+        self.son[usize::from(c)] = j;
+        l
+    }
+
+    /// Count one more occurrence at node `c` and its ancestors, restoring the sibling property.
+    fn update_from(&mut self, mut c: Node) {
+        loop {
+            let k = self.freq(c) + 1;
+            self.freq[usize::from(c)] = k;
+            if k > self.freq(c.wrapping_add(1)) {
+                c = self.swap_up(c, k);
+            }
+            c = self.prnt(c);
+            if c == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Count one more occurrence of `symbol` and restore the sibling property.
+    fn update(&mut self, symbol: usize) {
         if self.freq[R] == MAX_FREQ {
             self.reconst();
         }
-        let mut c = self.prnt[c + T];
+        self.update_from(self.prnt[(symbol + T) & 0xFFFF]);
+    }
+
+    /// The code of `symbol` in the current tree (right-aligned, the root's branch highest) and
+    /// its length in bits, then [`update`](Self::update) for it. One walk up from the leaf
+    /// does both until the first node that moves; the code's part above it is read before the
+    /// update goes on from where the node moved to.
+    fn encode(&mut self, symbol: usize) -> (u64, u32) {
+        let leaf = self.prnt[(symbol + T) & 0xFFFF];
+        if self.freq[R] == MAX_FREQ {
+            let code = self.code_from(leaf, 0, 0);
+            self.update(symbol);
+            return code;
+        }
+        let mut code = 0u64;
+        let mut len = 0u32;
+        let mut c = leaf;
         loop {
-            self.freq[c] += 1;
-            let k = self.freq[c];
-            let mut l = c + 1;
-            if k > self.freq[l] {
-                loop {
-                    l += 1;
-                    if k <= self.freq[l] {
-                        break;
-                    }
-                }
-                l -= 1;
-                self.freq[c] = self.freq[l];
-                self.freq[l] = k;
-                let i = self.son[c];
-                self.prnt[i] = l;
-                if i < T {
-                    self.prnt[i + 1] = l;
-                }
-                let j = self.son[l];
-                self.son[l] = i;
-                self.prnt[j] = c;
-                if j < T {
-                    self.prnt[j + 1] = c;
-                }
-                self.son[c] = j;
-                c = l;
+            code |= u64::from(c & 1) << (len & 63);
+            len += 1;
+            let k = self.freq(c) + 1;
+            self.freq[usize::from(c)] = k;
+            if k > self.freq(c.wrapping_add(1)) {
+                // the moves below change only the moved nodes' children, never c's ancestors
+                let (code, len) = self.code_from(self.prnt(c), code, len);
+                let l = self.swap_up(c, k);
+                self.update_from(self.prnt(l));
+                return (code, len);
             }
-            c = self.prnt[c];
-            if c == 0 {
-                break;
+            c = self.prnt(c);
+            if c == R16 {
+                self.freq[R] += 1;
+                return (code, len);
             }
         }
     }
@@ -222,45 +312,52 @@ pub enum LzhufError {
     },
 }
 
+/// The bit stream, MSB first, read through a 64-bit window; bytes past the end read as zeros.
 struct BitReader<'a> {
     data: &'a [u8],
+    /// Bytes loaded into the window so far (past the end included).
     pos: usize,
-    buf: u32,
-    len: u32,
-    /// Bytes consumed beyond the end (read as 0, as the reference does at EOF).
-    overrun: usize,
+    /// The next bits, the first one highest; only the top `have` are the stream's.
+    window: u64,
+    have: u32,
 }
 
 impl BitReader<'_> {
-    fn fill(&mut self) {
-        while self.len <= 8 {
-            let b = match self.data.get(self.pos) {
-                Some(&b) => b,
-                None => {
-                    self.overrun += 1;
-                    0
-                }
-            };
-            self.pos += 1;
-            self.buf |= u32::from(b) << (8 - self.len);
-            self.len += 8;
+    /// Load whole bytes until the window holds at least 56 bits.
+    fn refill(&mut self) {
+        if let Some(b) = self.data.get(self.pos..self.pos + 8) {
+            let next = u64::from_be_bytes(b.try_into().unwrap_or([0; 8]));
+            // the bits of a partly loaded byte are the stream's: loading it again ORs the same
+            self.window |= next >> self.have;
+            let take = (63 - self.have) / 8;
+            self.pos += take as usize;
+            self.have += take * 8;
+        } else {
+            while self.have <= 56 {
+                let b = self.data.get(self.pos).copied().unwrap_or(0);
+                self.window |= u64::from(b) << (56 - self.have);
+                self.pos += 1;
+                self.have += 8;
+            }
         }
     }
 
-    fn bit(&mut self) -> usize {
-        self.fill();
-        let i = self.buf;
-        self.buf = (self.buf << 1) & 0xFFFF;
-        self.len -= 1;
-        ((i >> 15) & 1) as usize
+    /// Drop the next `n` bits (at most `have`).
+    fn skip(&mut self, n: u32) {
+        self.window <<= n;
+        self.have -= n;
     }
 
-    fn byte(&mut self) -> usize {
-        self.fill();
-        let i = self.buf;
-        self.buf = (self.buf << 8) & 0xFFFF;
-        self.len -= 8;
-        ((i >> 8) & 0xFF) as usize
+    /// Bits consumed so far.
+    fn consumed(&self) -> usize {
+        self.pos * 8 - self.have as usize
+    }
+
+    /// True when the reads so far needed more than two bytes past the end: the reference
+    /// reader, which fetches a byte whenever 8 or fewer bits are left before a read, would have
+    /// fetched `ceil(consumed / 8) + 1` bytes after its last read.
+    fn overran(&self) -> bool {
+        self.consumed().div_ceil(8) > self.data.len() + 1
     }
 }
 
@@ -310,36 +407,41 @@ pub fn decompress_with(
     let mut br = BitReader {
         data: bits,
         pos: 0,
-        buf: 0,
-        len: 0,
-        overrun: 0,
+        window: 0,
+        have: 0,
     };
     while out.len() < expected {
-        if br.overrun > 2 {
+        if br.overran() {
             return Err(LzhufError::Truncated {
                 produced: out.len(),
                 expected,
             });
         }
+        br.refill();
         let mut c = h.son[R];
-        while c < T {
-            c += br.bit();
-            c = h.son[c];
+        while c < T16 {
+            if br.have == 0 {
+                br.refill();
+            }
+            c = h.son[usize::from(c.wrapping_add((br.window >> 63) as Node))];
+            br.skip(1);
         }
-        c -= T;
+        let c = usize::from(c - T16);
         h.update(c);
         if c < 256 {
             out.push(c as u8);
             text[r] = c as u8;
             r = (r + 1) & (N - 1);
         } else {
-            let mut i = br.byte();
-            let upper = usize::from(D_CODE[i]) << 6;
-            let extra = usize::from(P_LEN[usize::from(D_CODE[i])]) - 2;
-            for _ in 0..extra {
-                i = (i << 1) + br.bit();
+            if br.have < 14 {
+                br.refill();
             }
-            let pos = upper | (i & 0x3F);
+            // the upper 6 bits' prefix code (3..8 bits), then the lower 6 bits
+            let peek = (br.window >> 50) as usize;
+            let upper = usize::from(D_CODE[peek >> 6]);
+            let bits = u32::from(P_LEN[upper]) + 6;
+            let pos = upper << 6 | (peek >> (14 - bits)) & 0x3F;
+            br.skip(bits);
             let start = (r + N - pos - 1) & (N - 1);
             let len = c + THRESHOLD + 1 - 256;
             for k in 0..len {
@@ -353,7 +455,7 @@ pub fn decompress_with(
             }
         }
     }
-    if br.overrun > 2 {
+    if br.overran() {
         return Err(LzhufError::Truncated {
             produced: out.len(),
             expected,
@@ -362,34 +464,33 @@ pub fn decompress_with(
     Ok(out)
 }
 
+/// The bit stream, MSB first, gathered in a 64-bit word and written 32 bits at a time.
 struct BitWriter {
     out: Vec<u8>,
-    buf: u32,
+    /// The bits not yet written are its low `len` bits, the first one highest.
+    acc: u64,
     len: u32,
 }
 
 impl BitWriter {
-    /// Append the top `l` bits of the 16-bit `c`.
-    fn put(&mut self, l: u32, c: u32) {
-        self.buf |= c >> self.len;
-        self.buf &= 0xFFFF;
-        self.len += l;
-        if self.len >= 8 {
-            self.out.push((self.buf >> 8) as u8);
-            self.len -= 8;
-            if self.len >= 8 {
-                self.out.push(self.buf as u8);
-                self.len -= 8;
-                self.buf = (c << (l - self.len)) & 0xFFFF;
-            } else {
-                self.buf = (self.buf << 8) & 0xFFFF;
-            }
+    /// Append the low `n` bits of `bits` (`n` at most 32), the highest first.
+    fn put(&mut self, n: u32, bits: u64) {
+        self.acc = self.acc << n | bits;
+        self.len += n;
+        if self.len >= 32 {
+            self.len -= 32;
+            self.out
+                .extend_from_slice(&((self.acc >> self.len) as u32).to_be_bytes());
         }
     }
 
+    /// Write the bits left, the last byte padded with zero bits.
     fn end(&mut self) {
         if self.len > 0 {
-            self.out.push((self.buf >> 8) as u8);
+            let top = (self.acc << (64 - self.len)).to_be_bytes();
+            self.out
+                .extend_from_slice(&top[..self.len.div_ceil(8) as usize]);
+            self.len = 0;
         }
     }
 }
@@ -498,29 +599,34 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-fn encode_char(h: &mut Huff, bw: &mut BitWriter, c: usize) {
-    let mut code: u32 = 0;
-    let mut len: u32 = 0;
-    let mut k = h.prnt[c + T];
-    loop {
-        code >>= 1;
-        if k & 1 == 1 {
-            code += 0x8000;
-        }
-        len += 1;
-        k = h.prnt[k];
-        if k == R {
-            break;
-        }
+/// The prefix code of a match position's upper 6 bits, right-aligned, above its lower 6
+/// bits: `(code, length in bits)` for every position `0..N`'s upper value.
+const POSITION: [(u16, u8); 64] = {
+    let mut t = [(0u16, 0u8); 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = ((P_CODE[i] >> (8 - P_LEN[i])) as u16, P_LEN[i] + 6);
+        i += 1;
     }
-    bw.put(len, code);
-    h.update(c);
+    t
+};
+
+fn encode_char(h: &mut Huff, bw: &mut BitWriter, c: usize) {
+    let (code, len) = h.encode(c);
+    // 314 leaves of frequency at least 1 under a root of at most MAX_FREQ keep codes within
+    // about 16 bits (the reference gathers them in a 16-bit word); longer ones would still be
+    // written whole
+    if len <= 32 {
+        bw.put(len, code);
+    } else {
+        bw.put(len - 32, code >> 32);
+        bw.put(32, code & 0xFFFF_FFFF);
+    }
 }
 
 fn encode_position(bw: &mut BitWriter, c: usize) {
-    let i = c >> 6;
-    bw.put(u32::from(P_LEN[i]), u32::from(P_CODE[i]) << 8);
-    bw.put(6, ((c & 0x3F) as u32) << 10);
+    let (code, len) = POSITION[(c >> 6) & 63];
+    bw.put(u32::from(len), u64::from(code) << 6 | (c & 0x3F) as u64);
 }
 
 /// Inputs from this size on are matched on one thread and Huffman-coded on another.
@@ -544,7 +650,7 @@ fn compress_with(data: &[u8], threaded: bool) -> Result<Vec<u8>, levelgeom_binar
     let size: u32 = levelgeom_binary::fit(data.len(), || "uncompressed size".into())?;
     let mut bw = BitWriter {
         out: Vec::with_capacity(data.len() / 2 + 16),
-        buf: 0,
+        acc: 0,
         len: 0,
     };
     bw.out.extend_from_slice(&size.to_le_bytes());
@@ -679,6 +785,365 @@ mod tests {
         assert_eq!(one, two);
         assert_eq!(decompress(&two).unwrap(), v);
         assert!(one.len() < v.len() * 3 / 4);
+    }
+
+    /// The coder as the reference transcribes it (Okumura's `LZHUF.C`, xray-16
+    /// `src/xrCore/LzHuf.cpp`): `u32` frequencies, a code gathered into a 16-bit word leaf to
+    /// root, a 16-bit bit buffer flushed byte by byte, a bit reader filling 8 bits at a time;
+    /// the oracle the fused walk, the tables and the 64-bit bit I/O are compared with.
+    mod reference {
+        use super::super::{D_CODE, MAX_FREQ, N, N_CHAR, P_CODE, P_LEN, R, T, THRESHOLD};
+
+        struct Huff {
+            freq: [u32; T + 1],
+            prnt: [usize; T + N_CHAR],
+            son: [usize; T],
+        }
+
+        impl Huff {
+            fn new() -> Huff {
+                let mut h = Huff {
+                    freq: [0; T + 1],
+                    prnt: [0; T + N_CHAR],
+                    son: [0; T],
+                };
+                for i in 0..N_CHAR {
+                    h.freq[i] = 1;
+                    h.son[i] = i + T;
+                    h.prnt[i + T] = i;
+                }
+                let (mut i, mut j) = (0, N_CHAR);
+                while j <= R {
+                    h.freq[j] = h.freq[i] + h.freq[i + 1];
+                    h.son[j] = i;
+                    h.prnt[i] = j;
+                    h.prnt[i + 1] = j;
+                    i += 2;
+                    j += 1;
+                }
+                h.freq[T] = 0xFFFF;
+                h
+            }
+
+            fn reconst(&mut self) {
+                let mut j = 0;
+                for i in 0..T {
+                    if self.son[i] >= T {
+                        self.freq[j] = self.freq[i].div_ceil(2);
+                        self.son[j] = self.son[i];
+                        j += 1;
+                    }
+                }
+                let (mut i, mut j) = (0, N_CHAR);
+                while j < T {
+                    let f = self.freq[i] + self.freq[i + 1];
+                    self.freq[j] = f;
+                    let mut k = j - 1;
+                    while f < self.freq[k] {
+                        k -= 1;
+                    }
+                    k += 1;
+                    self.freq.copy_within(k..j, k + 1);
+                    self.freq[k] = f;
+                    self.son.copy_within(k..j, k + 1);
+                    self.son[k] = i;
+                    i += 2;
+                    j += 1;
+                }
+                for i in 0..T {
+                    let k = self.son[i];
+                    self.prnt[k] = i;
+                    if k < T {
+                        self.prnt[k + 1] = i;
+                    }
+                }
+            }
+
+            fn update(&mut self, c: usize) {
+                if self.freq[R] == u32::from(MAX_FREQ) {
+                    self.reconst();
+                }
+                let mut c = self.prnt[c + T];
+                loop {
+                    self.freq[c] += 1;
+                    let k = self.freq[c];
+                    let mut l = c + 1;
+                    if k > self.freq[l] {
+                        while k > self.freq[l + 1] {
+                            l += 1;
+                        }
+                        self.freq[c] = self.freq[l];
+                        self.freq[l] = k;
+                        let i = self.son[c];
+                        self.prnt[i] = l;
+                        if i < T {
+                            self.prnt[i + 1] = l;
+                        }
+                        let j = self.son[l];
+                        self.son[l] = i;
+                        self.prnt[j] = c;
+                        if j < T {
+                            self.prnt[j + 1] = c;
+                        }
+                        self.son[c] = j;
+                        c = l;
+                    }
+                    c = self.prnt[c];
+                    if c == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+
+        #[derive(Default)]
+        struct Writer {
+            out: Vec<u8>,
+            buf: u32,
+            len: u32,
+        }
+
+        impl Writer {
+            /// Putcode: the top `l` bits of the 16-bit `c`.
+            fn put(&mut self, l: u32, c: u32) {
+                self.buf |= c >> self.len;
+                self.buf &= 0xFFFF;
+                self.len += l;
+                if self.len >= 8 {
+                    self.out.push((self.buf >> 8) as u8);
+                    self.len -= 8;
+                    if self.len >= 8 {
+                        self.out.push(self.buf as u8);
+                        self.len -= 8;
+                        self.buf = (c << (l - self.len)) & 0xFFFF;
+                    } else {
+                        self.buf = (self.buf << 8) & 0xFFFF;
+                    }
+                }
+            }
+        }
+
+        /// The stream of `tokens` ([`super::super::tokens`]) for `size` bytes.
+        pub fn encode(size: usize, tokens: &[u32]) -> Vec<u8> {
+            let mut h = Huff::new();
+            let mut w = Writer::default();
+            w.out.extend_from_slice(&(size as u32).to_le_bytes());
+            let char = |h: &mut Huff, w: &mut Writer, c: usize| {
+                let (mut code, mut len, mut k) = (0u32, 0u32, h.prnt[c + T]);
+                loop {
+                    code >>= 1;
+                    if k & 1 == 1 {
+                        code += 0x8000;
+                    }
+                    len += 1;
+                    k = h.prnt[k];
+                    if k == R {
+                        break;
+                    }
+                }
+                w.put(len, code);
+                h.update(c);
+            };
+            for &t in tokens {
+                if t < 256 {
+                    char(&mut h, &mut w, t as usize);
+                } else {
+                    char(&mut h, &mut w, (t >> 12) as usize);
+                    let c = (t & 0xFFF) as usize;
+                    let i = c >> 6;
+                    w.put(u32::from(P_LEN[i]), u32::from(P_CODE[i]) << 8);
+                    w.put(6, ((c & 0x3F) as u32) << 10);
+                }
+            }
+            if w.len > 0 {
+                w.out.push((w.buf >> 8) as u8);
+            }
+            w.out
+        }
+
+        /// The 16-bit reader: 8 more bits whenever 8 or fewer are left, zeros past the end.
+        struct Reader<'a> {
+            bits: &'a [u8],
+            pos: usize,
+            buf: u32,
+            len: u32,
+            overrun: usize,
+        }
+
+        impl Reader<'_> {
+            fn get(&mut self, n: u32) -> usize {
+                while self.len <= 8 {
+                    let b = match self.bits.get(self.pos) {
+                        Some(&b) => b,
+                        None => {
+                            self.overrun += 1;
+                            0
+                        }
+                    };
+                    self.pos += 1;
+                    self.buf |= u32::from(b) << (8 - self.len);
+                    self.len += 8;
+                }
+                let v = self.buf;
+                self.buf = (self.buf << n) & 0xFFFF;
+                self.len -= n;
+                (v >> (16 - n)) as usize
+            }
+        }
+
+        /// The decoded bytes, or `None` where the reader fetched more than two bytes past the
+        /// end before a symbol or at the end.
+        pub fn decode(data: &[u8]) -> Option<Vec<u8>> {
+            let expected = u32::from_le_bytes(data.get(..4)?.try_into().ok()?) as usize;
+            let mut rd = Reader {
+                bits: &data[4..],
+                pos: 0,
+                buf: 0,
+                len: 0,
+                overrun: 0,
+            };
+            let mut out = Vec::new();
+            let mut text = [0x20u8; N];
+            let mut r = N - super::super::F;
+            let mut h = Huff::new();
+            while out.len() < expected {
+                if rd.overrun > 2 {
+                    return None;
+                }
+                let mut c = h.son[R];
+                while c < T {
+                    c += rd.get(1);
+                    c = h.son[c];
+                }
+                c -= T;
+                h.update(c);
+                if c < 256 {
+                    out.push(c as u8);
+                    text[r] = c as u8;
+                    r = (r + 1) & (N - 1);
+                } else {
+                    let mut i = rd.get(8);
+                    let upper = usize::from(D_CODE[i]) << 6;
+                    for _ in 0..usize::from(P_LEN[usize::from(D_CODE[i])]) - 2 {
+                        i = (i << 1) + rd.get(1);
+                    }
+                    let start = (r + N - (upper | (i & 0x3F)) - 1) & (N - 1);
+                    for k in 0..c + THRESHOLD + 1 - 256 {
+                        if out.len() == expected {
+                            break;
+                        }
+                        let b = text[(start + k) & (N - 1)];
+                        out.push(b);
+                        text[r] = b;
+                        r = (r + 1) & (N - 1);
+                    }
+                }
+            }
+            (rd.overrun <= 2).then_some(out)
+        }
+    }
+
+    /// Inputs for the comparisons with the reference: vertex-like floats, index-like runs,
+    /// pseudo-random bytes, long repeats (every match length and distance class), text.
+    fn samples() -> Vec<Vec<u8>> {
+        let mut x: u32 = 2024;
+        let mut next = move || {
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            x >> 8
+        };
+        let mut floats = Vec::new();
+        for i in 0..60_000u32 {
+            let f = if i % 5 == 0 {
+                0.5
+            } else {
+                (next() % 5000) as f32 / 64.0
+            };
+            floats.extend_from_slice(&f.to_le_bytes());
+        }
+        let indices: Vec<u8> = (0..40_000u16)
+            .flat_map(|i| (i / 3 + i % 3).to_le_bytes())
+            .collect();
+        let random: Vec<u8> = (0..30_000).map(|_| next() as u8).collect();
+        let mut repeats = Vec::new();
+        for len in 1..=70usize {
+            let back = (next() as usize % 4200).min(repeats.len());
+            let from = repeats.len() - back;
+            for k in 0..len {
+                let b = repeats.get(from + k).copied().unwrap_or(next() as u8);
+                repeats.push(b);
+            }
+            repeats.push(next() as u8);
+        }
+        let text = b"the quick brown fox jumps over the lazy dog; ".repeat(500);
+        vec![
+            Vec::new(),
+            b"x".to_vec(),
+            floats,
+            indices,
+            random,
+            repeats,
+            text,
+        ]
+    }
+
+    #[test]
+    fn streams_are_the_reference_coders_bytes() {
+        for s in samples() {
+            let mut tokens_of = Vec::new();
+            tokens(&s, |t| tokens_of.push(t));
+            let ours = compress(&s).unwrap();
+            assert_eq!(
+                ours,
+                reference::encode(s.len(), &tokens_of),
+                "{} bytes",
+                s.len()
+            );
+            assert_eq!(reference::decode(&ours).as_deref(), Some(s.as_slice()));
+            assert_eq!(decompress(&ours).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn decoding_accepts_and_refuses_what_the_reference_reader_does() {
+        // every cut of a stream near its end (where the zero bits past the end and the limit
+        // of two bytes decide), and corrupted streams
+        let plain: Vec<u8> = (0..3000u32).map(|i| (i * i % 253) as u8).collect();
+        let c = compress(&plain).unwrap();
+        let mut x: u32 = 5;
+        let (mut accepted, mut refused) = (0, 0);
+        for cut in (4..=c.len()).rev().take(40) {
+            let mut d = c[..cut].to_vec();
+            let ours = decompress(&d).ok();
+            assert!(ours == reference::decode(&d), "cut at {cut}");
+            if ours.is_some() {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+            // more bytes declared than the bits hold: decoding runs on into the zero bits
+            for extra in [1u32, 3, 10, 40, 200] {
+                let mut e = d.clone();
+                e[..4].copy_from_slice(&(plain.len() as u32 + extra).to_le_bytes());
+                let ours = decompress(&e).ok();
+                assert!(ours == reference::decode(&e), "cut at {cut}, {extra} more");
+                if ours.is_some() {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+            x = x.wrapping_mul(1103515245).wrapping_add(12345);
+            let at = 4 + (x >> 8) as usize % (cut - 4).max(1);
+            if at < d.len() {
+                d[at] ^= 1 << (x % 8);
+                assert!(decompress(&d).ok() == reference::decode(&d), "flip at {at}");
+            }
+        }
+        // both sides of the limit were reached
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 
     #[test]

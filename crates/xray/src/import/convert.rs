@@ -239,6 +239,40 @@ pub fn convert(
     Ok(Some(c))
 }
 
+/// The plain payload of the one large chunk [`convert`] packs, computed from the base's
+/// `level.geom` alone: for `to` = 12 from 13 or 14, the vertex buffers as
+/// [`super::downgrade::vertex_chunk_payload`] writes them (after 14 → 13 as [`convert`] does);
+/// `None` for other builds. `convert` of the base's unedited geometry writes this payload,
+/// so its packing can run beside the import; a caller compares before using it
+/// ([`crate::chunk::Packed`]).
+///
+/// # Errors
+/// As [`convert`] for the vertex buffers.
+pub fn packed_payload(
+    geom: &crate::geom::Geom,
+    from: u16,
+    to: u16,
+) -> Result<Option<Vec<u8>>, ImportError> {
+    if to != 12 || !matches!(from, 13 | 14) {
+        return Ok(None);
+    }
+    let vbs = geom.vertex_buffers().unwrap_or(&[]);
+    let payload = if from == 14 {
+        // re-encoded as geom_buffers does, without its checks (they only count what is lost)
+        let v13 = vbs
+            .iter()
+            .map(|vb| match convert_decl(&vb.decl, 13) {
+                Some(decl) => VertexBuffer::encode(decl, &vb.decode()),
+                None => Ok(vb.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        super::downgrade::vertex_chunk_payload(&v13, to)?
+    } else {
+        super::downgrade::vertex_chunk_payload(vbs, to)?
+    };
+    Ok(Some(payload))
+}
+
 /// XRLC 13 ⇄ 14 (`from`, `to` each 13 or 14, different): the module's `level.geom` and
 /// `level.geomx` re-encoding; what is lost is listed, not refused (see [`convert`]).
 /// `derived_geomx`: the v13 `level.geomx` UVs were derived by an earlier step (dropping them

@@ -250,6 +250,27 @@ fn vertex_buffers(
     })
 }
 
+/// The payload of the vertex-buffer chunk [`from_13`] writes for XRLC `to` (10–12, D3D9
+/// buffers) from the XRLC 13 vertex buffers `vbs`, serialised: the same bytes as that chunk's
+/// (the buffers re-encoded, the world trees' FVF buffer, which `to` does not keep here, left
+/// out), made without the rest of the conversion so that a caller can pack it beforehand.
+///
+/// # Errors
+/// As [`from_13`] for the vertex buffers (a layout `to` cannot hold, a buffer too large).
+pub fn vertex_chunk_payload(vbs: &[VertexBuffer], to: u16) -> Result<Vec<u8>, ImportError> {
+    let Buffers { bufs, .. } = vertex_buffers(vbs, to, &mut Losses::default())?;
+    let d3d: Vec<VertexBuffer> = bufs
+        .into_iter()
+        .filter_map(|b| match b {
+            Buffer::D3d(b) => Some(b),
+            Buffer::Fvf(_) => None,
+        })
+        .collect();
+    let mut w = levelgeom_binary::Writer::new();
+    crate::geom::write_vbs(&mut w, &d3d)?;
+    Ok(w.into_inner())
+}
+
 /// The buffer chunks of build `to`: vertex buffers (D3D9 from 10, FVF before), index buffers
 /// (from 9) and SWIS (12), LZHUF-compressed in 12 as xrLC wrote them.
 fn buffer_chunks(
