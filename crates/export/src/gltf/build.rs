@@ -325,32 +325,29 @@ impl<'a> Builder<'a, '_> {
         out
     }
 
-    /// Every mesh cleaned once. Meshes are written after the nodes, which may ask for baked
-    /// copies.
+    /// Every mesh cleaned once, the meshes in parallel (their repairs gathered in mesh order,
+    /// so the warnings come as they would one mesh after the other). Meshes are written after
+    /// the nodes, which may ask for baked copies.
     fn clean_meshes(&mut self, textured: &[bool]) -> Cleaned<'a> {
-        let scene = self.scene;
+        use rayon::prelude::*;
+        let scene: &'a Scene = self.scene;
+        let each: Vec<(Vec<CleanPrimitive<'a>>, Repairs)> = scene
+            .meshes
+            .par_iter()
+            .enumerate()
+            .map(|(mi, mesh)| {
+                let mut rep = Repairs::default();
+                let prims = clean_mesh(scene, mi, mesh, textured, &mut rep);
+                (prims, rep)
+            })
+            .collect();
         let mut out = Cleaned {
             prims: Vec::with_capacity(scene.meshes.len()),
             map: Vec::with_capacity(scene.meshes.len()),
             count: 0,
         };
-        for (mi, mesh) in scene.meshes.iter().enumerate() {
-            let mut prims = Vec::new();
-            for (pi, p) in mesh.primitives.iter().enumerate() {
-                let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
-                let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, &mut self.rep)
-                else {
-                    continue;
-                };
-                let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
-                if needs_uv && c.uvs.is_empty() {
-                    self.rep.warn(format!(
-                        "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
-                    ));
-                    c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
-                }
-                prims.push(c);
-            }
+        for (prims, rep) in each {
+            self.rep.absorb(rep);
             if prims.is_empty() {
                 out.map.push(None);
             } else {
@@ -531,4 +528,31 @@ impl<'a> Builder<'a, '_> {
         }
         meshes
     }
+}
+
+/// The primitives of scene mesh `mi` cleaned (see [`clean_primitive`]); a textured one
+/// without UVs gets zero UVs.
+fn clean_mesh<'a>(
+    scene: &'a Scene,
+    mi: usize,
+    mesh: &'a levelgeom_scene::Mesh,
+    textured: &[bool],
+    rep: &mut Repairs,
+) -> Vec<CleanPrimitive<'a>> {
+    let mut prims = Vec::with_capacity(mesh.primitives.len());
+    for (pi, p) in mesh.primitives.iter().enumerate() {
+        let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
+        let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, rep) else {
+            continue;
+        };
+        let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
+        if needs_uv && c.uvs.is_empty() {
+            rep.warn(format!(
+                "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
+            ));
+            c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
+        }
+        prims.push(c);
+    }
+    prims
 }

@@ -36,14 +36,16 @@
 //! with the matrix applied to the vertices (appended after the scene's meshes), and the matrix
 //! pre-multiplied into its children's. Every repair is reported in the warnings.
 
+mod bin;
 mod build;
 mod glb;
 mod json;
 
 use levelgeom_scene::{Light, LightKind, Scene, Topology};
 
-use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
+use crate::clean::{CleanPrimitive, Repairs};
 use crate::ExportError;
+use bin::Bin;
 use build::build;
 use json::*;
 
@@ -139,9 +141,8 @@ pub fn write_glb(
             what: "GLB file".to_string(),
         });
     }
-    let io = ExportError::Write;
     let Plan {
-        mut root,
+        root,
         json_len,
         bin_len,
         layout,
@@ -149,26 +150,37 @@ pub fn write_glb(
         images,
         warnings,
     } = plan;
-    glb::write_head(out, json_len, bin_len, |w| {
-        // serde writes token by token: gathered here, not through `out`'s dynamic calls
-        let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
-        serde_json::to_writer(&mut w, &root)?;
-        w.into_inner().map(|_| ()).map_err(|e| e.into_error())
-    })
-    .map_err(io)?;
-    // the JSON is written: only the views are needed any more
-    let views = std::mem::take(&mut root.buffer_views);
-    drop(root);
-    if bin_len > 0 {
-        let bin = Bin {
-            views: &views,
-            data: &layout.data,
-            bin_len,
-            prims: &prims,
-            images: &images,
-        };
-        bin.write(out).map_err(io)?;
+    // the views stay for the buffer; the rest of the JSON structures go once written
+    let views = root.buffer_views.clone();
+    let bin = Bin {
+        views: &views,
+        data: &layout.data,
+        bin_len,
+        prims: &prims,
+        images: &images,
+    };
+    let head = move |out: &mut dyn std::io::Write| {
+        glb::write_head(out, json_len, bin_len, |w| {
+            // serde writes token by token: gathered here, not through `out`'s dynamic calls
+            let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
+            serde_json::to_writer(&mut w, &root)?;
+            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
+        })
+    };
+    if bin_len >= QUEUED_FROM {
+        // the buffer is made on a second thread while this one writes the JSON, then the
+        // buffer's pieces as they come
+        bin::queued(
+            |to| bin.write(to),
+            |pieces| {
+                head(out)?;
+                bin::write_pieces(pieces, out)
+            },
+        )
+    } else {
+        head(out).and_then(|()| bin.write(&mut bin::Direct(out)))
     }
+    .map_err(ExportError::Write)?;
     Ok(warnings)
 }
 
@@ -188,7 +200,7 @@ pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfF
         prims: &plan.prims,
         images: &plan.images,
     }
-    .write(&mut bin)
+    .write(&mut bin::Direct(&mut bin))
     .map_err(ExportError::Write)?;
     // serialising plain structs of finite numbers and strings cannot fail; map it anyway
     let json = serde_json::to_string(&plan.root).map_err(|e| ExportError::TooLarge {
@@ -298,140 +310,12 @@ impl Layout {
     }
 }
 
-/// Bytes collected before each write to the output: large enough that the writer is called
-/// rarely, small enough to stay in cache.
+/// The buffer through which the JSON is written (serde writes it token by token).
 const CHUNK: usize = 64 * 1024;
 
-/// Little-endian bytes of a stream of values, written through a reused buffer.
-struct Sink<'w> {
-    out: &'w mut dyn std::io::Write,
-    buf: Vec<u8>,
-}
-
-impl Sink<'_> {
-    #[inline]
-    fn f32s<const N: usize>(
-        &mut self,
-        values: impl Iterator<Item = [f32; N]>,
-    ) -> std::io::Result<()> {
-        for v in values {
-            for x in v {
-                self.buf.extend_from_slice(&x.to_le_bytes());
-            }
-            if self.buf.len() >= CHUNK {
-                self.flush()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
-    /// machine the memory itself, written without a copy.
-    fn floats<T: bytemuck::Pod>(&mut self, values: &[T]) -> std::io::Result<()> {
-        if cfg!(target_endian = "little") {
-            self.bytes(bytemuck::cast_slice(values))
-        } else {
-            let floats: &[f32] = bytemuck::cast_slice(values);
-            self.f32s(floats.iter().map(|&v| [v]))
-        }
-    }
-
-    /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
-    fn units<const N: usize>(&mut self, units: Option<&Unit<[f32; N]>>) -> std::io::Result<()>
-    where
-        [f32; N]: Repair + bytemuck::Pod,
-    {
-        let Some(u) = units else { return Ok(()) };
-        let (exact, repaired) = u.split();
-        self.floats(exact)?;
-        self.f32s(repaired.iter().map(|&v| v.repaired()))
-    }
-
-    fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.flush()?;
-        self.out.write_all(b)
-    }
-
-    fn zeros(&mut self, n: usize) {
-        self.buf.resize(self.buf.len() + n, 0);
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if !self.buf.is_empty() {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
-    }
-}
-
-/// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
-struct Bin<'p, 'a> {
-    views: &'p [BufferViewJ],
-    data: &'p [ViewData],
-    /// The padded buffer length.
-    bin_len: usize,
-    /// The primitives written, in buffer order.
-    prims: &'p [CleanPrimitive<'a>],
-    /// Embedded PNGs, in image order.
-    images: &'p [std::borrow::Cow<'a, [u8]>],
-}
-
-impl Bin<'_, '_> {
-    /// Stream the binary buffer (views in order, zero padding between them and at the end to
-    /// a multiple of 4): `bin_len` bytes.
-    fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut sink = Sink {
-            out,
-            buf: Vec::with_capacity(CHUNK + 64),
-        };
-        let mut at = 0usize;
-        for (view, data) in self.views.iter().zip(self.data) {
-            sink.zeros(view.byte_offset - at);
-            let p = |i: usize| &self.prims[i];
-            match *data {
-                ViewData::Image(i) => sink.bytes(&self.images[i])?,
-                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
-                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
-                }
-                ViewData::Indices { prim, short } => {
-                    for c in p(prim).indices.chunks(CHUNK / 4) {
-                        if short {
-                            // every index < vertex count < 65536 (checked by clean_primitive)
-                            for &i in c {
-                                sink.buf.extend_from_slice(&(i as u16).to_le_bytes());
-                            }
-                        } else {
-                            for &i in c {
-                                sink.buf.extend_from_slice(&i.to_le_bytes());
-                            }
-                        }
-                        sink.flush()?;
-                    }
-                }
-                ViewData::Attr { prim, attr } => {
-                    let c = p(prim);
-                    match attr {
-                        Attr::Position => sink.floats(&c.positions)?,
-                        Attr::Normal => sink.units(c.normals.as_ref())?,
-                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
-                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
-                        Attr::Color(k) => sink.f32s(
-                            c.colors[k]
-                                .iter()
-                                .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
-                        )?,
-                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
-                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
-                    }
-                }
-            }
-            at = view.byte_offset + view.byte_length;
-        }
-        sink.zeros(self.bin_len - at);
-        sink.flush()
-    }
-}
+/// A binary buffer at least this long is made on a second thread while the JSON and the buffer
+/// are written ([`bin::queued`]); a shorter one is not worth the thread.
+const QUEUED_FROM: usize = 4 << 20;
 
 /// `extras` from key/value strings, keeping the first of duplicate keys.
 fn extras(

@@ -202,8 +202,13 @@ fn check_range<'g>(
                 ib.len()
             )
         })?;
-    if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
-        return Err(format!("index {bad} not below the {nverts} vertices used"));
+    // the largest index first (a loop without an early exit, vectorised), the first bad one
+    // only when there is one
+    let largest = idx.iter().fold(0u16, |m, &i| m.max(i));
+    if !idx.is_empty() && usize::from(largest) >= nverts {
+        if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
+            return Err(format!("index {bad} not below the {nverts} vertices used"));
+        }
     }
     let raw = &vb.data[vb0 * stride..(vb0 + nverts) * stride];
     let decoder = vertex::Decoder::new(&vb.decl);
