@@ -93,6 +93,17 @@ impl Repairs {
     }
 }
 
+/// A label naming a part of the scene in warnings (`mesh 3 "floor" primitive 0`), formatted
+/// only when a warning is written: most exports write none, and formatting thousands of names
+/// (quoted, escaped) is a measurable part of an export.
+pub(crate) struct Label<F: Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result>(pub F);
+
+impl<F: Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result> std::fmt::Display for Label<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// A primitive that is safe to write: consistent lengths, finite values, valid indices.
 ///
 /// Attributes that needed no repair borrow the scene's own arrays (no copy); repaired ones
@@ -312,7 +323,7 @@ pub(crate) fn normalise(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
 pub(crate) fn clean_primitive<'a>(
     p: &'a Primitive,
     material_count: usize,
-    label: &str,
+    label: &dyn std::fmt::Display,
     rep: &mut Repairs,
 ) -> Option<CleanPrimitive<'a>> {
     let n = p.positions.len();

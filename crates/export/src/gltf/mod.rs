@@ -320,7 +320,7 @@ const QUEUED_FROM: usize = 4 << 20;
 /// `extras` from key/value strings, keeping the first of duplicate keys.
 fn extras(
     pairs: &[(String, String)],
-    label: &str,
+    label: &dyn std::fmt::Display,
     rep: &mut Repairs,
 ) -> Ordered<serde_json::Value> {
     let mut out: Vec<(String, serde_json::Value)> = Vec::with_capacity(pairs.len());
@@ -387,7 +387,7 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
         // glTF: directional lights have no range
         range: if kind == "directional" { None } else { l.range },
         spot,
-        extras: extras(&l.extras, label, rep),
+        extras: extras(&l.extras, &label, rep),
     })
 }
 
@@ -407,24 +407,33 @@ struct Plan<'a> {
     warnings: Vec<String>,
 }
 
-/// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
-fn primitive(
-    buf: &mut Layout,
-    prim: usize,
-    c: &CleanPrimitive,
-    label: &str,
-    rep: &mut Repairs,
-) -> PrimitiveJ {
-    let n = c.positions.len();
-    let attr = |attr| ViewData::Attr { prim, attr };
+/// The smallest and largest position components (POSITION's `min` and `max`).
+type Bounds = ([f64; 3], [f64; 3]);
+
+/// The [`Bounds`] of `positions`.
+fn bounds(positions: &[[f32; 3]]) -> Bounds {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for p in c.positions.iter() {
+    for p in positions {
         for k in 0..3 {
             lo[k] = lo[k].min(p[k] as f64);
             hi[k] = hi[k].max(p[k] as f64);
         }
     }
+    (lo, hi)
+}
+
+/// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
+fn primitive(
+    buf: &mut Layout,
+    prim: usize,
+    c: &CleanPrimitive,
+    (lo, hi): Bounds,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> PrimitiveJ {
+    let n = c.positions.len();
+    let attr = |attr| ViewData::Attr { prim, attr };
     let mut attrs: Vec<(String, usize)> = vec![(
         "POSITION".into(),
         buf.floats(
