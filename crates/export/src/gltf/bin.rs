@@ -17,14 +17,14 @@ use super::{Attr, ViewData};
 
 /// Bytes gathered in a buffer before it is handed on: large enough that pieces are few,
 /// small enough to stay in cache.
-pub(super) const PIECE: usize = 256 * 1024;
+pub(super) const PIECE: usize = 128 * 1024;
 
 /// A slice of the scene's memory at least this long is handed on as it is; a shorter one is
 /// copied into the current buffer (one piece instead of many small ones).
-const BORROW_FROM: usize = 64 * 1024;
+const BORROW_FROM: usize = 32 * 1024;
 
 /// Buffers a [`queued`] producer may have made and not yet seen written.
-const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 3;
 
 /// One piece of the buffer, in order.
 pub(super) enum Piece<'p> {
