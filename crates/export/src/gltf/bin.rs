@@ -3,9 +3,10 @@
 //!
 //! The bytes are made in pieces ([`Pieces`]): filled buffers (values converted or repaired, small
 //! attributes gathered) and large slices of the scene's own memory passed on without a copy.
-//! [`Direct`] writes each piece as it comes; [`queued`] makes them on a second thread while the
-//! calling thread writes (the JSON chunk first, then the pieces as they arrive), so the
-//! conversion and the kernel's copy into the file overlap. The bytes are the same either way.
+//! [`Direct`] writes each piece as it comes; [`queued`] makes them on a second thread (the GLB
+//! header and JSON chunk through a [`PieceWriter`] first, then the buffer) while the calling
+//! thread writes them as they arrive, so serialising and converting overlap the kernel's copy
+//! into the file. The bytes are the same either way.
 
 use std::io;
 use std::sync::mpsc;
@@ -127,6 +128,45 @@ pub(super) fn write_pieces(r: Received<'_>, out: &mut dyn io::Write) -> io::Resu
         }
     }
     Ok(())
+}
+
+/// A writer whose bytes become pieces (the GLB header and JSON chunk, made on the same thread
+/// as the buffer after them). [`PieceWriter::finish`] hands on what is left.
+pub(super) struct PieceWriter<'s, 'p> {
+    to: &'s mut dyn Pieces<'p>,
+    buf: Vec<u8>,
+}
+
+impl<'s, 'p> PieceWriter<'s, 'p> {
+    pub fn new(to: &'s mut dyn Pieces<'p>) -> Self {
+        PieceWriter {
+            to,
+            buf: Vec::with_capacity(PIECE + 64),
+        }
+    }
+
+    /// Hand on the bytes still gathered.
+    pub fn finish(mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.to.filled(std::mem::take(&mut self.buf))?;
+        }
+        Ok(())
+    }
+}
+
+impl io::Write for PieceWriter<'_, '_> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= PIECE {
+            let full = std::mem::take(&mut self.buf);
+            self.buf = self.to.filled(full)?;
+        }
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Little-endian bytes of a stream of values, gathered in a buffer handed on when full.

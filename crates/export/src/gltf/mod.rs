@@ -114,12 +114,13 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 }
 
 /// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
-/// buffer is computed first and the JSON measured, then the JSON chunk is serialised straight
-/// into `out` (and the JSON structures dropped), then the BIN chunk accessor by accessor,
-/// converted to little-endian bytes through a small reused buffer — no copy of the whole file,
-/// of the JSON or of any attribute is made (positions, UVs, colours and custom attributes that
-/// need repairs excepted; normals and tangents are repaired as they are written, see the
-/// crate's `clean` module). Give `out` a buffered writer.
+/// buffer is computed first and the JSON measured, then the JSON chunk is serialised (and the
+/// JSON structures dropped), then the BIN chunk accessor by accessor, converted to
+/// little-endian bytes in pieces of 128 KiB — no copy of the whole file, of the JSON or of any
+/// attribute is made (positions, UVs, colours and custom attributes that need repairs
+/// excepted; normals and tangents are repaired as they are written, see the crate's `clean`
+/// module). With a buffer of 4 MiB or more, the pieces are made on a second thread while this
+/// one writes them into `out` (a few pieces in flight at most). Give `out` a buffered writer.
 ///
 /// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
 /// as [`crate::png::encode_rgba8`] gives them for that texture's pixels), so that a texture
@@ -168,14 +169,15 @@ pub fn write_glb(
         })
     };
     if bin_len >= QUEUED_FROM {
-        // the buffer is made on a second thread while this one writes the JSON, then the
-        // buffer's pieces as they come
+        // the JSON and the buffer are made on a second thread while this one writes them
         bin::queued(
-            |to| bin.write(to),
-            |pieces| {
-                head(out)?;
-                bin::write_pieces(pieces, out)
+            |to| {
+                let mut w = bin::PieceWriter::new(to);
+                head(&mut w)?;
+                w.finish()?;
+                bin.write(to)
             },
+            |pieces| bin::write_pieces(pieces, out),
         )
     } else {
         head(out).and_then(|()| bin.write(&mut bin::Direct(out)))
