@@ -240,7 +240,7 @@ impl<'p> Sink<'_, 'p> {
 
 /// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
 pub(super) struct Bin<'p, 'a> {
-    pub views: &'p [BufferViewJ],
+    pub views: Vec<BufferViewJ>,
     pub data: &'p [ViewData],
     /// The padded buffer length.
     pub bin_len: usize,

@@ -151,39 +151,67 @@ pub fn write_glb(
         images,
         warnings,
     } = plan;
-    // the views stay for the buffer; the rest of the JSON structures go once written
-    let views = root.buffer_views.clone();
-    let bin = Bin {
-        views: &views,
-        data: &layout.data,
+    let glb = GlbParts {
+        root,
+        json_len,
         bin_len,
+        data: &layout.data,
         prims: &prims,
         images: &images,
     };
-    let head = move |out: &mut dyn std::io::Write| {
-        glb::write_head(out, json_len, bin_len, |w| {
-            // serde writes token by token: gathered here, not through `out`'s dynamic calls
-            let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
-            serde_json::to_writer(&mut w, &root)?;
-            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
-        })
-    };
     if bin_len >= QUEUED_FROM {
-        // the JSON and the buffer are made on a second thread while this one writes them
-        bin::queued(
-            |to| {
-                let mut w = bin::PieceWriter::new(to);
-                head(&mut w)?;
-                w.finish()?;
-                bin.write(to)
-            },
-            |pieces| bin::write_pieces(pieces, out),
-        )
+        // made on a second thread while this one writes the pieces
+        bin::queued(|to| glb.make(to), |pieces| bin::write_pieces(pieces, out))
     } else {
-        head(out).and_then(|()| bin.write(&mut bin::Direct(out)))
+        glb.make(&mut bin::Direct(out))
     }
     .map_err(ExportError::Write)?;
     Ok(warnings)
+}
+
+/// What a GLB is made of once planned: the JSON document and what its buffer holds.
+struct GlbParts<'p, 'a> {
+    root: Root,
+    /// Length of the JSON text of `root`.
+    json_len: usize,
+    /// The padded buffer length.
+    bin_len: usize,
+    data: &'p [ViewData],
+    prims: &'p [CleanPrimitive<'a>],
+    images: &'p [std::borrow::Cow<'a, [u8]>],
+}
+
+impl<'p> GlbParts<'p, '_> {
+    /// The GLB's bytes as pieces: the header and JSON chunk (then the JSON structures are
+    /// dropped, the views excepted), then the BIN chunk.
+    fn make(self, to: &mut dyn bin::Pieces<'p>) -> std::io::Result<()> {
+        let GlbParts {
+            mut root,
+            json_len,
+            bin_len,
+            data,
+            prims,
+            images,
+        } = self;
+        let mut w = bin::PieceWriter::new(to);
+        glb::write_head(&mut w, json_len, bin_len, |w| {
+            // serde writes token by token: gathered here, not through dynamic calls
+            let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
+            serde_json::to_writer(&mut w, &root)?;
+            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
+        })?;
+        w.finish()?;
+        let views = std::mem::take(&mut root.buffer_views);
+        drop(root);
+        Bin {
+            views,
+            data,
+            bin_len,
+            prims,
+            images,
+        }
+        .write(to)
+    }
 }
 
 /// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
@@ -196,7 +224,7 @@ pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfF
     let plan = build(scene, opts, Some(bin_uri), &[])?;
     let mut bin = Vec::with_capacity(plan.bin_len);
     Bin {
-        views: &plan.root.buffer_views,
+        views: plan.root.buffer_views.clone(),
         data: &plan.layout.data,
         bin_len: plan.bin_len,
         prims: &plan.prims,
