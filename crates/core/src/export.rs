@@ -76,11 +76,6 @@ pub fn tally(scene: &Scene, root: usize) -> RootSummary {
     s
 }
 
-/// Why the colour-set options do not apply to X-Ray levels.
-const NO_COLOUR_SETS: &str = "an X-Ray level has no vertex-colour sets (its baked vertex light \
-                              is written as the attribute _LIGHT, or as COLOR_0 with \
-                              --vertex-light)";
-
 /// The colour-set option given, as the user wrote it: `--colour-set N` (N > 0) before
 /// `--all-colour-sets`.
 fn colour_set_option(opts: &ExportOptions) -> Option<String> {
@@ -113,11 +108,17 @@ impl LevelFile {
     /// [`crate::Error::NoColourSets`] naming the option.
     pub fn refuse_colour_sets(&self, opts: &ExportOptions) -> Result<()> {
         match colour_set_option(opts) {
-            Some(option) if self.lacks_colour_sets() => Err(crate::Error::NoColourSets {
-                option,
-                file: self.display_name(),
-            }),
+            Some(option) if self.lacks_colour_sets() => Err(self.no_colour_sets(option)),
             _ => Ok(()),
+        }
+    }
+
+    /// The refusal of colour-set option `option` (as the user wrote it): one sentence for the
+    /// single export's error and the batch's error or warning.
+    fn no_colour_sets(&self, option: String) -> crate::Error {
+        crate::Error::NoColourSets {
+            option,
+            file: self.display_name(),
         }
     }
 
@@ -139,16 +140,14 @@ impl LevelFile {
         }
         let no_sets = self.lacks_colour_sets();
         if no_sets && opts.colour_set > 0 {
-            return Err(crate::Error::Unsupported {
-                file: self.display_name(),
-                message: format!("--colour-set {}: {NO_COLOUR_SETS}", opts.colour_set),
-            });
+            return Err(self.no_colour_sets(format!("--colour-set {}", opts.colour_set)));
         }
         let mut scene = self.to_scene(&opts.engine)?;
         if no_sets && opts.all_colour_sets {
-            scene.warnings.push(format!(
-                "--all-colour-sets: {NO_COLOUR_SETS}; nothing more written"
-            ));
+            let refusal = self.no_colour_sets("--all-colour-sets".into());
+            scene
+                .warnings
+                .push(format!("{refusal} (nothing more written)"));
         }
         let mut further = Vec::new();
         if let (Content::XrayLevel(f), Some(x), Some(dir)) = (

@@ -263,7 +263,8 @@ impl LevelFile {
 
     /// The files an export writes besides the scene's, by engine: for a WAD with a LGHT
     /// chunk, `lights.json` (its lights in export space, [`levelgeom_wad::scene::lights`]);
-    /// with `--objects`, `routes.json` (the MAP route positions, [`levelgeom_wad::scene::routes`]);
+    /// with `--objects`, `routes.json` (the MAP route nodes' positions, rotations and links,
+    /// [`levelgeom_wad::scene::routes`]);
     /// for a WAD with [`levelgeom_wad::scene::SceneOptions::zones`] and a MAP, `zones.json` and
     /// `zones.png` ([`levelgeom_wad::map::zones`]; the picture is left out, with a warning in
     /// the export's scene, for a grid it cannot draw).

@@ -58,7 +58,13 @@
 //! * the tile-swap block is present iff WFPC & 0x10000, holds one record per flagged tile,
 //!   its model A is that tile's model and both models are valid TRAK indices;
 //! * the view distance is present iff WFPC & 0x10, the chain table iff WFPC & 0x200000, and
-//!   chain points carry Y iff WFPC & 0x4000000.
+//!   chain points carry Y iff WFPC & 0x4000000;
+//! * each object's indices resolve as the game resolves them ([`crate::map::links`],
+//!   docs/formats/argonaut-wad.md §8): the `local_count` parameters from `section2_index` lie
+//!   in section 2, a count above 0 has a list (not `0xFFFFFFFF`), and `section4_index` names a
+//!   route node whose route ends (a `next` of 0) within section 4 — errors, as the game reads
+//!   memory outside the lists otherwise; a warning for an index past section 2 that reads
+//!   nothing (`local_count` 0).
 //!
 //! **Layouts an edit can break** (the reader derives them from flags and counts, so the
 //! written file would read back differently): the SPRT table iff WFPC & 0x100000; an STPC
@@ -764,6 +770,23 @@ fn check_map(out: &mut Out, m: &Map, p: &Parts<'_>) {
     map_swaps(out, m, wfpc, flagged, models);
     map_optional_blocks(out, m, wfpc);
     map_unseen_cells(out, m);
+    map_object_links(out, m);
+}
+
+/// Each object's section-2 and section-4 indices against the lists they index
+/// ([`crate::map::links`]): an error where the game reads outside them, a warning where it
+/// keeps a pointer past section 2 that it never reads through.
+fn map_object_links(out: &mut Out, m: &Map) {
+    for (i, o) in m.objects.iter().enumerate() {
+        for e in o.link_errors(m.params.len(), &m.route_nodes) {
+            let at = format!("MAP/objects[{i}].{}", e.field().name());
+            if e.game_reads_outside() {
+                out.push(at, e.to_string());
+            } else {
+                out.warn(at, e.to_string());
+            }
+        }
+    }
 }
 
 /// A warning per cell that holds tiles in a zone no zone of the grid sees

@@ -1,11 +1,71 @@
-//! What the whole-process benches (`process`, `peer`) share: running a child process timed
-//! from spawn to exit with its CPU time and peak memory (`wait4`), and writing the generated
-//! X-Ray level they measure.
+//! What the whole-process benches (`process`, `peer`) share: their settings (arguments and
+//! environment), running a child process timed from spawn to exit with its CPU time and peak
+//! memory (`wait4`), generating their inputs in a child, writing the generated X-Ray level
+//! they measure, and the medians of the runs.
 
+use std::ffi::OsString;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// True when the bench was only asked to list itself (`cargo test --benches` and
+/// `cargo bench -- --list` pass `--list`): nothing is run.
+pub fn listing(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--list")
+}
+
+/// What a bench run was asked for, from its arguments (after `--`) and the environment.
+pub struct Settings {
+    /// `--json`: one JSON document instead of the table.
+    pub json: bool,
+    /// The words not starting with `-`: the cases (levels) whose name holds one of them.
+    pub filter: Vec<String>,
+    /// `LEVELGEOM_BENCH_RUNS` (at least 1).
+    pub runs: usize,
+    /// `LEVELGEOM_BIN`, else the levelgeom binary cargo built.
+    pub bin: PathBuf,
+    /// An empty folder `levelgeom-BENCH-bench-PID` for inputs and outputs, under
+    /// `LEVELGEOM_BENCH_DIR` (default the temporary folder).
+    pub tmp: PathBuf,
+}
+
+impl Settings {
+    /// The settings of bench `bench` (`default_runs` without `LEVELGEOM_BENCH_RUNS`), its
+    /// folder created empty.
+    pub fn new(args: &[String], bench: &str, default_runs: usize) -> Settings {
+        let runs = std::env::var("LEVELGEOM_BENCH_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default_runs)
+            .max(1);
+        let bin = std::env::var_os("LEVELGEOM_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_levelgeom")));
+        let base = std::env::var_os("LEVELGEOM_BENCH_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
+        let tmp = base.join(format!("levelgeom-{bench}-bench-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir_all(&tmp).expect("temp folder");
+        Settings {
+            json: args.iter().any(|a| a == "--json"),
+            filter: args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .cloned()
+                .collect(),
+            runs,
+            bin,
+            tmp,
+        }
+    }
+
+    /// True when case `name` is asked for (no filter: every case).
+    pub fn wants(&self, name: &str) -> bool {
+        self.filter.is_empty() || self.filter.iter().any(|f| name.contains(f.as_str()))
+    }
+}
 
 /// What `wait4` reports of one child run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,4 +136,41 @@ pub fn write_xray_level(dir: &Path, visuals: usize) {
         l.level.len() as f64 / 1e6,
         l.geom.len() as f64 / 1e6
     );
+}
+
+/// Run this bench's own binary with `args` (one of its `--generate-…` modes) in a child
+/// process and pass on what it printed: on Linux a child's peak RSS starts from its parent's
+/// (carried over at `exec`), so the bench process stays small if the inputs are made outside it.
+pub fn generate(args: &[OsString], tmp: &Path) {
+    let me = std::env::current_exe().expect("own path");
+    let log = tmp.join("generate");
+    run(Command::new(&me).args(args), &log);
+    eprint!(
+        "{}",
+        fs::read_to_string(log.with_extension("stdout")).unwrap_or_default()
+    );
+}
+
+/// The sizes of `files` together, bytes (a missing file counts 0).
+pub fn bytes_of<P: AsRef<Path>>(files: &[P]) -> u64 {
+    files
+        .iter()
+        .map(|p| fs::metadata(p).map_or(0, |m| m.len()))
+        .sum()
+}
+
+/// The median of `v` (0 for none).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// `d` in milliseconds.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }

@@ -27,7 +27,8 @@ pub struct Args {
     /// A zones.json (as `export --zones` writes it) with the edited zone table and grid.
     #[arg(long)]
     pub zones: Option<PathBuf>,
-    /// A routes.json (as `export --objects` writes it) with edited MAP route positions.
+    /// A routes.json (as `export --objects` writes it) with edited MAP route positions, rotations
+    /// and next/prev links.
     #[arg(long)]
     pub routes: Option<PathBuf>,
     /// Replace OUTPUT if it exists.
@@ -89,7 +90,13 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
         ));
     }
     if args.routes.is_some() {
-        parts.push(format!("{} route node(s) moved", r.routes_changed.len()));
+        let c = &r.routes_changed;
+        parts.push(format!(
+            "{} route node(s) moved, {} turned, {} relinked",
+            c.moved.len(),
+            c.turned.len(),
+            c.relinked.len()
+        ));
     }
     writeln!(
         out,

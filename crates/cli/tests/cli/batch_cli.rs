@@ -2,20 +2,10 @@
 //! the contact sheet; a single level keeps the single-export layout.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("the levelgeom binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use super::common::{levelgeom as run, s};
 
 fn workspace(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

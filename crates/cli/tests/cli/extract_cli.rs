@@ -4,40 +4,16 @@
 //! own bytes at the offsets the manifest names, never from the extracted files alone.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use levelgeom_wad::generate::{self, MODDER_STRINGS};
 use levelgeom_wad::level::{ChunkData, Level};
 use serde_json::Value;
 
-fn levelgeom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = levelgeom(args);
-    assert!(
-        o.status.success(),
-        "levelgeom {args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{gltf_validator, json, levelgeom, ok, s, wav_bytes, write_wad};
 
 fn modder_wad(dir: &Path) -> (PathBuf, Vec<u8>) {
     let (level, _) = generate::modder_level().unwrap();
-    let bytes = level.to_bytes().unwrap();
-    let p = dir.join("modder.wad");
-    std::fs::write(&p, &bytes).unwrap();
-    (p, bytes)
+    write_wad(dir, "modder.wad", level.to_bytes().unwrap())
 }
 
 /// The samples and rate of a PCM WAV, read by walking its RIFF chunks.
@@ -66,49 +42,10 @@ fn wav(path: &Path) -> (Vec<i16>, u32) {
     (data, rate)
 }
 
-/// A mono 16-bit PCM WAV written by hand (44-byte canonical header).
+/// A mono 16-bit PCM WAV written by hand.
 fn write_wav(path: &Path, samples: &[i16], rate: u32) {
-    let mut b = Vec::new();
-    let n = (samples.len() * 2) as u32;
-    b.extend_from_slice(b"RIFF");
-    b.extend_from_slice(&(36 + n).to_le_bytes());
-    b.extend_from_slice(b"WAVEfmt ");
-    b.extend_from_slice(&16u32.to_le_bytes());
-    b.extend_from_slice(&[1, 0, 1, 0]);
-    b.extend_from_slice(&rate.to_le_bytes());
-    b.extend_from_slice(&(rate * 2).to_le_bytes());
-    b.extend_from_slice(&[2, 0, 16, 0]);
-    b.extend_from_slice(b"data");
-    b.extend_from_slice(&n.to_le_bytes());
-    for v in samples {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
-    std::fs::write(path, b).unwrap();
-}
-
-/// A WAV of any layout written by hand: format tag (1 integer PCM, 3 float), channels, bits
-/// per sample and the interleaved sample bytes.
-fn write_wav_as(path: &Path, tag: u16, channels: u16, bits: u16, rate: u32, data: &[u8]) {
-    let align = channels * bits / 8;
-    let mut b = Vec::new();
-    b.extend_from_slice(b"RIFF");
-    b.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
-    b.extend_from_slice(b"WAVEfmt ");
-    b.extend_from_slice(&16u32.to_le_bytes());
-    b.extend_from_slice(&tag.to_le_bytes());
-    b.extend_from_slice(&channels.to_le_bytes());
-    b.extend_from_slice(&rate.to_le_bytes());
-    b.extend_from_slice(&(rate * u32::from(align)).to_le_bytes());
-    b.extend_from_slice(&align.to_le_bytes());
-    b.extend_from_slice(&bits.to_le_bytes());
-    b.extend_from_slice(b"data");
-    b.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    b.extend_from_slice(data);
-    std::fs::write(path, b).unwrap();
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    let data: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, wav_bytes(1, 1, 16, rate, &data)).unwrap();
 }
 
 fn item<'a>(manifest: &'a Value, kind: &str, index: u64) -> &'a Value {
@@ -319,7 +256,7 @@ fn other_wav_layouts_are_converted_to_the_mono_16_bit_samples() {
         ("float", 3, 1, 32, float),
     ] {
         let p = dir.path().join(format!("{name}.wav"));
-        write_wav_as(&p, tag, ch, bits, rate, &data);
+        std::fs::write(&p, wav_bytes(tag, ch, bits, rate, &data)).unwrap();
         let back = dir.path().join(format!("{name}.wad"));
         let o = ok(&[
             "replace",
@@ -342,9 +279,9 @@ fn other_wav_layouts_are_converted_to_the_mono_16_bit_samples() {
     let data: Vec<u8> = (0..frames)
         .flat_map(|_| [1000i16.to_le_bytes(), (-201i16).to_le_bytes()].concat())
         .collect();
-    write_wav_as(&p, 1, 2, 16, 22050, &data);
+    std::fs::write(&p, wav_bytes(1, 2, 16, 22050, &data)).unwrap();
     let p8 = dir.path().join("u8.wav");
-    write_wav_as(&p8, 1, 1, 8, 11025, &vec![0xC0u8; frames]);
+    std::fs::write(&p8, wav_bytes(1, 1, 8, 11025, &vec![0xC0u8; frames])).unwrap();
     let back = dir.path().join("mix.wad");
     ok(&[
         "replace",
@@ -649,28 +586,15 @@ fn objects_and_lights_in_the_glb_files() {
         (Some(4), Some("negative_point"))
     );
 
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !node_ok || !tool.join("node_modules").is_dir() {
-        levelgeom_testkit::tool_missing(
-            "the glTF validator (node + tools/gltf-validator/node_modules)",
-        );
+    let files = ["objects.glb", "level.glb"];
+    let Some(reports) = gltf_validator(&files.map(|f| out.join(f))) else {
         return;
-    }
-    for f in ["objects.glb", "level.glb"] {
-        let o = Command::new("node")
-            .arg(tool.join("validate.mjs"))
-            .arg("--strict")
-            .arg(out.join(f))
-            .output()
-            .unwrap();
-        let report = String::from_utf8_lossy(&o.stdout);
+    };
+    for (f, v) in files.iter().zip(reports) {
         assert!(
-            o.status.success() && report.contains("0 errors, 0 warnings"),
-            "{f}: {report}"
+            v.passed && v.report.contains("0 errors, 0 warnings"),
+            "{f}: {}",
+            v.report
         );
     }
 }

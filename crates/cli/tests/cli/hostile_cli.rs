@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{s, wav_bytes};
 
 /// Run levelgeom under a 1 GiB address-space limit and a 60 s watchdog (a FIFO that blocks
 /// would otherwise hang the test run; reading a sparse 3 GiB file whole would fail the limit).
@@ -59,25 +57,6 @@ fn mkfifo(p: &Path) -> bool {
         .arg(p)
         .status()
         .is_ok_and(|s| s.success())
-}
-
-/// A PCM WAV laid out by hand (RIFF spec): 44-byte header, then `data`.
-fn wav(channels: u16, rate: u32, bits: u16, data: &[u8]) -> Vec<u8> {
-    let mut b = b"RIFF".to_vec();
-    b.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
-    b.extend_from_slice(b"WAVEfmt ");
-    b.extend_from_slice(&16u32.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&channels.to_le_bytes());
-    b.extend_from_slice(&rate.to_le_bytes());
-    let align = channels * bits.div_ceil(8);
-    b.extend_from_slice(&(rate * u32::from(align)).to_le_bytes());
-    b.extend_from_slice(&align.to_le_bytes());
-    b.extend_from_slice(&bits.to_le_bytes());
-    b.extend_from_slice(b"data");
-    b.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    b.extend_from_slice(data);
-    b
 }
 
 fn listing(d: &Path) -> Vec<String> {
@@ -158,19 +137,19 @@ fn unplayable_and_broken_wavs_are_located() {
     let dir = tempfile::tempdir().unwrap();
     let wad = modder_wad(dir.path());
     let out = dir.path().join("out.wad");
-    let mut broken = wav(1, 22050, 16, &[0; 8]);
+    let mut broken = wav_bytes(1, 1, 16, 22050, &[0; 8]);
     broken.truncate(48);
     for (bytes, needles) in [
         (
-            wav(1, 0, 16, &[0; 4]),
+            wav_bytes(1, 1, 16, 0, &[0; 4]),
             vec!["'fmt ' at 0x0000000C +4: sample rate 0 Hz; the game plays 100 to 100000"],
         ),
         (
-            wav(3, 22050, 16, &[0; 6]),
+            wav_bytes(1, 3, 16, 22050, &[0; 6]),
             vec!["'fmt ' at 0x0000000C +2: 3 channels"],
         ),
         (
-            wav(1, 22050, 12, &[0; 4]),
+            wav_bytes(1, 1, 12, 22050, &[0; 4]),
             vec!["'fmt ' at 0x0000000C +14: 12-bit integer samples"],
         ),
         (

@@ -3,15 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::common::{os, run, xray_fixture_dir, XRAY_FILES};
+use super::common::{os, run, s, xray_fixture_dir, XRAY_FILES};
 use serde_json::Value;
 
 /// `render`'s background (levelgeom_render::BACKGROUND), as the render crate documents it.
 const SKY: [u8; 4] = [158, 178, 200, 255];
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn run_s(args: &[&str]) -> (i32, String, String) {
     let a: Vec<&std::ffi::OsStr> = args.iter().map(os).collect();
@@ -92,6 +88,50 @@ fn item4_colour_sets_are_refused_for_x_ray_pointing_to_vertex_light() {
         assert!(err.contains("--vertex-light"), "{err}");
         assert!(!err.contains("at most 0"), "{err}");
         assert!(!dir.exists());
+    }
+}
+
+/// The single export and the batch word the colour-set refusal in one sentence (core's
+/// `Error::NoColourSets`): the single export's error is the batch's `FAILED` reason for
+/// `--colour-set 1`, and the batch's warning for `--all-colour-sets` (where the WAD of the same
+/// batch has sets, so the batch goes on).
+#[test]
+fn item4_single_and_batch_export_print_the_same_colour_set_sentence() {
+    let (t, wad, micro) = setup();
+    for (k, opt) in [&["--colour-set", "1"][..], &["--all-colour-sets"]]
+        .into_iter()
+        .enumerate()
+    {
+        let one = t.path().join(format!("one{k}"));
+        let mut a = vec!["export", s(&micro), s(&one)];
+        a.extend(opt);
+        let (code, _, err) = run_s(&a);
+        assert_eq!(code, 2, "{opt:?}: {err}");
+        let sentence = err
+            .trim_end()
+            .strip_prefix("levelgeom: error: ")
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(
+            sentence.starts_with(&format!("{}: ", opt.join(" ")))
+                && sentence.contains("is an X-Ray level, which has no vertex-colour sets")
+                && sentence.ends_with("or as COLOR_0 with --vertex-light"),
+            "{sentence}"
+        );
+        let batch = t.path().join(format!("batch{k}"));
+        let mut a = vec!["export", "-q", s(&wad), s(&micro), s(&batch)];
+        a.extend(opt);
+        let (code, text, err) = run_s(&a);
+        let want = if k == 0 {
+            assert_eq!(
+                code, 1,
+                "the WAD exported, the X-Ray level failed: {text}{err}"
+            );
+            format!("FAILED {}: {sentence}\n", micro.display())
+        } else {
+            assert_eq!(code, 0, "{text}{err}");
+            format!("  warning: {sentence} (nothing more written)\n")
+        };
+        assert!(text.contains(&want), "{want:?} not in:\n{text}");
     }
 }
 
@@ -199,7 +239,8 @@ fn item10_batch_export_shows_warnings_and_json_lists_files_and_warnings() {
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("1 warning)"), "{text}");
     assert!(
-        text.contains("  warning: --all-colour-sets: an X-Ray level has no vertex-colour sets"),
+        text.contains("  warning: --all-colour-sets: ")
+            && text.contains("is an X-Ray level, which has no vertex-colour sets"),
         "{text}"
     );
     let out2 = t.path().join("batch2");

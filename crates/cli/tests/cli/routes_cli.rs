@@ -5,7 +5,6 @@
 //! (docs/formats/argonaut-wad.md §18.1–§18.5), counted on the WAD's own bytes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use levelgeom_testkit::glb::Glb;
 use levelgeom_wad::generate::routes_level;
@@ -13,34 +12,11 @@ use levelgeom_wad::level::Level;
 use levelgeom_wad::tags::Tag;
 use serde_json::Value;
 
-fn levelgeom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = levelgeom(args);
-    assert!(
-        o.status.success(),
-        "levelgeom {args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{json, levelgeom, ok, s, write_wad};
 
 fn routes_wad(dir: &Path) -> (PathBuf, Vec<u8>) {
     let (level, _) = routes_level().unwrap();
-    let bytes = level.to_bytes().unwrap();
-    let p = dir.join("routes.wad");
-    std::fs::write(&p, &bytes).unwrap();
-    (p, bytes)
+    write_wad(dir, "routes.wad", level.to_bytes().unwrap())
 }
 
 /// Absolute offset of route node `k` in the WAD: the MAP payload's section 4, counted by hand
@@ -120,6 +96,20 @@ fn an_edited_route_moves_only_its_bytes() {
     let same_wad = dir.path().join("same.wad");
     ok(&["replace", s(&wad), s(&same_wad), "--routes", s(&same)]);
     assert_eq!(std::fs::read(&same_wad).unwrap(), bytes);
+    // a routes.json with positions only (as written before rotations and links were in it)
+    // keeps the stored rotations and links: the same bytes
+    let mut positions_only = doc.clone();
+    for route in positions_only["routes"].as_array_mut().unwrap() {
+        for node in route["nodes"].as_array_mut().unwrap() {
+            for key in ["rotation", "next", "prev"] {
+                node.as_object_mut().unwrap().remove(key);
+            }
+        }
+    }
+    std::fs::write(&same, serde_json::to_vec_pretty(&positions_only).unwrap()).unwrap();
+    let again = dir.path().join("again.wad");
+    ok(&["replace", s(&wad), s(&again), "--routes", s(&same)]);
+    assert_eq!(std::fs::read(&again).unwrap(), bytes);
     // node 3 (route 1's first) down to y = 1.5, node 1 to x = 6
     doc["routes"][1]["nodes"][0]["position"][1] = Value::from(6144);
     doc["routes"][0]["nodes"][1]["position"][0] = Value::from(6 * 4096);
@@ -142,6 +132,61 @@ fn an_edited_route_moves_only_its_bytes() {
     assert_eq!(&new[y3..y3 + 4], &6144i32.to_le_bytes());
     assert_eq!(&new[x1..x1 + 4], &24576i32.to_le_bytes());
     ok(&["check", s(&new_wad)]);
+}
+
+/// Rotations and links edited in routes.json: node 1 turned to (7, 600, 3) and its `next` set
+/// to 0, which ends route 0 there and makes node 2 a route of its own. Only node 1's `next`
+/// word and the rotation bytes that differ change (offsets from the MAP layout,
+/// docs/formats/argonaut-wad.md §18.5: next at +0, rot at +8, +10, +12); the export reads
+/// three routes back, and `check` stays clean (object 1's route, from node 0, now ends at
+/// node 1).
+#[test]
+fn edited_rotations_and_links_change_only_their_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (wad, bytes, mut doc) = export_routes(dir.path());
+    let n1 = &mut doc["routes"][0]["nodes"][1];
+    assert_eq!(
+        n1["rotation"],
+        serde_json::json!([1, 512, 0]),
+        "as generated"
+    );
+    assert_eq!(
+        (n1["next"].as_u64(), n1["prev"].as_u64()),
+        (Some(1), Some(0))
+    );
+    n1["rotation"] = serde_json::json!([7, 600, 3]);
+    n1["next"] = Value::from(0);
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let new_wad = dir.path().join("new.wad");
+    let o = ok(&["replace", s(&wad), s(&new_wad), "--routes", s(&edited)]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("0 route node(s) moved, 1 turned, 1 relinked"),
+        "{text}"
+    );
+    let new = std::fs::read(&new_wad).unwrap();
+    assert_eq!(new.len(), bytes.len());
+    let at = route_node_offset(&bytes, 1);
+    // next 1 → 0: its first byte; rot[0] 1 → 7, rot[1] 512 → 600 (0x0200 → 0x0258: the low
+    // byte), rot[2] 0 → 3
+    let want = [(at, 0u8), (at + 8, 7), (at + 10, 0x58), (at + 12, 3)];
+    let differ: Vec<(usize, u8)> = (0..new.len())
+        .filter(|&i| new[i] != bytes[i])
+        .map(|i| (i, new[i]))
+        .collect();
+    assert_eq!(differ, want);
+    ok(&["check", s(&new_wad)]);
+    let out = dir.path().join("again");
+    ok(&["export", s(&new_wad), s(&out), "--objects"]);
+    let back = json(&out.join("routes.json"));
+    let firsts: Vec<u64> = back["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["first_node"].as_u64().unwrap())
+        .collect();
+    assert_eq!(firsts, [0, 2, 3], "route 0 split after node 1");
 }
 
 #[test]
@@ -195,17 +240,58 @@ fn a_bad_routes_json_is_located_and_refused() {
             },
             "$.routes[1].id",
         ),
+        (
+            "rotation past u16",
+            {
+                let mut d = doc.clone();
+                d["routes"][0]["nodes"][0]["rotation"][0] = Value::from(65536);
+                d
+            },
+            "$.routes[0].nodes[0].rotation[0]",
+        ),
+        (
+            "negative link",
+            {
+                let mut d = doc.clone();
+                d["routes"][0]["nodes"][0]["next"] = Value::from(-1);
+                d
+            },
+            "$.routes[0].nodes[0].next",
+        ),
+        (
+            // node 4 is the last of section 4: a non-zero next links past the list
+            "next past the list",
+            {
+                let mut d = doc.clone();
+                d["routes"][1]["nodes"][1]["next"] = Value::from(1);
+                d
+            },
+            "$.routes[1].nodes[1].next",
+        ),
+        (
+            // node 3 starts route 1 (node 2's next is 0): its prev is kept as a link
+            "prev before a route",
+            {
+                let mut d = doc.clone();
+                d["routes"][1]["nodes"][0]["prev"] = Value::from(5);
+                d
+            },
+            "$.routes[1].nodes[0].prev",
+        ),
     ];
-    for (what, d, path) in cases {
-        let f = dir.path().join(format!("{what}.json"));
-        std::fs::write(&f, serde_json::to_vec_pretty(&d).unwrap()).unwrap();
-        let o = levelgeom(&[
+    let replace_with = |f: &Path| {
+        levelgeom(&[
             "replace",
             s(&wad),
             s(&dir.path().join("x.wad")),
             "--routes",
-            s(&f),
-        ]);
+            s(f),
+        ])
+    };
+    for (what, d, path) in cases {
+        let f = dir.path().join(format!("{what}.json"));
+        std::fs::write(&f, serde_json::to_vec_pretty(&d).unwrap()).unwrap();
+        let o = replace_with(&f);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{what}: {err}");
         assert!(
@@ -219,13 +305,7 @@ fn a_bad_routes_json_is_located_and_refused() {
     }
     let f = dir.path().join("broken.json");
     std::fs::write(&f, b"{\"routes\": [ {\"id\": 0,, } ]}").unwrap();
-    let o = levelgeom(&[
-        "replace",
-        s(&wad),
-        s(&dir.path().join("x.wad")),
-        "--routes",
-        s(&f),
-    ]);
+    let o = replace_with(&f);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(

@@ -10,15 +10,10 @@ use levelgeom_wad::generate::{generate, LevelSpec};
 use levelgeom_wad::level::Level;
 use serde_json::Value;
 
+use crate::common::{gltf_validator, levelgeom as run};
+
 // ---------------------------------------------------------------------------------------------
 // Running the binary
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .expect("the levelgeom binary runs")
-}
 
 /// Run `levelgeom export ARGS…` and insist on exit code 0.
 fn export_ok(args: &[&str]) -> Output {
@@ -949,30 +944,16 @@ fn exports_are_deterministic_and_valid_gltf() {
             "{f} differs between runs"
         );
     }
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !node_ok || !tool.join("node_modules").is_dir() {
-        levelgeom_testkit::tool_missing(
-            "the glTF validator (node + tools/gltf-validator/node_modules)",
-        );
+    let files = ["level.glb", "collision.glb", "swap.glb", "objects.glb"];
+    let Some(reports) = gltf_validator(&files.map(|f| a.join(f))) else {
         return;
-    }
-    for f in ["level.glb", "collision.glb", "swap.glb", "objects.glb"] {
-        let o = Command::new("node")
-            .arg(tool.join("validate.mjs"))
-            .arg("--strict")
-            .arg(a.join(f))
-            .output()
-            .unwrap();
-        let report = String::from_utf8_lossy(&o.stdout);
+    };
+    for (f, v) in files.iter().zip(reports) {
+        assert!(v.passed, "{f}: {}{}", v.report, v.stderr);
         assert!(
-            o.status.success(),
-            "{f}: {report}{}",
-            String::from_utf8_lossy(&o.stderr)
+            v.report.contains("0 errors, 0 warnings"),
+            "{f}: {}",
+            v.report
         );
-        assert!(report.contains("0 errors, 0 warnings"), "{f}: {report}");
     }
 }

@@ -4,14 +4,13 @@
 //! (written byte by byte from the engine's structures); the numbers asserted are theirs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use levelgeom_testkit::glb::Glb;
 use levelgeom_xray::ai::generate::{ai_bytes, sample};
 use levelgeom_xray::details::generate::{details_bytes, sample as slots};
 use serde_json::Value;
 
-use super::common::{os, run};
+use super::common::{gltf_validator, os, run};
 
 /// A generated XRLC 14 level with a version 8 `level.ai` (4 nodes) and a version 3
 /// `level.details` (3 × 2 slots, offset (1, 1)).
@@ -127,30 +126,12 @@ fn export_ai_and_details_writes_hidden_trees_and_a_density_map() {
     assert!(!level.windows(8).any(|w| w == b"ai_nodes"));
     assert!(out_dir.join("ai.obj").is_file() && out_dir.join("details.obj").is_file());
     // the glTF validator, when there
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !node_ok || !tool.join("node_modules").is_dir() {
-        levelgeom_testkit::tool_missing(
-            "the glTF validator (node + tools/gltf-validator/node_modules)",
-        );
+    let files = ["ai.glb", "details.glb"];
+    let Some(reports) = gltf_validator(&files.map(|f| out_dir.join(f))) else {
         return;
-    }
-    for f in ["ai.glb", "details.glb"] {
-        let o = Command::new("node")
-            .arg(tool.join("validate.mjs"))
-            .arg("--strict")
-            .arg(out_dir.join(f))
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{f}: {}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
+    };
+    for (f, v) in files.iter().zip(reports) {
+        assert!(v.passed, "{f}: {}{}", v.report, v.stderr);
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use super::common::s;
 use super::common::xray_fixture_dir as fixture_dir;
 use serde_json::Value;
 
@@ -17,10 +18,6 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn glb_json(p: &Path) -> Value {

@@ -5,47 +5,15 @@
 //! the exported files alone.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use levelgeom_testkit::glb::Glb;
 use serde_json::Value;
 
-use crate::common::xray_fixture_dir;
-
-fn levelgeom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_levelgeom"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = levelgeom(args);
-    assert!(
-        o.status.success(),
-        "levelgeom {args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{json, levelgeom, ok, rgba, s, write_wad, xray_fixture_dir};
 
 fn zoned_wad(dir: &Path) -> (PathBuf, Vec<u8>) {
-    let bytes = levelgeom_wad::generate::zoned_level()
-        .unwrap()
-        .to_bytes()
-        .unwrap();
-    let p = dir.join("zoned.wad");
-    std::fs::write(&p, &bytes).unwrap();
-    (p, bytes)
-}
-
-fn json(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    let level = levelgeom_wad::generate::zoned_level().unwrap();
+    write_wad(dir, "zoned.wad", level.to_bytes().unwrap())
 }
 
 /// The hand-drawn grid of the generator, read here on its own: `.` = 0, digits their zone.
@@ -55,16 +23,6 @@ fn drawn_grid() -> Vec<u64> {
         .flat_map(|r| r.chars())
         .map(|c| u64::from(c.to_digit(10).unwrap_or(0)))
         .collect()
-}
-
-fn rgba(path: &Path) -> (u32, u32, Vec<u8>) {
-    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut r = dec.read_info().unwrap();
-    let mut buf = vec![0; r.output_buffer_size().unwrap()];
-    let info = r.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
 }
 
 fn pixel(img: &(u32, u32, Vec<u8>), x: u32, y: u32) -> [u8; 3] {

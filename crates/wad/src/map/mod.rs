@@ -38,6 +38,7 @@
 //! it, the table's byte range is known without parsing it; when the bytes do not parse as
 //! this layout exactly they are kept raw ([`ChainTable::Raw`]).
 
+pub mod links;
 pub mod routes;
 pub mod strats;
 pub mod zones;
@@ -145,7 +146,8 @@ pub struct MapObject {
     /// Offset of the strat script in the STPC script area.
     pub script_offset: u32,
     /// Eight u32 (ENG names: local_count, section2_index, stack_word_count, stack_arg_count,
-    /// spawn_flags, extra_count, section4_index, spawn_aux).
+    /// spawn_flags, extra_count, section4_index, spawn_aux); [`links`] resolves the
+    /// section-2 and section-4 indices with their count.
     pub fields: [u32; 8],
     /// Flags (bit 1 = don't spawn).
     pub flags: u16,

@@ -1,4 +1,4 @@
-//! `replace`: edited strings, sounds, zones and route positions back into a WAD, everything
+//! `replace`: edited strings, sounds, zones and route nodes back into a WAD, everything
 //! else byte for byte.
 //!
 //! * **Strings** ([`strings`]: `strings.json` as [`crate::extract`] writes it; only
@@ -17,8 +17,9 @@
 //!   for `audio_bytes` (the new ADPCM length) and `sample_rate` (the WAV's), and the entry's
 //!   `data_size` follows.
 //! * **Routes** ([`routes`]: `routes.json` as `export --objects` writes it): the MAP route
-//!   node positions (docs/formats/argonaut-wad.md §18.5); the JSON must list the level's routes
-//!   and nodes, no more and no fewer. A node whose position is unchanged is not touched.
+//!   nodes' positions, rotations and `next`/`prev` link words
+//!   (docs/formats/argonaut-wad.md §18.5); the JSON must list the level's routes and nodes, no more and no fewer, and links
+//!   stay inside the node list. Only the words that changed are written differently.
 //! * The level is written by [`crate::Level::to_bytes`]: a chunk whose payload changed length
 //!   gets its real size and the chunks after it move (nothing is overwritten); the others keep
 //!   their size fields (a MAP declared 4 bytes too large stays so), and the header keeps its
@@ -41,7 +42,7 @@ use levelgeom_binary::WriteError;
 
 use crate::level::Level;
 
-pub use routes::{RoutesError, MAX_ROUTES_SIZE};
+pub use routes::{RoutesChange, RoutesError, MAX_ROUTES_SIZE};
 pub use sounds::{read_wav, sound_id};
 pub use strings::{strings_json, StringsError, MAX_STRINGS_SIZE};
 pub use zones::{zones_json, ZonesChange, ZonesError, MAX_ZONES_SIZE};
@@ -53,7 +54,7 @@ pub struct ReplaceOptions {
     pub strings: Option<PathBuf>,
     /// `(SMPC index, WAV file)` pairs.
     pub sounds: Vec<(usize, PathBuf)>,
-    /// A `routes.json` to take the MAP route positions from.
+    /// A `routes.json` to take the MAP route nodes' positions, rotations and links from.
     pub routes: Option<PathBuf>,
     /// A `zones.json` to take the MAP zone table and grid from.
     pub zones: Option<PathBuf>,
@@ -72,8 +73,8 @@ pub struct ReplaceReport {
     pub sounds_unchanged: Vec<usize>,
     /// WAV files that were converted to mono 16-bit PCM first ([`read_wav`]), one line each.
     pub notes: Vec<String>,
-    /// MAP route nodes whose position changed.
-    pub routes_changed: Vec<usize>,
+    /// MAP route nodes moved, turned and relinked.
+    pub routes_changed: RoutesChange,
     /// Zone-table entries and grid cells that changed.
     pub zones_changed: ZonesChange,
 }
@@ -183,7 +184,7 @@ pub enum ReplaceError {
     },
 }
 
-/// Put edited strings, sounds, zones and route positions into `level` (see the module docs), named `file` in
+/// Put edited strings, sounds, zones and route nodes into `level` (see the module docs), named `file` in
 /// messages; `level` itself is not changed, the new bytes are returned.
 ///
 /// # Errors

@@ -1,7 +1,7 @@
 //! MAP routes where they run (`export --objects`): the section-4 route nodes
 //! ([`crate::map::routes`], docs/formats/argonaut-wad.md §18.5) as line primitives under a
-//! `routes` group of the `objects` root, and the same positions as `routes.json`, the file
-//! `replace --routes` takes back.
+//! `routes` group of the `objects` root, and the same nodes' stored words (position, rotation,
+//! links) as `routes.json`, the file `replace --routes` takes back.
 //!
 //! * One node per route (`route_000`, …), identity matrix, its mesh one line primitive
 //!   ([`Topology::Lines`]) through the route's node positions in order, converted as the
@@ -23,9 +23,6 @@ use crate::map::{Map, RouteNode};
 
 /// The name of the group node of the routes, under the `objects` root.
 pub const ROUTES_GROUP: &str = "routes";
-
-/// Index of `section4_index` in [`crate::map::MapObject::fields`].
-pub const SECTION4_INDEX_FIELD: usize = 6;
 
 fn joined<T>(nodes: &[RouteNode], f: impl Fn(&RouteNode) -> T) -> String
 where
@@ -84,7 +81,7 @@ pub(super) fn routes_group(scene: &mut Scene, map: &Map, opts: &SceneOptions) ->
             .objects
             .iter()
             .enumerate()
-            .filter(|(_, o)| o.fields[SECTION4_INDEX_FIELD] as usize == range.start)
+            .filter(|(_, o)| o.section4_index() as usize == range.start)
             .map(|(i, _)| i.to_string())
             .collect();
         let extras = vec![
@@ -111,8 +108,9 @@ pub(super) fn routes_group(scene: &mut Scene, map: &Map, opts: &SceneOptions) ->
 }
 
 /// The `routes.json` of a MAP: `{"units", "routes": [{"id", "first_node", "nodes": [{"node",
-/// "position": [x, y, z]}]}]}`, positions as stored (20.12 fixed point integers, game space:
-/// 4096 per cell, z = −export z). docs/formats/argonaut-wad.md §18.5.
+/// "position": [x, y, z], "rotation": [rx, ry, rz], "next", "prev"}]}]}`, the words as stored:
+/// positions 20.12 fixed point integers in game space (4096 per cell, z = −export z),
+/// rotations in 4096ths of a turn, the link words (docs/formats/argonaut-wad.md §18.5).
 pub fn routes_json(map: &Map) -> Value {
     let list: Vec<Value> = routes(&map.route_nodes)
         .into_iter()
@@ -120,13 +118,22 @@ pub fn routes_json(map: &Map) -> Value {
         .map(|(k, range)| {
             let nodes: Vec<Value> = range
                 .clone()
-                .map(|i| json!({"node": i, "position": map.route_nodes[i].pos}))
+                .map(|i| {
+                    let n = &map.route_nodes[i];
+                    json!({
+                        "node": i,
+                        "position": n.pos,
+                        "rotation": n.rot,
+                        "next": n.next,
+                        "prev": n.prev,
+                    })
+                })
                 .collect();
             json!({"id": k, "first_node": range.start, "nodes": nodes})
         })
         .collect();
     json!({
-        "units": "game space, 20.12 fixed point: 4096 = one grid cell; x and y as in the export, z = -(export z)",
+        "units": "position: game space, 20.12 fixed point: 4096 = one grid cell; x and y as in the export, z = -(export z); rotation: 4096ths of a turn; next: non-zero = the following node continues the route",
         "routes": list,
     })
 }

@@ -184,3 +184,111 @@ fn route_lines_and_strat_extras_in_the_objects_scene() {
         assert_eq!(extra(o0, "strat_record_0.range_min").unwrap(), "4096,8192");
     }
 }
+
+/// A MAP payload written by hand (docs/formats/argonaut-wad.md §5.12, WFPC 0): no tiles, a 1×1
+/// grid, section 2 = `params`, no strat records, the route nodes given as `next` words (the
+/// other 30 bytes 0), the 256-byte zone table and the one-cell grid 0, then the objects as
+/// `(local_count, section2_index, section4_index)` (the other 52 bytes 0) and the final u16.
+fn map_payload(params: &[u32], nexts: &[u32], objects: &[(u32, u32, u32)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    let u32s = |b: &mut Vec<u8>, v: &[u32]| v.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    u32s(&mut b, &[0, 1, 1]); // N, W, H
+    u32s(&mut b, &[params.len() as u32]);
+    u32s(&mut b, params);
+    u32s(&mut b, &[0]); // strat records
+    u32s(&mut b, &[nexts.len() as u32]);
+    for &next in nexts {
+        u32s(&mut b, &[next]);
+        b.extend([0u8; 30]); // prev, rot, pos, two unknown words
+    }
+    b.extend([0u8; 256]); // zone table
+    u32s(&mut b, &[0]); // zone grid, one cell
+    u32s(&mut b, &[objects.len() as u32, objects.len() as u32]);
+    for &(count, s2, s4) in objects {
+        b.extend([0u8; 22]); // rot, pos, script offset
+        u32s(&mut b, &[count, s2, 0, 0, 0, 0, s4, 0]);
+        b.extend([0u8; 4]); // flags, extra
+    }
+    b.extend([0u8; 2]); // final u16
+    b
+}
+
+/// `check`'s rules for the objects' `section2_index` (with `local_count`) and `section4_index`,
+/// as the game resolves them (ENG-RE `sub_42AC50.c`: `params + 4·index` and
+/// `nodes + 0x30·index`, unchecked, the route walked to its end at load; `sub_54CFC0.c` /
+/// `sub_54BFC0.c`: the spawn pops `local_count` words from there): on hand-written bytes,
+/// section 2 = 3 words, section 4 = nodes with `next` 1, 0, 1 (node 2, the last, points
+/// past the list).
+#[test]
+fn object_indices_are_checked_against_sections_2_and_4() {
+    use levelgeom_binary::Severity;
+    use levelgeom_wad::check::{check_parts, Parts};
+    use levelgeom_wad::map::Map;
+
+    const NONE: u32 = u32::MAX;
+    let objects = [
+        (2, 1, 0),       // 0: words 1..3, route 0..2: fine
+        (2, 2, NONE),    // 1: words 2..4 of 3
+        (1, NONE, NONE), // 2: a count without a list
+        (0, 7, NONE),    // 3: past the list, but reads nothing
+        (0, NONE, 3),    // 4: node 3 of 3
+        (0, NONE, 2),    // 5: node 2's route runs past the list
+        (0, 3, 1),       // 6: the empty range at the end; route 1..2: fine
+    ];
+    let bytes = map_payload(&[10, 20, 30], &[1, 0, 1], &objects);
+    let mut r = Reader::new(&bytes);
+    let map = Map::read(&mut r, 0, &[]).unwrap();
+    assert!(r.is_empty(), "the hand-written payload reads to its end");
+    assert_eq!(map.objects.len(), 7);
+    // what the spawn reads for object 0: section 2 words 1 and 2
+    let words = map.objects[0].params(map.params.len()).unwrap().unwrap();
+    assert_eq!(map.params[words], [20, 30]);
+    assert_eq!(map.objects[0].route(&map.route_nodes), Ok(Some(0..2)));
+    let problems = check_parts(&Parts {
+        wfpc: Some(0),
+        map: Some(&map),
+        ..Parts::default()
+    });
+    let got: Vec<(String, Severity, String)> = problems
+        .iter()
+        .map(|p| (p.path.clone(), p.severity, p.message.clone()))
+        .collect();
+    let error = Severity::Error;
+    let want = [
+        (
+            "MAP/objects[1].section2_index",
+            error,
+            "2 + local_count 2 runs past section 2's 3 words",
+        ),
+        (
+            "MAP/objects[2].section2_index",
+            error,
+            "is 0xFFFFFFFF (no parameters), but local_count is 1",
+        ),
+        (
+            "MAP/objects[3].section2_index",
+            Severity::Warning,
+            "7 lies past section 2's 3 words; harmless while local_count is 0",
+        ),
+        (
+            "MAP/objects[4].section4_index",
+            error,
+            "3 is not below section 4's 3 route nodes",
+        ),
+        (
+            "MAP/objects[5].section4_index",
+            error,
+            "2 starts a route that reaches node 2, the last of section 4, whose next word is 1",
+        ),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for ((path, sev, msg), (wpath, wsev, wmsg)) in got.iter().zip(want) {
+        assert_eq!((path.as_str(), *sev), (wpath, wsev), "{msg}");
+        assert!(msg.starts_with(wmsg), "{path}: {msg}");
+    }
+    assert_eq!(
+        problems[3].to_string(),
+        "MAP/objects[4].section4_index: 3 is not below section 4's 3 route nodes: loading the \
+         level follows the links of a record outside the list"
+    );
+}

@@ -31,6 +31,7 @@
 //! and 13 does not have are named in the notes.
 
 mod records;
+mod unwritable;
 mod vertices;
 
 use std::collections::BTreeMap;
@@ -46,6 +47,7 @@ use crate::ogf::{
 
 use super::{Conversion, ImportError, Imported};
 use records::Tables;
+pub use unwritable::Unwritable;
 use vertices::{Buffer, Layout};
 
 /// What the conversion loses, gathered while writing.
@@ -62,8 +64,8 @@ pub(super) struct Losses {
     notes: Vec<String>,
 }
 
-fn refuse(version: u16, message: String) -> ImportError {
-    ImportError::OldBuild { version, message }
+fn refuse(version: u16, cause: Unwritable) -> ImportError {
+    ImportError::OldBuild { version, cause }
 }
 
 /// The builds written.
@@ -71,7 +73,7 @@ const TARGETS: [u16; 7] = [4, 5, 8, 9, 10, 11, 12];
 
 /// The id of `p` in a `level` of build `v`.
 fn id_of(v: u16, p: Part) -> Result<u32, ImportError> {
-    crate::level::id_of(v, p).ok_or_else(|| refuse(v, format!("no chunk id for {p:?}")))
+    crate::level::id_of(v, p).ok_or_else(|| refuse(v, Unwritable::NoChunkId(p)))
 }
 
 /// Rewrite `out` (an XRLC 13 level) in the old build `to` (see the module docs).
@@ -222,13 +224,11 @@ fn vertex_buffers(
             (None, _) => {
                 return Err(refuse(
                     to,
-                    format!(
-                        "level.geom vertex buffer {k} has a layout ({} elements, {} bytes) that \
-                         is neither lightmapped, vertex-lit nor a tree's: no XRLC {to} layout \
-                         holds it",
-                        vb.decl.elements.len(),
-                        vb.stride()
-                    ),
+                    Unwritable::VertexLayout {
+                        buffer: k,
+                        elements: vb.decl.elements.len(),
+                        stride: vb.stride(),
+                    },
                 ))
             }
         };
@@ -623,10 +623,12 @@ impl VisualWriter<'_> {
             .ok_or_else(|| {
                 refuse(
                     self.to,
-                    format!(
-                        "visual {i}: its index range {off}+{count} is outside index buffer {}",
-                        g.ib_index
-                    ),
+                    Unwritable::IndexRange {
+                        visual: i,
+                        offset: off,
+                        count,
+                        buffer: g.ib_index,
+                    },
                 )
             })?;
         let mut c = vec![oc(vid, OgfChunk::VContainer(vcont))];
@@ -650,7 +652,10 @@ impl VisualWriter<'_> {
             .ok_or_else(|| {
                 refuse(
                     self.to,
-                    format!("visual {i}: vertex buffer {} has no place", g.vb_index),
+                    Unwritable::BufferLeftOut {
+                        visual: i,
+                        buffer: g.vb_index,
+                    },
                 )
             })?;
         Ok([b, g.vb_offset, g.vb_count])
@@ -666,7 +671,10 @@ impl VisualWriter<'_> {
         let vb = self.vbs.get(g.vb_index as usize).ok_or_else(|| {
             refuse(
                 self.to,
-                format!("visual {i}: no vertex buffer {}", g.vb_index),
+                Unwritable::NoVertexBuffer {
+                    visual: i,
+                    buffer: g.vb_index,
+                },
             )
         })?;
         let v = vb.decode();
@@ -674,10 +682,10 @@ impl VisualWriter<'_> {
         if s + n > v.count {
             return Err(refuse(
                 self.to,
-                format!(
-                    "visual {i}: its vertex range is outside vertex buffer {}",
-                    g.vb_index
-                ),
+                Unwritable::VertexRange {
+                    visual: i,
+                    buffer: g.vb_index,
+                },
             ));
         }
         let m = &td.xform;
@@ -720,12 +728,10 @@ impl VisualWriter<'_> {
             data: Vec::new(),
         });
         let first = b.count;
-        b.count = b.count.checked_add(enc.count).ok_or_else(|| {
-            refuse(
-                self.to,
-                "the world-space tree copies exceed 2^32 vertices".into(),
-            )
-        })?;
+        b.count = b
+            .count
+            .checked_add(enc.count)
+            .ok_or_else(|| refuse(self.to, Unwritable::TreeCopies))?;
         b.data.extend_from_slice(&enc.data);
         Ok([index, first, enc.count])
     }
@@ -733,7 +739,7 @@ impl VisualWriter<'_> {
     fn visual(&mut self, i: usize, v: &Visual) -> Result<Visual, ImportError> {
         let to = self.to;
         let Some(h) = v.header() else {
-            return Err(refuse(to, format!("visual {i} has no OGF_HEADER")));
+            return Err(refuse(to, Unwritable::NoHeader { visual: i }));
         };
         let t = h.model_type;
         let g = v.gcontainer();
@@ -745,10 +751,10 @@ impl VisualWriter<'_> {
             g.ok_or_else(|| {
                 refuse(
                     to,
-                    format!(
-                        "visual {i}: a {} visual without OGF_GCONTAINER",
-                        model_type::name(t)
-                    ),
+                    Unwritable::NoGContainer {
+                        visual: i,
+                        model_type: t,
+                    },
                 )
             })
         };
@@ -778,10 +784,10 @@ impl VisualWriter<'_> {
             other => {
                 return Err(refuse(
                     to,
-                    format!(
-                    "visual {i} is of model type {other} ({}), which XRLC {to} levels do not hold",
-                    model_type::name(other)
-                ),
+                    Unwritable::ModelType {
+                        visual: i,
+                        model_type: other,
+                    },
                 ))
             }
         };
@@ -804,7 +810,7 @@ impl VisualWriter<'_> {
         let to = self.to;
         let td = v
             .treedef()
-            .ok_or_else(|| refuse(to, format!("visual {i}: a tree without OGF_TREEDEF2")))?;
+            .ok_or_else(|| refuse(to, Unwritable::NoTreeDef { visual: i }))?;
         let w = if t == model_type::TREE_PM {
             self.counts.tree_pm += 1;
             v.swi_container()
@@ -925,7 +931,7 @@ impl VisualWriter<'_> {
     fn ogf4(&mut self, i: usize, v: &Visual) -> Result<Visual, ImportError> {
         let to = self.to;
         let Some(h) = v.header() else {
-            return Err(refuse(to, format!("visual {i} has no OGF_HEADER")));
+            return Err(refuse(to, Unwritable::NoHeader { visual: i }));
         };
         let t = h.model_type;
         let mut geometry = Vec::new();
@@ -939,10 +945,10 @@ impl VisualWriter<'_> {
             let g = v.gcontainer().ok_or_else(|| {
                 refuse(
                     to,
-                    format!(
-                        "visual {i}: a {} visual without OGF_GCONTAINER",
-                        model_type::name(t)
-                    ),
+                    Unwritable::NoGContainer {
+                        visual: i,
+                        model_type: t,
+                    },
                 )
             })?;
             let in_ib = self
@@ -952,10 +958,12 @@ impl VisualWriter<'_> {
             if !in_ib {
                 return Err(refuse(
                     to,
-                    format!(
-                        "visual {i}: its index range {}+{} is outside index buffer {}",
-                        g.ib_offset, g.ib_count, g.ib_index
-                    ),
+                    Unwritable::IndexRange {
+                        visual: i,
+                        offset: g.ib_offset,
+                        count: g.ib_count,
+                        buffer: g.ib_index,
+                    },
                 ));
             }
             geometry.push(oc(
@@ -969,10 +977,10 @@ impl VisualWriter<'_> {
         } else if !matches!(t, model_type::HIERARCHY | model_type::LOD) {
             return Err(refuse(
                 to,
-                format!(
-                    "visual {i} is of model type {t} ({}), which XRLC {to} levels do not hold",
-                    model_type::name(t)
-                ),
+                Unwritable::ModelType {
+                    visual: i,
+                    model_type: t,
+                },
             ));
         }
         if matches!(t, model_type::PROGRESSIVE | model_type::TREE_PM) {

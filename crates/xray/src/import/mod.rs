@@ -138,13 +138,24 @@ pub enum ImportError {
     #[error("XRLC version {0}: import writes versions 4, 5, 8–14")]
     Version(u16),
     /// A build conversion's result cannot be written in the target build (what the build
-    /// cannot hold), or the collision inside an old `level` cannot be read.
-    #[error("XRLC {version}: {message}")]
+    /// cannot hold, [`downgrade::Unwritable`]).
+    #[error("XRLC {version}: {cause}")]
     OldBuild {
-        /// The level's build.
+        /// The build written.
         version: u16,
         /// What cannot be written.
-        message: String,
+        #[source]
+        cause: downgrade::Unwritable,
+    },
+    /// The collision embedded in an old build's `level` (`fsL_CFORM`, XRLC 4–9) cannot be
+    /// read for the conversion to XRLC 13.
+    #[error("XRLC {version}: the collision inside `level` (fsL_CFORM): {source}")]
+    EmbeddedCollision {
+        /// The level's build.
+        version: u16,
+        /// Why it cannot be read.
+        #[source]
+        source: levelgeom_binary::ReadError,
     },
     /// The edit of the old level's 13/14-shaped view cannot be written back in the level's
     /// own layout ([`old`]).

@@ -10,6 +10,7 @@
 
 use levelgeom_scene::{transform_point, Scene};
 use levelgeom_xray::cform::Cform;
+use levelgeom_xray::import::downgrade::Unwritable;
 use levelgeom_xray::import::{self, ImportError, ImportOptions, Imported};
 use levelgeom_xray::level::LevelChunk;
 use levelgeom_xray::ogf::OgfChunk;
@@ -664,12 +665,24 @@ fn a_visual_type_old_builds_lack_is_refused_by_name() {
         let e = convert_scene(&f, &s, to, true).unwrap_err();
         let msg = e.to_string();
         assert!(
-            matches!(e, ImportError::OldBuild { version, .. } if version == to),
+            matches!(
+                e,
+                ImportError::OldBuild {
+                    version,
+                    cause: Unwritable::ModelType {
+                        visual: 4,
+                        model_type: 4
+                    }
+                } if version == to
+            ),
             "{msg}"
         );
-        assert!(
-            msg.contains("visual 4") && msg.contains("model type 4"),
-            "{msg}"
+        assert_eq!(
+            msg,
+            format!(
+                "XRLC {to}: visual 4 is of model type 4 (unknown), which levels \
+                 of this build do not hold"
+            )
         );
     }
 }

@@ -384,3 +384,54 @@ fn chunks_the_13_level_cannot_carry_are_named() {
         .iter()
         .all(|c| !matches!(c.value, OgfChunk::Raw(_))));
 }
+
+/// An embedded collision (`fsL_CFORM`, XRLC 4–9) that cannot be read stops the conversion to
+/// 13 with the read error as its typed source, naming the build and the chunk: here the
+/// generator's XRLC 9 cform cut to 6 bytes (its version-2 header alone is 4 + 4 + 4 + 24).
+#[test]
+fn an_unreadable_embedded_collision_is_refused_with_its_read_error() {
+    use levelgeom_xray::level::{LevelChunk, Part};
+    let (lb, _) = generate::level_bytes(generate::Options {
+        version: 9,
+        compress: false,
+    });
+    let mut l = Level::read(&lb).unwrap().0;
+    let mut cut = false;
+    for c in &mut l.chunks {
+        if levelgeom_xray::level::part(9, c.id()) == Some(Part::Cform) {
+            if let LevelChunk::Raw(b) = &mut c.value {
+                b.truncate(6);
+                cut = true;
+            }
+        }
+    }
+    assert!(cut, "the generator's XRLC 9 level embeds its collision");
+    let g = empty();
+    let e = import::import(
+        Base {
+            level: &l,
+            geom: &g,
+            geomx: None,
+            cform: None,
+        },
+        &export(&l),
+        None,
+        &ImportOptions {
+            to_version: Some(13),
+            allow_loss: true,
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(e, ImportError::EmbeddedCollision { version: 9, .. }),
+        "{msg}"
+    );
+    let source = std::error::Error::source(&e).expect("the read error as source");
+    assert!(source.is::<levelgeom_binary::ReadError>(), "{source:?}");
+    assert!(
+        msg.starts_with("XRLC 9: the collision inside `level` (fsL_CFORM): "),
+        "{msg}"
+    );
+}

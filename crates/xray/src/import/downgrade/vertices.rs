@@ -6,7 +6,7 @@ use crate::fvf::{self, FvfBuffer, UvOrder};
 use crate::geom::VertexBuffer;
 use crate::vertex::{self, Vertices};
 
-use super::{refuse, Losses};
+use super::{refuse, Losses, Unwritable};
 use crate::import::ImportError;
 
 /// What a 13 vertex buffer holds, by its declaration.
@@ -190,11 +190,11 @@ pub(super) fn encode(
         4 | 5 | 8 | 9 => {
             let order = UvOrder::for_version(to);
             let b = FvfBuffer::encode(fvf_code(l), order, &v)
-                .map_err(|e| refuse(to, format!("vertex buffer {k}: {e}")))?;
+                .map_err(|source| refuse(to, Unwritable::FvfBuffer { buffer: k, source }))?;
             let back = b.decode(order);
             (Buffer::Fvf(b), back)
         }
-        _ => return Err(refuse(to, "not an old build".into())),
+        _ => return Err(ImportError::TargetVersion { from: 13, to }),
     };
     measure(&v, &back, loss);
     Ok(buf)

@@ -47,7 +47,7 @@ type Want = fn(&LevelChunk) -> bool;
 /// Rewrite `out` (a level of the old build `from`, as [`super::old`] writes it) as XRLC 13.
 ///
 /// # Errors
-/// [`ImportError::OldBuild`] when the embedded collision cannot be read;
+/// [`ImportError::EmbeddedCollision`] when the embedded collision cannot be read;
 /// [`ImportError::Write`] when a buffer does not fit.
 pub(super) fn to_13(out: &mut Imported, from: u16) -> Result<Conversion, ImportError> {
     let mut c = Conversion {
@@ -117,9 +117,9 @@ pub(super) fn to_13(out: &mut Imported, from: u16) -> Result<Conversion, ImportE
     let source = match embedded {
         Some(b) => Some(
             Cform::read(b)
-                .map_err(|e| ImportError::OldBuild {
+                .map_err(|source| ImportError::EmbeddedCollision {
                     version: from,
-                    message: format!("the collision inside `level` (fsL_CFORM): {e}"),
+                    source,
                 })?
                 .0,
         ),
