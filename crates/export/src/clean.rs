@@ -674,7 +674,10 @@ mod tests {
                 let want = map_cow(&v, |f| b.f(f));
                 let raw = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
                 assert_eq!(raw(&got), raw(&want));
-                assert_eq!(matches!(got, Cow::Borrowed(_)), matches!(want, Cow::Borrowed(_)));
+                assert_eq!(
+                    matches!(got, Cow::Borrowed(_)),
+                    matches!(want, Cow::Borrowed(_))
+                );
                 assert_eq!(a.non_finite, b.non_finite);
                 let idx: Vec<u32> = (0..len).map(|_| (next() % 70_000) as u32).collect();
                 for n in [0usize, 1, 65_535, 65_536, 69_999, 70_000] {

@@ -334,10 +334,13 @@ mod tests {
         let mut direct = Vec::new();
         make(&long, &short, &mut Direct(&mut direct)).unwrap_or_else(|e| panic!("{e}"));
         let mut got = Vec::new();
-        queued(|to| make(&long, &short, to), |r| {
-            got.extend_from_slice(b"head");
-            write_pieces(r, &mut got)
-        })
+        queued(
+            |to| make(&long, &short, to),
+            |r| {
+                got.extend_from_slice(b"head");
+                write_pieces(r, &mut got)
+            },
+        )
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(&got[..4], b"head");
         assert_eq!(got[4..], direct[..]);

@@ -8,8 +8,8 @@ use levelgeom_scene::{AlphaMode, Scene, TextureSource, IDENTITY};
 
 use super::json::*;
 use super::{
-    bounds, extras, forest, light_json, primitive, Bounds, uri_encode, GltfOptions, Layout, Plan, ViewData,
-    NEAREST, REPEAT,
+    bounds, extras, forest, light_json, primitive, uri_encode, Bounds, GltfOptions, Layout, Plan,
+    ViewData, NEAREST, REPEAT,
 };
 use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs};
 use crate::ExportError;
