@@ -74,7 +74,8 @@ impl<'p> Pieces<'p> for Queue<'p> {
         self.to
             .send(Piece::Filled(buf))
             .map_err(|_| writer_gone())?;
-        // a written buffer when one is back, else a new one: at most IN_FLIGHT + 2 are made
+        // a written buffer when one is back, else a new one: at most IN_FLIGHT + 2 exist at
+        // once (in the channel, being written, being filled)
         Ok(self
             .back
             .try_recv()
