@@ -114,6 +114,34 @@ impl RegularFile {
         Ok(bytes)
     }
 
+    /// Fill `buf` with the bytes at `offset`: for a caller that reads parts of a file into a
+    /// buffer of its own. A range that does not lie inside the file (as it was when opened)
+    /// is refused with [`io::ErrorKind::UnexpectedEof`], naming the offsets, before reading;
+    /// a file that shrank meanwhile is the same error.
+    pub fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let len = buf.len() as u64;
+        if offset.checked_add(len).is_none_or(|e| e > self.len) {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the {len} bytes at offset 0x{offset:08X} run past the end of the file ({} bytes)",
+                    self.len
+                ),
+            ));
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = &self.file;
+            f.seek(SeekFrom::Start(offset))?;
+            f.read_exact(buf)
+        }
+    }
+
     /// Read the whole file (from its start), refusing growth while reading. A large file is
     /// read in two halves at once ([`RegularFile::read_halves`]).
     pub fn read_all(mut self) -> io::Result<Vec<u8>> {

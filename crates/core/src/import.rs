@@ -98,11 +98,24 @@ pub struct ImportReport {
 /// glTF/GLB file are converted to the scene's display values (see the module docs). A file
 /// whose meshes hold no triangle is refused: importing it would empty the level.
 fn read(path: &Path) -> Result<Imported> {
+    let (mut imported, _) = read_mesh(path, false)?;
+    display_colours(path, &mut imported)?;
+    Ok(imported)
+}
+
+/// [`read`] without the colour conversion ([`display_colours`]), with `defer` a GLB's
+/// attributes other than POSITION left for [`levelgeom_import::Deferred::complete`] (see
+/// [`levelgeom_import::read_mesh_deferred`]).
+fn read_mesh(path: &Path, defer: bool) -> Result<(Imported, Option<levelgeom_import::Deferred>)> {
     let opts = MeshOptions {
         decode_images: false,
         ..MeshOptions::default()
     };
-    let mut imported = levelgeom_import::read_mesh_with(path, &opts)?;
+    let (imported, deferred) = if defer {
+        levelgeom_import::read_mesh_deferred(path, &opts)?
+    } else {
+        (levelgeom_import::read_mesh_with(path, &opts)?, None)
+    };
     let triangles: usize = imported
         .scene
         .meshes
@@ -117,6 +130,12 @@ fn read(path: &Path) -> Result<Imported> {
                 .into(),
         });
     }
+    Ok((imported, deferred))
+}
+
+/// The colours of a glTF/GLB mesh file converted to the scene's display values (see the
+/// module docs); an OBJ's are left as they are.
+fn display_colours(path: &Path, imported: &mut Imported) -> Result<()> {
     if mesh_format(path)? == Some(MeshFormat::Gltf) {
         for p in imported
             .scene
@@ -131,7 +150,7 @@ fn read(path: &Path) -> Result<Imported> {
             }
         }
     }
-    Ok(imported)
+    Ok(())
 }
 
 /// True when a mesh file is an export of an X-Ray level: one of its nodes carries the X-Ray
@@ -715,10 +734,21 @@ impl LevelFile {
         // the base's reference geometry depends on the base alone: made while the mesh file
         // is read (on failure the import makes it again, and reports in its own order)
         let (imported, reference) = rayon::join(
-            || read(mesh),
+            || read_mesh(mesh, true),
             || levelgeom_xray::import::reference(xray_base_of(files, geom)),
         );
-        let imported = imported?;
+        let (mut imported, deferred) = imported?;
+        let mut reference = reference;
+        // a GLB's other attributes are read for the meshes the import reads them of: not
+        // those of visuals found unchanged (an unedited export reads none)
+        if let Some(mut deferred) = deferred {
+            let which = match &mut reference {
+                Ok(Some(r)) => levelgeom_xray::import::meshes_to_read(r, &imported.scene),
+                _ => vec![true; imported.scene.meshes.len()],
+            };
+            deferred.complete(&mut imported.scene, &which)?;
+        }
+        display_colours(mesh, &mut imported)?;
         placed_within_limit(&imported.scene, mesh)?;
         let mut inputs = imported.inputs.clone();
         let mut warnings = fold_reader_warnings(&imported.warnings);

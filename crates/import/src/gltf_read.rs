@@ -12,6 +12,13 @@ use levelgeom_scene::{
 use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
 use crate::{ImportError, Imported, MeshOptions};
 
+mod deferred;
+mod partial;
+
+pub(crate) use deferred::read_partial;
+pub use deferred::{read_gltf_deferred, Deferred};
+pub(crate) use partial::PartialGlb;
+
 /// Most components an accessor without a bufferView (all zeros) may declare: there is no data
 /// to check its count against.
 const MAX_ZERO_COMPONENTS: usize = 1 << 26;
@@ -46,17 +53,56 @@ pub fn read_gltf_with(
     files: &dyn FileSource,
     opts: &MeshOptions,
 ) -> Result<Imported, ImportError> {
+    read_document(bytes, file, files, opts, false).map(|(imported, _)| imported)
+}
+
+/// [`read_gltf_with`], and with `defer` the attributes other than POSITION of a file whose
+/// buffers are all the GLB's BIN chunk left unread ([`Attrs::Positions`]): the document is
+/// returned then, for [`deferred::Deferred`] to read them later.
+fn read_document(
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+    opts: &MeshOptions,
+    defer: bool,
+) -> Result<(Imported, Option<gltf::Document>), ImportError> {
+    let (document, warnings) = parse(bytes, file)?;
+    let attrs = attrs_of(&document, bytes, defer);
+    let imported = build(&document, bytes, file, files, opts, attrs, warnings)?;
+    Ok((imported, (attrs == Attrs::Positions).then_some(document)))
+}
+
+/// The attributes a read with `defer` reads first: [`Attrs::Positions`] only for a GLB whose
+/// buffers are all its BIN chunk (nothing outside the file's own bytes is needed to finish).
+fn attrs_of(doc: &gltf::Document, bytes: &[u8], defer: bool) -> Attrs {
+    let glb = bytes.starts_with(b"glTF");
+    if defer
+        && glb
+        && doc.buffers().len() > 0
+        && doc
+            .buffers()
+            .all(|b| matches!(b.source(), gltf::buffer::Source::Bin))
+    {
+        Attrs::Positions
+    } else {
+        Attrs::All
+    }
+}
+
+/// The document of glTF JSON or GLB `bytes` (its BIN chunk is not looked at), and the
+/// warnings of reading it.
+fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), ImportError> {
     let err = |path: &str, message: String| ImportError::Gltf {
         file: file.to_string(),
         path: path.to_string(),
         message,
     };
     let mut warnings = Vec::new();
-    let (json, bin, json_at) = if bytes.starts_with(b"glTF") {
-        let (j, b) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
-        (j, Some(b), 20usize)
+    let (json, json_at) = if bytes.starts_with(b"glTF") {
+        let (j, _) = split_glb(bytes, &mut warnings).map_err(|(p, m)| err(&p, m))?;
+        (j, 20usize)
     } else {
-        (bytes, None, 0usize)
+        (bytes, 0usize)
     };
     let mut root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| {
         let at = json_at + json_offset(json, e.line(), e.column());
@@ -83,7 +129,26 @@ pub fn read_gltf_with(
         }
         e => err("document", e.to_string()),
     })?;
-    let doc = &document;
+    Ok((document, warnings))
+}
+
+/// The scene of `doc` (parsed from `bytes` with `warnings` by [`parse`]), its primitives'
+/// attributes as `attrs` says.
+fn build(
+    doc: &gltf::Document,
+    bytes: &[u8],
+    file: &str,
+    files: &dyn FileSource,
+    opts: &MeshOptions,
+    attrs: Attrs,
+    warnings: Vec<String>,
+) -> Result<Imported, ImportError> {
+    // split again for the BIN chunk (`parse` checked the layout and gave its warnings)
+    let bin = if bytes.starts_with(b"glTF") {
+        split_glb(bytes, &mut Vec::new()).ok().and_then(|(_, b)| b)
+    } else {
+        None
+    };
     let mut cx = Ctx {
         file,
         opts: *opts,
@@ -95,7 +160,7 @@ pub fn read_gltf_with(
             .map(|w| format!("{file}: {w}"))
             .collect(),
     };
-    cx.load_buffers(doc, bin.flatten(), files)?;
+    cx.load_buffers(doc, bin, files)?;
 
     let mut scene = Scene {
         name: stem(file),
@@ -110,7 +175,7 @@ pub fn read_gltf_with(
         scene.materials.push(cx.material(&mat, i));
     }
     for mesh in doc.meshes() {
-        let m = cx.mesh(&mesh)?;
+        let m = cx.mesh(&mesh, attrs)?;
         scene.meshes.push(m);
     }
     let mut skinned = false;
@@ -173,6 +238,19 @@ pub fn read_gltf_with(
         inputs: Vec::new(),
         obj_lines: None,
     })
+}
+
+/// Which attributes of a primitive [`Ctx::attributes`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attrs {
+    /// Every attribute.
+    All,
+    /// POSITION only; the others are checked as reading them would check them (element
+    /// counts, shapes, bytes within their bufferViews, the limits), warned about as reading
+    /// them would warn, and left unread ([`deferred`]).
+    Positions,
+    /// Every attribute but POSITION, into a primitive read with [`Attrs::Positions`].
+    Rest,
 }
 
 /// Checks the `gltf` crate's validation relies on before it runs (it indexes the POSITION
@@ -316,6 +394,15 @@ struct Ctx<'a> {
     warnings: Vec<String>,
 }
 
+/// An accessor checked by [`Ctx::layout`]: where it is named, its components per element, its
+/// elements, and its bufferView's bytes with the stride (none: all zeros).
+struct Layout<'s> {
+    path: String,
+    comps: usize,
+    count: usize,
+    data: Option<(&'s [u8], usize)>,
+}
+
 /// An accessor's elements as floats (normalized integers already divided), flattened.
 struct Values {
     data: Vec<f32>,
@@ -373,11 +460,9 @@ impl<'a> Ctx<'a> {
     /// An empty vector with room for `n` elements of `elem` bytes: refused over
     /// `Limits::max_decoded` bytes, reserved fallibly.
     fn reserve<T>(&self, n: usize, elem: usize, at: &str) -> Result<Vec<T>, ImportError> {
+        self.within_decoded(n, elem, at)?;
         let bytes = (n as u64).saturating_mul(elem as u64);
         let max = self.opts.limits.max_decoded as u64;
-        if bytes > max {
-            return Err(self.limit(at, "decoded bytes", bytes, max, "max_decoded"));
-        }
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             self.limit(
@@ -389,6 +474,17 @@ impl<'a> Ctx<'a> {
             )
         })?;
         Ok(v)
+    }
+
+    /// `n` elements of `elem` bytes refused over `Limits::max_decoded` bytes (as
+    /// [`Ctx::reserve`] refuses them, without reserving).
+    fn within_decoded(&self, n: usize, elem: usize, at: &str) -> Result<(), ImportError> {
+        let bytes = (n as u64).saturating_mul(elem as u64);
+        let max = self.opts.limits.max_decoded as u64;
+        if bytes > max {
+            return Err(self.limit(at, "decoded bytes", bytes, max, "max_decoded"));
+        }
+        Ok(())
     }
 
     fn load_buffers(
@@ -518,8 +614,9 @@ impl<'a> Ctx<'a> {
         Ok(Some(out))
     }
 
-    /// Read an accessor's elements as floats (sparse substitution applied).
-    fn values(&self, acc: &gltf::Accessor) -> Result<Values, ImportError> {
+    /// An accessor's shape and bytes, checked: a type `values` reads, every element within
+    /// its bufferView (or, without one, not too many zeros).
+    fn layout<'s>(&'s self, acc: &gltf::Accessor) -> Result<Layout<'s>, ImportError> {
         let path = format!("accessors[{}]", acc.index());
         let comps = match acc.dimensions() {
             Dimensions::Scalar => 1,
@@ -528,12 +625,9 @@ impl<'a> Ctx<'a> {
             Dimensions::Vec4 => 4,
             d => return Err(self.err(&path, format!("type {d:?} is not supported here"))),
         };
-        let ct = acc.data_type();
-        let csize = comp_size(ct);
-        let elem = comps * csize;
+        let elem = comps * comp_size(acc.data_type());
         let count = acc.count();
-        let norm = acc.normalized();
-        let mut data = match acc.view() {
+        let data = match acc.view() {
             Some(v) => {
                 let bytes = self.view(&v)?;
                 let stride = v.stride().unwrap_or(elem);
@@ -565,6 +659,40 @@ impl<'a> Ctx<'a> {
                         ))
                     }
                 }
+                Some((bytes, stride))
+            }
+            None => {
+                if count.saturating_mul(comps) > MAX_ZERO_COMPONENTS {
+                    return Err(self.err(
+                        &path,
+                        format!("count {count} without a bufferView is too large"),
+                    ));
+                }
+                None
+            }
+        };
+        Ok(Layout {
+            path,
+            comps,
+            count,
+            data,
+        })
+    }
+
+    /// Read an accessor's elements as floats (sparse substitution applied).
+    fn values(&self, acc: &gltf::Accessor) -> Result<Values, ImportError> {
+        let Layout {
+            path,
+            comps,
+            count,
+            data,
+        } = self.layout(acc)?;
+        let ct = acc.data_type();
+        let csize = comp_size(ct);
+        let elem = comps * csize;
+        let norm = acc.normalized();
+        let mut data = match data {
+            Some((bytes, stride)) => {
                 let mut out = self.reserve(count.saturating_mul(comps), 4, &path)?;
                 for e in 0..count {
                     let base = acc.offset() + e * stride;
@@ -576,12 +704,6 @@ impl<'a> Ctx<'a> {
                 out
             }
             None => {
-                if count.saturating_mul(comps) > MAX_ZERO_COMPONENTS {
-                    return Err(self.err(
-                        &path,
-                        format!("count {count} without a bufferView is too large"),
-                    ));
-                }
                 let mut out = self.reserve(count * comps, 4, &path)?;
                 out.resize(count * comps, 0.0);
                 out
@@ -638,7 +760,7 @@ impl<'a> Ctx<'a> {
         Ok(Values { data, comps })
     }
 
-    fn mesh(&mut self, mesh: &gltf::Mesh) -> Result<Mesh, ImportError> {
+    fn mesh(&mut self, mesh: &gltf::Mesh, attrs: Attrs) -> Result<Mesh, ImportError> {
         let mi = mesh.index();
         let mut out = Mesh {
             name: mesh
@@ -669,7 +791,7 @@ impl<'a> Ctx<'a> {
                 material: prim.material().index(),
                 ..Primitive::default()
             };
-            self.attributes(&prim, n, &path, &mut p)?;
+            self.attributes(&prim, n, &path, &mut p, attrs)?;
             p.indices = self.primitive_indices(&prim, n, &path)?;
             if p.indices.len() % 3 != 0 {
                 self.warn(format!(
@@ -737,14 +859,15 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Read the primitive's attributes (`n` elements each) into `p`; skinning attributes and
-    /// custom ones of other shapes are ignored with a warning.
+    /// Read the primitive's attributes (`n` elements each) into `p`, those `attrs` names;
+    /// skinning attributes and custom ones of other shapes are ignored with a warning.
     fn attributes(
         &mut self,
         prim: &gltf::Primitive,
         n: usize,
         path: &str,
         p: &mut Primitive,
+        attrs: Attrs,
     ) -> Result<(), ImportError> {
         let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
         let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
@@ -775,6 +898,19 @@ impl<'a> Ctx<'a> {
                     ))
                 }
             };
+            let position = sem == Semantic::Positions;
+            if attrs == Attrs::Positions && !position {
+                self.check_attribute(&sem, &acc, &apath)?;
+                match &sem {
+                    Semantic::TexCoords(k) => uvs.push((*k, Vec::new())),
+                    Semantic::Colors(k) => colors.push((*k, Vec::new())),
+                    _ => {}
+                }
+                continue;
+            }
+            if attrs == Attrs::Rest && position {
+                continue;
+            }
             match &sem {
                 Semantic::Positions => {
                     p.positions = match self.f32_arrays::<3>(&acc)? {
@@ -849,9 +985,60 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        p.uvs = self.contiguous_sets(uvs, path, "TEXCOORD");
-        p.colors = self.contiguous_sets(colors, path, "COLOR");
+        let uvs = self.contiguous_sets(uvs, path, "TEXCOORD");
+        let colors = self.contiguous_sets(colors, path, "COLOR");
+        // unread sets are no sets (never sets shorter than the positions)
+        if attrs != Attrs::Positions {
+            p.uvs = uvs;
+            p.colors = colors;
+        }
         Ok(())
+    }
+
+    /// Check an attribute that [`Attrs::Positions`] leaves unread as reading it would: its
+    /// shape, its bytes ([`Ctx::layout`]) and decoded size; the warnings reading gives about
+    /// attributes that are ignored.
+    fn check_attribute(
+        &mut self,
+        sem: &Semantic,
+        acc: &gltf::Accessor,
+        apath: &str,
+    ) -> Result<(), ImportError> {
+        let comps: &[usize] = match sem {
+            Semantic::Positions | Semantic::Normals => &[3],
+            Semantic::Tangents => &[4],
+            Semantic::TexCoords(_) => &[2],
+            Semantic::Colors(_) => &[3, 4],
+            Semantic::Extras(_) => match acc.dimensions() {
+                Dimensions::Scalar | Dimensions::Vec3 | Dimensions::Vec4 => &[1, 3, 4],
+                _ => {
+                    self.warn(format!(
+                        "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                    ));
+                    return Ok(());
+                }
+            },
+            Semantic::Joints(_) | Semantic::Weights(_) => {
+                self.warn(format!("{apath}: skinning attribute ignored"));
+                return Ok(());
+            }
+        };
+        let got = if acc.sparse().is_some() {
+            // rare: read (and dropped) for its checks
+            self.values(acc)?.comps
+        } else {
+            let l = self.layout(acc)?;
+            self.within_decoded(l.count.saturating_mul(l.comps), 4, &l.path)?;
+            l.comps
+        };
+        if comps.contains(&got) {
+            Ok(())
+        } else {
+            Err(self.err(
+                apath,
+                format!("accessor {} has {got} components per element", acc.index()),
+            ))
+        }
     }
 
     /// The primitive's triangle indices (`0..n` without an index accessor), checked against

@@ -84,7 +84,7 @@ use levelgeom_scene::Scene;
 pub use files::{
     read_inside, safe_relative, FileSource, Folder, MemoryFiles, NoFiles, TrackedFolder,
 };
-pub use gltf_read::{read_gltf, read_gltf_with};
+pub use gltf_read::{read_gltf, read_gltf_deferred, read_gltf_with, Deferred};
 pub use levelgeom_binary::Limits;
 pub use obj::{read_obj, read_obj_with, FaceLines};
 pub use world::{
@@ -247,13 +247,52 @@ pub fn read_mesh(path: &Path) -> Result<Imported, ImportError> {
 /// # Errors
 /// [`ImportError`]: unreadable file, unknown format, malformed content, a count over a limit.
 pub fn read_mesh_with(path: &Path, opts: &MeshOptions) -> Result<Imported, ImportError> {
+    read_mesh_file(path, opts, false).map(|(imported, _)| imported)
+}
+
+/// [`read_mesh_with`], a GLB whose buffers are all its BIN chunk read with its attributes
+/// other than POSITION left for [`Deferred::complete`] ([`read_gltf_deferred`]); other files
+/// are read whole (`None`).
+///
+/// # Errors
+/// As [`read_mesh_with`].
+pub fn read_mesh_deferred(
+    path: &Path,
+    opts: &MeshOptions,
+) -> Result<(Imported, Option<Deferred>), ImportError> {
+    read_mesh_file(path, opts, true)
+}
+
+/// [`read_mesh_with`], deferring as [`read_mesh_deferred`] does when `defer`.
+fn read_mesh_file(
+    path: &Path,
+    opts: &MeshOptions,
+    defer: bool,
+) -> Result<(Imported, Option<Deferred>), ImportError> {
     let file = path.display().to_string();
     let io = |source| ImportError::Io {
         file: file.clone(),
         source,
     };
     let cap = opts.limits.max_decoded as u64;
-    let bytes = levelgeom_binary::read_regular(path, cap).map_err(io)?;
+    let f = levelgeom_binary::RegularFile::open(path).map_err(io)?;
+    f.check_cap(cap).map_err(io)?;
+    // a deferred read of a plain GLB reads only the parts it uses (images are never read
+    // then: their bytes are not among them)
+    let f = if defer && !opts.decode_images {
+        match gltf_read::PartialGlb::open(f).map_err(io)? {
+            Ok(glb) => {
+                let real = std::fs::canonicalize(path).map_err(io)?;
+                let (mut imported, deferred) = gltf_read::read_partial(glb, &file, opts)?;
+                imported.inputs.push(real);
+                return Ok((imported, deferred));
+            }
+            Err(f) => f,
+        }
+    } else {
+        f
+    };
+    let bytes = f.read_all().map_err(io)?;
     let real = std::fs::canonicalize(path).map_err(io)?;
     let folder = TrackedFolder::new(
         path.parent()
@@ -263,8 +302,9 @@ pub fn read_mesh_with(path: &Path, opts: &MeshOptions) -> Result<Imported, Impor
         cap,
     );
     let result = match detect_format(&bytes, &file) {
-        Some(MeshFormat::Obj) => read_obj_with(&bytes, &file, &folder, opts),
-        Some(MeshFormat::Gltf) => read_gltf_with(&bytes, &file, &folder, opts),
+        Some(MeshFormat::Obj) => read_obj_with(&bytes, &file, &folder, opts).map(|i| (i, None)),
+        Some(MeshFormat::Gltf) if defer => read_gltf_deferred(bytes, &file, &folder, opts),
+        Some(MeshFormat::Gltf) => read_gltf_with(&bytes, &file, &folder, opts).map(|i| (i, None)),
         None => Err(ImportError::UnknownFormat {
             extension: path
                 .extension()
@@ -273,8 +313,8 @@ pub fn read_mesh_with(path: &Path, opts: &MeshOptions) -> Result<Imported, Impor
             file,
         }),
     };
-    let mut imported = result?;
+    let (mut imported, deferred) = result?;
     imported.inputs.push(real);
     imported.inputs.extend(folder.into_read());
-    Ok(imported)
+    Ok((imported, deferred))
 }

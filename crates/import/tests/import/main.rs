@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod corrupt;
+mod deferred;
 mod gltf;
 mod hostile;
 mod obj;

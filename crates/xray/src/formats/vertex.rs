@@ -607,6 +607,16 @@ impl<'d> Decoder<'d> {
         }
     }
 
+    /// This decoder with only the position and normal groups: [`Decoder::columns`] then
+    /// calls [`Columns::position`], [`Columns::normal`] and [`Columns::hemi`] (the packed
+    /// normal's fourth byte) and nothing else.
+    #[must_use]
+    pub fn geometry(mut self) -> Self {
+        self.columns
+            .retain(|(_, r)| matches!(r, Role::Position | Role::PackedNormal | Role::FloatNormal));
+        self
+    }
+
     /// Decode the whole vertices of `raw` (the declaration's stride each) into `out`,
     /// attribute by attribute (see [`Columns`]; elements without a role are left out:
     /// [`decode`] has them).

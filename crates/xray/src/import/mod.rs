@@ -347,6 +347,63 @@ pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
     ))))
 }
 
+/// Per mesh of `edited`: whether an import of it into the base of `reference` reads more of
+/// the mesh than its positions and triangles. It does not for a mesh whose every node is the
+/// one node claiming its visual and is unchanged against it (the rule of [`transform`]): that
+/// visual is kept as it is, and nothing reads the mesh's other attributes. Every other mesh
+/// (edited, moved, copied, new, in a tree such as `collision` or `occluders`, or placed by no
+/// node) is read whole. So a caller can leave the rest of an unchanged mesh unread (as
+/// a deferred mesh read does). The nodes found unchanged are remembered in
+/// `reference`: [`import_with`] of `edited` (its meshes completed meanwhile) does not compare
+/// them again.
+pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
+    let nv = reference.0.len();
+    let worlds = edited.world_matrices();
+    // the nodes `claims` looks at, and the visual each claims
+    let mut excluded = mapping::excluded(edited);
+    for (x, reached) in edited.reachable().into_iter().enumerate() {
+        excluded[x] |= !reached;
+    }
+    let mut ignored = Vec::new();
+    let claim: Vec<Option<usize>> = edited
+        .nodes
+        .iter()
+        .zip(&excluded)
+        .map(|(node, &ex)| {
+            (!ex)
+                .then(|| mapping::visual_claim(node, nv, &mut ignored).ok().flatten())
+                .flatten()
+                .filter(|&v| v < nv)
+        })
+        .collect();
+    let mut claimants = vec![0usize; nv];
+    for &v in claim.iter().flatten() {
+        claimants[v] += 1;
+    }
+    let r = &reference.0;
+    let unchanged: Vec<bool> = claim
+        .par_iter()
+        .enumerate()
+        .map(|(n, c)| {
+            c.is_some_and(|v| claimants[v] == 1 && r.has(v) && r.unchanged(v, edited, n, &worlds))
+        })
+        .collect();
+    for (n, c) in claim.iter().enumerate() {
+        if let (Some(v), true) = (c, unchanged[n]) {
+            reference.0.remember(*v, edited, n, &worlds);
+        }
+    }
+    let mut read = vec![false; edited.meshes.len()];
+    let mut placed = vec![false; edited.meshes.len()];
+    for (node, same) in edited.nodes.iter().zip(unchanged) {
+        if let Some(m) = node.mesh.filter(|&m| m < read.len()) {
+            placed[m] = true;
+            read[m] |= !same;
+        }
+    }
+    read.iter().zip(placed).map(|(&r, p)| r || !p).collect()
+}
+
 /// [`import`] with the base's [`Reference`] made beforehand (`None`: made here). A reference
 /// is used only for the base it was made of.
 ///
@@ -563,13 +620,16 @@ fn import_view_with(
 }
 
 /// The reference geometry per visual: the base level's own export (with LODs), each visual's
-/// world-space geometry made when asked for ([`RefGeo`]).
+/// world-space geometry made when asked for ([`RefGeo`]). Only positions, normals and
+/// triangles are decoded ([`SceneOptions::geometry_only`]): the comparison, the world-space
+/// copies ([`NodeGeo`]) and the collision read nothing else of it.
 fn reference_geometry(base: Base<'_>) -> Result<RefGeo, ImportError> {
     let reference = crate::scene::to_scene(
         base.level,
         base.geom,
         &SceneOptions {
             lods: true,
+            geometry_only: true,
             ..SceneOptions::default()
         },
     )?;

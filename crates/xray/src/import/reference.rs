@@ -21,6 +21,35 @@ pub(crate) struct RefGeo {
     node: Vec<Option<usize>>,
     /// Per visual: its world-space copy, once made (or given).
     geo: Vec<Option<NodeGeo>>,
+    /// Per visual: the edited node found unchanged against it by [`RefGeo::remember`].
+    settled: Vec<Option<Settled>>,
+}
+
+/// An edited node found unchanged, with what must still be the same for the answer to hold:
+/// its mesh, the mesh's vertex and index counts and its world matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Settled {
+    node: usize,
+    mesh: Option<usize>,
+    counts: (usize, usize),
+    world: [f32; 16],
+}
+
+impl Settled {
+    fn of(edited: &Scene, node: usize, e_worlds: &[[f32; 16]]) -> Option<Settled> {
+        let mesh = edited.nodes.get(node)?.mesh;
+        let counts = mesh.and_then(|m| edited.meshes.get(m)).map_or((0, 0), |m| {
+            m.primitives.iter().fold((0, 0), |(v, i), p| {
+                (v + p.positions.len(), i + p.indices.len())
+            })
+        });
+        Some(Settled {
+            node,
+            mesh,
+            counts,
+            world: *e_worlds.get(node)?,
+        })
+    }
 }
 
 impl RefGeo {
@@ -29,6 +58,7 @@ impl RefGeo {
         RefGeo {
             scene: None,
             node: vec![None; geo.len()],
+            settled: vec![None; geo.len()],
             geo,
         }
     }
@@ -53,6 +83,7 @@ impl RefGeo {
             scene: Some((scene, worlds)),
             node,
             geo: (0..nv).map(|_| None).collect(),
+            settled: vec![None; nv],
         }
     }
 
@@ -67,6 +98,22 @@ impl RefGeo {
             || self.node.get(v).is_some_and(Option::is_some)
     }
 
+    /// Remember that `node` of `edited` was found unchanged against visual `v`
+    /// ([`RefGeo::unchanged`]): asked again about the same node with the same mesh, counts and
+    /// world matrix, [`RefGeo::unchanged`] answers without comparing (a scene whose meshes
+    /// gained other attributes since, as a deferred read completes them, keeps its answer).
+    pub(crate) fn remember(
+        &mut self,
+        v: usize,
+        edited: &Scene,
+        node: usize,
+        e_worlds: &[[f32; 16]],
+    ) {
+        if let Some(slot) = self.settled.get_mut(v) {
+            *slot = Settled::of(edited, node, e_worlds);
+        }
+    }
+
     /// True when `node` of `edited` is unchanged against visual `v`'s reference
     /// ([`transform::unchanged`]'s rule), without making the reference's world-space copy.
     pub(crate) fn unchanged(
@@ -76,6 +123,11 @@ impl RefGeo {
         node: usize,
         e_worlds: &[[f32; 16]],
     ) -> bool {
+        if let Some(Some(known)) = self.settled.get(v) {
+            if known.node == node && Settled::of(edited, node, e_worlds).as_ref() == Some(known) {
+                return true;
+            }
+        }
         if let Some(Some(r)) = self.geo.get(v) {
             return transform::unchanged(r, edited, node, e_worlds);
         }
@@ -100,7 +152,9 @@ impl RefGeo {
     /// Every visual's world-space copy (those not made yet, made in parallel); the reference
     /// scene is dropped.
     pub(crate) fn into_all(self) -> Vec<Option<NodeGeo>> {
-        let RefGeo { scene, node, geo } = self;
+        let RefGeo {
+            scene, node, geo, ..
+        } = self;
         let Some((scene, worlds)) = scene else {
             return geo;
         };

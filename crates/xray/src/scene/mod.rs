@@ -79,6 +79,10 @@ pub struct SceneOptions {
     pub portals: bool,
     /// Convert only one kind of visual ([`Only`]); lights and glows are then left out.
     pub only: Option<Only>,
+    /// Decode only the vertices' positions and normals (and the triangles): the meshes have
+    /// no tangents, UV sets, colours or scalars. What an import compares an edited file with
+    /// ([`crate::import`]); the positions and normals are those of the full decode.
+    pub geometry_only: bool,
 }
 
 impl Default for SceneOptions {
@@ -95,6 +99,7 @@ impl Default for SceneOptions {
             texture_prefix: String::new(),
             portals: false,
             only: None,
+            geometry_only: false,
         }
     }
 }
@@ -166,12 +171,14 @@ struct Range<'g> {
 
 /// Check one buffer range and reserve its primitive; `Err` with a reason when the range is
 /// bad. Only the visual's own vertices will be decoded (vertices decode independently of each
-/// other, so the values are those of decoding the whole buffer).
+/// other, so the values are those of decoding the whole buffer); with `geometry_only` only
+/// their positions and normals ([`SceneOptions::geometry_only`]).
 fn check_range<'g>(
     vb: &'g VertexBuffer,
     ib: &'g [u16],
     g: &GContainer,
     window: Option<SlideWindow>,
+    geometry_only: bool,
 ) -> Result<Range<'g>, String> {
     let stride = vb.stride();
     let total = vb.data.len().checked_div(stride).unwrap_or(0);
@@ -212,6 +219,12 @@ fn check_range<'g>(
     }
     let raw = &vb.data[vb0 * stride..(vb0 + nverts) * stride];
     let decoder = vertex::Decoder::new(&vb.decl);
+    // without the other groups, the first vertex shows only these two: nothing else is reserved
+    let decoder = if geometry_only {
+        decoder.geometry()
+    } else {
+        decoder
+    };
     if nverts == 0 {
         // no vertices (and so no indices): every attribute is as long as the range
         return Ok(Range {
@@ -254,7 +267,8 @@ fn check_range<'g>(
         out.colors.push(Vec::with_capacity(n));
     }
     for (name, has) in [
-        ("_HEMI", first.hemi),
+        // the packed normal's fourth byte: decoded with it, kept only with the other attributes
+        ("_HEMI", first.hemi && !geometry_only),
         ("_SUN", first.sun),
         ("_WIND", first.wind),
     ] {
@@ -456,9 +470,10 @@ fn range_of<'g>(
     ibs: &'g [Vec<u16>],
     g: &GContainer,
     window: Option<SlideWindow>,
+    geometry_only: bool,
 ) -> Result<Range<'g>, String> {
     match (vbs.get(g.vb_index as usize), ibs.get(g.ib_index as usize)) {
-        (Some(vb), Some(ib)) => check_range(vb, ib, g, window),
+        (Some(vb), Some(ib)) => check_range(vb, ib, g, window, geometry_only),
         _ => Err(format!(
             "buffer {} / {} does not exist",
             g.vb_index, g.ib_index
@@ -741,7 +756,7 @@ impl Run<'_> {
                 }
             }
         }
-        let (vbs, ibs) = (self.vbs, self.ibs);
+        let (vbs, ibs, geo) = (self.vbs, self.ibs, self.opts.geometry_only);
         // Checked and reserved on this thread, one batch after the other (reserving touches
         // most of the new pages: the page faults are here); each batch decoded in parallel
         // by the pool while the next is reserved.
@@ -762,7 +777,7 @@ impl Run<'_> {
             for chunk in todo.chunks(batch) {
                 let ranges = chunk
                     .iter()
-                    .map(|(key, g, window)| (*key, range_of(vbs, ibs, g, *window)))
+                    .map(|(key, g, window)| (*key, range_of(vbs, ibs, g, *window, geo)))
                     .collect();
                 if to_fill.send(ranges).is_err() {
                     break;
@@ -836,10 +851,9 @@ impl Run<'_> {
         if let Some(m) = self.shared.get(&key).copied() {
             return Some(m);
         }
-        let built = self
-            .built
-            .remove(&key)
-            .unwrap_or_else(|| range_of(self.vbs, self.ibs, &g, window).map(Range::fill));
+        let built = self.built.remove(&key).unwrap_or_else(|| {
+            range_of(self.vbs, self.ibs, &g, window, self.opts.geometry_only).map(Range::fill)
+        });
         match built {
             Ok(mut prim) => {
                 prim.material = self.materials.get(scene, sid);

@@ -946,3 +946,86 @@ fn progressive_visuals_move_copy_and_become_normal_when_reshaped() {
         assert_eq!(x.gcontainer().unwrap().ib_count, 3);
     }
 }
+
+/// `scene` with every mesh that `read` leaves out stripped to its positions and triangles, as
+/// a deferred GLB read leaves it.
+fn stripped(scene: &Scene, read: &[bool]) -> Scene {
+    let mut s = scene.clone();
+    for (m, mesh) in s.meshes.iter_mut().enumerate() {
+        if !read[m] {
+            for p in &mut mesh.primitives {
+                *p = Primitive {
+                    positions: std::mem::take(&mut p.positions),
+                    indices: std::mem::take(&mut p.indices),
+                    material: p.material,
+                    ..Primitive::default()
+                };
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn an_import_reads_only_the_positions_of_the_meshes_found_unchanged() {
+    let f = fixture();
+    let b = base(&f);
+    let scene = export(&f);
+    let mut r = import::reference(b).unwrap().expect("an XRLC 14 reference");
+    let read = import::meshes_to_read(&mut r, &scene);
+    assert_eq!(read.len(), scene.meshes.len());
+    assert!(read.iter().all(|r| !r), "{read:?}");
+    // the unedited export stripped of everything but positions and triangles: the same bytes
+    let out = import::import_with(
+        b,
+        &stripped(&scene, &read),
+        None,
+        &ImportOptions::default(),
+        Some(r),
+    )
+    .unwrap();
+    assert_eq!(out.level.to_bytes().unwrap(), f.level.to_bytes().unwrap());
+    assert_eq!(out.geom.to_bytes().unwrap(), f.geom.to_bytes().unwrap());
+
+    // one vertex of a mesh placed by one node dragged by 0.5 m: that mesh is read, no other
+    let mut edited = scene.clone();
+    let (n, m) = edited
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, node)| node.mesh.map(|m| (i, m)))
+        .find(|&(_, m)| edited.nodes.iter().filter(|x| x.mesh == Some(m)).count() == 1)
+        .expect("a mesh of one node");
+    edited.meshes[m].primitives[0].positions[0][1] += 0.5;
+    let mut r = import::reference(b).unwrap().unwrap();
+    let read = import::meshes_to_read(&mut r, &edited);
+    let expect: Vec<bool> = (0..edited.meshes.len()).map(|k| k == m).collect();
+    assert_eq!(read, expect, "node {n}");
+    // imported stripped as the reader would leave it, it gives the bytes of the whole scene
+    let lean = import::import_with(
+        b,
+        &stripped(&edited, &read),
+        None,
+        &ImportOptions::default(),
+        Some(r),
+    )
+    .unwrap();
+    let whole = import::import(b, &edited, None, &ImportOptions::default()).unwrap();
+    assert_eq!(whole.summary.edited.len() + whole.summary.moved.len(), 1);
+    assert_eq!(
+        lean.level.to_bytes().unwrap(),
+        whole.level.to_bytes().unwrap()
+    );
+    assert_eq!(
+        lean.geom.to_bytes().unwrap(),
+        whole.geom.to_bytes().unwrap()
+    );
+    assert_eq!(
+        lean.geomx.map(|g| g.to_bytes().unwrap()),
+        whole.geomx.map(|g| g.to_bytes().unwrap())
+    );
+    assert_eq!(
+        lean.cform.map(|c| c.to_bytes().unwrap()),
+        whole.cform.map(|c| c.to_bytes().unwrap())
+    );
+}

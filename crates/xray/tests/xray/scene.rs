@@ -282,3 +282,49 @@ fn lods_are_optional_meshes() {
         assert!(mat.double_sided);
     }
 }
+
+#[test]
+fn geometry_only_decodes_positions_normals_and_triangles_alone() {
+    let l = Level::read(&read("level")).unwrap().0;
+    let g = Geom::read(&read("level.geom")).unwrap().0;
+    let opts = |geometry_only| SceneOptions {
+        lods: true,
+        geometry_only,
+        ..SceneOptions::default()
+    };
+    let full = to_scene(&l, &g, &opts(false)).unwrap();
+    let lean = to_scene(&l, &g, &opts(true)).unwrap();
+    // the same nodes, matrices and meshes; the range meshes without their other attributes
+    assert_eq!(lean.nodes, full.nodes);
+    assert_eq!(lean.meshes.len(), full.meshes.len());
+    let mut ranges = 0;
+    for (a, b) in lean.meshes.iter().zip(&full.meshes) {
+        for (p, q) in a.primitives.iter().zip(&b.primitives) {
+            assert_eq!(p.positions, q.positions);
+            assert_eq!(p.indices, q.indices);
+            if b.name.starts_with("lod_") {
+                // billboards are made from the LOD chunk, not decoded: whole either way
+                assert_eq!(p, q);
+                continue;
+            }
+            ranges += 1;
+            assert_eq!(p.normals, q.normals, "{}", b.name);
+            assert!(!q.uvs.is_empty() && !q.normals.is_empty(), "{}", b.name);
+            assert!(
+                p.uvs.is_empty()
+                    && p.colors.is_empty()
+                    && p.tangents.is_empty()
+                    && p.scalars.is_empty()
+                    && p.vectors.is_empty(),
+                "{}: {} uv sets, {} colour sets, {} tangents, {:?}, {:?}",
+                b.name,
+                p.uvs.len(),
+                p.colors.len(),
+                p.tangents.len(),
+                p.scalars.iter().map(|s| &s.0).collect::<Vec<_>>(),
+                p.vectors.iter().map(|s| &s.0).collect::<Vec<_>>()
+            );
+        }
+    }
+    assert!(ranges > 0);
+}
