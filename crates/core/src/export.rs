@@ -201,7 +201,7 @@ impl LevelFile {
         )?;
         let mut warnings = std::mem::take(&mut scene.warnings);
         warnings.extend(written.warnings);
-        Ok(ExportReport {
+        let report = ExportReport {
             inputs,
             roots: scene.roots.iter().map(|&r| tally(&scene, r)).collect(),
             distinct_meshes: scene.meshes.len(),
@@ -215,6 +215,19 @@ impl LevelFile {
                 .count(),
             files: written.files,
             warnings,
-        })
+        };
+        drop_aside(scene);
+        Ok(report)
     }
+}
+
+/// Drop a scene on a thread of its own: freeing the vectors of thousands of meshes takes
+/// milliseconds that an export (its files already written) need not wait for; a process that
+/// ends meanwhile simply hands the memory back. Where no thread can be started, it is dropped
+/// here.
+fn drop_aside(scene: Scene) {
+    // on failure the closure, and with it the scene, is dropped by `spawn` itself
+    let _ = std::thread::Builder::new()
+        .name("drop scene".into())
+        .spawn(move || drop(scene));
 }

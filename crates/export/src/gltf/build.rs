@@ -8,10 +8,10 @@ use levelgeom_scene::{AlphaMode, Scene, TextureSource, IDENTITY};
 
 use super::json::*;
 use super::{
-    extras, forest, light_json, primitive, uri_encode, GltfOptions, Layout, Plan, ViewData,
-    NEAREST, REPEAT,
+    bounds, extras, forest, light_json, primitive, uri_encode, Bounds, GltfOptions, Layout, Plan,
+    ViewData, NEAREST, REPEAT,
 };
-use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Repairs};
+use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs};
 use crate::ExportError;
 
 /// The state of one planned export, shared by its phases.
@@ -325,32 +325,29 @@ impl<'a> Builder<'a, '_> {
         out
     }
 
-    /// Every mesh cleaned once. Meshes are written after the nodes, which may ask for baked
-    /// copies.
+    /// Every mesh cleaned once, the meshes in parallel (their repairs gathered in mesh order,
+    /// so the warnings come as they would one mesh after the other). Meshes are written after
+    /// the nodes, which may ask for baked copies.
     fn clean_meshes(&mut self, textured: &[bool]) -> Cleaned<'a> {
-        let scene = self.scene;
+        use rayon::prelude::*;
+        let scene: &'a Scene = self.scene;
+        let each: Vec<(Vec<CleanPrimitive<'a>>, Repairs)> = scene
+            .meshes
+            .par_iter()
+            .enumerate()
+            .map(|(mi, mesh)| {
+                let mut rep = Repairs::default();
+                let prims = clean_mesh(scene, mi, mesh, textured, &mut rep);
+                (prims, rep)
+            })
+            .collect();
         let mut out = Cleaned {
             prims: Vec::with_capacity(scene.meshes.len()),
             map: Vec::with_capacity(scene.meshes.len()),
             count: 0,
         };
-        for (mi, mesh) in scene.meshes.iter().enumerate() {
-            let mut prims = Vec::new();
-            for (pi, p) in mesh.primitives.iter().enumerate() {
-                let label = format!("mesh {mi} {:?} primitive {pi}", mesh.name);
-                let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, &mut self.rep)
-                else {
-                    continue;
-                };
-                let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
-                if needs_uv && c.uvs.is_empty() {
-                    self.rep.warn(format!(
-                        "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
-                    ));
-                    c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
-                }
-                prims.push(c);
-            }
+        for (prims, rep) in each {
+            self.rep.absorb(rep);
             if prims.is_empty() {
                 out.map.push(None);
             } else {
@@ -390,7 +387,7 @@ impl<'a> Builder<'a, '_> {
         let identity = IDENTITY.map(|v| v as f64);
         for &x in &order {
             let node = &scene.nodes[x];
-            let label = format!("node {x} {:?}", node.name);
+            let label = Label(|f| write!(f, "node {x} {:?}", node.name));
             let local = if node.matrix.iter().any(|v| !v.is_finite()) {
                 rep.warn(format!("{label}: non-finite matrix; wrote identity"));
                 identity
@@ -463,7 +460,7 @@ impl<'a> Builder<'a, '_> {
     fn nodes(&mut self, tree: &Tree, light_map: &[Option<usize>]) -> Vec<NodeJ> {
         let mut nodes = Vec::with_capacity(self.scene.nodes.len());
         for (ni, node) in self.scene.nodes.iter().enumerate() {
-            let label = format!("node {ni} {:?}", node.name);
+            let label = Label(|f| write!(f, "node {ni} {:?}", node.name));
             let mut ex = extras(&node.extras, &label, &mut self.rep);
             if node.hidden && !ex.0.iter().any(|(k, _)| k == "hidden") {
                 ex.0.push(("hidden".to_string(), serde_json::Value::Bool(true)));
@@ -513,15 +510,23 @@ impl<'a> Builder<'a, '_> {
             .iter()
             .zip(baked_prims)
             .map(|((mi, _), p)| (*mi, p, " (baked)"));
-        for (mi, prims, what) in own.chain(copies) {
+        let written: Vec<(usize, &Vec<CleanPrimitive<'a>>, &str)> = own.chain(copies).collect();
+        // the POSITION bounds of every primitive, in parallel, in the order written
+        let bounds: Vec<Bounds> = {
+            use rayon::prelude::*;
+            let all: Vec<&CleanPrimitive<'a>> = written.iter().flat_map(|w| w.1).collect();
+            all.par_iter().map(|c| bounds(&c.positions)).collect()
+        };
+        for (mi, prims, what) in written {
             let name = &scene.meshes[mi].name;
             let primitives = prims
                 .iter()
                 .enumerate()
                 .map(|(pi, c)| {
-                    let label = format!("mesh {mi} {name:?}{what} primitive {pi}");
+                    let label = Label(|f| write!(f, "mesh {mi} {name:?}{what} primitive {pi}"));
                     next += 1;
-                    primitive(&mut self.buf, next - 1, c, &label, &mut self.rep)
+                    let b = bounds[next - 1];
+                    primitive(&mut self.buf, next - 1, c, b, &label, &mut self.rep)
                 })
                 .collect();
             meshes.push(MeshJ {
@@ -531,4 +536,31 @@ impl<'a> Builder<'a, '_> {
         }
         meshes
     }
+}
+
+/// The primitives of scene mesh `mi` cleaned (see [`clean_primitive`]); a textured one
+/// without UVs gets zero UVs.
+fn clean_mesh<'a>(
+    scene: &'a Scene,
+    mi: usize,
+    mesh: &'a levelgeom_scene::Mesh,
+    textured: &[bool],
+    rep: &mut Repairs,
+) -> Vec<CleanPrimitive<'a>> {
+    let mut prims = Vec::with_capacity(mesh.primitives.len());
+    for (pi, p) in mesh.primitives.iter().enumerate() {
+        let label = Label(|f| write!(f, "mesh {mi} {:?} primitive {pi}", mesh.name));
+        let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, rep) else {
+            continue;
+        };
+        let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
+        if needs_uv && c.uvs.is_empty() {
+            rep.warn(format!(
+                "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
+            ));
+            c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
+        }
+        prims.push(c);
+    }
+    prims
 }

@@ -36,14 +36,16 @@
 //! with the matrix applied to the vertices (appended after the scene's meshes), and the matrix
 //! pre-multiplied into its children's. Every repair is reported in the warnings.
 
+mod bin;
 mod build;
 mod glb;
 mod json;
 
 use levelgeom_scene::{Light, LightKind, Scene, Topology};
 
-use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
+use crate::clean::{CleanPrimitive, Repairs};
 use crate::ExportError;
+use bin::Bin;
 use build::build;
 use json::*;
 
@@ -112,12 +114,13 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 }
 
 /// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
-/// buffer is computed first and the JSON measured, then the JSON chunk is serialised straight
-/// into `out` (and the JSON structures dropped), then the BIN chunk accessor by accessor,
-/// converted to little-endian bytes through a small reused buffer — no copy of the whole file,
-/// of the JSON or of any attribute is made (positions, UVs, colours and custom attributes that
-/// need repairs excepted; normals and tangents are repaired as they are written, see the
-/// crate's `clean` module). Give `out` a buffered writer.
+/// buffer is computed first and the JSON measured, then the JSON chunk is serialised (and the
+/// JSON structures dropped), then the BIN chunk accessor by accessor, converted to
+/// little-endian bytes in pieces of 128 KiB — no copy of the whole file, of the JSON or of any
+/// attribute is made (positions, UVs, colours and custom attributes that need repairs
+/// excepted; normals and tangents are repaired as they are written, see the crate's `clean`
+/// module). With a buffer of 4 MiB or more, the pieces are made on a second thread while this
+/// one writes them into `out` (a few pieces in flight at most). Give `out` a buffered writer.
 ///
 /// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
 /// as [`crate::png::encode_rgba8`] gives them for that texture's pixels), so that a texture
@@ -139,9 +142,8 @@ pub fn write_glb(
             what: "GLB file".to_string(),
         });
     }
-    let io = ExportError::Write;
     let Plan {
-        mut root,
+        root,
         json_len,
         bin_len,
         layout,
@@ -149,27 +151,67 @@ pub fn write_glb(
         images,
         warnings,
     } = plan;
-    glb::write_head(out, json_len, bin_len, |w| {
-        // serde writes token by token: gathered here, not through `out`'s dynamic calls
-        let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
-        serde_json::to_writer(&mut w, &root)?;
-        w.into_inner().map(|_| ()).map_err(|e| e.into_error())
-    })
-    .map_err(io)?;
-    // the JSON is written: only the views are needed any more
-    let views = std::mem::take(&mut root.buffer_views);
-    drop(root);
-    if bin_len > 0 {
-        let bin = Bin {
-            views: &views,
-            data: &layout.data,
-            bin_len,
-            prims: &prims,
-            images: &images,
-        };
-        bin.write(out).map_err(io)?;
+    let glb = GlbParts {
+        root,
+        json_len,
+        bin_len,
+        data: &layout.data,
+        prims: &prims,
+        images: &images,
+    };
+    if bin_len >= QUEUED_FROM {
+        // made on a second thread while this one writes the pieces
+        bin::queued(|to| glb.make(to), |pieces| bin::write_pieces(pieces, out))
+    } else {
+        glb.make(&mut bin::Direct(out))
     }
+    .map_err(ExportError::Write)?;
     Ok(warnings)
+}
+
+/// What a GLB is made of once planned: the JSON document and what its buffer holds.
+struct GlbParts<'p, 'a> {
+    root: Root,
+    /// Length of the JSON text of `root`.
+    json_len: usize,
+    /// The padded buffer length.
+    bin_len: usize,
+    data: &'p [ViewData],
+    prims: &'p [CleanPrimitive<'a>],
+    images: &'p [std::borrow::Cow<'a, [u8]>],
+}
+
+impl<'p> GlbParts<'p, '_> {
+    /// The GLB's bytes as pieces: the header and JSON chunk (then the JSON structures are
+    /// dropped, the views excepted), then the BIN chunk.
+    fn make(self, to: &mut dyn bin::Pieces<'p>) -> std::io::Result<()> {
+        let GlbParts {
+            mut root,
+            json_len,
+            bin_len,
+            data,
+            prims,
+            images,
+        } = self;
+        let mut w = bin::PieceWriter::new(to);
+        glb::write_head(&mut w, json_len, bin_len, |w| {
+            // serde writes token by token: gathered here, not through dynamic calls
+            let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
+            serde_json::to_writer(&mut w, &root)?;
+            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
+        })?;
+        w.finish()?;
+        let views = std::mem::take(&mut root.buffer_views);
+        drop(root);
+        Bin {
+            views,
+            data,
+            bin_len,
+            prims,
+            images,
+        }
+        .write(to)
+    }
 }
 
 /// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
@@ -182,13 +224,13 @@ pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfF
     let plan = build(scene, opts, Some(bin_uri), &[])?;
     let mut bin = Vec::with_capacity(plan.bin_len);
     Bin {
-        views: &plan.root.buffer_views,
+        views: plan.root.buffer_views.clone(),
         data: &plan.layout.data,
         bin_len: plan.bin_len,
         prims: &plan.prims,
         images: &plan.images,
     }
-    .write(&mut bin)
+    .write(&mut bin::Direct(&mut bin))
     .map_err(ExportError::Write)?;
     // serialising plain structs of finite numbers and strings cannot fail; map it anyway
     let json = serde_json::to_string(&plan.root).map_err(|e| ExportError::TooLarge {
@@ -298,145 +340,17 @@ impl Layout {
     }
 }
 
-/// Bytes collected before each write to the output: large enough that the writer is called
-/// rarely, small enough to stay in cache.
+/// The buffer through which the JSON is written (serde writes it token by token).
 const CHUNK: usize = 64 * 1024;
 
-/// Little-endian bytes of a stream of values, written through a reused buffer.
-struct Sink<'w> {
-    out: &'w mut dyn std::io::Write,
-    buf: Vec<u8>,
-}
-
-impl Sink<'_> {
-    #[inline]
-    fn f32s<const N: usize>(
-        &mut self,
-        values: impl Iterator<Item = [f32; N]>,
-    ) -> std::io::Result<()> {
-        for v in values {
-            for x in v {
-                self.buf.extend_from_slice(&x.to_le_bytes());
-            }
-            if self.buf.len() >= CHUNK {
-                self.flush()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
-    /// machine the memory itself, written without a copy.
-    fn floats<T: bytemuck::Pod>(&mut self, values: &[T]) -> std::io::Result<()> {
-        if cfg!(target_endian = "little") {
-            self.bytes(bytemuck::cast_slice(values))
-        } else {
-            let floats: &[f32] = bytemuck::cast_slice(values);
-            self.f32s(floats.iter().map(|&v| [v]))
-        }
-    }
-
-    /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
-    fn units<const N: usize>(&mut self, units: Option<&Unit<[f32; N]>>) -> std::io::Result<()>
-    where
-        [f32; N]: Repair + bytemuck::Pod,
-    {
-        let Some(u) = units else { return Ok(()) };
-        let (exact, repaired) = u.split();
-        self.floats(exact)?;
-        self.f32s(repaired.iter().map(|&v| v.repaired()))
-    }
-
-    fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.flush()?;
-        self.out.write_all(b)
-    }
-
-    fn zeros(&mut self, n: usize) {
-        self.buf.resize(self.buf.len() + n, 0);
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if !self.buf.is_empty() {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
-    }
-}
-
-/// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
-struct Bin<'p, 'a> {
-    views: &'p [BufferViewJ],
-    data: &'p [ViewData],
-    /// The padded buffer length.
-    bin_len: usize,
-    /// The primitives written, in buffer order.
-    prims: &'p [CleanPrimitive<'a>],
-    /// Embedded PNGs, in image order.
-    images: &'p [std::borrow::Cow<'a, [u8]>],
-}
-
-impl Bin<'_, '_> {
-    /// Stream the binary buffer (views in order, zero padding between them and at the end to
-    /// a multiple of 4): `bin_len` bytes.
-    fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut sink = Sink {
-            out,
-            buf: Vec::with_capacity(CHUNK + 64),
-        };
-        let mut at = 0usize;
-        for (view, data) in self.views.iter().zip(self.data) {
-            sink.zeros(view.byte_offset - at);
-            let p = |i: usize| &self.prims[i];
-            match *data {
-                ViewData::Image(i) => sink.bytes(&self.images[i])?,
-                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
-                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
-                }
-                ViewData::Indices { prim, short } => {
-                    for c in p(prim).indices.chunks(CHUNK / 4) {
-                        if short {
-                            // every index < vertex count < 65536 (checked by clean_primitive)
-                            for &i in c {
-                                sink.buf.extend_from_slice(&(i as u16).to_le_bytes());
-                            }
-                        } else {
-                            for &i in c {
-                                sink.buf.extend_from_slice(&i.to_le_bytes());
-                            }
-                        }
-                        sink.flush()?;
-                    }
-                }
-                ViewData::Attr { prim, attr } => {
-                    let c = p(prim);
-                    match attr {
-                        Attr::Position => sink.floats(&c.positions)?,
-                        Attr::Normal => sink.units(c.normals.as_ref())?,
-                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
-                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
-                        Attr::Color(k) => sink.f32s(
-                            c.colors[k]
-                                .iter()
-                                .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
-                        )?,
-                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
-                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
-                    }
-                }
-            }
-            at = view.byte_offset + view.byte_length;
-        }
-        sink.zeros(self.bin_len - at);
-        sink.flush()
-    }
-}
+/// A binary buffer at least this long is made on a second thread while the JSON and the buffer
+/// are written ([`bin::queued`]); a shorter one is not worth the thread.
+const QUEUED_FROM: usize = 4 << 20;
 
 /// `extras` from key/value strings, keeping the first of duplicate keys.
 fn extras(
     pairs: &[(String, String)],
-    label: &str,
+    label: &dyn std::fmt::Display,
     rep: &mut Repairs,
 ) -> Ordered<serde_json::Value> {
     let mut out: Vec<(String, serde_json::Value)> = Vec::with_capacity(pairs.len());
@@ -503,7 +417,7 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
         // glTF: directional lights have no range
         range: if kind == "directional" { None } else { l.range },
         spot,
-        extras: extras(&l.extras, label, rep),
+        extras: extras(&l.extras, &label, rep),
     })
 }
 
@@ -523,24 +437,33 @@ struct Plan<'a> {
     warnings: Vec<String>,
 }
 
-/// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
-fn primitive(
-    buf: &mut Layout,
-    prim: usize,
-    c: &CleanPrimitive,
-    label: &str,
-    rep: &mut Repairs,
-) -> PrimitiveJ {
-    let n = c.positions.len();
-    let attr = |attr| ViewData::Attr { prim, attr };
+/// The smallest and largest position components (POSITION's `min` and `max`).
+type Bounds = ([f64; 3], [f64; 3]);
+
+/// The [`Bounds`] of `positions`.
+fn bounds(positions: &[[f32; 3]]) -> Bounds {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for p in c.positions.iter() {
+    for p in positions {
         for k in 0..3 {
             lo[k] = lo[k].min(p[k] as f64);
             hi[k] = hi[k].max(p[k] as f64);
         }
     }
+    (lo, hi)
+}
+
+/// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
+fn primitive(
+    buf: &mut Layout,
+    prim: usize,
+    c: &CleanPrimitive,
+    (lo, hi): Bounds,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> PrimitiveJ {
+    let n = c.positions.len();
+    let attr = |attr| ViewData::Attr { prim, attr };
     let mut attrs: Vec<(String, usize)> = vec![(
         "POSITION".into(),
         buf.floats(

@@ -209,8 +209,13 @@ fn check_range<'g>(
                 ib.len()
             )
         })?;
-    if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
-        return Err(format!("index {bad} not below the {nverts} vertices used"));
+    // the largest index first (a loop without an early exit, vectorised), the first bad one
+    // only when there is one
+    let largest = idx.iter().fold(0u16, |m, &i| m.max(i));
+    if !idx.is_empty() && usize::from(largest) >= nverts {
+        if let Some(&bad) = idx.iter().find(|&&i| usize::from(i) >= nverts) {
+            return Err(format!("index {bad} not below the {nverts} vertices used"));
+        }
     }
     let raw = &vb.data[vb0 * stride..(vb0 + nverts) * stride];
     let decoder = vertex::Decoder::new(&vb.decl);
@@ -708,6 +713,10 @@ impl<'a> Materials<'a> {
     }
 }
 
+/// How many batches [`Run::decode_ranges`] reserves the ranges in (the pool decodes one while
+/// the next is reserved).
+const RANGE_BATCHES: usize = 8;
+
 /// The state of one [`to_scene`] run over the visuals.
 struct Run<'a> {
     geom: &'a Geom,
@@ -748,15 +757,37 @@ impl Run<'_> {
             }
         }
         let (vbs, ibs, geo) = (self.vbs, self.ibs, self.opts.geometry_only);
-        // checked and reserved here, one after the other; decoded in parallel
-        let ranges: Vec<(Drawn, Result<Range, String>)> = todo
-            .into_iter()
-            .map(|(key, g, window)| (key, range_of(vbs, ibs, &g, window, geo)))
-            .collect();
-        self.built = ranges
-            .into_par_iter()
-            .map(|(key, range)| (key, range.map(Range::fill)))
-            .collect();
+        // Checked and reserved on this thread, one batch after the other (reserving touches
+        // most of the new pages: the page faults are here); each batch decoded in parallel
+        // by the pool while the next is reserved.
+        let batch = todo.len().div_ceil(RANGE_BATCHES).max(1);
+        let (to_fill, batches) = std::sync::mpsc::channel::<Vec<(Drawn, Result<Range, String>)>>();
+        self.built = std::thread::scope(|s| {
+            let filler = s.spawn(move || {
+                let mut built = HashMap::new();
+                for ranges in batches {
+                    built.par_extend(
+                        ranges
+                            .into_par_iter()
+                            .map(|(key, range)| (key, range.map(Range::fill))),
+                    );
+                }
+                built
+            });
+            for chunk in todo.chunks(batch) {
+                let ranges = chunk
+                    .iter()
+                    .map(|(key, g, window)| (*key, range_of(vbs, ibs, g, *window, geo)))
+                    .collect();
+                if to_fill.send(ranges).is_err() {
+                    break;
+                }
+            }
+            drop(to_fill);
+            filler
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
     }
 
     /// The node of visual `i`, with its extras and mesh (added to `scene`).

@@ -1,0 +1,378 @@
+//! The binary buffer (the GLB's BIN chunk, or the `.bin` file): its views written in order as
+//! little-endian bytes, piece by piece.
+//!
+//! The bytes are made in pieces ([`Pieces`]): filled buffers (values converted or repaired, small
+//! attributes gathered) and large slices of the scene's own memory passed on without a copy.
+//! [`Direct`] writes each piece as it comes; [`queued`] makes them on a second thread (the GLB
+//! header and JSON chunk through a [`PieceWriter`] first, then the buffer) while the calling
+//! thread writes them as they arrive, so serialising and converting overlap the kernel's copy
+//! into the file. The bytes are the same either way.
+
+use std::io;
+use std::sync::mpsc;
+
+use crate::clean::{CleanPrimitive, Repair, Unit};
+
+use super::json::BufferViewJ;
+use super::{Attr, ViewData};
+
+/// Bytes gathered in a buffer before it is handed on: large enough that pieces are few,
+/// small enough to stay in cache.
+pub(super) const PIECE: usize = 128 * 1024;
+
+/// A slice of the scene's memory at least this long is handed on as it is; a shorter one is
+/// copied into the current buffer (one piece instead of many small ones).
+const BORROW_FROM: usize = 32 * 1024;
+
+/// Buffers a [`queued`] producer may have made and not yet seen written.
+const IN_FLIGHT: usize = 3;
+
+/// One piece of the buffer, in order.
+pub(super) enum Piece<'p> {
+    /// A filled buffer (given back for reuse once written).
+    Filled(Vec<u8>),
+    /// Memory of the plan (the scene's attributes, PNG bytes), written without a copy.
+    Borrowed(&'p [u8]),
+}
+
+/// Where the pieces go, in order.
+pub(super) trait Pieces<'p> {
+    /// Take a filled buffer; give back an empty one to fill next.
+    fn filled(&mut self, buf: Vec<u8>) -> io::Result<Vec<u8>>;
+    /// Take a slice that lives as long as the plan.
+    fn borrowed(&mut self, bytes: &'p [u8]) -> io::Result<()>;
+}
+
+/// Pieces written straight to a writer, on the calling thread.
+pub(super) struct Direct<'w>(pub &'w mut dyn io::Write);
+
+impl<'p> Pieces<'p> for Direct<'_> {
+    fn filled(&mut self, mut buf: Vec<u8>) -> io::Result<Vec<u8>> {
+        self.0.write_all(&buf)?;
+        buf.clear();
+        Ok(buf)
+    }
+
+    fn borrowed(&mut self, bytes: &'p [u8]) -> io::Result<()> {
+        self.0.write_all(bytes)
+    }
+}
+
+/// Pieces sent to the thread that writes them ([`queued`]); written buffers come back.
+struct Queue<'p> {
+    to: mpsc::SyncSender<Piece<'p>>,
+    back: mpsc::Receiver<Vec<u8>>,
+}
+
+/// The writer stopped taking pieces (it failed; its own error is the one reported).
+fn writer_gone() -> io::Error {
+    io::Error::other("the GLB writer stopped")
+}
+
+impl<'p> Pieces<'p> for Queue<'p> {
+    fn filled(&mut self, buf: Vec<u8>) -> io::Result<Vec<u8>> {
+        self.to
+            .send(Piece::Filled(buf))
+            .map_err(|_| writer_gone())?;
+        // a written buffer when one is back, else a new one: at most IN_FLIGHT + 2 exist at
+        // once (in the channel, being written, being filled)
+        Ok(self
+            .back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(PIECE + 64)))
+    }
+
+    fn borrowed(&mut self, bytes: &'p [u8]) -> io::Result<()> {
+        self.to
+            .send(Piece::Borrowed(bytes))
+            .map_err(|_| writer_gone())
+    }
+}
+
+/// Make the pieces with `make` on a second thread while `write` runs on this one with the
+/// receiving end (it writes what comes before the pieces, then [`write_pieces`]). Returns
+/// `write`'s error first, then `make`'s.
+pub(super) fn queued<'p>(
+    make: impl FnOnce(&mut dyn Pieces<'p>) -> io::Result<()> + Send,
+    write: impl FnOnce(Received<'p>) -> io::Result<()>,
+) -> io::Result<()> {
+    let (to, from) = mpsc::sync_channel(IN_FLIGHT);
+    let (give_back, back) = mpsc::channel();
+    std::thread::scope(|s| {
+        let maker = s.spawn(move || make(&mut Queue { to, back }));
+        // dropping the receiving end (in `write`, on return) stops a maker still sending
+        let wrote = write(Received { from, give_back });
+        let made = maker
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the GLB buffer thread failed")));
+        wrote.and(made)
+    })
+}
+
+/// The receiving end of [`queued`]: the pieces in order.
+pub(super) struct Received<'p> {
+    from: mpsc::Receiver<Piece<'p>>,
+    give_back: mpsc::Sender<Vec<u8>>,
+}
+
+/// Write every piece received to `out`, in order, until the maker is done.
+pub(super) fn write_pieces(r: Received<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    for piece in r.from.iter() {
+        match piece {
+            Piece::Filled(mut buf) => {
+                out.write_all(&buf)?;
+                buf.clear();
+                // the maker may be done and gone: the buffer is then simply dropped
+                let _ = r.give_back.send(buf);
+            }
+            Piece::Borrowed(bytes) => out.write_all(bytes)?,
+        }
+    }
+    Ok(())
+}
+
+/// A writer whose bytes become pieces (the GLB header and JSON chunk, made on the same thread
+/// as the buffer after them). [`PieceWriter::finish`] hands on what is left.
+pub(super) struct PieceWriter<'s, 'p> {
+    to: &'s mut dyn Pieces<'p>,
+    buf: Vec<u8>,
+}
+
+impl<'s, 'p> PieceWriter<'s, 'p> {
+    pub fn new(to: &'s mut dyn Pieces<'p>) -> Self {
+        PieceWriter {
+            to,
+            buf: Vec::with_capacity(PIECE + 64),
+        }
+    }
+
+    /// Hand on the bytes still gathered.
+    pub fn finish(mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.to.filled(std::mem::take(&mut self.buf))?;
+        }
+        Ok(())
+    }
+}
+
+impl io::Write for PieceWriter<'_, '_> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= PIECE {
+            let full = std::mem::take(&mut self.buf);
+            self.buf = self.to.filled(full)?;
+        }
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Little-endian bytes of a stream of values, gathered in a buffer handed on when full.
+struct Sink<'s, 'p> {
+    to: &'s mut dyn Pieces<'p>,
+    buf: Vec<u8>,
+}
+
+impl<'p> Sink<'_, 'p> {
+    #[inline]
+    fn f32s<const N: usize>(&mut self, values: impl Iterator<Item = [f32; N]>) -> io::Result<()> {
+        for v in values {
+            for x in v {
+                self.buf.extend_from_slice(&x.to_le_bytes());
+            }
+            if self.buf.len() >= PIECE {
+                self.hand_on()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
+    /// machine the memory itself.
+    fn floats<T: bytemuck::Pod>(&mut self, values: &'p [T]) -> io::Result<()> {
+        if cfg!(target_endian = "little") {
+            self.bytes(bytemuck::cast_slice(values))
+        } else {
+            let floats: &[f32] = bytemuck::cast_slice(values);
+            self.f32s(floats.iter().map(|&v| [v]))
+        }
+    }
+
+    /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
+    fn units<const N: usize>(&mut self, units: Option<&'p Unit<'_, [f32; N]>>) -> io::Result<()>
+    where
+        [f32; N]: Repair + bytemuck::Pod,
+    {
+        let Some(u) = units else { return Ok(()) };
+        let (exact, repaired) = u.split();
+        self.floats(exact)?;
+        self.f32s(repaired.iter().map(|&v| v.repaired()))
+    }
+
+    /// Bytes of the plan: handed on as they are when long, else gathered.
+    fn bytes(&mut self, b: &'p [u8]) -> io::Result<()> {
+        if b.len() < BORROW_FROM {
+            self.buf.extend_from_slice(b);
+            if self.buf.len() >= PIECE {
+                self.hand_on()?;
+            }
+            return Ok(());
+        }
+        self.hand_on()?;
+        self.to.borrowed(b)
+    }
+
+    fn zeros(&mut self, n: usize) {
+        self.buf.resize(self.buf.len() + n, 0);
+    }
+
+    /// Hand the gathered bytes on (nothing when there are none).
+    fn hand_on(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            let full = std::mem::take(&mut self.buf);
+            self.buf = self.to.filled(full)?;
+        }
+        Ok(())
+    }
+}
+
+/// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
+pub(super) struct Bin<'p, 'a> {
+    pub views: Vec<BufferViewJ>,
+    pub data: &'p [ViewData],
+    /// The padded buffer length.
+    pub bin_len: usize,
+    /// The primitives written, in buffer order.
+    pub prims: &'p [CleanPrimitive<'a>],
+    /// Embedded PNGs, in image order.
+    pub images: &'p [std::borrow::Cow<'a, [u8]>],
+}
+
+impl<'p> Bin<'p, '_> {
+    /// Make the binary buffer (views in order, zero padding between them and at the end to a
+    /// multiple of 4): `bin_len` bytes, as pieces into `to`.
+    pub fn write(&self, to: &mut dyn Pieces<'p>) -> io::Result<()> {
+        let mut sink = Sink {
+            to,
+            buf: Vec::with_capacity(PIECE + 64),
+        };
+        let mut at = 0usize;
+        for (view, data) in self.views.iter().zip(self.data) {
+            sink.zeros(view.byte_offset - at);
+            let prims: &'p [CleanPrimitive<'_>] = self.prims;
+            let p = |i: usize| &prims[i];
+            match *data {
+                ViewData::Image(i) => sink.bytes(&self.images[i])?,
+                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
+                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
+                }
+                ViewData::Indices { prim, short } => {
+                    for c in p(prim).indices.chunks(PIECE / 4) {
+                        if short {
+                            // every index < vertex count < 65536 (checked by clean_primitive)
+                            for &i in c {
+                                sink.buf.extend_from_slice(&(i as u16).to_le_bytes());
+                            }
+                        } else {
+                            for &i in c {
+                                sink.buf.extend_from_slice(&i.to_le_bytes());
+                            }
+                        }
+                        if sink.buf.len() >= PIECE {
+                            sink.hand_on()?;
+                        }
+                    }
+                }
+                ViewData::Attr { prim, attr } => {
+                    let c = p(prim);
+                    match attr {
+                        Attr::Position => sink.floats(&c.positions)?,
+                        Attr::Normal => sink.units(c.normals.as_ref())?,
+                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
+                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
+                        Attr::Color(k) => sink.f32s(
+                            c.colors[k]
+                                .iter()
+                                .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
+                        )?,
+                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
+                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
+                    }
+                }
+            }
+            at = view.byte_offset + view.byte_length;
+        }
+        sink.zeros(self.bin_len - at);
+        sink.hand_on()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pieces made on the second thread arrive in order, whole, with long slices passed on and
+    /// short ones gathered: the same bytes as writing directly.
+    #[test]
+    fn queued_pieces_are_the_direct_bytes() {
+        let long: Vec<u8> = (0..BORROW_FROM as u32 * 3).map(|i| (i * 7) as u8).collect();
+        let short: Vec<u8> = (0..1000u32).map(|i| (i * 13) as u8).collect();
+        fn make<'p>(long: &'p [u8], short: &'p [u8], to: &mut dyn Pieces<'p>) -> io::Result<()> {
+            let mut sink = Sink {
+                to,
+                buf: Vec::new(),
+            };
+            for k in 0..40 {
+                sink.bytes(if k % 3 == 0 { long } else { short })?;
+                sink.zeros(k);
+                sink.f32s((0..5000).map(|i| [i as f32, -0.5]))?;
+            }
+            sink.hand_on()
+        }
+        let mut direct = Vec::new();
+        make(&long, &short, &mut Direct(&mut direct)).unwrap_or_else(|e| panic!("{e}"));
+        let mut got = Vec::new();
+        queued(
+            |to| make(&long, &short, to),
+            |r| {
+                got.extend_from_slice(b"head");
+                write_pieces(r, &mut got)
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(&got[..4], b"head");
+        assert_eq!(got[4..], direct[..]);
+        // 40 × (one of the slices + k zeros + 5000 × 8 bytes), counted by hand
+        let slices = 14 * long.len() + 26 * short.len();
+        assert_eq!(direct.len(), slices + (0..40).sum::<usize>() + 40 * 40_000);
+    }
+
+    /// A writer that fails stops the maker: the writer's error is the one returned.
+    #[test]
+    fn a_failed_write_stops_the_maker() {
+        struct Fails;
+        impl io::Write for Fails {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let big = vec![1u8; BORROW_FROM];
+        let res = queued(
+            |to| {
+                for _ in 0..1000 {
+                    to.borrowed(&big)?;
+                }
+                Ok(())
+            },
+            |r| write_pieces(r, &mut Fails),
+        );
+        let e = res.err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("disk full"));
+    }
+}
