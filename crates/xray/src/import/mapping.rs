@@ -8,7 +8,7 @@
 //! are not visuals and are never looked at, nor is anything below them.
 
 use glam::{DMat4, DVec3};
-use levelgeom_scene::{roots, Primitive, Scene};
+use levelgeom_scene::{roots, Mesh, Primitive, Scene};
 
 /// Names of the trees whose nodes are never visuals: the light and glow groups
 /// ([`crate::lights`]), the named roots `portals`, `collision`, `occluders`, `ai` and `details` ([`roots`]), and `sectors`
@@ -224,21 +224,19 @@ pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Opti
 /// True when [`node_geo`] of `node` is `Some`: the node has a mesh and a world matrix, and
 /// one of its primitives a triangle whose corners are all vertices.
 pub(crate) fn has_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
-    let Some(mesh) = scene
+    let Some(mesh) = mesh_of(scene, node) else {
+        return false;
+    };
+    worlds.get(node).is_some() && corners(&mesh.primitives).next().is_some()
+}
+
+/// The mesh of `node` in `scene`.
+pub(crate) fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
+    scene
         .nodes
         .get(node)
         .and_then(|n| n.mesh)
         .and_then(|m| scene.meshes.get(m))
-    else {
-        return false;
-    };
-    worlds.get(node).is_some()
-        && mesh.primitives.iter().any(|p| {
-            let nv = p.positions.len();
-            p.indices
-                .chunks_exact(3)
-                .any(|t| t.iter().all(|&i| (i as usize) < nv))
-        })
 }
 
 /// The triangle corners [`node_geo`] of a mesh's `primitives` keeps, numbered as there
@@ -261,25 +259,14 @@ pub(crate) fn corners(primitives: &[Primitive]) -> impl Iterator<Item = u32> + '
 /// number (a non-finite matrix or position), found without building it: the same points are
 /// transformed one at a time. False for a node without geometry.
 pub(crate) fn places_non_finite(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
-    let Some(mesh) = scene
-        .nodes
-        .get(node)
-        .and_then(|n| n.mesh)
-        .and_then(|m| scene.meshes.get(m))
-    else {
+    let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
     let Some(world) = worlds.get(node).map(dmat) else {
         return false;
     };
     // node_geo is `None` without a triangle whose corners are all vertices
-    let has_triangle = mesh.primitives.iter().any(|p| {
-        let nv = p.positions.len();
-        p.indices
-            .chunks_exact(3)
-            .any(|t| t.iter().all(|&i| (i as usize) < nv))
-    });
-    has_triangle
+    corners(&mesh.primitives).next().is_some()
         && mesh.primitives.iter().any(|p| {
             p.positions.iter().any(|&q| {
                 !world

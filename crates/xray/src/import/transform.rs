@@ -17,7 +17,7 @@ use glam::{DMat3, DMat4, DVec3};
 
 use levelgeom_scene::{Mesh, Scene};
 
-use super::mapping::{self, NodeGeo};
+use super::mapping::{self, mesh_of, NodeGeo};
 
 /// Positions closer than this (in metres) are the same: 1 mm, far above the f32 rounding of
 /// level coordinates and of Blender's matrix decompositions, far below modelling detail.
@@ -165,12 +165,7 @@ fn outer(u: DVec3, v: DVec3) -> DMat3 {
 /// world matrix, within [`TOLERANCE`] of the reference's. An unedited export's nodes all pass
 /// here, so their world-space copies are never made.
 pub(crate) fn unchanged(r: &NodeGeo, scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
-    let Some(mesh) = scene
-        .nodes
-        .get(node)
-        .and_then(|n| n.mesh)
-        .and_then(|m| scene.meshes.get(m))
-    else {
+    let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
     let Some(world) = worlds.get(node).map(mapping::dmat) else {
@@ -275,15 +270,6 @@ pub(crate) fn unchanged_in(
             .distance(world.transform_point3(b))
             <= TOLERANCE
     })
-}
-
-/// The mesh of `node` in `scene`.
-fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
-    scene
-        .nodes
-        .get(node)
-        .and_then(|n| n.mesh)
-        .and_then(|m| scene.meshes.get(m))
 }
 
 /// A mesh's vertex positions, primitive after primitive, in f64.
