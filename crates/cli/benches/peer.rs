@@ -66,23 +66,6 @@ fn blender() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// blender-xray's folder (the one holding `io_scene_xray`), looked for as the CI tests do
-/// (`crates/xray/tests/xray/lzhuf_peer.rs`).
-fn blender_xray() -> Option<PathBuf> {
-    let root = root();
-    let candidates = [
-        std::env::var_os("LEVELGEOM_BLENDER_XRAY").map(PathBuf::from),
-        Some(root.join("../shared/peers/blender-xray")),
-        Some(root.join("../../shared/peers/blender-xray")),
-        Some(PathBuf::from("/work/shared/peers/blender-xray")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("io_scene_xray/__init__.py").is_file())
-        .map(|p| fs::canonicalize(&p).unwrap_or(p))
-}
-
 /// What `tools/blender/peer_import.py` writes.
 #[derive(serde::Deserialize, Debug)]
 struct Inside {
@@ -288,7 +271,7 @@ fn main() {
     if child::listing(&args) {
         return;
     }
-    let (Some(blender), Some(xray)) = (blender(), blender_xray()) else {
+    let (Some(blender), Some(xray)) = (blender(), levelgeom_testkit::blender_xray()) else {
         levelgeom_testkit::tool_missing(
             "Blender (LEVELGEOM_BLENDER or blender on the system PATH) or blender-xray \
              (LEVELGEOM_BLENDER_XRAY)",

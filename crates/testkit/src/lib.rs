@@ -29,3 +29,23 @@ pub fn tool_missing(what: &str) {
     }
     eprintln!("skipped: {what} is missing (it would fail with CI=true)");
 }
+
+/// blender-xray's folder (the one holding `io_scene_xray`): `LEVELGEOM_BLENDER_XRAY`, else
+/// `shared/peers/blender-xray` beside the repository (or beside the folder of worktrees), else
+/// the workplace's `/work/shared` (where `.ci/run` also looks, for a checkout elsewhere).
+/// `None` when none of them holds it.
+pub fn blender_xray() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let candidates = [
+        std::env::var_os("LEVELGEOM_BLENDER_XRAY").map(PathBuf::from),
+        Some(root.join("../shared/peers/blender-xray")),
+        Some(root.join("../../shared/peers/blender-xray")),
+        Some(PathBuf::from("/work/shared/peers/blender-xray")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("io_scene_xray/__init__.py").is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+}

@@ -1,27 +1,9 @@
 //! Our LZHUF streams read by an independent decoder: blender-xray's `rw/lzhuf.py` (a port of
 //! the 1989 `lzhuf.c`), run with `python3`, must give back the input byte for byte.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use levelgeom_xray::lzhuf;
-
-/// blender-xray: `LEVELGEOM_BLENDER_XRAY`, else `shared/peers/blender-xray` beside the
-/// repository (or beside the folder of worktrees), else the workplace's `/work/shared` (where
-/// `.ci/run` also looks, for a checkout elsewhere).
-fn blender_xray() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let candidates = [
-        std::env::var_os("LEVELGEOM_BLENDER_XRAY").map(PathBuf::from),
-        Some(root.join("../shared/peers/blender-xray")),
-        Some(root.join("../../shared/peers/blender-xray")),
-        Some(PathBuf::from("/work/shared/peers/blender-xray")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("io_scene_xray/rw/lzhuf.py").is_file())
-}
 
 /// Inputs that exercise every part of the stream: literals enough for the Huffman tree to be
 /// rebuilt (more than 16,384 symbols), matches of every length up to 60, the farthest
@@ -65,7 +47,7 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
 
 #[test]
 fn blender_xray_decodes_our_streams_to_the_input() {
-    let Some(peer) = blender_xray() else {
+    let Some(peer) = levelgeom_testkit::blender_xray() else {
         levelgeom_testkit::tool_missing("blender-xray (shared/peers/blender-xray)");
         return;
     };
