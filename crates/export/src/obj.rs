@@ -163,13 +163,8 @@ impl Piece<'_> {
         // world space; winding reversed for mirroring matrices
         let colours = c.colors.get(colour_set);
         for (k, &p) in c.positions.iter().enumerate() {
-            let [x, y, z] = t.position(p, rep);
             out.two(b"v ");
-            out.float(x, cache);
-            out.byte(b' ');
-            out.float(y, cache);
-            out.byte(b' ');
-            out.float(z, cache);
+            out.floats3(t.position(p, rep), cache);
             if let Some(col) = colours.and_then(|set| set.get(k)) {
                 for &v in &col[..3] {
                     out.byte(b' ');
@@ -190,13 +185,8 @@ impl Piece<'_> {
         }
         if let Some(normals) = &c.normals {
             for u in normals.iter() {
-                let [x, y, z] = t.normal(u);
                 out.bytes(b"vn ");
-                out.float(x, cache);
-                out.byte(b' ');
-                out.float(y, cache);
-                out.byte(b' ');
-                out.float(z, cache);
+                out.floats3(t.normal(u), cache);
                 out.byte(b'\n');
             }
         }

@@ -151,6 +151,16 @@ impl Text {
         }
     }
 
+    /// Append three floats separated by spaces (a `v` or `vn` line's numbers).
+    #[inline]
+    pub(super) fn floats3(&mut self, [x, y, z]: [f32; 3], cache: &mut FloatCache) {
+        self.float(x, cache);
+        self.byte(b' ');
+        self.float(y, cache);
+        self.byte(b' ');
+        self.float(z, cache);
+    }
+
     #[cold]
     fn float_uncached(&mut self, v: f32, scratch: &mut Vec<u8>) {
         scratch.clear();
