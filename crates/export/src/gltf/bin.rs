@@ -372,6 +372,38 @@ mod tests {
         assert_eq!(direct.len(), slices + (0..40).sum::<usize>() + 40 * 40_000);
     }
 
+    /// Values written block by block across the piece size: each index as its low 16 bits
+    /// little-endian, each repaired unit vector as its floats, in order (bytes built by hand).
+    #[test]
+    fn blocks_write_every_value_in_order() {
+        let indices: Vec<u32> = (0..PIECE as u32).map(|i| i * 7 % 65_536).collect();
+        let units = [[3.0f32, 0.0, 4.0], [0.0, 0.0, 0.0], [f32::NAN, 2.0, 0.0]];
+        let mut got = Vec::new();
+        let mut sink = Sink {
+            to: &mut Direct(&mut got),
+            buf: Vec::new(),
+        };
+        sink.zeros(3);
+        sink.blocks(&indices, 2, |d, i| {
+            d.copy_from_slice(&(i as u16).to_le_bytes())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        sink.f32s(&units, Repair::repaired)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sink.hand_on().unwrap_or_else(|e| panic!("{e}"));
+        let mut want = vec![0u8; 3];
+        for i in 0..PIECE as u32 {
+            let v = (i * 7 % 65_536) as u16;
+            want.extend_from_slice(&[v as u8, (v >> 8) as u8]);
+        }
+        // (3, 0, 4) / 5; zero length → (0, 0, 1); NaN → 0, then (0, 2, 0) / 2
+        for f in [0.6f32, 0.0, 0.8, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0] {
+            want.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        assert_eq!(got.len(), want.len());
+        assert!(got == want);
+    }
+
     /// A writer that fails stops the maker: the writer's error is the one returned.
     #[test]
     fn a_failed_write_stops_the_maker() {

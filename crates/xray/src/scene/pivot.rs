@@ -165,4 +165,18 @@ mod tests {
         recentre(&mut q, c);
         assert_eq!(q[1], [1.25, 2.5, -3.75]);
     }
+
+    /// A mesh's primitives are boxed together: the centre of the parts is that of all their
+    /// positions (hand-computed), not of either part.
+    #[test]
+    fn centre_of_parts_boxes_them_together() {
+        let a = [[1.0, 2.0, -3.0]];
+        let b = [[3.0, 6.0, -1.0], [f32::INFINITY, 0.0, 0.0]];
+        assert_eq!(
+            centre_of_parts([&a[..], &b[..]].into_iter()),
+            [2.0, 4.0, -2.0]
+        );
+        assert_eq!(centre_of_parts([&a[..]].into_iter()), [1.0, 2.0, -3.0]);
+        assert_eq!(centre_of_parts([&[][..], &[][..]].into_iter()), [0.0; 3]);
+    }
 }
