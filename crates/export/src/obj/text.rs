@@ -49,7 +49,24 @@ impl FloatCache {
 const CORNER: usize = 64;
 
 /// One corner's text in its first bytes, its length in the last.
-type Corner = [u8; CORNER];
+pub(super) type Corner = [u8; CORNER];
+
+/// What a formatting thread keeps from one primitive to the next: its float cache and the
+/// room for a primitive's face corners (reused, so that no primitive faults in fresh pages
+/// for them).
+pub(super) struct Scratch {
+    pub(super) floats: FloatCache,
+    pub(super) corners: Vec<Corner>,
+}
+
+impl Scratch {
+    pub(super) fn new() -> Self {
+        Scratch {
+            floats: FloatCache::new(),
+            corners: Vec::new(),
+        }
+    }
+}
 
 /// The text ` v`, ` v/vt`, ` v//vn` or ` v/vt/vn` of 0-based vertex `i` of a primitive whose
 /// vertices, UVs and normals start after `base` (the 1-based indices count over the file).
@@ -87,10 +104,21 @@ pub(super) struct Text {
 
 impl Text {
     /// An empty text with room for `n` bytes.
+    #[cfg(test)]
     pub(super) fn with_capacity(n: usize) -> Self {
         Text {
             buf: Vec::with_capacity(n),
         }
+    }
+
+    /// A text appended to `buf` (its bytes kept, its memory reused).
+    pub(super) fn after(buf: Vec<u8>) -> Self {
+        Text { buf }
+    }
+
+    /// Make room for `n` more bytes.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
     }
 
     /// Append the first `len` of the `N` bytes (`len ≤ N`).
