@@ -161,9 +161,10 @@ impl Text {
         let Some(e) = entries.get_mut(slot) else {
             return self.float_uncached(v, scratch);
         };
+        // copied from the slot itself: a copy of the array on the stack first is written as two
+        // overlapping stores and read back as one load, which stalls (no store forwarding)
         if e.len != 0 && e.key == bits {
-            let (text, len) = (e.text, usize::from(e.len));
-            self.put(&text, len);
+            self.put(&e.text, usize::from(e.len));
             return;
         }
         scratch.clear();
@@ -172,8 +173,7 @@ impl Text {
             e.key = bits;
             e.len = scratch.len() as u8;
             e.text[..scratch.len()].copy_from_slice(scratch);
-            let text = e.text;
-            self.put(&text, scratch.len());
+            self.put(&e.text, scratch.len());
         } else {
             self.bytes(scratch);
         }
