@@ -73,12 +73,28 @@ impl Scratch {
 pub(super) fn corner(i: usize, base: [usize; 3], has_uv: bool, has_n: bool) -> Corner {
     let mut c = [0u8; CORNER];
     let mut n = 0;
-    let num = |c: &mut Corner, n: &mut usize, sep: &[u8], value: usize| {
-        let mut b = itoa::Buffer::new();
-        for &s in sep.iter().chain(b.format(value).as_bytes()) {
+    // the three indices are often the same number (every primitive with UVs and normals):
+    // its digits are formatted once
+    let mut b = itoa::Buffer::new();
+    let mut last: Option<(usize, std::ops::Range<usize>)> = None;
+    let mut num = |c: &mut Corner, n: &mut usize, sep: &[u8], value: usize| {
+        for &s in sep {
             c[*n] = s;
             *n += 1;
         }
+        let at = *n;
+        *n += match &last {
+            Some((v, digits)) if *v == value => {
+                c.copy_within(digits.clone(), at);
+                digits.len()
+            }
+            _ => {
+                let digits = b.format(value).as_bytes();
+                c[at..at + digits.len()].copy_from_slice(digits);
+                last = Some((value, at..at + digits.len()));
+                digits.len()
+            }
+        };
     };
     num(&mut c, &mut n, b" ", base[0] + i + 1);
     if has_uv {
@@ -241,6 +257,12 @@ mod tests {
         assert_eq!(c(2, [10, 5, 17], false, true), " 13//20");
         assert_eq!(c(2, [10, 5, 17], true, false), " 13/8");
         assert_eq!(c(2, [10, 5, 17], false, false), " 13");
+        // equal indices (their digits formatted once) next to different ones
+        assert_eq!(c(2, [10, 10, 17], true, true), " 13/13/20");
+        assert_eq!(c(2, [10, 17, 10], true, true), " 13/20/13");
+        assert_eq!(c(2, [17, 10, 10], true, true), " 20/13/13");
+        assert_eq!(c(2, [10, 5, 10], false, true), " 13//13");
+        assert_eq!(c(97, [2, 2, 2], true, true), " 100/100/100");
         let big = usize::MAX / 2;
         assert_eq!(c(0, [big; 3], true, true), format!(" {0}/{0}/{0}", big + 1));
     }
