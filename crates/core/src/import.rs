@@ -642,6 +642,93 @@ fn packed_ahead(
     }
 }
 
+/// About what the reference geometry of a large level allocates (positions, normals and
+/// indices of the 2,000-visual generated level: ~23 MB), for [`grow_thread_heap`].
+const REFERENCE_HEAP: usize = 24 << 20;
+
+/// Let this thread's heap grow by `bytes` at once. glibc gives each thread but the main one a
+/// heap of its own, which it grows with one `mprotect` per allocation past its top, page by
+/// page (the pool's workers made ~5,000 such calls each in an import of the 2,000-visual
+/// generated level: ~10 % of its time); it keeps what it made writable when memory is freed.
+/// So blocks under its mmap threshold (128 KiB at least), allocated and freed here, leave
+/// `bytes` writable for the allocations that follow. Only address space: the blocks are never
+/// written, and glibc hands their pages back as it trims the freed top. Elsewhere (another
+/// allocator) it costs a few hundred allocations.
+fn grow_thread_heap(bytes: usize) {
+    const BLOCK: usize = 96 << 10;
+    let blocks: Vec<Vec<u8>> = (0..bytes / BLOCK)
+        .map(|_| Vec::with_capacity(BLOCK))
+        .collect();
+    drop(std::hint::black_box(blocks));
+}
+
+/// About what reading a large mesh file allocates (the positions and indices of the
+/// 2,000-visual generated level's export, and its document: ~20 MB), for [`grow_thread_heap`].
+const MESH_HEAP: usize = 20 << 20;
+
+/// A mesh file being read, as an X-Ray import reads it, on a thread of its own while the level
+/// it goes into is opened ([`open_for_import`]); [`LevelFile::import_xray_ahead`] takes it.
+pub struct MeshAhead {
+    path: PathBuf,
+    read: Option<std::thread::JoinHandle<MeshRead>>,
+}
+
+/// What [`read_mesh`] gives when it defers.
+type MeshRead = Result<(Imported, Option<levelgeom_import::Deferred>)>;
+
+impl std::fmt::Debug for MeshAhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MeshAhead({})", self.path.display())
+    }
+}
+
+impl MeshAhead {
+    /// Start reading `mesh` on a thread of its own (where none can be started, it is read
+    /// when joined).
+    fn start(mesh: &Path) -> MeshAhead {
+        let path = mesh.to_path_buf();
+        let read = std::thread::Builder::new()
+            .name("read mesh".into())
+            .spawn({
+                let path = path.clone();
+                move || {
+                    grow_thread_heap(MESH_HEAP);
+                    read_mesh(&path, true)
+                }
+            })
+            .ok();
+        MeshAhead { path, read }
+    }
+
+    /// The mesh file as read (a panic of the reading thread goes on here).
+    fn join(self) -> MeshRead {
+        match self.read {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => read_mesh(&self.path, true),
+        }
+    }
+}
+
+/// [`crate::open`] of the level an import puts the mesh file `mesh` into; when it is an X-Ray
+/// file, `mesh` is read meanwhile on a thread of its own, for
+/// [`LevelFile::import_xray_ahead`] (an X-Ray import reads both before it compares them).
+///
+/// # Errors
+/// As [`crate::open`]; the mesh file's errors come from the import.
+pub fn open_for_import(path: &Path, mesh: &Path) -> Result<(LevelFile, Option<MeshAhead>)> {
+    let file = crate::level_path(path)?;
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
+        path: file.clone(),
+        source,
+    })?;
+    let ahead =
+        (crate::Engine::sniff(&bytes) == Some(crate::Engine::Xray)).then(|| MeshAhead::start(mesh));
+    let level = crate::from_bytes(file, bytes, true, levelgeom_binary::Limits::DEFAULT)?;
+    Ok((level, ahead))
+}
+
 /// The X-Ray importer's view of a level's files.
 fn xray_base_of<'a>(
     files: &'a levelgeom_xray::LevelFiles,
@@ -752,15 +839,51 @@ impl LevelFile {
     /// `to_version` other than 4, 5, 8–14, or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
+        self.import_xray_read(mesh, None, opts)
+    }
+
+    /// [`LevelFile::import_xray`] of the mesh file `ahead` has been reading since
+    /// [`open_for_import`] opened this level.
+    ///
+    /// # Errors
+    /// As [`LevelFile::import_xray`].
+    pub fn import_xray_ahead(
+        &self,
+        ahead: MeshAhead,
+        opts: &XrayImportOptions,
+    ) -> Result<XrayImportReport> {
+        let mesh = ahead.path.clone();
+        self.import_xray_read(&mesh, Some(ahead), opts)
+    }
+
+    /// [`LevelFile::import_xray`] of `mesh`, read by `ahead` when given.
+    fn import_xray_read(
+        &self,
+        mesh: &Path,
+        ahead: Option<MeshAhead>,
+        opts: &XrayImportOptions,
+    ) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         // the base's reference geometry depends on the base alone: made while the mesh file
         // is read (on failure the import makes it again, and reports in its own order)
-        let (imported, reference) = rayon::join(
-            || read_mesh(mesh, true),
-            || levelgeom_xray::import::reference(xray_base_of(files, geom)),
-        );
+        let (imported, mut reference) = match ahead {
+            Some(ahead) => {
+                let reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
+                (ahead.join(), reference)
+            }
+            None => {
+                let mut reference = Ok(None);
+                let imported = rayon::in_place_scope(|s| {
+                    s.spawn(|_| {
+                        grow_thread_heap(REFERENCE_HEAP);
+                        reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
+                    });
+                    read_mesh(mesh, true)
+                });
+                (imported, reference)
+            }
+        };
         let (mut imported, deferred) = imported?;
-        let mut reference = reference;
         // a GLB's other attributes are read for the meshes the import reads them of: not
         // those of visuals found unchanged (an unedited export reads none)
         if let Some(mut deferred) = deferred {

@@ -52,7 +52,7 @@ pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    named_xray_level, write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit,
+    named_xray_level, open_for_import, write_level_folder, MeshAhead, ImportOptions, ImportReport, ImportSummary, ProbeHit,
     ProbeKind, SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
     MAX_PROBE_COORD,
 };
@@ -148,7 +148,17 @@ pub fn open(path: &Path) -> Result<LevelFile> {
 /// # Errors
 /// As [`open`].
 pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
-    let file = if path.is_dir() {
+    let file = level_path(path)?;
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
+        path: file.clone(),
+        source,
+    })?;
+    from_bytes(file, bytes, true, limits)
+}
+
+/// The file [`open`] reads of `path`: `path` itself, or an X-Ray level folder's `level`.
+fn level_path(path: &Path) -> Result<PathBuf> {
+    Ok(if path.is_dir() {
         let level = path.join("level");
         if !level.is_file() {
             return Err(Error::Unsupported {
@@ -161,12 +171,7 @@ pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
         level
     } else {
         path.to_path_buf()
-    };
-    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
-        path: file.clone(),
-        source,
-    })?;
-    from_bytes(file, bytes, true, limits)
+    })
 }
 
 /// Open a level from bytes in memory; `name` is what messages call it. No files beside it are
