@@ -729,6 +729,57 @@ pub fn open_for_import(path: &Path, mesh: &Path) -> Result<(LevelFile, Option<Me
     Ok((level, ahead))
 }
 
+/// True when `written` is the geom file `read` as it was read, without warnings: then writing
+/// it gives the file's bytes (the writers' rule: an unchanged parse writes its input byte for
+/// byte), which [`LevelFile::import_xray`] hands on as they are.
+fn unchanged_geom(read: &levelgeom_xray::files::GeomFile, written: &levelgeom_xray::Geom) -> bool {
+    read.warnings.is_empty() && *written == read.geom
+}
+
+/// The bytes of a file an X-Ray import writes ([`XrayImportReport::files`]): made by the
+/// import, or, for a file it left as it was, the input's own (shared with the opened level,
+/// not copied).
+#[derive(Clone, PartialEq, Eq)]
+pub struct FileBytes(std::sync::Arc<Vec<u8>>);
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for FileBytes {
+    fn from(bytes: Vec<u8>) -> FileBytes {
+        FileBytes(std::sync::Arc::new(bytes))
+    }
+}
+
+impl PartialEq<Vec<u8>> for FileBytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<[u8]> for FileBytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.0[..] == *other
+    }
+}
+
+impl std::fmt::Debug for FileBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FileBytes({} bytes)", self.0.len())
+    }
+}
+
 /// The X-Ray importer's view of a level's files.
 fn xray_base_of<'a>(
     files: &'a levelgeom_xray::LevelFiles,
@@ -769,7 +820,7 @@ pub struct XrayImportReport {
     /// The new files, `(name, bytes)`: `level`, `level.geom`, and `level.geomx` /
     /// `level.cform` / `level.hom` / `level.som` when the level has them (the occluders only
     /// for a build whose engine reads them).
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: Vec<(String, FileBytes)>,
     /// What the engine's importer did.
     pub summary: XraySummary,
     /// Where the collision came from (`--collision` file, or the base's cform).
@@ -999,6 +1050,17 @@ impl LevelFile {
         })
     }
 
+    /// The bytes of this level's `level` file when `written` is that file as it was read
+    /// without warnings ([`unchanged_geom`]'s rule).
+    fn unchanged_level(
+        &self,
+        files: &levelgeom_xray::LevelFiles,
+        written: &levelgeom_xray::Level,
+    ) -> Option<FileBytes> {
+        (self.path == files.level_path && files.warnings.is_empty() && *written == files.level)
+            .then(|| FileBytes(std::sync::Arc::clone(&self.bytes)))
+    }
+
     /// The X-Ray import of `edit.scene` (named `edit.source` in errors) into `files`.
     fn import_xray_scene(
         &self,
@@ -1056,29 +1118,40 @@ impl LevelFile {
         let mut out = out;
         let ai_details = ai_details_out(files, &mut out, scene, base, opts, &mut warnings)?;
         let ahead = packed_ahead.map_or_else(Vec::new, |f| f());
-        let mut files_out = vec![(
-            "level".to_string(),
-            write("level", out.level.to_bytes_with(&ahead))?,
-        )];
+        // a file the import left as it was read (without warnings: nothing tolerated, so
+        // writing it gives its bytes) is its input's bytes, shared instead of written again
+        let level = match self.unchanged_level(files, &out.level) {
+            Some(bytes) => bytes,
+            None => write("level", out.level.to_bytes_with(&ahead))?.into(),
+        };
+        let mut files_out = vec![("level".to_string(), level)];
         if !out.geom.chunks.is_empty() {
-            files_out.push((
-                "level.geom".to_string(),
-                write("level.geom", out.geom.to_bytes())?,
-            ));
+            let geom = match files.geom.as_ref().filter(|g| unchanged_geom(g, &out.geom)) {
+                Some(g) => FileBytes(std::sync::Arc::clone(&g.bytes)),
+                None => write("level.geom", out.geom.to_bytes())?.into(),
+            };
+            files_out.push(("level.geom".to_string(), geom));
         }
         if let Some(g) = &out.geomx {
-            files_out.push(("level.geomx".into(), write("level.geomx", g.to_bytes())?));
+            let geomx = match files.geomx.as_ref().filter(|x| unchanged_geom(x, g)) {
+                Some(x) => FileBytes(std::sync::Arc::clone(&x.bytes)),
+                None => write("level.geomx", g.to_bytes())?.into(),
+            };
+            files_out.push(("level.geomx".into(), geomx));
         }
         if let Some(c) = &out.cform {
-            files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
+            files_out.push((
+                "level.cform".into(),
+                write("level.cform", c.to_bytes())?.into(),
+            ));
         }
         if let Some(h) = &out.hom {
-            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?));
+            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?.into()));
         }
         if let Some(s) = &out.som {
-            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?));
+            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?.into()));
         }
-        files_out.extend(ai_details);
+        files_out.extend(ai_details.into_iter().map(|(n, b)| (n, b.into())));
         warnings.extend(out.summary.warnings.iter().cloned());
         // XRLC 4–9 keep the collision inside `level`: say where it went
         let embedded = out.cform.is_none()
@@ -1162,17 +1235,17 @@ fn ai_details_out(
 /// the folder they go into (as xrLC wrote the level's name there); `None` when there is
 /// nothing to fill (a 4-byte header, or the source's name kept).
 pub fn named_xray_level(
-    files: &[(String, Vec<u8>)],
+    files: &[(String, FileBytes)],
     outdir: &Path,
-) -> Option<Vec<(String, Vec<u8>)>> {
+) -> Option<Vec<(String, FileBytes)>> {
     let name = outdir.file_name()?.to_string_lossy().into_owned();
     let k = files.iter().position(|(n, _)| n == "level")?;
-    let mut bytes = files[k].1.clone();
+    let mut bytes = files[k].1.to_vec();
     if !levelgeom_xray::level::fill_header_name(&mut bytes, &name) {
         return None;
     }
     let mut out = files.to_vec();
-    out[k].1 = bytes;
+    out[k].1 = bytes.into();
     Some(out)
 }
 
@@ -1189,9 +1262,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// # Errors
 /// [`Error::Io`] naming the path: the folder is an input's folder, is not empty (without
 /// `force`), is not a folder, or cannot be written (then it is left as it was).
-pub fn write_level_folder(
+pub fn write_level_folder<B: AsRef<[u8]>>(
     outdir: &Path,
-    files: &[(String, Vec<u8>)],
+    files: &[(String, B)],
     protect: &[PathBuf],
     force: bool,
 ) -> Result<Vec<(PathBuf, u64)>> {
@@ -1244,13 +1317,13 @@ pub fn write_level_folder(
     }
     let tmp = Staging::beside(outdir).map_err(io)?;
     for (name, bytes) in files {
-        tmp.write(name, bytes).map_err(io)?;
+        tmp.write(name, bytes.as_ref()).map_err(io)?;
     }
     let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
     tmp.commit(&names, &[]).map_err(io)?;
     Ok(files
         .iter()
-        .map(|(n, b)| (outdir.join(n), b.len() as u64))
+        .map(|(n, b)| (outdir.join(n), b.as_ref().len() as u64))
         .collect())
 }
 

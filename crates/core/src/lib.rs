@@ -52,9 +52,9 @@ pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    named_xray_level, open_for_import, write_level_folder, MeshAhead, ImportOptions, ImportReport, ImportSummary, ProbeHit,
-    ProbeKind, SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
-    MAX_PROBE_COORD,
+    named_xray_level, open_for_import, write_level_folder, FileBytes, ImportOptions, ImportReport,
+    ImportSummary, MeshAhead, ProbeHit, ProbeKind, SampleReport, XrayImportOptions,
+    XrayImportReport, XraySummary, Zones, MAX_PROBE_COORD,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
