@@ -955,10 +955,10 @@ impl LevelFile {
                 (imported, reference)
             }
         };
-        let (mut imported, deferred) = imported?;
+        let (mut imported, mut deferred) = imported?;
         // a GLB's other attributes are read for the meshes the import reads them of: not
         // those of visuals found unchanged (an unedited export reads none)
-        if let Some(mut deferred) = deferred {
+        if let Some(deferred) = &mut deferred {
             let which = match &mut reference {
                 Ok(Some(r)) => levelgeom_xray::import::meshes_to_read(r, &imported.scene),
                 _ => vec![true; imported.scene.meshes.len()],
@@ -1012,6 +1012,8 @@ impl LevelFile {
             opts,
         )?;
         report.inputs = inputs;
+        // the mesh file's scene and bytes are freed while the files are written
+        crate::export::drop_aside((imported, deferred, collision));
         Ok(report)
     }
 
@@ -1186,9 +1188,21 @@ impl LevelFile {
         } else {
             collision_from
         };
+        let levelgeom_xray::import::Imported {
+            level,
+            geom,
+            geomx,
+            cform,
+            hom,
+            som,
+            edits,
+            summary,
+        } = out;
+        // what the files were made of is freed while they are written
+        crate::export::drop_aside((level, geom, geomx, cform, hom, som, edits));
         Ok(XrayImportReport {
             files: files_out,
-            summary: out.summary,
+            summary,
             collision_from,
             warnings,
             inputs: Vec::new(),
