@@ -14,7 +14,7 @@
 //! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files (and previews) written into a folder, all or nothing |
 //! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
-//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them) |
+//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them); [`open_for_import`] reads the mesh file while it opens the level, for [`LevelFile::import_xray_ahead`] |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //! | [`LevelFile::extract`] | a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest |
 //! | [`LevelFile::replace`] | edited strings, sounds and zones back into a WAD, everything else byte for byte |
