@@ -642,9 +642,8 @@ fn packed_ahead(
     }
 }
 
-/// About what the reference geometry of a large level allocates (positions, normals and
-/// indices of the 2,000-visual generated level: ~23 MB), for [`grow_thread_heap`].
-const REFERENCE_HEAP: usize = 24 << 20;
+/// At most how much [`grow_thread_heap`] grows a heap by (glibc's thread heaps hold 64 MiB).
+const HEAP_AHEAD_MAX: usize = 48 << 20;
 
 /// Let this thread's heap grow by `bytes` at once. glibc gives each thread but the main one a
 /// heap of its own, which it grows with one `mprotect` per allocation past its top, page by
@@ -656,15 +655,11 @@ const REFERENCE_HEAP: usize = 24 << 20;
 /// allocator) it costs a few hundred allocations.
 fn grow_thread_heap(bytes: usize) {
     const BLOCK: usize = 96 << 10;
-    let blocks: Vec<Vec<u8>> = (0..bytes / BLOCK)
+    let blocks: Vec<Vec<u8>> = (0..bytes.min(HEAP_AHEAD_MAX) / BLOCK)
         .map(|_| Vec::with_capacity(BLOCK))
         .collect();
     drop(std::hint::black_box(blocks));
 }
-
-/// About what reading a large mesh file allocates (the positions and indices of the
-/// 2,000-visual generated level's export, and its document: ~20 MB), for [`grow_thread_heap`].
-const MESH_HEAP: usize = 20 << 20;
 
 /// A mesh file being read, as an X-Ray import reads it, on a thread of its own while the level
 /// it goes into is opened ([`open_for_import`]); [`LevelFile::import_xray_ahead`] takes it.
@@ -692,7 +687,10 @@ impl MeshAhead {
             .spawn({
                 let path = path.clone();
                 move || {
-                    grow_thread_heap(MESH_HEAP);
+                    // the positions and indices read of a GLB, its document: about half the
+                    // file (20 MB of the 2,000-visual generated level's 38.6 MB export)
+                    let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+                    grow_thread_heap(usize::try_from(len / 2).unwrap_or(usize::MAX));
                     read_mesh(&path, true)
                 }
             })
@@ -947,7 +945,9 @@ impl LevelFile {
                 let mut reference = Ok(None);
                 let imported = rayon::in_place_scope(|s| {
                     s.spawn(|_| {
-                        grow_thread_heap(REFERENCE_HEAP);
+                        // positions, normals and indices: about the geom file's size (23 MB
+                        // of the 2,000-visual generated level's 21.8 MB level.geom)
+                        grow_thread_heap(files.geom.as_ref().map_or(0, |g| g.bytes.len()));
                         reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
                     });
                     read_mesh(mesh, true)
