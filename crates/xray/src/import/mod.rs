@@ -710,19 +710,18 @@ fn claims(
             nodes: edited.nodes.len(),
         });
     }
-    // a position that is not a number would be written into the level as it is
-    for (i, node) in edited.nodes.iter().enumerate() {
-        if e_excl[i] {
-            continue;
-        }
-        if mapping::places_non_finite(edited, i, e_worlds) {
-            return Err(ImportError::Node {
-                node: node.name.clone(),
-                message: "has positions that are not finite numbers (its matrix or \
-                          vertices); nothing was written"
-                    .into(),
-            });
-        }
+    // a position that is not a number would be written into the level as it is (the nodes
+    // checked in parallel; the first in node order named)
+    let non_finite = (0..edited.nodes.len())
+        .into_par_iter()
+        .position_first(|i| !e_excl[i] && mapping::places_non_finite(edited, i, e_worlds));
+    if let Some(node) = non_finite.and_then(|i| edited.nodes.get(i)) {
+        return Err(ImportError::Node {
+            node: node.name.clone(),
+            message: "has positions that are not finite numbers (its matrix or vertices); \
+                      nothing was written"
+                .into(),
+        });
     }
     Ok((claims, new_nodes))
 }
