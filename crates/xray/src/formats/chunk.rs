@@ -634,16 +634,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn packed_ahead_holds_the_packed_payload_of_its_value() {
+        let p = Packed::new(b"abcabcabcabc".to_vec(), |v, w| {
+            w.bytes(v);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(lzhuf::decompress(&p.stored).unwrap(), b"abcabcabcabc");
+    }
+
+    #[test]
     fn a_chunk_packed_ahead_is_taken_only_for_its_own_payload() {
         // marker bytes no packing would make, to see which chunk took them
         let ahead = [Packed {
             value: b"vertex bytes".to_vec(),
             stored: b"MARK".to_vec(),
         }];
+        // a chunk read with stored bytes that still decode to its payload keeps them
+        let kept = lzhuf::compress(b"vertex bytes").unwrap();
         let chunks = vec![
             Framed::plain(9 | COMPRESSED, b"vertex bytes".to_vec()),
             Framed::plain(10 | COMPRESSED, b"vertex bytes!".to_vec()),
             Framed::plain(11, b"vertex bytes".to_vec()),
+            Framed {
+                raw_id: 12 | COMPRESSED,
+                stored: Some(kept.clone()),
+                value: b"vertex bytes".to_vec(),
+            },
         ];
         let mut w = Writer::new();
         write_all_framed(&mut w, Context::Chunks, &chunks, &ahead, |v, w| {
@@ -658,6 +675,7 @@ mod tests {
             (9 | COMPRESSED, &b"MARK"[..]),
             (10 | COMPRESSED, &packed[..]),
             (11, &b"vertex bytes"[..]),
+            (12 | COMPRESSED, &kept[..]),
         ] {
             want.u32(id);
             want.u32(body.len() as u32);
