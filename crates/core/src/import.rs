@@ -845,7 +845,13 @@ impl LevelFile {
             // buffers and chunks are equal to them
             let (conv_tx, conv_rx) = std::sync::mpsc::sync_channel(1);
             let vertex = s.spawn(move || {
-                let converted = Converted::new(geom, from, to_version).ok().flatten();
+                // only where they are packed: for other builds the import re-encodes them
+                // itself; made here they were held beside the scene, raising the peak memory
+                // of `--to-version 13` by 10–16 MB (2,000 visuals) and 42 MB (8,000), with no
+                // CPU time saved (docs/benchmarks.md, round 5)
+                let converted = (to_version == 12)
+                    .then(|| Converted::new(geom, from, to_version).ok().flatten())
+                    .flatten();
                 // the import waits for this; a closed channel only means it went on without
                 let _ = conv_tx.send(converted.clone());
                 let vertex = (from, to_version);
