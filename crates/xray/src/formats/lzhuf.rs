@@ -1212,4 +1212,3 @@ mod tests {
         assert_eq!(decompress_with(&c, &enough).unwrap(), plain);
     }
 }
-

@@ -450,7 +450,9 @@ fn buffers_converted_ahead_are_taken_only_for_the_buffers_they_were_made_of() {
     assert!(written(&out) == written(&convert(&f, 13, false).unwrap()));
     // none made for a conversion that re-encodes no level.geom buffer
     assert!(Converted::new(&f.geom, 14, 14).unwrap().is_none());
-    assert!(Converted::new(&generated(13, false).geom, 13, 12).unwrap().is_none());
+    assert!(Converted::new(&generated(13, false).geom, 13, 12)
+        .unwrap()
+        .is_none());
 }
 
 #[test]
