@@ -854,8 +854,12 @@ impl LevelFile {
                     .flatten();
                 // the import waits for this; a closed channel only means it went on without
                 let _ = conv_tx.send(converted.clone());
-                let vertex = (from, to_version);
-                packed_ahead(geom, converted.as_ref(), vertex, Packable::Vertex)
+                packed_ahead(
+                    geom,
+                    converted.as_ref(),
+                    (from, to_version),
+                    Packable::Vertex,
+                )
             });
             let others =
                 s.spawn(move || packed_ahead(geom, None, (from, to_version), Packable::Others));
