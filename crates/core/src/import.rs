@@ -618,28 +618,35 @@ struct XrayEdit<'s> {
     source: String,
     /// The base's reference geometry when it was made beforehand.
     reference: Option<levelgeom_xray::import::Reference>,
-    /// Payloads packed beforehand, for the written files' compressed chunks
+    /// The base's vertex buffers re-encoded beforehand for the conversion
+    /// ([`levelgeom_xray::import::Prepared::converted`]).
+    converted: Option<levelgeom_xray::import::ConvertedAhead<'s>>,
+    /// Chunks packed beforehand, for the written files' compressed chunks of equal value
     /// ([`levelgeom_xray::chunk::Packed`]); waited for when the files are written.
     packed_ahead: Option<PackedAhead<'s>>,
 }
 
-/// The payloads a thread is packing beside the import, given when it is done.
-type PackedAhead<'s> = Box<dyn FnOnce() -> Vec<levelgeom_xray::chunk::Packed> + 's>;
+/// The chunks threads are packing beside the import, given when they are done.
+type PackedAhead<'s> = Box<dyn FnOnce() -> Vec<Packed> + 's>;
 
-/// The base's payload that a conversion to `to` will pack
-/// ([`levelgeom_xray::import::convert::packed_payload`]), packed; none when the conversion
-/// packs none (or cannot be made: the conversion itself reports why).
+/// A `level` chunk packed ahead.
+type Packed = levelgeom_xray::chunk::Packed<levelgeom_xray::level::LevelChunk>;
+
+/// The chunks of `which` that a conversion of the base (its `level.geom` `geom`, of build
+/// `from`; `converted`: its vertex buffers re-encoded) to `to` will pack
+/// ([`levelgeom_xray::import::convert::packed_chunks`]), packed; none when the conversion
+/// packs none (or they cannot be made: the conversion itself reports why).
 fn packed_ahead(
     geom: &levelgeom_xray::Geom,
-    from: u16,
-    to: u16,
-) -> Vec<levelgeom_xray::chunk::Packed> {
-    match levelgeom_xray::import::convert::packed_payload(geom, from, to) {
-        Ok(Some(plain)) => levelgeom_xray::chunk::Packed::new(plain)
-            .into_iter()
-            .collect(),
-        Ok(None) | Err(_) => Vec::new(),
-    }
+    converted: Option<&levelgeom_xray::import::convert::Converted>,
+    (from, to): (u16, u16),
+    which: levelgeom_xray::import::convert::Packable,
+) -> Vec<Packed> {
+    levelgeom_xray::import::convert::packed_chunks(geom, converted, from, to, which)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| levelgeom_xray::level::pack_ahead(c).ok())
+        .collect()
 }
 
 /// At most how much [`grow_thread_heap`] grows a heap by (glibc's thread heaps hold 64 MiB).
@@ -1007,6 +1014,7 @@ impl LevelFile {
                 warnings,
                 source: mesh.display().to_string(),
                 reference: reference.ok().flatten(),
+                converted: None,
                 packed_ahead: None,
             },
             opts,
@@ -1027,10 +1035,31 @@ impl LevelFile {
         let (files, geom) = self.xray_base("convert")?;
         let from = files.level.header().map_or(0, |h| h.version);
         std::thread::scope(|s| {
-            // what the conversion packs (XRLC 12's vertex buffers) follows from the base's
-            // level.geom alone: packed on other threads while the scene is made and imported
-            // back, and used if the written chunk's payload is the same bytes
-            let ahead = s.spawn(move || packed_ahead(geom, from, to_version));
+            use levelgeom_xray::import::convert::{Converted, Packable};
+            // the vertex buffers' re-encoding and what the conversion packs (XRLC 12's
+            // buffer chunks) follow from the base's level.geom alone: made on other threads
+            // while the scene is made and imported back, and used where the import's own
+            // buffers and chunks are equal to them
+            let (conv_tx, conv_rx) = std::sync::mpsc::sync_channel(1);
+            let vertex = s.spawn(move || {
+                // only where they are packed: for other builds the import re-encodes them
+                // itself; made here they were held beside the scene, raising the peak memory
+                // of `--to-version 13` by 10–16 MB (2,000 visuals) and 42 MB (8,000), with no
+                // CPU time saved (docs/benchmarks.md, round 5)
+                let converted = (to_version == 12)
+                    .then(|| Converted::new(geom, from, to_version).ok().flatten())
+                    .flatten();
+                // the import waits for this; a closed channel only means it went on without
+                let _ = conv_tx.send(converted.clone());
+                packed_ahead(
+                    geom,
+                    converted.as_ref(),
+                    (from, to_version),
+                    Packable::Vertex,
+                )
+            });
+            let others =
+                s.spawn(move || packed_ahead(geom, None, (from, to_version), Packable::Others));
             let scene = levelgeom_xray::to_scene(
                 &files.level,
                 geom,
@@ -1061,8 +1090,13 @@ impl LevelFile {
                         xray_base_of(files, geom),
                         &scene,
                     ),
+                    converted: Some(Box::new(move || conv_rx.recv().ok().flatten())),
                     // a panic there only loses the head start
-                    packed_ahead: Some(Box::new(move || ahead.join().unwrap_or_default())),
+                    packed_ahead: Some(Box::new(move || {
+                        let mut packed = vertex.join().unwrap_or_default();
+                        packed.extend(others.join().unwrap_or_default());
+                        packed
+                    })),
                 },
                 &XrayImportOptions {
                     to_version: Some(to_version),
@@ -1099,10 +1133,11 @@ impl LevelFile {
             mut warnings,
             source,
             reference,
+            converted,
             packed_ahead,
         } = edit;
         let base = xray_base_of(files, geom);
-        let out = levelgeom_xray::import::import_with(
+        let out = levelgeom_xray::import::import_prepared(
             base,
             scene,
             collision,
@@ -1111,7 +1146,10 @@ impl LevelFile {
                 to_version: opts.to_version,
                 allow_loss: opts.allow_loss,
             },
-            reference,
+            levelgeom_xray::import::Prepared {
+                reference,
+                converted,
+            },
         )
         .and_then(|mut out| {
             levelgeom_xray::import::occluders::follow(
