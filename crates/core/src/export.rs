@@ -221,13 +221,14 @@ impl LevelFile {
     }
 }
 
-/// Drop a scene on a thread of its own: freeing the vectors of thousands of meshes takes
-/// milliseconds that an export (its files already written) need not wait for; a process that
+/// Drop a scene (or what else an export or import is done with) on a thread of its own:
+/// freeing the vectors of thousands of meshes takes milliseconds that an export (its files
+/// already written) or an import (its files still to write) need not wait for; a process that
 /// ends meanwhile simply hands the memory back. Where no thread can be started, it is dropped
 /// here.
-fn drop_aside(scene: Scene) {
-    // on failure the closure, and with it the scene, is dropped by `spawn` itself
+pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
+    // on failure the closure, and with it the value, is dropped by `spawn` itself
     let _ = std::thread::Builder::new()
         .name("drop scene".into())
-        .spawn(move || drop(scene));
+        .spawn(move || drop(value));
 }

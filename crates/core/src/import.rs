@@ -618,27 +618,191 @@ struct XrayEdit<'s> {
     source: String,
     /// The base's reference geometry when it was made beforehand.
     reference: Option<levelgeom_xray::import::Reference>,
-    /// Payloads packed beforehand, for the written files' compressed chunks
+    /// The base's vertex buffers re-encoded beforehand for the conversion
+    /// ([`levelgeom_xray::import::Prepared::converted`]).
+    converted: Option<levelgeom_xray::import::ConvertedAhead<'s>>,
+    /// Chunks packed beforehand, for the written files' compressed chunks of equal value
     /// ([`levelgeom_xray::chunk::Packed`]); waited for when the files are written.
     packed_ahead: Option<PackedAhead<'s>>,
 }
 
-/// The payloads a thread is packing beside the import, given when it is done.
-type PackedAhead<'s> = Box<dyn FnOnce() -> Vec<levelgeom_xray::chunk::Packed> + 's>;
+/// The chunks threads are packing beside the import, given when they are done.
+type PackedAhead<'s> = Box<dyn FnOnce() -> Vec<Packed> + 's>;
 
-/// The base's payload that a conversion to `to` will pack
-/// ([`levelgeom_xray::import::convert::packed_payload`]), packed; none when the conversion
-/// packs none (or cannot be made: the conversion itself reports why).
+/// A `level` chunk packed ahead.
+type Packed = levelgeom_xray::chunk::Packed<levelgeom_xray::level::LevelChunk>;
+
+/// The chunks of `which` that a conversion of the base (its `level.geom` `geom`, of build
+/// `from`; `converted`: its vertex buffers re-encoded) to `to` will pack
+/// ([`levelgeom_xray::import::convert::packed_chunks`]), packed; none when the conversion
+/// packs none (or they cannot be made: the conversion itself reports why).
 fn packed_ahead(
     geom: &levelgeom_xray::Geom,
-    from: u16,
-    to: u16,
-) -> Vec<levelgeom_xray::chunk::Packed> {
-    match levelgeom_xray::import::convert::packed_payload(geom, from, to) {
-        Ok(Some(plain)) => levelgeom_xray::chunk::Packed::new(plain)
-            .into_iter()
-            .collect(),
-        Ok(None) | Err(_) => Vec::new(),
+    converted: Option<&levelgeom_xray::import::convert::Converted>,
+    (from, to): (u16, u16),
+    which: levelgeom_xray::import::convert::Packable,
+) -> Vec<Packed> {
+    levelgeom_xray::import::convert::packed_chunks(geom, converted, from, to, which)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| levelgeom_xray::level::pack_ahead(c).ok())
+        .collect()
+}
+
+/// At most how much [`grow_thread_heap`] grows a heap by (glibc's thread heaps hold 64 MiB).
+const HEAP_AHEAD_MAX: usize = 48 << 20;
+
+/// Let this thread's heap grow by `bytes` at once. glibc gives each thread but the main one a
+/// heap of its own, which it grows with one `mprotect` per allocation past its top, page by
+/// page (the pool's workers made ~5,000 such calls each in an import of the 2,000-visual
+/// generated level: ~10 % of its time); it keeps what it made writable when memory is freed.
+/// So blocks under its mmap threshold (128 KiB at least), allocated and freed here, leave
+/// `bytes` writable for the allocations that follow. Only address space: the blocks are never
+/// written, and glibc hands their pages back as it trims the freed top. Elsewhere (another
+/// allocator) it costs a few hundred allocations.
+fn grow_thread_heap(bytes: usize) {
+    const BLOCK: usize = 96 << 10;
+    let blocks: Vec<Vec<u8>> = (0..bytes.min(HEAP_AHEAD_MAX) / BLOCK)
+        .map(|_| Vec::with_capacity(BLOCK))
+        .collect();
+    drop(std::hint::black_box(blocks));
+}
+
+/// A mesh file being read, as an X-Ray import reads it, on a thread of its own while the level
+/// it goes into is opened ([`open_for_import`]); [`LevelFile::import_xray_ahead`] takes it.
+pub struct MeshAhead {
+    path: PathBuf,
+    read: Option<std::thread::JoinHandle<MeshRead>>,
+}
+
+/// What [`read_mesh`] gives when it defers.
+type MeshRead = Result<(Imported, Option<levelgeom_import::Deferred>)>;
+
+impl std::fmt::Debug for MeshAhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MeshAhead({})", self.path.display())
+    }
+}
+
+impl MeshAhead {
+    /// Start reading `mesh` on a thread of its own (where none can be started, it is read
+    /// when joined).
+    fn start(mesh: &Path) -> MeshAhead {
+        let path = mesh.to_path_buf();
+        let read = std::thread::Builder::new()
+            .name("read mesh".into())
+            .spawn({
+                let path = path.clone();
+                move || {
+                    // the positions and indices read of a GLB, its document: about half the
+                    // file (20 MB of the 2,000-visual generated level's 38.6 MB export)
+                    let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+                    grow_thread_heap(usize::try_from(len / 2).unwrap_or(usize::MAX));
+                    read_mesh(&path, true)
+                }
+            })
+            .ok();
+        MeshAhead { path, read }
+    }
+
+    /// The mesh file as read (a panic of the reading thread goes on here).
+    fn join(self) -> MeshRead {
+        match self.read {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => read_mesh(&self.path, true),
+        }
+    }
+}
+
+/// [`crate::open`] of the level an import puts the mesh file `mesh` into; when it is an X-Ray
+/// file, `mesh` is read meanwhile on a thread of its own, for
+/// [`LevelFile::import_xray_ahead`] (an X-Ray import reads both before it compares them).
+///
+/// # Errors
+/// As [`crate::open`]; the mesh file's errors come from the import.
+pub fn open_for_import(path: &Path, mesh: &Path) -> Result<(LevelFile, Option<MeshAhead>)> {
+    let file = crate::level_path(path)?;
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
+        path: file.clone(),
+        source,
+    })?;
+    let ahead =
+        (crate::Engine::sniff(&bytes) == Some(crate::Engine::Xray)).then(|| MeshAhead::start(mesh));
+    let level = crate::from_bytes(file, bytes, true, levelgeom_binary::Limits::DEFAULT)?;
+    Ok((level, ahead))
+}
+
+/// True when `written` is the geom file `read` as it was read, without warnings: then writing
+/// it gives the file's bytes (the writers' rule: an unchanged parse writes its input byte for
+/// byte), which [`LevelFile::import_xray`] hands on as they are.
+fn unchanged_geom(read: &levelgeom_xray::files::GeomFile, written: &levelgeom_xray::Geom) -> bool {
+    use levelgeom_xray::geom::GeomChunk;
+    // `==`, but vertex bytes still shared with the file read are the same without comparing
+    // them (an unedited import's 16 MB at 2,000 visuals)
+    let same_bytes = |a: &[u8], b: &[u8]| std::ptr::eq(a, b) || a == b;
+    let (a, b) = (&read.geom.chunks, &written.chunks);
+    read.warnings.is_empty()
+        && a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.raw_id == y.raw_id
+                && x.stored == y.stored
+                && match (&x.value, &y.value) {
+                    (GeomChunk::VertexBuffers(p), GeomChunk::VertexBuffers(q)) => {
+                        p.len() == q.len()
+                            && p.iter().zip(q).all(|(u, v)| {
+                                u.decl == v.decl
+                                    && u.count == v.count
+                                    && same_bytes(&u.data, &v.data)
+                            })
+                    }
+                    (p, q) => p == q,
+                }
+        })
+}
+
+/// The bytes of a file an X-Ray import writes ([`XrayImportReport::files`]): made by the
+/// import, or, for a file it left as it was, the input's own (shared with the opened level,
+/// not copied).
+#[derive(Clone, PartialEq, Eq)]
+pub struct FileBytes(std::sync::Arc<Vec<u8>>);
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for FileBytes {
+    fn from(bytes: Vec<u8>) -> FileBytes {
+        FileBytes(std::sync::Arc::new(bytes))
+    }
+}
+
+impl PartialEq<Vec<u8>> for FileBytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<[u8]> for FileBytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.0[..] == *other
+    }
+}
+
+impl std::fmt::Debug for FileBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FileBytes({} bytes)", self.0.len())
     }
 }
 
@@ -682,7 +846,7 @@ pub struct XrayImportReport {
     /// The new files, `(name, bytes)`: `level`, `level.geom`, and `level.geomx` /
     /// `level.cform` / `level.hom` / `level.som` when the level has them (the occluders only
     /// for a build whose engine reads them).
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: Vec<(String, FileBytes)>,
     /// What the engine's importer did.
     pub summary: XraySummary,
     /// Where the collision came from (`--collision` file, or the base's cform).
@@ -752,18 +916,56 @@ impl LevelFile {
     /// `to_version` other than 4, 5, 8–14, or a lossy conversion without
     /// `allow_loss`; values that do not fit.
     pub fn import_xray(&self, mesh: &Path, opts: &XrayImportOptions) -> Result<XrayImportReport> {
+        self.import_xray_read(mesh, None, opts)
+    }
+
+    /// [`LevelFile::import_xray`] of the mesh file `ahead` has been reading since
+    /// [`open_for_import`] opened this level.
+    ///
+    /// # Errors
+    /// As [`LevelFile::import_xray`].
+    pub fn import_xray_ahead(
+        &self,
+        ahead: MeshAhead,
+        opts: &XrayImportOptions,
+    ) -> Result<XrayImportReport> {
+        let mesh = ahead.path.clone();
+        self.import_xray_read(&mesh, Some(ahead), opts)
+    }
+
+    /// [`LevelFile::import_xray`] of `mesh`, read by `ahead` when given.
+    fn import_xray_read(
+        &self,
+        mesh: &Path,
+        ahead: Option<MeshAhead>,
+        opts: &XrayImportOptions,
+    ) -> Result<XrayImportReport> {
         let (files, geom) = self.xray_base("import_xray")?;
         // the base's reference geometry depends on the base alone: made while the mesh file
         // is read (on failure the import makes it again, and reports in its own order)
-        let (imported, reference) = rayon::join(
-            || read_mesh(mesh, true),
-            || levelgeom_xray::import::reference(xray_base_of(files, geom)),
-        );
-        let (mut imported, deferred) = imported?;
-        let mut reference = reference;
+        let (imported, mut reference) = match ahead {
+            Some(ahead) => {
+                let reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
+                (ahead.join(), reference)
+            }
+            None => {
+                let mut reference = Ok(None);
+                let imported = rayon::in_place_scope(|s| {
+                    s.spawn(|_| {
+                        // positions, normals and indices: about the geom file's size (23 MB
+                        // of the 2,000-visual generated level's 21.8 MB level.geom)
+                        grow_thread_heap(files.geom.as_ref().map_or(0, |g| g.bytes.len()));
+                        reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
+                    });
+                    read_mesh(mesh, true)
+                });
+                (imported, reference)
+            }
+        };
+        let (mut imported, mut deferred) = imported?;
         // a GLB's other attributes are read for the meshes the import reads them of: not
         // those of visuals found unchanged (an unedited export reads none)
-        if let Some(mut deferred) = deferred {
+        if let Some(deferred) = &mut deferred {
             let which = match &mut reference {
                 Ok(Some(r)) => levelgeom_xray::import::meshes_to_read(r, &imported.scene),
                 _ => vec![true; imported.scene.meshes.len()],
@@ -812,11 +1014,14 @@ impl LevelFile {
                 warnings,
                 source: mesh.display().to_string(),
                 reference: reference.ok().flatten(),
+                converted: None,
                 packed_ahead: None,
             },
             opts,
         )?;
         report.inputs = inputs;
+        // the mesh file's scene and bytes are freed while the files are written
+        crate::export::drop_aside((imported, deferred, collision));
         Ok(report)
     }
 
@@ -830,10 +1035,31 @@ impl LevelFile {
         let (files, geom) = self.xray_base("convert")?;
         let from = files.level.header().map_or(0, |h| h.version);
         std::thread::scope(|s| {
-            // what the conversion packs (XRLC 12's vertex buffers) follows from the base's
-            // level.geom alone: packed on other threads while the scene is made and imported
-            // back, and used if the written chunk's payload is the same bytes
-            let ahead = s.spawn(move || packed_ahead(geom, from, to_version));
+            use levelgeom_xray::import::convert::{Converted, Packable};
+            // the vertex buffers' re-encoding and what the conversion packs (XRLC 12's
+            // buffer chunks) follow from the base's level.geom alone: made on other threads
+            // while the scene is made and imported back, and used where the import's own
+            // buffers and chunks are equal to them
+            let (conv_tx, conv_rx) = std::sync::mpsc::sync_channel(1);
+            let vertex = s.spawn(move || {
+                // only where they are packed: for other builds the import re-encodes them
+                // itself; made here they were held beside the scene, raising the peak memory
+                // of `--to-version 13` by 10–16 MB (2,000 visuals) and 42 MB (8,000), with no
+                // CPU time saved (docs/benchmarks.md, round 5)
+                let converted = (to_version == 12)
+                    .then(|| Converted::new(geom, from, to_version).ok().flatten())
+                    .flatten();
+                // the import waits for this; a closed channel only means it went on without
+                let _ = conv_tx.send(converted.clone());
+                packed_ahead(
+                    geom,
+                    converted.as_ref(),
+                    (from, to_version),
+                    Packable::Vertex,
+                )
+            });
+            let others =
+                s.spawn(move || packed_ahead(geom, None, (from, to_version), Packable::Others));
             let scene = levelgeom_xray::to_scene(
                 &files.level,
                 geom,
@@ -864,8 +1090,13 @@ impl LevelFile {
                         xray_base_of(files, geom),
                         &scene,
                     ),
+                    converted: Some(Box::new(move || conv_rx.recv().ok().flatten())),
                     // a panic there only loses the head start
-                    packed_ahead: Some(Box::new(move || ahead.join().unwrap_or_default())),
+                    packed_ahead: Some(Box::new(move || {
+                        let mut packed = vertex.join().unwrap_or_default();
+                        packed.extend(others.join().unwrap_or_default());
+                        packed
+                    })),
                 },
                 &XrayImportOptions {
                     to_version: Some(to_version),
@@ -874,6 +1105,17 @@ impl LevelFile {
                 },
             )
         })
+    }
+
+    /// The bytes of this level's `level` file when `written` is that file as it was read
+    /// without warnings ([`unchanged_geom`]'s rule).
+    fn unchanged_level(
+        &self,
+        files: &levelgeom_xray::LevelFiles,
+        written: &levelgeom_xray::Level,
+    ) -> Option<FileBytes> {
+        (self.path == files.level_path && files.warnings.is_empty() && *written == files.level)
+            .then(|| FileBytes(std::sync::Arc::clone(&self.bytes)))
     }
 
     /// The X-Ray import of `edit.scene` (named `edit.source` in errors) into `files`.
@@ -891,10 +1133,11 @@ impl LevelFile {
             mut warnings,
             source,
             reference,
+            converted,
             packed_ahead,
         } = edit;
         let base = xray_base_of(files, geom);
-        let out = levelgeom_xray::import::import_with(
+        let out = levelgeom_xray::import::import_prepared(
             base,
             scene,
             collision,
@@ -903,7 +1146,10 @@ impl LevelFile {
                 to_version: opts.to_version,
                 allow_loss: opts.allow_loss,
             },
-            reference,
+            levelgeom_xray::import::Prepared {
+                reference,
+                converted,
+            },
         )
         .and_then(|mut out| {
             levelgeom_xray::import::occluders::follow(
@@ -933,29 +1179,40 @@ impl LevelFile {
         let mut out = out;
         let ai_details = ai_details_out(files, &mut out, scene, base, opts, &mut warnings)?;
         let ahead = packed_ahead.map_or_else(Vec::new, |f| f());
-        let mut files_out = vec![(
-            "level".to_string(),
-            write("level", out.level.to_bytes_with(&ahead))?,
-        )];
+        // a file the import left as it was read (without warnings: nothing tolerated, so
+        // writing it gives its bytes) is its input's bytes, shared instead of written again
+        let level = match self.unchanged_level(files, &out.level) {
+            Some(bytes) => bytes,
+            None => write("level", out.level.to_bytes_with(&ahead))?.into(),
+        };
+        let mut files_out = vec![("level".to_string(), level)];
         if !out.geom.chunks.is_empty() {
-            files_out.push((
-                "level.geom".to_string(),
-                write("level.geom", out.geom.to_bytes())?,
-            ));
+            let geom = match files.geom.as_ref().filter(|g| unchanged_geom(g, &out.geom)) {
+                Some(g) => FileBytes(std::sync::Arc::clone(&g.bytes)),
+                None => write("level.geom", out.geom.to_bytes())?.into(),
+            };
+            files_out.push(("level.geom".to_string(), geom));
         }
         if let Some(g) = &out.geomx {
-            files_out.push(("level.geomx".into(), write("level.geomx", g.to_bytes())?));
+            let geomx = match files.geomx.as_ref().filter(|x| unchanged_geom(x, g)) {
+                Some(x) => FileBytes(std::sync::Arc::clone(&x.bytes)),
+                None => write("level.geomx", g.to_bytes())?.into(),
+            };
+            files_out.push(("level.geomx".into(), geomx));
         }
         if let Some(c) = &out.cform {
-            files_out.push(("level.cform".into(), write("level.cform", c.to_bytes())?));
+            files_out.push((
+                "level.cform".into(),
+                write("level.cform", c.to_bytes())?.into(),
+            ));
         }
         if let Some(h) = &out.hom {
-            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?));
+            files_out.push(("level.hom".into(), write("level.hom", h.to_bytes())?.into()));
         }
         if let Some(s) = &out.som {
-            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?));
+            files_out.push(("level.som".into(), write("level.som", s.to_bytes())?.into()));
         }
-        files_out.extend(ai_details);
+        files_out.extend(ai_details.into_iter().map(|(n, b)| (n, b.into())));
         warnings.extend(out.summary.warnings.iter().cloned());
         // XRLC 4–9 keep the collision inside `level`: say where it went
         let embedded = out.cform.is_none()
@@ -969,9 +1226,21 @@ impl LevelFile {
         } else {
             collision_from
         };
+        let levelgeom_xray::import::Imported {
+            level,
+            geom,
+            geomx,
+            cform,
+            hom,
+            som,
+            edits,
+            summary,
+        } = out;
+        // what the files were made of is freed while they are written
+        crate::export::drop_aside((level, geom, geomx, cform, hom, som, edits));
         Ok(XrayImportReport {
             files: files_out,
-            summary: out.summary,
+            summary,
             collision_from,
             warnings,
             inputs: Vec::new(),
@@ -1039,17 +1308,17 @@ fn ai_details_out(
 /// the folder they go into (as xrLC wrote the level's name there); `None` when there is
 /// nothing to fill (a 4-byte header, or the source's name kept).
 pub fn named_xray_level(
-    files: &[(String, Vec<u8>)],
+    files: &[(String, FileBytes)],
     outdir: &Path,
-) -> Option<Vec<(String, Vec<u8>)>> {
+) -> Option<Vec<(String, FileBytes)>> {
     let name = outdir.file_name()?.to_string_lossy().into_owned();
     let k = files.iter().position(|(n, _)| n == "level")?;
-    let mut bytes = files[k].1.clone();
+    let mut bytes = files[k].1.to_vec();
     if !levelgeom_xray::level::fill_header_name(&mut bytes, &name) {
         return None;
     }
     let mut out = files.to_vec();
-    out[k].1 = bytes;
+    out[k].1 = bytes.into();
     Some(out)
 }
 
@@ -1066,9 +1335,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// # Errors
 /// [`Error::Io`] naming the path: the folder is an input's folder, is not empty (without
 /// `force`), is not a folder, or cannot be written (then it is left as it was).
-pub fn write_level_folder(
+pub fn write_level_folder<B: AsRef<[u8]>>(
     outdir: &Path,
-    files: &[(String, Vec<u8>)],
+    files: &[(String, B)],
     protect: &[PathBuf],
     force: bool,
 ) -> Result<Vec<(PathBuf, u64)>> {
@@ -1121,13 +1390,13 @@ pub fn write_level_folder(
     }
     let tmp = Staging::beside(outdir).map_err(io)?;
     for (name, bytes) in files {
-        tmp.write(name, bytes).map_err(io)?;
+        tmp.write(name, bytes.as_ref()).map_err(io)?;
     }
     let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
     tmp.commit(&names, &[]).map_err(io)?;
     Ok(files
         .iter()
-        .map(|(n, b)| (outdir.join(n), b.len() as u64))
+        .map(|(n, b)| (outdir.join(n), b.as_ref().len() as u64))
         .collect())
 }
 

@@ -14,7 +14,7 @@
 //! | [`LevelFile::export`] | GLB, OBJ/MTL and PNG files (and previews) written into a folder, all or nothing |
 //! | [`LevelFile::render`] | a picture of the level (top, perspective or isometric view) |
 //! | [`LevelFile::import`] | an edited mesh (OBJ, glTF, GLB) put back into a WAD |
-//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them) |
+//! | [`LevelFile::import_xray`] | an edited export put back into an X-Ray level (its files in memory; [`write_level_folder`] writes them); [`open_for_import`] reads the mesh file while it opens the level, for [`LevelFile::import_xray_ahead`] |
 //! | [`LevelFile::probe`] | the collision surfaces over and under a point (WAD) |
 //! | [`LevelFile::extract`] | a WAD's sounds (WAV), strings (JSON, CSV), name and font (PNG), with a manifest |
 //! | [`LevelFile::replace`] | edited strings, sounds and zones back into a WAD, everything else byte for byte |
@@ -52,9 +52,9 @@ pub use error::{Error, Result};
 pub use export::{tally, ExportReport, RootSummary};
 pub use extract::{ExtractOptions, ExtractReport};
 pub use import::{
-    named_xray_level, write_level_folder, ImportOptions, ImportReport, ImportSummary, ProbeHit,
-    ProbeKind, SampleReport, XrayImportOptions, XrayImportReport, XraySummary, Zones,
-    MAX_PROBE_COORD,
+    named_xray_level, open_for_import, write_level_folder, FileBytes, ImportOptions, ImportReport,
+    ImportSummary, MeshAhead, ProbeHit, ProbeKind, SampleReport, XrayImportOptions,
+    XrayImportReport, XraySummary, Zones, MAX_PROBE_COORD,
 };
 pub use info::Info;
 pub use level::{CheckReport, LevelFile};
@@ -148,7 +148,17 @@ pub fn open(path: &Path) -> Result<LevelFile> {
 /// # Errors
 /// As [`open`].
 pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
-    let file = if path.is_dir() {
+    let file = level_path(path)?;
+    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
+        path: file.clone(),
+        source,
+    })?;
+    from_bytes(file, bytes, true, limits)
+}
+
+/// The file [`open`] reads of `path`: `path` itself, or an X-Ray level folder's `level`.
+fn level_path(path: &Path) -> Result<PathBuf> {
+    Ok(if path.is_dir() {
         let level = path.join("level");
         if !level.is_file() {
             return Err(Error::Unsupported {
@@ -161,12 +171,7 @@ pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
         level
     } else {
         path.to_path_buf()
-    };
-    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
-        path: file.clone(),
-        source,
-    })?;
-    from_bytes(file, bytes, true, limits)
+    })
 }
 
 /// Open a level from bytes in memory; `name` is what messages call it. No files beside it are

@@ -224,6 +224,9 @@ pub struct GeomFile {
     pub geom: Geom,
     /// Read warnings.
     pub warnings: Vec<Warning>,
+    /// The file's bytes (the geom's vertex buffers are ranges of them): what a writer that
+    /// changed nothing gives back.
+    pub bytes: std::sync::Arc<Vec<u8>>,
 }
 
 /// A `level` with the `level.geom` and `level.geomx` found beside it.
@@ -485,6 +488,7 @@ fn sibling(level_path: &Path, name: &str, limits: Limits) -> Result<Option<GeomF
         path,
         geom,
         warnings,
+        bytes,
     }))
 }
 

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use levelgeom_core::{Engine, ImportOptions, XrayImportOptions, Zones};
+use levelgeom_core::{Engine, ImportOptions, MeshAhead, XrayImportOptions, Zones};
 
 use crate::report;
 
@@ -88,7 +88,8 @@ pub struct Args {
 
 /// Run `import`.
 pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let base = levelgeom_core::open(&args.base)?;
+    // an X-Ray level's mesh file is read while the level is opened
+    let (base, ahead) = levelgeom_core::open_for_import(&args.base, &args.mesh)?;
     report::warnings(base.warnings());
     let wad = report::given([
         (args.rebuild, "--rebuild"),
@@ -106,7 +107,7 @@ pub fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<u8> {
     base.refuse_other_engines_options(&wad, &xray)?;
     match base.engine() {
         Engine::Wad => run_wad(&args, &base, out),
-        Engine::Xray => run_xray(&args, &base, out),
+        Engine::Xray => run_xray(&args, &base, ahead, out),
     }
 }
 
@@ -171,18 +172,20 @@ fn run_wad(
 fn run_xray(
     args: &Args,
     base: &levelgeom_core::LevelFile,
+    ahead: Option<MeshAhead>,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let r = base.import_xray(
-        &args.mesh,
-        &XrayImportOptions {
-            collision: args.collision.clone(),
-            delete_missing: args.delete_missing,
-            to_version: args.to_version,
-            allow_loss: args.allow_loss,
-            details_follow: args.details_follow,
-        },
-    )?;
+    let opts = XrayImportOptions {
+        collision: args.collision.clone(),
+        delete_missing: args.delete_missing,
+        to_version: args.to_version,
+        allow_loss: args.allow_loss,
+        details_follow: args.details_follow,
+    };
+    let r = match ahead {
+        Some(ahead) => base.import_xray_ahead(ahead, &opts)?,
+        None => base.import_xray(&args.mesh, &opts)?,
+    };
     let mut protect = vec![base.path().to_path_buf(), args.mesh.clone()];
     protect.extend(base.companions());
     protect.extend(r.inputs.iter().cloned());

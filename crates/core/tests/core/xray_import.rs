@@ -25,6 +25,43 @@ fn export(dir: &Path) {
         .unwrap();
 }
 
+/// `open_for_import` reads an X-Ray level's mesh file while it opens the level; importing what
+/// it read is importing the path: the same files (the fixture's bytes for its unedited export),
+/// inputs and errors. A WAD base reads nothing ahead.
+#[test]
+fn a_mesh_file_read_while_the_level_opens_imports_as_its_path_does() {
+    let d = tempfile::tempdir().unwrap();
+    export(&d.path().join("exp"));
+    let opts = XrayImportOptions::default();
+    let mesh = d.path().join("exp").join("level.glb");
+    let (level, ahead) = levelgeom_core::open_for_import(&fixture(), &mesh).unwrap();
+    let ahead = ahead.expect("an X-Ray level's mesh file is read ahead");
+    let r = level.import_xray_ahead(ahead, &opts).unwrap();
+    let by_path = level.import_xray(&mesh, &opts).unwrap();
+    assert_eq!(r.files, by_path.files);
+    assert_eq!(r.inputs, by_path.inputs);
+    for (name, bytes) in &r.files {
+        assert_eq!(
+            *bytes,
+            std::fs::read(fixture().join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let missing = d.path().join("nowhere.glb");
+    let (level, ahead) = levelgeom_core::open_for_import(&fixture(), &missing).unwrap();
+    let e = level
+        .import_xray_ahead(ahead.unwrap(), &opts)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        level.import_xray(&missing, &opts).unwrap_err().to_string()
+    );
+    assert!(e.contains("nowhere.glb"), "{e}");
+    let (_, ahead) = levelgeom_core::open_for_import(&crate::indep_wad(), &mesh).unwrap();
+    assert!(ahead.is_none());
+}
+
 #[test]
 fn the_library_export_imports_back_to_the_fixture_bytes() {
     let d = tempfile::tempdir().unwrap();

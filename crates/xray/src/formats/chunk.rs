@@ -364,7 +364,10 @@ pub fn write(
         w.bytes(payload);
         return Ok(());
     }
-    let body = pack(stored, payload, &[])?;
+    let body = match kept(stored, payload) {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(lzhuf::compress(payload)?),
+    };
     let size: u32 = fit(body.len(), || "chunk size".into())?;
     w.u32(raw_id);
     w.u32(size);
@@ -372,51 +375,76 @@ pub fn write(
     Ok(())
 }
 
-/// A chunk payload LZHUF-compressed ahead of time (on another thread, while the chunk's
-/// file was still being made): [`write_all_framed`] uses it for a compressed chunk whose
-/// payload turns out to be `plain`, byte for byte.
+/// A chunk's value with its payload LZHUF-compressed ahead of time (on another thread, while
+/// the file it goes into was still being made): [`write_all_framed`] uses the packed bytes for
+/// a compressed chunk without a stored payload whose value is equal to `value`, without
+/// serialising that chunk again. Equal values serialise to the same payload (the same `body`
+/// writes both), so the bytes are the ones packing the chunk would give.
 #[derive(Clone, Debug)]
-pub struct Packed {
-    plain: Vec<u8>,
+pub struct Packed<T> {
+    value: T,
     stored: Vec<u8>,
 }
 
-impl Packed {
-    /// `plain` LZHUF-compressed ([`lzhuf::compress`]).
+impl<T> Packed<T> {
+    /// `value`'s payload (serialised by `body`, the file's chunk writer) LZHUF-compressed
+    /// ([`lzhuf::compress`]).
     ///
     /// # Errors
-    /// A payload of 4 GiB or more (`uncompressed size`).
-    pub fn new(plain: Vec<u8>) -> Result<Packed, WriteError> {
-        let stored = lzhuf::compress(&plain)?;
-        Ok(Packed { plain, stored })
+    /// What `body` refuses; a payload of 4 GiB or more (`uncompressed size`).
+    pub fn new(
+        value: T,
+        body: impl FnOnce(&T, &mut Writer) -> Result<(), WriteError>,
+    ) -> Result<Packed<T>, WriteError> {
+        let mut plain = Writer::new();
+        body(&value, &mut plain)?;
+        let stored = lzhuf::compress(plain.as_slice())?;
+        Ok(Packed { value, stored })
     }
 }
 
-/// The stored payload of a compressed chunk: `stored` when it still decodes to `payload`,
-/// else the one of `ahead` packed from `payload`, else `payload` LZHUF-compressed.
-fn pack<'a>(
+/// The stored payload of a compressed chunk of value `value`: `stored` when it still decodes
+/// to the chunk's payload, else the bytes of the one of `ahead` packed from an equal value,
+/// else the payload (`body` of `value`) LZHUF-compressed.
+fn pack<'a, T: PartialEq>(
     stored: Option<&'a [u8]>,
-    payload: &[u8],
-    ahead: &'a [Packed],
+    value: &T,
+    ahead: &'a [Packed<T>],
+    body: impl Fn(&T, &mut Writer) -> Result<(), WriteError>,
 ) -> Result<Cow<'a, [u8]>, WriteError> {
-    if let Some(s) = stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload)) {
+    let packed_ahead = || ahead.iter().find(|p| p.value == *value);
+    if stored.is_none() {
+        // nothing to keep: an equal value packed ahead needs no payload
+        if let Some(p) = packed_ahead() {
+            return Ok(Cow::Borrowed(&p.stored));
+        }
+    }
+    let mut inner = Writer::new();
+    body(value, &mut inner)?;
+    let payload = inner.as_slice();
+    if let Some(s) = kept(stored, payload) {
         return Ok(Cow::Borrowed(s));
     }
-    match ahead.iter().find(|p| p.plain == payload) {
+    match packed_ahead() {
         Some(p) => Ok(Cow::Borrowed(&p.stored)),
         None => Ok(Cow::Owned(lzhuf::compress(payload)?)),
     }
 }
 
+/// The stored bytes of a compressed chunk, if they still decode to its payload.
+fn kept<'a>(stored: Option<&'a [u8]>, payload: &[u8]) -> Option<&'a [u8]> {
+    stored.filter(|s| lzhuf::decompress(s).is_ok_and(|p| p == payload))
+}
+
 /// [`write_framed`] for every chunk of `chunks` in order, with the compressed ones serialised
 /// and packed in parallel first: an LZHUF stream is sequential, so a file's several packed
 /// chunks (vertex, index and SWI buffers of XRLC 12) are where the parallelism is. A
-/// compressed chunk whose payload one of `ahead` was packed from takes that one's bytes.
-pub fn write_all_framed<T: Sync>(
+/// compressed chunk equal to one of `ahead` takes that one's packed bytes.
+pub fn write_all_framed<T: Sync + PartialEq>(
     w: &mut Writer,
     ctx: Context,
     chunks: &[Framed<T>],
-    ahead: &[Packed],
+    ahead: &[Packed<T>],
     body: impl Fn(&T, &mut Writer) -> Result<(), WriteError> + Sync,
 ) -> Result<(), WriteError> {
     let packed = chunks
@@ -426,9 +454,7 @@ pub fn write_all_framed<T: Sync>(
                 return Ok(None);
             }
             let seg = || name(ctx, c.id()).segment();
-            let mut inner = Writer::new();
-            body(&c.value, &mut inner).map_err(|e| e.within(&seg()))?;
-            pack(c.stored.as_deref(), inner.as_slice(), ahead)
+            pack(c.stored.as_deref(), &c.value, ahead, &body)
                 .map(Some)
                 .map_err(|e| e.within(&seg()))
         })
@@ -608,16 +634,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn packed_ahead_holds_the_packed_payload_of_its_value() {
+        let p = Packed::new(b"abcabcabcabc".to_vec(), |v, w| {
+            w.bytes(v);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(lzhuf::decompress(&p.stored).unwrap(), b"abcabcabcabc");
+    }
+
+    #[test]
     fn a_chunk_packed_ahead_is_taken_only_for_its_own_payload() {
         // marker bytes no packing would make, to see which chunk took them
         let ahead = [Packed {
-            plain: b"vertex bytes".to_vec(),
+            value: b"vertex bytes".to_vec(),
             stored: b"MARK".to_vec(),
         }];
+        // a chunk read with stored bytes that still decode to its payload keeps them
+        let kept = lzhuf::compress(b"vertex bytes").unwrap();
         let chunks = vec![
             Framed::plain(9 | COMPRESSED, b"vertex bytes".to_vec()),
             Framed::plain(10 | COMPRESSED, b"vertex bytes!".to_vec()),
             Framed::plain(11, b"vertex bytes".to_vec()),
+            Framed {
+                raw_id: 12 | COMPRESSED,
+                stored: Some(kept.clone()),
+                value: b"vertex bytes".to_vec(),
+            },
         ];
         let mut w = Writer::new();
         write_all_framed(&mut w, Context::Chunks, &chunks, &ahead, |v, w| {
@@ -632,6 +675,7 @@ mod tests {
             (9 | COMPRESSED, &b"MARK"[..]),
             (10 | COMPRESSED, &packed[..]),
             (11, &b"vertex bytes"[..]),
+            (12 | COMPRESSED, &kept[..]),
         ] {
             want.u32(id);
             want.u32(body.len() as u32);

@@ -922,12 +922,15 @@ impl Level {
         self.to_bytes_with(&[])
     }
 
-    /// [`to_bytes`](Self::to_bytes), a compressed chunk taking the bytes of the one of `ahead`
-    /// packed from its payload ([`chunk::Packed`]).
+    /// [`to_bytes`](Self::to_bytes), a compressed chunk taking the packed bytes of the one of
+    /// `ahead` of equal value ([`chunk::Packed`], made by [`pack_ahead`]).
     ///
     /// # Errors
     /// As [`to_bytes`](Self::to_bytes).
-    pub fn to_bytes_with(&self, ahead: &[chunk::Packed]) -> Result<Vec<u8>, WriteError> {
+    pub fn to_bytes_with(
+        &self,
+        ahead: &[chunk::Packed<LevelChunk>],
+    ) -> Result<Vec<u8>, WriteError> {
         let mut w = Writer::new();
         let ctx = match self.ids() {
             Some(
@@ -1127,6 +1130,15 @@ fn decode(ids: Ids, id: u32, b: &mut Reader<'_>) -> Result<LevelChunk, ReadError
         Some(Part::Swis) => LevelChunk::Swis(geom::read_swis(b)?),
         _ => LevelChunk::Raw(b.take_rest().to_vec()),
     })
+}
+
+/// `value`'s payload, as [`Level::to_bytes`] writes it, packed now for a compressed chunk of
+/// that value that [`Level::to_bytes_with`] writes later ([`chunk::Packed`]).
+///
+/// # Errors
+/// A value that does not fit its fields, as [`Level::to_bytes`].
+pub fn pack_ahead(value: LevelChunk) -> Result<chunk::Packed<LevelChunk>, WriteError> {
+    chunk::Packed::new(value, write_chunk)
 }
 
 fn write_chunk(c: &LevelChunk, w: &mut Writer) -> Result<(), WriteError> {

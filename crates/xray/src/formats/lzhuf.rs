@@ -514,33 +514,37 @@ const NONE: u32 = u32::MAX;
 struct Matcher<'a> {
     data: &'a [u8],
     /// Newest position per hash.
-    head: Vec<u32>,
+    head: Box<[u32; 1 << HASH_BITS]>,
     /// Previous position with the same hash, indexed by position modulo `N`.
-    prev: Vec<u32>,
+    prev: Box<[u32; N]>,
 }
 
 impl<'a> Matcher<'a> {
     fn new(data: &'a [u8]) -> Matcher<'a> {
         Matcher {
             data,
-            head: vec![NONE; 1 << HASH_BITS],
-            prev: vec![NONE; N],
+            head: Box::new([NONE; 1 << HASH_BITS]),
+            prev: Box::new([NONE; N]),
         }
     }
 
     fn hash(&self, i: usize) -> usize {
         let d = &self.data[i..i + 3];
-        let v = u32::from(d[0]) | u32::from(d[1]) << 8 | u32::from(d[2]) << 16;
-        (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+        hash3(d[0], d[1], d[2])
     }
 
-    /// Enter position `i` into its chain (positions with fewer than three bytes left are not).
-    fn insert(&mut self, i: usize) {
-        if i + 3 <= self.data.len() {
-            let h = self.hash(i);
-            self.prev[i & (N - 1)] = self.head[h];
+    /// Enter positions `from..to` into their chains (positions with fewer than three bytes
+    /// left are not).
+    fn insert_run(&mut self, from: usize, to: usize) {
+        let end = to.min(self.data.len().saturating_sub(2));
+        if from >= end {
+            return;
+        }
+        for (k, d) in (from..end).zip(self.data[from..end + 2].windows(3)) {
+            let h = hash3(d[0], d[1], d[2]);
+            self.prev[k & (N - 1)] = self.head[h];
             // positions fit in u32: `compress` refuses inputs of 4 GiB and more
-            self.head[h] = i as u32;
+            self.head[h] = k as u32;
         }
     }
 
@@ -578,6 +582,12 @@ impl<'a> Matcher<'a> {
         }
         best
     }
+}
+
+/// The hash chain of three bytes: [`HASH_BITS`] bits.
+fn hash3(a: u8, b: u8, c: u8) -> usize {
+    let v = u32::from(a) | u32::from(b) << 8 | u32::from(c) << 16;
+    (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
 }
 
 /// Length of the common prefix of two slices of equal length.
@@ -703,9 +713,7 @@ fn tokens(data: &[u8], mut emit: impl FnMut(u32)) {
             emit(u32::from(data[i]));
             1
         };
-        for k in i..i + step {
-            m.insert(k);
-        }
+        m.insert_run(i, i + step);
         i += step;
     }
 }

@@ -195,6 +195,21 @@ pub fn convert(
     to: u16,
     allow_loss: bool,
 ) -> Result<Option<Conversion>, ImportError> {
+    convert_with(out, from, to, allow_loss, None)
+}
+
+/// [`convert`], taking the vertex buffers from `converted` where they are the ones it was made
+/// from ([`Converted`]).
+///
+/// # Errors
+/// As [`convert`].
+pub fn convert_with(
+    out: &mut Imported,
+    from: u16,
+    to: u16,
+    allow_loss: bool,
+    converted: Option<Converted>,
+) -> Result<Option<Conversion>, ImportError> {
     check_target(from, to)?;
     if from == to {
         return Ok(None);
@@ -216,14 +231,14 @@ pub fn convert(
         if at == 14 {
             // level.geomx is dropped on the way down: its 14 → 13 re-encoding (and the note
             // on the UVs it would derive) is not wanted; the downgrade says it is dropped
-            let mut step = geom_build(out, 14, 13, false)?;
+            let mut step = geom_build(out, 14, 13, false, converted)?;
             step.notes.retain(|n| !n.starts_with("level.geomx"));
             step.geomx_buffers = 0;
             c.absorb(step);
         }
         c.absorb(super::downgrade::from_13(out, to)?);
     } else if at != to {
-        c.absorb(geom_build(out, at, to, derived_geomx)?);
+        c.absorb(geom_build(out, at, to, derived_geomx, converted)?);
     }
     // the layout written, with the builds it is for (crate::builds: the latest layout where
     // the version had several)
@@ -239,38 +254,113 @@ pub fn convert(
     Ok(Some(c))
 }
 
-/// The plain payload of the one large chunk [`convert`] packs, computed from the base's
-/// `level.geom` alone: for `to` = 12 from 13 or 14, the vertex buffers as
-/// [`super::downgrade::vertex_chunk_payload`] writes them (after 14 → 13 as [`convert`] does);
-/// `None` for other builds. `convert` of the base's unedited geometry writes this payload,
-/// so its packing can run beside the import; a caller compares before using it
-/// ([`crate::chunk::Packed`]).
+/// The base's `level.geom` vertex buffers re-encoded 13 ⇄ 14 as [`convert`] re-encodes them,
+/// made from the base alone (beside the import, [`super::import_prepared`]): [`convert`] takes
+/// them, and what the re-encoding found lost, for buffers equal to the ones they were made
+/// from instead of re-encoding those again.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    /// The buffers re-encoded (clones of the base's, sharing their bytes).
+    from: Vec<VertexBuffer>,
+    /// The build they were re-encoded for (13 or 14).
+    to: u16,
+    /// The re-encoded buffers; their bytes shared, so that clones cost no copy and compare
+    /// equal unread.
+    vbs: Vec<VertexBuffer>,
+    /// What the re-encoding counted and found lost.
+    step: Conversion,
+}
+
+impl Converted {
+    /// The vertex buffers of `geom` (of build `from`) re-encoded as [`convert`] to `to` does:
+    /// to 13 on the way from 14 to any other build, to 14 from 13; `None` when [`convert`]
+    /// re-encodes none (the same build, or a base without `level.geom`).
+    ///
+    /// # Errors
+    /// As [`convert`] for the vertex buffers (a buffer that does not fit).
+    pub fn new(
+        geom: &crate::geom::Geom,
+        from: u16,
+        to: u16,
+    ) -> Result<Option<Converted>, ImportError> {
+        let step_to = match (from, to) {
+            (14, t) if t != 14 => 13,
+            (13, 14) => 14,
+            _ => return Ok(None),
+        };
+        let from_vbs = geom.vertex_buffers().unwrap_or(&[]).to_vec();
+        let mut step = Conversion::default();
+        let vbs = geom_buffers(&from_vbs, step_to, &mut step)?
+            .into_iter()
+            .map(|mut vb| {
+                vb.data = vb.data.into_shared();
+                vb
+            })
+            .collect();
+        Ok(Some(Converted {
+            from: from_vbs,
+            to: step_to,
+            vbs,
+            step,
+        }))
+    }
+
+    /// The re-encoded buffers (the build [`convert`] goes through: 13 from 14, or 14 from 13).
+    pub fn vertex_buffers(&self) -> &[VertexBuffer] {
+        &self.vbs
+    }
+
+    /// The build of [`vertex_buffers`](Self::vertex_buffers).
+    pub fn build(&self) -> u16 {
+        self.to
+    }
+}
+
+/// The chunks that [`convert`] of a level with the `level.geom` `geom` (of build `from`,
+/// nothing edited) to `to` compresses, made from `geom` (and `converted`, its vertex buffers
+/// re-encoded, [`Converted::new`]) alone so that a caller can pack them beforehand
+/// ([`crate::level::pack_ahead`]): XRLC 12's vertex buffers (`vertex`) and its index and SWI
+/// buffers (`others`), each as [`super::downgrade`] makes it; none for other builds. A
+/// caller must use them only for chunks of equal value ([`crate::chunk::Packed`]): an edit
+/// changes the import's buffers.
 ///
 /// # Errors
-/// As [`convert`] for the vertex buffers.
-pub fn packed_payload(
+/// As [`convert`] for the vertex buffers (a layout XRLC 12 cannot hold).
+pub fn packed_chunks(
     geom: &crate::geom::Geom,
+    converted: Option<&Converted>,
     from: u16,
     to: u16,
-) -> Result<Option<Vec<u8>>, ImportError> {
+    which: Packable,
+) -> Result<Vec<LevelChunk>, ImportError> {
     if to != 12 || !matches!(from, 13 | 14) {
-        return Ok(None);
+        return Ok(Vec::new());
     }
-    let vbs = geom.vertex_buffers().unwrap_or(&[]);
-    let payload = if from == 14 {
-        // re-encoded as geom_buffers does, without its checks (they only count what is lost)
-        let v13 = vbs
-            .iter()
-            .map(|vb| match convert_decl(&vb.decl, 13) {
-                Some(decl) => VertexBuffer::encode(decl, &vb.decode()),
-                None => Ok(vb.clone()),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        super::downgrade::vertex_chunk_payload(&v13, to)?
-    } else {
-        super::downgrade::vertex_chunk_payload(vbs, to)?
-    };
-    Ok(Some(payload))
+    match which {
+        Packable::Vertex => {
+            let vbs = match converted {
+                Some(c) if c.to == 13 => c.vertex_buffers(),
+                _ if from == 13 => geom.vertex_buffers().unwrap_or(&[]),
+                // the 13 buffers are the re-encoded ones: without them, nothing is known
+                _ => return Ok(Vec::new()),
+            };
+            Ok(vec![super::downgrade::vertex_chunk(vbs, to)?])
+        }
+        // as downgrade's buffer chunks: the base's index and SWI buffers, unchanged
+        Packable::Others => Ok(vec![
+            LevelChunk::IndexBuffers(geom.index_buffers().unwrap_or(&[]).to_vec()),
+            LevelChunk::Swis(geom.swis().to_vec()),
+        ]),
+    }
+}
+
+/// Which of [`packed_chunks`]: the large vertex-buffer chunk, or the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packable {
+    /// The vertex buffers.
+    Vertex,
+    /// The index and SWI buffers.
+    Others,
 }
 
 /// XRLC 13 ⇄ 14 (`from`, `to` each 13 or 14, different): the module's `level.geom` and
@@ -282,6 +372,7 @@ fn geom_build(
     from: u16,
     to: u16,
     derived_geomx: bool,
+    converted: Option<Converted>,
 ) -> Result<Conversion, ImportError> {
     let mut c = Conversion {
         from,
@@ -289,7 +380,15 @@ fn geom_build(
         ..Conversion::default()
     };
     let vbs = out.geom.vertex_buffers().unwrap_or(&[]).to_vec();
-    let new_vbs = geom_buffers(&vbs, to, &mut c)?;
+    let new_vbs = match converted {
+        // the same buffers re-encoded for the same build: the same result (for the import's
+        // own copies of the base's buffers the comparison reads no byte: shared bytes)
+        Some(done) if done.to == to && done.from == vbs => {
+            c.absorb(done.step);
+            done.vbs
+        }
+        _ => geom_buffers(&vbs, to, &mut c)?,
+    };
     let new_geomx_vbs = match &out.geomx {
         Some(gx) if to == 13 => {
             let xvbs = gx.vertex_buffers().unwrap_or(&[]);

@@ -250,25 +250,26 @@ fn vertex_buffers(
     })
 }
 
-/// The payload of the vertex-buffer chunk [`from_13`] writes for XRLC `to` (10–12, D3D9
-/// buffers) from the XRLC 13 vertex buffers `vbs`, serialised: the same bytes as that chunk's
-/// (the buffers re-encoded, the world trees' FVF buffer, which `to` does not keep here, left
-/// out), made without the rest of the conversion so that a caller can pack it beforehand.
+/// The vertex-buffer chunk [`from_13`] writes for XRLC `to` (10–12, D3D9 buffers) from the
+/// XRLC 13 vertex buffers `vbs`: the same value as that chunk's (the buffers re-encoded, the
+/// world trees' FVF buffer, which `to` does not keep here, left out), made without the rest of
+/// the conversion so that a caller can pack it beforehand ([`crate::level::pack_ahead`]).
 ///
 /// # Errors
 /// As [`from_13`] for the vertex buffers (a layout `to` cannot hold, a buffer too large).
-pub fn vertex_chunk_payload(vbs: &[VertexBuffer], to: u16) -> Result<Vec<u8>, ImportError> {
+pub fn vertex_chunk(vbs: &[VertexBuffer], to: u16) -> Result<LevelChunk, ImportError> {
     let Buffers { bufs, .. } = vertex_buffers(vbs, to, &mut Losses::default())?;
-    let d3d: Vec<VertexBuffer> = bufs
-        .into_iter()
+    Ok(LevelChunk::VertexBuffers(d3d_only(bufs)))
+}
+
+/// The D3D9 buffers of `bufs` (the FVF one of the world trees left out).
+fn d3d_only(bufs: Vec<Buffer>) -> Vec<VertexBuffer> {
+    bufs.into_iter()
         .filter_map(|b| match b {
             Buffer::D3d(b) => Some(b),
             Buffer::Fvf(_) => None,
         })
-        .collect();
-    let mut w = levelgeom_binary::Writer::new();
-    crate::geom::write_vbs(&mut w, &d3d)?;
-    Ok(w.into_inner())
+        .collect()
 }
 
 /// The buffer chunks of build `to`: vertex buffers (D3D9 from 10, FVF before), index buffers
@@ -283,16 +284,9 @@ fn buffer_chunks(
     let mut chunks = Vec::new();
     let packed = if to == 12 { COMPRESSED } else { 0 };
     if to >= 10 {
-        let d3d = bufs
-            .into_iter()
-            .filter_map(|b| match b {
-                Buffer::D3d(b) => Some(b),
-                Buffer::Fvf(_) => None,
-            })
-            .collect();
         chunks.push(Framed::plain(
             id_of(to, Part::VertexBuffers)? | packed,
-            LevelChunk::VertexBuffers(d3d),
+            LevelChunk::VertexBuffers(d3d_only(bufs)),
         ));
     } else {
         let fvf: Vec<FvfBuffer> = bufs

@@ -416,6 +416,49 @@ pub fn import_with(
     opts: &ImportOptions,
     reference: Option<Reference>,
 ) -> Result<Imported, ImportError> {
+    import_prepared(
+        base,
+        edited,
+        collision_mesh,
+        opts,
+        Prepared {
+            reference,
+            converted: None,
+        },
+    )
+}
+
+/// What a caller made of the base alone beforehand, for [`import_prepared`].
+#[derive(Default)]
+pub struct Prepared<'a> {
+    /// The base's [`Reference`] (`None`: made by the import).
+    pub reference: Option<Reference>,
+    /// Gives the base's vertex buffers re-encoded for [`ImportOptions::to_version`]
+    /// ([`convert::Converted`], perhaps still being made on another thread), asked for when
+    /// the conversion starts; `None` (or a `None` given): the conversion re-encodes them.
+    pub converted: Option<ConvertedAhead<'a>>,
+}
+
+/// A way to get [`convert::Converted`] when it is needed (see [`Prepared::converted`]).
+pub type ConvertedAhead<'a> = Box<dyn FnOnce() -> Option<convert::Converted> + 'a>;
+
+/// [`import`] with what was [`Prepared`] beforehand; each part is used only where it is the
+/// import's own (the reference for the base it was made of, the converted buffers for buffers
+/// equal to the ones they were made from).
+///
+/// # Errors
+/// As [`import`].
+pub fn import_prepared(
+    base: Base<'_>,
+    edited: &Scene,
+    collision_mesh: Option<&Scene>,
+    opts: &ImportOptions,
+    prepared: Prepared<'_>,
+) -> Result<Imported, ImportError> {
+    let Prepared {
+        reference,
+        converted,
+    } = prepared;
     let version = base.level.header().map_or(0, |h| h.version);
     let old_build = base.level.is_old() && crate::level::known_version(version);
     if !old_build && !matches!(version, 13 | 14) {
@@ -433,7 +476,9 @@ pub fn import_with(
     } else {
         import_view_with(base, edited, collision_mesh, &same, reference)?
     };
-    out.summary.conversion = convert::convert(&mut out, version, target, opts.allow_loss)?;
+    let converted = converted.and_then(|f| f());
+    out.summary.conversion =
+        convert::convert_with(&mut out, version, target, opts.allow_loss, converted)?;
     if target != version {
         // the name of an XRLC 4–10 header follows the level into another 4–10 build
         let name = base.level.chunks.iter().find_map(|c| match &c.value {
@@ -710,19 +755,18 @@ fn claims(
             nodes: edited.nodes.len(),
         });
     }
-    // a position that is not a number would be written into the level as it is
-    for (i, node) in edited.nodes.iter().enumerate() {
-        if e_excl[i] {
-            continue;
-        }
-        if mapping::places_non_finite(edited, i, e_worlds) {
-            return Err(ImportError::Node {
-                node: node.name.clone(),
-                message: "has positions that are not finite numbers (its matrix or \
-                          vertices); nothing was written"
-                    .into(),
-            });
-        }
+    // a position that is not a number would be written into the level as it is (the nodes
+    // checked in parallel; the first in node order named)
+    let non_finite = (0..edited.nodes.len())
+        .into_par_iter()
+        .position_first(|i| !e_excl[i] && mapping::places_non_finite(edited, i, e_worlds));
+    if let Some(node) = non_finite.and_then(|i| edited.nodes.get(i)) {
+        return Err(ImportError::Node {
+            node: node.name.clone(),
+            message: "has positions that are not finite numbers (its matrix or vertices); \
+                      nothing was written"
+                .into(),
+        });
     }
     Ok((claims, new_nodes))
 }

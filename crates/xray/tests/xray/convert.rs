@@ -8,7 +8,8 @@
 use levelgeom_scene::Scene;
 use levelgeom_xray::decl::{self, Usage};
 use levelgeom_xray::geom::VertexBuffer;
-use levelgeom_xray::import::{self, Base, ImportError, ImportOptions, Imported};
+use levelgeom_xray::import::convert::{Converted, Packable};
+use levelgeom_xray::import::{self, Base, ImportError, ImportOptions, Imported, Prepared};
 use levelgeom_xray::vertex::Vertices;
 use levelgeom_xray::{check, Geom, Level};
 
@@ -393,4 +394,103 @@ fn other_target_versions_are_refused() {
     let same = convert(&f, 14, false).unwrap();
     assert!(same.summary.conversion.is_none());
     assert!(bytes(&reread(&same)) == bytes(&f));
+}
+
+/// The files of an import as bytes (`level.geom` when the build has one).
+fn written(i: &Imported) -> Vec<Vec<u8>> {
+    let mut v = vec![i.level.to_bytes().unwrap()];
+    if !i.geom.chunks.is_empty() {
+        v.push(i.geom.to_bytes().unwrap());
+    }
+    v.extend(i.geomx.as_ref().map(|g| g.to_bytes().unwrap()));
+    v.extend(i.cform.as_ref().map(|c| c.to_bytes().unwrap()));
+    v
+}
+
+/// The unedited import of `f` into `to` with `converted` given as made beforehand.
+fn convert_prepared(f: &Files, to: u16, converted: Option<Converted>) -> Imported {
+    import::import_prepared(
+        base(f),
+        &export(f),
+        None,
+        &ImportOptions {
+            to_version: Some(to),
+            ..ImportOptions::default()
+        },
+        Prepared {
+            reference: None,
+            converted: Some(Box::new(move || converted)),
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn buffers_converted_ahead_are_taken_only_for_the_buffers_they_were_made_of() {
+    let f = fixture();
+    // the base's own buffers: the same files and summary as converting them in the import
+    for to in [13u16, 12] {
+        let plain = convert(&f, to, false).unwrap();
+        let ahead = Converted::new(&f.geom, 14, to).unwrap().unwrap();
+        // 14 → 13 is the step of both (12 is reached from 13)
+        assert_eq!(ahead.build(), 13);
+        let v13 = reread(&convert(&f, 13, false).unwrap()).geom;
+        assert!(ahead.vertex_buffers() == v13.vertex_buffers().unwrap());
+        let out = convert_prepared(&f, to, Some(ahead));
+        assert!(written(&out) == written(&plain), "to {to}");
+        assert_eq!(out.summary, plain.summary, "to {to}");
+    }
+    // made of other buffers (one position byte changed): not taken, the import's own bytes
+    let mut other = f.geom.clone();
+    other.vertex_buffers_mut().unwrap()[0].data[0] ^= 1;
+    let wrong = Converted::new(&other, 14, 13).unwrap().unwrap();
+    let right = Converted::new(&f.geom, 14, 13).unwrap().unwrap();
+    assert!(wrong.vertex_buffers() != right.vertex_buffers());
+    let out = convert_prepared(&f, 13, Some(wrong));
+    assert!(written(&out) == written(&convert(&f, 13, false).unwrap()));
+    // none made for a conversion that re-encodes no level.geom buffer
+    assert!(Converted::new(&f.geom, 14, 14).unwrap().is_none());
+    assert!(Converted::new(&generated(13, false).geom, 13, 12)
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn chunks_packed_ahead_are_the_ones_the_conversion_to_12_writes() {
+    // XRLC 12 compresses its vertex, index and SWI buffer chunks (docs/formats/xray-level.md
+    // §4.4); what is packed beforehand must be equal to them, or it would not be taken
+    for (f, from) in [(fixture(), 14u16), (generated(13, false), 13)] {
+        let converted = Converted::new(&f.geom, from, 12).unwrap();
+        let mut ahead = Vec::new();
+        for which in [Packable::Vertex, Packable::Others] {
+            ahead.extend(
+                import::convert::packed_chunks(&f.geom, converted.as_ref(), from, 12, which)
+                    .unwrap(),
+            );
+        }
+        assert_eq!(ahead.len(), 3, "from {from}");
+        let out = convert(&f, 12, false).unwrap();
+        let compressed: Vec<_> = out
+            .level
+            .chunks
+            .iter()
+            .filter(|c| c.raw_id & levelgeom_xray::chunk::COMPRESSED != 0)
+            .map(|c| &c.value)
+            .collect();
+        assert_eq!(compressed.len(), 3, "from {from}");
+        for value in &ahead {
+            assert!(compressed.contains(&value), "from {from}");
+        }
+        // packed, they give the bytes packing the written chunks gives
+        let packed: Vec<_> = ahead
+            .into_iter()
+            .map(|c| levelgeom_xray::level::pack_ahead(c).unwrap())
+            .collect();
+        assert!(out.level.to_bytes_with(&packed).unwrap() == out.level.to_bytes().unwrap());
+        // no other build packs any
+        for to in [13u16, 11] {
+            let none = import::convert::packed_chunks(&f.geom, None, from, to, Packable::Others);
+            assert!(none.unwrap().is_empty());
+        }
+    }
 }

@@ -169,9 +169,12 @@ pub(super) fn encode(
     to: u16,
     loss: &mut Losses,
 ) -> Result<Buffer, ImportError> {
+    if to == 12 {
+        // XRLC 12 keeps XRLC 13's D3D9 buffers as they are
+        return Ok(Buffer::D3d(vb.clone()));
+    }
     let v = vb.decode();
     let (buf, back) = match to {
-        12 => return Ok(Buffer::D3d(vb.clone())),
         10 | 11 => {
             let (stored, read) = match l {
                 Layout::Lightmapped => (v10_short4(), v10_split()),
