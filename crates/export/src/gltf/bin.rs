@@ -177,17 +177,46 @@ struct Sink<'s, 'p> {
 }
 
 impl<'p> Sink<'_, 'p> {
+    /// `put` of every value, `size` bytes each, written into the buffer block by block: each
+    /// block as many values as the buffer has room for before [`PIECE`] (at least one), the
+    /// block's bytes reserved at once and filled in place (no push, and no length check, per
+    /// value), the buffer handed on when full.
     #[inline]
-    fn f32s<const N: usize>(&mut self, values: impl Iterator<Item = [f32; N]>) -> io::Result<()> {
-        for v in values {
-            for x in v {
-                self.buf.extend_from_slice(&x.to_le_bytes());
+    fn blocks<T: Copy>(
+        &mut self,
+        values: &[T],
+        size: usize,
+        put: impl Fn(&mut [u8], T),
+    ) -> io::Result<()> {
+        let mut rest = values;
+        while !rest.is_empty() {
+            let room = (PIECE.saturating_sub(self.buf.len()) / size).max(1);
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            let start = self.buf.len();
+            self.buf.resize(start + now.len() * size, 0);
+            for (dst, &v) in self.buf[start..].chunks_exact_mut(size).zip(now) {
+                put(dst, v);
             }
             if self.buf.len() >= PIECE {
                 self.hand_on()?;
             }
+            rest = later;
         }
         Ok(())
+    }
+
+    /// `f` of every value, as little-endian floats.
+    #[inline]
+    fn f32s<T: Copy, const N: usize>(
+        &mut self,
+        values: &[T],
+        f: impl Fn(T) -> [f32; N],
+    ) -> io::Result<()> {
+        self.blocks(values, 4 * N, |dst, v| {
+            for (d, x) in dst.chunks_exact_mut(4).zip(f(v)) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+        })
     }
 
     /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
@@ -197,7 +226,7 @@ impl<'p> Sink<'_, 'p> {
             self.bytes(bytemuck::cast_slice(values))
         } else {
             let floats: &[f32] = bytemuck::cast_slice(values);
-            self.f32s(floats.iter().map(|&v| [v]))
+            self.f32s(floats, |v| [v])
         }
     }
 
@@ -209,7 +238,7 @@ impl<'p> Sink<'_, 'p> {
         let Some(u) = units else { return Ok(()) };
         let (exact, repaired) = u.split();
         self.floats(exact)?;
-        self.f32s(repaired.iter().map(|&v| v.repaired()))
+        self.f32s(repaired, Repair::repaired)
     }
 
     /// Bytes of the plan: handed on as they are when long, else gathered.
@@ -269,22 +298,16 @@ impl<'p> Bin<'p, '_> {
                 ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
                     sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
                 }
-                ViewData::Indices { prim, short } => {
-                    for c in p(prim).indices.chunks(PIECE / 4) {
-                        if short {
-                            // every index < vertex count < 65536 (checked by clean_primitive)
-                            for &i in c {
-                                sink.buf.extend_from_slice(&(i as u16).to_le_bytes());
-                            }
-                        } else {
-                            for &i in c {
-                                sink.buf.extend_from_slice(&i.to_le_bytes());
-                            }
-                        }
-                        if sink.buf.len() >= PIECE {
-                            sink.hand_on()?;
-                        }
-                    }
+                // every index < vertex count < 65536 when short (checked by clean_primitive)
+                ViewData::Indices { prim, short: true } => {
+                    sink.blocks(&p(prim).indices, 2, |d, i| {
+                        d.copy_from_slice(&(i as u16).to_le_bytes())
+                    })?
+                }
+                ViewData::Indices { prim, short: false } => {
+                    sink.blocks(&p(prim).indices, 4, |d, i| {
+                        d.copy_from_slice(&i.to_le_bytes())
+                    })?
                 }
                 ViewData::Attr { prim, attr } => {
                     let c = p(prim);
@@ -293,11 +316,9 @@ impl<'p> Bin<'p, '_> {
                         Attr::Normal => sink.units(c.normals.as_ref())?,
                         Attr::Tangent => sink.units(c.tangents.as_ref())?,
                         Attr::Uv(k) => sink.floats(&c.uvs[k])?,
-                        Attr::Color(k) => sink.f32s(
-                            c.colors[k]
-                                .iter()
-                                .map(|&v| levelgeom_scene::colour::rgba_to_linear(v)),
-                        )?,
+                        Attr::Color(k) => {
+                            sink.f32s(&c.colors[k], levelgeom_scene::colour::rgba_to_linear)?
+                        }
                         Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
                         Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
                     }
@@ -321,6 +342,7 @@ mod tests {
         let long: Vec<u8> = (0..BORROW_FROM as u32 * 3).map(|i| (i * 7) as u8).collect();
         let short: Vec<u8> = (0..1000u32).map(|i| (i * 13) as u8).collect();
         fn make<'p>(long: &'p [u8], short: &'p [u8], to: &mut dyn Pieces<'p>) -> io::Result<()> {
+            let values: Vec<u32> = (0..5000).collect();
             let mut sink = Sink {
                 to,
                 buf: Vec::new(),
@@ -328,7 +350,7 @@ mod tests {
             for k in 0..40 {
                 sink.bytes(if k % 3 == 0 { long } else { short })?;
                 sink.zeros(k);
-                sink.f32s((0..5000).map(|i| [i as f32, -0.5]))?;
+                sink.f32s(&values, |i| [i as f32, -0.5])?;
             }
             sink.hand_on()
         }
@@ -348,6 +370,38 @@ mod tests {
         // 40 × (one of the slices + k zeros + 5000 × 8 bytes), counted by hand
         let slices = 14 * long.len() + 26 * short.len();
         assert_eq!(direct.len(), slices + (0..40).sum::<usize>() + 40 * 40_000);
+    }
+
+    /// Values written block by block across the piece size: each index as its low 16 bits
+    /// little-endian, each repaired unit vector as its floats, in order (bytes built by hand).
+    #[test]
+    fn blocks_write_every_value_in_order() {
+        let indices: Vec<u32> = (0..PIECE as u32).map(|i| i * 7 % 65_536).collect();
+        let units = [[3.0f32, 0.0, 4.0], [0.0, 0.0, 0.0], [f32::NAN, 2.0, 0.0]];
+        let mut got = Vec::new();
+        let mut sink = Sink {
+            to: &mut Direct(&mut got),
+            buf: Vec::new(),
+        };
+        sink.zeros(3);
+        sink.blocks(&indices, 2, |d, i| {
+            d.copy_from_slice(&(i as u16).to_le_bytes())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        sink.f32s(&units, Repair::repaired)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sink.hand_on().unwrap_or_else(|e| panic!("{e}"));
+        let mut want = vec![0u8; 3];
+        for i in 0..PIECE as u32 {
+            let v = (i * 7 % 65_536) as u16;
+            want.extend_from_slice(&[v as u8, (v >> 8) as u8]);
+        }
+        // (3, 0, 4) / 5; zero length → (0, 0, 1); NaN → 0, then (0, 2, 0) / 2
+        for f in [0.6f32, 0.0, 0.8, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0] {
+            want.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        assert_eq!(got.len(), want.len());
+        assert!(got == want);
     }
 
     /// A writer that fails stops the maker: the writer's error is the one returned.

@@ -517,6 +517,22 @@ impl<'a> Builder<'a, '_> {
             let all: Vec<&CleanPrimitive<'a>> = written.iter().flat_map(|w| w.1).collect();
             all.par_iter().map(|c| bounds(&c.positions)).collect()
         };
+        // every accessor and view of the meshes reserved at once (grown by doubling, each
+        // reallocation copied the JSON structures and touched twice their pages)
+        self.buf.reserve(
+            written
+                .iter()
+                .flat_map(|w| w.1)
+                .map(|c| {
+                    2 + usize::from(c.normals.is_some())
+                        + usize::from(c.tangents.is_some())
+                        + c.uvs.len()
+                        + c.colors.len()
+                        + c.scalars.len()
+                        + c.vectors.len()
+                })
+                .sum(),
+        );
         for (mi, prims, what) in written {
             let name = &scene.meshes[mi].name;
             let primitives = prims

@@ -278,6 +278,13 @@ struct Layout {
 }
 
 impl Layout {
+    /// Room for `n` more views and accessors (one view each).
+    fn reserve(&mut self, n: usize) {
+        self.views.reserve(n);
+        self.data.reserve(n);
+        self.accessors.reserve(n);
+    }
+
     /// A new bufferView of `byte_length` bytes starting at a multiple of 4; returns its index.
     fn view(&mut self, byte_length: usize, target: Option<u32>, data: ViewData) -> usize {
         let pad = (4 - self.len % 4) % 4;

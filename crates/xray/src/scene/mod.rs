@@ -135,12 +135,18 @@ pub fn tree_matrix(xform: &[f32; 16]) -> [f32; 16] {
 }
 
 fn normalize(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
+    normalize_or_else(v, || fallback)
+}
+
+/// [`normalize`] with the fallback computed only when it is needed.
+#[inline]
+fn normalize_or_else(v: [f32; 3], fallback: impl FnOnce() -> [f32; 3]) -> [f32; 3] {
     let v = glam::Vec3::from_array(v);
     let l = v.length();
     if l > 1e-6 && l.is_finite() {
         (v / l).to_array()
     } else {
-        fallback
+        fallback()
     }
 }
 
@@ -406,7 +412,8 @@ impl vertex::Columns for Fill<'_> {
 fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4] {
     let t = mirror(normalize(tangent, [1.0, 0.0, 0.0]));
     let d = dot(n, t);
-    let t = normalize([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], {
+    // the fallback (a tangent along the normal) computed only for such a tangent
+    let t = normalize_or_else([t[0] - n[0] * d, t[1] - n[1] * d, t[2] - n[2] * d], || {
         let a = if n[0].abs() < 0.9 {
             [1.0, 0.0, 0.0]
         } else {
@@ -715,7 +722,7 @@ impl<'a> Materials<'a> {
 
 /// How many batches [`Run::decode_ranges`] reserves the ranges in (the pool decodes one while
 /// the next is reserved).
-const RANGE_BATCHES: usize = 8;
+const RANGE_BATCHES: usize = 32;
 
 /// The state of one [`to_scene`] run over the visuals.
 struct Run<'a> {

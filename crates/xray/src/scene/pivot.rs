@@ -22,6 +22,7 @@
 
 use glam::{DMat4, DVec3};
 use levelgeom_scene::{Scene, IDENTITY};
+use rayon::prelude::*;
 
 /// Boxes reaching farther than this from the origin (in any coordinate) keep their pivot at the
 /// origin: such coordinates are garbage (X-Ray levels span a few kilometres), and a pivot out
@@ -33,9 +34,15 @@ pub const FAR: f64 = 1.0e7;
 /// non-finite coordinates; the origin for no (finite) positions and for a box reaching past
 /// [`FAR`].
 pub fn centre(positions: &[[f32; 3]]) -> [f32; 3] {
+    centre_of_parts(std::iter::once(positions))
+}
+
+/// [`centre`] of the positions of several parts together (a mesh's primitives), as of their
+/// concatenation.
+pub fn centre_of_parts<'p>(parts: impl Iterator<Item = &'p [[f32; 3]]>) -> [f32; 3] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for p in positions {
+    for p in parts.flatten() {
         if p.iter().all(|c| c.is_finite()) {
             for k in 0..3 {
                 lo[k] = lo[k].min(f64::from(p[k]));
@@ -86,29 +93,35 @@ pub fn place(
     parent: &[Option<usize>],
     point: &[Option<[f32; 3]>],
 ) -> Vec<[f32; 3]> {
-    let mut centres = vec![[0.0f32; 3]; scene.meshes.len()];
+    // the meshes of the nodes given, each moved once: in parallel, a mesh's vertices on one
+    // thread (boxes and moves do not depend on the order)
     let mut moved = vec![false; scene.meshes.len()];
+    for &n in nodes {
+        if let Some(m) = scene.nodes[n].mesh.filter(|&m| m < moved.len()) {
+            moved[m] = true;
+        }
+    }
+    let centres: Vec<[f32; 3]> = scene
+        .meshes
+        .par_iter_mut()
+        .zip(&moved)
+        .map(|(mesh, &moved)| {
+            if !moved {
+                return [0.0; 3];
+            }
+            let c = centre_of_parts(mesh.primitives.iter().map(|p| &p.positions[..]));
+            for p in &mut mesh.primitives {
+                recentre(&mut p.positions, c);
+            }
+            c
+        })
+        .collect();
     let mut world = Vec::with_capacity(nodes.len());
     for (i, &n) in nodes.iter().enumerate() {
         let node = &scene.nodes[n];
         let w0 = d(&node.matrix);
         let w = match node.mesh.filter(|&m| m < scene.meshes.len()) {
-            Some(m) => {
-                if !std::mem::replace(&mut moved[m], true) {
-                    let mesh = &mut scene.meshes[m];
-                    let all: Vec<[f32; 3]> = mesh
-                        .primitives
-                        .iter()
-                        .flat_map(|p| p.positions.iter().copied())
-                        .collect();
-                    let c = centre(&all);
-                    for p in &mut mesh.primitives {
-                        recentre(&mut p.positions, c);
-                    }
-                    centres[m] = c;
-                }
-                w0 * DMat4::from_translation(dv(centres[m]))
-            }
+            Some(m) => w0 * DMat4::from_translation(dv(centres[m])),
             None => match point.get(i).copied().flatten() {
                 Some(q) if q.iter().all(|c| c.is_finite()) => DMat4::from_translation(dv(q)),
                 _ => w0,
@@ -151,5 +164,19 @@ mod tests {
         assert_eq!(c, [0.0; 3]);
         recentre(&mut q, c);
         assert_eq!(q[1], [1.25, 2.5, -3.75]);
+    }
+
+    /// A mesh's primitives are boxed together: the centre of the parts is that of all their
+    /// positions (hand-computed), not of either part.
+    #[test]
+    fn centre_of_parts_boxes_them_together() {
+        let a = [[1.0, 2.0, -3.0]];
+        let b = [[3.0, 6.0, -1.0], [f32::INFINITY, 0.0, 0.0]];
+        assert_eq!(
+            centre_of_parts([&a[..], &b[..]].into_iter()),
+            [2.0, 4.0, -2.0]
+        );
+        assert_eq!(centre_of_parts([&a[..]].into_iter()), [1.0, 2.0, -3.0]);
+        assert_eq!(centre_of_parts([&[][..], &[][..]].into_iter()), [0.0; 3]);
     }
 }
