@@ -43,7 +43,7 @@ use crate::clean::{clean_primitive, CleanPrimitive, Repairs, Transform};
 
 mod text;
 
-use text::{FloatCache, Text};
+use text::{Scratch, Text};
 
 /// Material name used for primitives without a material.
 pub const DEFAULT_MATERIAL: &str = "levelgeom_default";
@@ -119,10 +119,8 @@ pub fn to_obj(scene: &Scene, opts: &ObjOptions) -> ObjOutput {
 }
 
 /// Text gathered before the formatted pieces are handed to the writer in order: enough work
-/// for every core, bounded memory. 1 MiB rather than 8: the texts of a batch are freed once
-/// written, and the next batch's texts reuse that memory instead of faulting in fresh pages
-/// (the full-size WAD's 5 MB OBJ: 800 fewer page faults of 9,700; the 2,000-visual X-Ray
-/// level's OBJ no slower).
+/// for every core, bounded memory. The texts are formatted into the buffers of the batches
+/// already written ([`Texts`]), so about two batches' worth of text memory is faulted in.
 const BATCH: usize = 1 << 20;
 
 /// What one piece of the OBJ text is made of: a line of its own, or one primitive's `v`, `vt`,
@@ -147,11 +145,12 @@ impl Piece<'_> {
         }
     }
 
-    /// Its text; non-finite transformed positions (replaced by 0) counted in `rep`. Numbers
-    /// go through the thread's float cache and the line layout of [`text::Text`].
-    fn format(&self, colour_set: usize, rep: &mut Repairs, cache: &mut FloatCache) -> Vec<u8> {
+    /// Append its text to `out`; non-finite transformed positions (replaced by 0) counted in
+    /// `rep`. Numbers go through the thread's float cache and the line layout of
+    /// [`text::Text`].
+    fn format(&self, colour_set: usize, rep: &mut Repairs, scratch: &mut Scratch, out: &mut Text) {
         let (c, t, base, material) = match self {
-            Piece::Line(l) => return l.as_bytes().to_vec(),
+            Piece::Line(l) => return out.bytes(l.as_bytes()),
             Piece::Prim {
                 c,
                 t,
@@ -159,7 +158,11 @@ impl Piece<'_> {
                 material,
             } => (*c, t, *base, material),
         };
-        let mut out = Text::with_capacity(self.estimate());
+        out.reserve(self.estimate());
+        let Scratch {
+            floats: cache,
+            corners,
+        } = scratch;
         // world space; winding reversed for mirroring matrices
         let colours = c.colors.get(colour_set);
         for (k, &p) in c.positions.iter().enumerate() {
@@ -203,13 +206,12 @@ impl Piece<'_> {
                 }
                 out.byte(b'\n');
             }
-            return out.finish();
+            return;
         }
         // each vertex's ` v/vt/vn` formatted once (a vertex is a corner of several triangles)
         let (has_uv, has_n) = (uv.is_some(), c.normals.is_some());
-        let corners: Vec<_> = (0..c.positions.len())
-            .map(|i| text::corner(i, base, has_uv, has_n))
-            .collect();
+        corners.clear();
+        corners.extend((0..c.positions.len()).map(|i| text::corner(i, base, has_uv, has_n)));
         for tri in c.indices.chunks_exact(3) {
             out.byte(b'f');
             let tri = if t.mirrored {
@@ -226,65 +228,101 @@ impl Piece<'_> {
             }
             out.byte(b'\n');
         }
-        out.finish()
     }
 }
 
 thread_local! {
-    /// Each formatting thread's float texts, kept across primitives and batches.
-    static FLOAT_CACHE: std::cell::RefCell<FloatCache> = std::cell::RefCell::new(FloatCache::new());
+    /// Each formatting thread's float texts and room for corners, kept across primitives and
+    /// batches.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::new());
 }
 
-/// Texts formatted and not yet written, with the non-finite values they replaced.
+/// Tasks a batch is cut into per thread: runs of consecutive pieces, each formatted into one
+/// text, enough of them that no core waits long for the last.
+const TASKS_PER_THREAD: usize = 4;
+
+/// Texts formatted and not yet written, each with the non-finite values it replaced.
 type Formatted = Vec<(Vec<u8>, usize)>;
 
-/// Format a batch of pieces in parallel while the texts of the previous batch (`ready`) are
-/// written in order, so that writing overlaps formatting; the batch's texts become `ready`.
+/// The batches' texts: the formatted batch waiting to be written, and the emptied buffers of
+/// the batches written before it, which the next batch is formatted into. The ~100 MB of a
+/// large OBJ's text thus pass through a few MB of memory, faulted in once.
+#[derive(Default)]
+struct Texts {
+    ready: Formatted,
+    spare: Vec<Vec<u8>>,
+}
+
+/// Format a batch of pieces in parallel while the texts of the previous batch
+/// (`texts.ready`) are written in order, so that writing overlaps formatting; the batch's
+/// texts become `texts.ready`, the written ones go back to `texts.spare`.
 fn flush_batch(
     batch: &mut Vec<Piece<'_>>,
     colour_set: usize,
     rep: &mut Repairs,
     out: &mut (dyn Write + Send),
-    ready: &mut Formatted,
+    texts: &mut Texts,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
-    let prev = std::mem::take(ready);
-    let (written, texts) = rayon::join(
-        || write_formatted(&prev, out),
+    let prev = std::mem::take(&mut texts.ready);
+    let tasks = rayon::current_num_threads() * TASKS_PER_THREAD;
+    let per_task = batch.len().div_ceil(tasks).max(1);
+    let buffers: Vec<Vec<u8>> = batch
+        .chunks(per_task)
+        .map(|_| texts.spare.pop().unwrap_or_default())
+        .collect();
+    let (written, formatted) = rayon::join(
+        || write_formatted(prev, out),
         || -> Formatted {
             batch
-                .par_iter()
-                .map(|p| {
+                .par_chunks(per_task)
+                .zip(buffers)
+                .map(|(pieces, buffer)| {
                     let mut r = Repairs::default();
-                    let text = FLOAT_CACHE
-                        .with(|cache| p.format(colour_set, &mut r, &mut cache.borrow_mut()));
-                    (text, r.non_finite)
+                    let mut text = Text::after(buffer);
+                    SCRATCH.with(|scratch| {
+                        let scratch = &mut scratch.borrow_mut();
+                        for p in pieces {
+                            p.format(colour_set, &mut r, scratch, &mut text);
+                        }
+                    });
+                    (text.finish(), r.non_finite)
                 })
                 .collect()
         },
     );
-    rep.non_finite += written?;
-    *ready = texts;
+    let (non_finite, emptied) = written?;
+    rep.non_finite += non_finite;
+    texts.spare.extend(emptied);
+    texts.ready = formatted;
     batch.clear();
     Ok(())
 }
 
-/// Write formatted texts in order; returns the non-finite values they replaced.
-fn write_formatted(texts: &Formatted, out: &mut (dyn Write + Send)) -> std::io::Result<usize> {
+/// Write formatted texts in order; returns the non-finite values they replaced and the
+/// emptied buffers, for reuse.
+fn write_formatted(
+    texts: Formatted,
+    out: &mut (dyn Write + Send),
+) -> std::io::Result<(usize, Vec<Vec<u8>>)> {
     let mut non_finite = 0;
-    for (text, n) in texts {
+    let mut emptied = Vec::with_capacity(texts.len());
+    for (mut text, n) in texts {
         non_finite += n;
-        out.write_all(text)?;
+        out.write_all(&text)?;
+        text.clear();
+        emptied.push(text);
     }
-    Ok(non_finite)
+    Ok((non_finite, emptied))
 }
 
 /// Write the OBJ text of [`to_obj`] into `out` (give it a buffered writer); the returned
 /// [`ObjOutput`] has the MTL, the textures and the warnings, and an empty `obj`.
 ///
 /// The numbers are formatted without `core::fmt` (see [`push_f32`]), the primitives in
-/// parallel (rayon) in batches of a few megabytes, each batch written in order: the bytes are
-/// the same whatever the number of threads.
+/// parallel (rayon) in batches of about a megabyte, each batch written in order while the next
+/// is formatted into the emptied buffers of the ones before: the bytes are the same whatever
+/// the number of threads.
 ///
 /// # Errors
 /// Only what writing to `out` gives.
@@ -418,7 +456,7 @@ fn write_nodes(
     let mut used_default = false;
     let keyword = if opts.groups { "g" } else { "o" };
     let mut batch: Vec<Piece> = Vec::new();
-    let mut ready: Formatted = Vec::new();
+    let mut texts = Texts::default();
     let mut pending = 0usize;
     for &(x, m, mi) in nodes {
         let node = &scene.nodes[x];
@@ -454,13 +492,13 @@ fn write_nodes(
                 nvn += c.positions.len();
             }
             if pending >= BATCH {
-                flush_batch(&mut batch, opts.colour_set, rep, out, &mut ready)?;
+                flush_batch(&mut batch, opts.colour_set, rep, out, &mut texts)?;
                 pending = 0;
             }
         }
     }
-    flush_batch(&mut batch, opts.colour_set, rep, out, &mut ready)?;
-    rep.non_finite += write_formatted(&ready, out)?;
+    flush_batch(&mut batch, opts.colour_set, rep, out, &mut texts)?;
+    rep.non_finite += write_formatted(texts.ready, out)?.0;
     Ok(UsedMaterials {
         materials: used_materials,
         default: used_default,

@@ -49,19 +49,52 @@ impl FloatCache {
 const CORNER: usize = 64;
 
 /// One corner's text in its first bytes, its length in the last.
-type Corner = [u8; CORNER];
+pub(super) type Corner = [u8; CORNER];
+
+/// What a formatting thread keeps from one primitive to the next: its float cache and the
+/// room for a primitive's face corners (reused, so that no primitive faults in fresh pages
+/// for them).
+pub(super) struct Scratch {
+    pub(super) floats: FloatCache,
+    pub(super) corners: Vec<Corner>,
+}
+
+impl Scratch {
+    pub(super) fn new() -> Self {
+        Scratch {
+            floats: FloatCache::new(),
+            corners: Vec::new(),
+        }
+    }
+}
 
 /// The text ` v`, ` v/vt`, ` v//vn` or ` v/vt/vn` of 0-based vertex `i` of a primitive whose
 /// vertices, UVs and normals start after `base` (the 1-based indices count over the file).
 pub(super) fn corner(i: usize, base: [usize; 3], has_uv: bool, has_n: bool) -> Corner {
     let mut c = [0u8; CORNER];
     let mut n = 0;
-    let num = |c: &mut Corner, n: &mut usize, sep: &[u8], value: usize| {
-        let mut b = itoa::Buffer::new();
-        for &s in sep.iter().chain(b.format(value).as_bytes()) {
+    // the three indices are often the same number (every primitive with UVs and normals):
+    // its digits are formatted once
+    let mut b = itoa::Buffer::new();
+    let mut last: Option<(usize, std::ops::Range<usize>)> = None;
+    let mut num = |c: &mut Corner, n: &mut usize, sep: &[u8], value: usize| {
+        for &s in sep {
             c[*n] = s;
             *n += 1;
         }
+        let at = *n;
+        *n += match &last {
+            Some((v, digits)) if *v == value => {
+                c.copy_within(digits.clone(), at);
+                digits.len()
+            }
+            _ => {
+                let digits = b.format(value).as_bytes();
+                c[at..at + digits.len()].copy_from_slice(digits);
+                last = Some((value, at..at + digits.len()));
+                digits.len()
+            }
+        };
     };
     num(&mut c, &mut n, b" ", base[0] + i + 1);
     if has_uv {
@@ -87,10 +120,21 @@ pub(super) struct Text {
 
 impl Text {
     /// An empty text with room for `n` bytes.
+    #[cfg(test)]
     pub(super) fn with_capacity(n: usize) -> Self {
         Text {
             buf: Vec::with_capacity(n),
         }
+    }
+
+    /// A text appended to `buf` (its bytes kept, its memory reused).
+    pub(super) fn after(buf: Vec<u8>) -> Self {
+        Text { buf }
+    }
+
+    /// Make room for `n` more bytes.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
     }
 
     /// Append the first `len` of the `N` bytes (`len ≤ N`).
@@ -133,9 +177,10 @@ impl Text {
         let Some(e) = entries.get_mut(slot) else {
             return self.float_uncached(v, scratch);
         };
+        // copied from the slot itself: a copy of the array on the stack first is written as two
+        // overlapping stores and read back as one load, which stalls (no store forwarding)
         if e.len != 0 && e.key == bits {
-            let (text, len) = (e.text, usize::from(e.len));
-            self.put(&text, len);
+            self.put(&e.text, usize::from(e.len));
             return;
         }
         scratch.clear();
@@ -144,8 +189,7 @@ impl Text {
             e.key = bits;
             e.len = scratch.len() as u8;
             e.text[..scratch.len()].copy_from_slice(scratch);
-            let text = e.text;
-            self.put(&text, scratch.len());
+            self.put(&e.text, scratch.len());
         } else {
             self.bytes(scratch);
         }
@@ -213,6 +257,12 @@ mod tests {
         assert_eq!(c(2, [10, 5, 17], false, true), " 13//20");
         assert_eq!(c(2, [10, 5, 17], true, false), " 13/8");
         assert_eq!(c(2, [10, 5, 17], false, false), " 13");
+        // equal indices (their digits formatted once) next to different ones
+        assert_eq!(c(2, [10, 10, 17], true, true), " 13/13/20");
+        assert_eq!(c(2, [10, 17, 10], true, true), " 13/20/13");
+        assert_eq!(c(2, [17, 10, 10], true, true), " 20/13/13");
+        assert_eq!(c(2, [10, 5, 10], false, true), " 13//13");
+        assert_eq!(c(97, [2, 2, 2], true, true), " 100/100/100");
         let big = usize::MAX / 2;
         assert_eq!(c(0, [big; 3], true, true), format!(" {0}/{0}/{0}", big + 1));
     }
