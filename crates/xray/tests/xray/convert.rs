@@ -457,8 +457,9 @@ fn buffers_converted_ahead_are_taken_only_for_the_buffers_they_were_made_of() {
 
 #[test]
 fn chunks_packed_ahead_are_the_ones_the_conversion_to_12_writes() {
-    // XRLC 12 compresses its vertex, index and SWI buffer chunks (docs/formats/xray-level.md
-    // §4.4); what is packed beforehand must be equal to them, or it would not be taken
+    // XRLC 12 compresses its vertex, index and SWI buffer chunks
+    // (`docs/formats/xray-level.md` §4.4); what is packed beforehand must be equal to them, or
+    // it would not be taken
     for (f, from) in [(fixture(), 14u16), (generated(13, false), 13)] {
         let converted = Converted::new(&f.geom, from, 12).unwrap();
         let mut ahead = Vec::new();
