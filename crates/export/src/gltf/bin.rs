@@ -407,7 +407,9 @@ impl<'p> Bin<'p, '_> {
             let f = filled
                 .as_deref_mut()
                 .ok_or_else(|| io::Error::other("no source"))?;
-            let buf = f.next()?;
+            let mut buf = f.next()?;
+            // what the source leaves alone: the buffer's own may be another primitive's
+            buf.topology = prims[prim].topology;
             let c = crate::clean::check_filled(&buf, &prims[prim], rep)
                 .map_err(|message| super::stream::failed(prim, message))?;
             for (view, &data) in self.views[v..end].iter().zip(&self.data[v..end]) {
