@@ -3,10 +3,11 @@
 //! A scene may hold hollow primitives ([`levelgeom_scene::Primitive::hollow`]) whose data a
 //! [`PrimitiveSource`] fills on demand. [`filled`] hands them to the buffer's writer in buffer
 //! order: a thread feeds the pool batch after batch ([`BATCH`] primitives decoded in parallel,
-//! each into a buffer of its own), the writer takes them one by one and gives each buffer back
-//! once its bytes are copied into the pieces. [`BUFFERS`] buffers exist at most, reused from one
-//! primitive to the next (their vectors keep their capacity), so the memory they fault is a few
-//! primitives' worth, not the scene's; the pool decodes the next batch while the writer writes.
+//! each into a buffer of its own), the writer takes them one by one and gives the buffers back
+//! a batch at a time once their bytes are copied into the pieces. [`BATCHES`] batches of
+//! buffers exist at most, reused from one primitive to the next (their vectors keep their
+//! capacity), so the memory they fault is a few dozen primitives' worth, not the scene's; the
+//! pool decodes the next batches while the writer writes.
 
 use std::io;
 use std::sync::mpsc;
@@ -16,34 +17,49 @@ use rayon::prelude::*;
 
 use crate::ExportError;
 
-/// Primitives the pool fills at once.
-const BATCH: usize = 16;
+/// Primitives the pool fills at once (handed to the writer, and back, as one message: a
+/// message per primitive woke a thread per primitive).
+const BATCH: usize = 32;
 
-/// Buffers in use at most: the batch being filled, and two being written or waiting.
-const BUFFERS: usize = 3 * BATCH;
+/// Batches of buffers in use at most: the one being filled, and two being written or waiting.
+const BATCHES: usize = 3;
+
+/// One batch of filled primitives, in order (a failure ends it).
+type Batch = Vec<Result<Primitive, String>>;
 
 /// The filled primitives, in the order of the keys given to [`filled`].
 pub(super) struct Filled {
-    from: mpsc::Receiver<Result<Primitive, String>>,
-    back: mpsc::Sender<Primitive>,
+    from: mpsc::Receiver<Batch>,
+    /// The current batch, reversed (the next primitive last).
+    batch: Batch,
+    back: mpsc::Sender<Vec<Primitive>>,
+    /// Buffers written, given back a batch at a time.
+    done: Vec<Primitive>,
 }
 
 impl Filled {
     /// The next primitive.
     pub fn next(&mut self) -> io::Result<Primitive> {
-        match self.from.recv() {
-            Ok(Ok(p)) => Ok(p),
-            Ok(Err(message)) => Err(io::Error::other(SourceFailed(message))),
-            Err(_) => Err(io::Error::other(SourceFailed(
+        if self.batch.is_empty() {
+            self.batch = self.from.recv().unwrap_or_default();
+            self.batch.reverse();
+        }
+        match self.batch.pop() {
+            Some(Ok(p)) => Ok(p),
+            Some(Err(message)) => Err(io::Error::other(SourceFailed(message))),
+            None => Err(io::Error::other(SourceFailed(
                 "the source stopped before its last primitive".into(),
             ))),
         }
     }
 
     /// Give a primitive's buffer back for reuse.
-    pub fn give_back(&self, p: Primitive) {
-        // the feeder may be done and gone: the buffer is then simply dropped
-        let _ = self.back.send(p);
+    pub fn give_back(&mut self, p: Primitive) {
+        self.done.push(p);
+        if self.done.len() == BATCH {
+            // the feeder may be done and gone: the buffers are then simply dropped
+            let _ = self.back.send(std::mem::take(&mut self.done));
+        }
     }
 }
 
@@ -54,36 +70,35 @@ pub(super) fn filled<T>(
     keys: &[usize],
     write: impl FnOnce(&mut Filled) -> io::Result<T>,
 ) -> io::Result<T> {
-    let (to, from) = mpsc::sync_channel(BUFFERS);
-    let (back, spare) = mpsc::channel::<Primitive>();
-    for _ in 0..BUFFERS {
-        let _ = back.send(Primitive::default());
+    let (to, from) = mpsc::sync_channel::<Batch>(BATCHES);
+    let (back, spare) = mpsc::channel::<Vec<Primitive>>();
+    for _ in 0..BATCHES {
+        let _ = back.send((0..BATCH).map(|_| Primitive::default()).collect());
     }
     std::thread::scope(|s| {
         s.spawn(move || {
-            for batch in keys.chunks(BATCH) {
-                let mut bufs = Vec::with_capacity(batch.len());
-                for _ in batch {
-                    match spare.recv() {
-                        Ok(b) => bufs.push(b),
-                        Err(_) => return,
-                    }
-                }
+            for keys in keys.chunks(BATCH) {
+                let Ok(mut bufs) = spare.recv() else { return };
+                bufs.truncate(keys.len());
                 let done: Vec<Result<(), String>> = bufs
                     .par_iter_mut()
-                    .zip(batch)
+                    .zip(keys)
                     .map(|(b, &key)| source.fill(key, b))
                     .collect();
-                for (b, r) in bufs.into_iter().zip(done) {
-                    if to.send(r.map(|()| b)).is_err() {
-                        return;
-                    }
+                let batch = bufs.into_iter().zip(done).map(|(b, r)| r.map(|()| b));
+                if to.send(batch.collect()).is_err() {
+                    return;
                 }
             }
         });
-        let mut f = Filled { from, back };
+        let mut f = Filled {
+            from,
+            batch: Vec::new(),
+            back,
+            done: Vec::with_capacity(BATCH),
+        };
         let out = write(&mut f);
-        // dropping the ends stops a feeder still waiting for a buffer or sending
+        // dropping the ends stops a feeder still waiting for buffers or sending
         drop(f);
         out
     })
