@@ -176,7 +176,10 @@ impl LevelFile {
         let (mut scene, source) = if hollow {
             self.to_hollow_scene(&opts.engine)?
         } else {
-            (self.to_scene(&opts.engine)?, levelgeom_xray::GeomSource::none())
+            (
+                self.to_scene(&opts.engine)?,
+                levelgeom_xray::GeomSource::none(),
+            )
         };
         if no_sets && opts.all_colour_sets {
             let refusal = self.no_colour_sets("--all-colour-sets".into());
@@ -220,7 +223,8 @@ impl LevelFile {
                     .map_err(levelgeom_export::folder::FolderError::Export)?,
             );
         }
-        let source = (!source.is_empty()).then_some(&source as &dyn levelgeom_scene::PrimitiveSource);
+        let source =
+            (!source.is_empty()).then_some(&source as &dyn levelgeom_scene::PrimitiveSource);
         let written = folder::write_folder_from(
             &mut scene,
             source,

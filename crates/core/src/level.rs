@@ -420,7 +420,8 @@ impl LevelFile {
                 let made = if hollow {
                     f.to_hollow_scene(&so)
                 } else {
-                    f.to_scene(&so).map(|s| (s, levelgeom_xray::GeomSource::none()))
+                    f.to_scene(&so)
+                        .map(|s| (s, levelgeom_xray::GeomSource::none()))
                 };
                 let (s, from) = made.map_err(|e| match e {
                     levelgeom_xray::files::FilesError::Scene {

@@ -493,7 +493,12 @@ pub(crate) fn clean_primitive<'a>(
 
 /// Whether a primitive of `n` vertices and `indices` indices has vertices to draw (a warning
 /// when it has indices but no vertices).
-fn has_vertices(n: usize, indices: usize, label: &dyn std::fmt::Display, rep: &mut Repairs) -> bool {
+fn has_vertices(
+    n: usize,
+    indices: usize,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> bool {
     if n == 0 && indices > 0 {
         rep.warn(format!("{label}: has indices but no vertices; skipped"));
     }
@@ -542,7 +547,10 @@ pub(crate) fn clean_hollow<'a>(
         return None;
     }
     if h.indices == 0 {
-        rep.warn(format!("{label}: no {}s; skipped", element_name(p.topology)));
+        rep.warn(format!(
+            "{label}: no {}s; skipped",
+            element_name(p.topology)
+        ));
         return None;
     }
     Some(CleanPrimitive {

@@ -180,12 +180,16 @@ pub fn position_bounds(points: impl Iterator<Item = [f32; 3]>) -> ([f64; 3], [f6
 impl Primitive {
     /// Number of vertices (a hollow primitive's once filled).
     pub fn vertex_count(&self) -> usize {
-        self.hollow.as_ref().map_or(self.positions.len(), |h| h.vertices)
+        self.hollow
+            .as_ref()
+            .map_or(self.positions.len(), |h| h.vertices)
     }
 
     /// Number of indices (a hollow primitive's once filled).
     pub fn index_count(&self) -> usize {
-        self.hollow.as_ref().map_or(self.indices.len(), |h| h.indices)
+        self.hollow
+            .as_ref()
+            .map_or(self.indices.len(), |h| h.indices)
     }
 
     /// Number of triangles (0 for a line primitive).

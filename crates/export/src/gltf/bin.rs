@@ -221,7 +221,11 @@ impl<'p> Sink<'_, 'p> {
 
     /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
     /// machine the memory itself, passed on by `pass` ([`Sink::bytes`] or [`Sink::copy`]).
-    fn floats<'c, T: bytemuck::Pod>(&mut self, values: &'c [T], pass: Pass<'c, 'p>) -> io::Result<()> {
+    fn floats<'c, T: bytemuck::Pod>(
+        &mut self,
+        values: &'c [T],
+        pass: Pass<'c, 'p>,
+    ) -> io::Result<()> {
         if cfg!(target_endian = "little") {
             pass(self, bytemuck::cast_slice(values))
         } else {

@@ -11,7 +11,9 @@ use super::{
     bounds, extras, forest, light_json, primitive, uri_encode, Bounds, GltfOptions, Layout, Plan,
     ViewData, NEAREST, REPEAT,
 };
-use crate::clean::{bake, clean_hollow, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs};
+use crate::clean::{
+    bake, clean_hollow, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs,
+};
 use crate::ExportError;
 
 /// The state of one planned export, shared by its phases.

@@ -118,9 +118,7 @@ impl std::error::Error for SourceFailed {}
 
 /// The error of written primitive `prim` whose data broke its promises.
 pub(super) fn failed(prim: usize, message: String) -> io::Error {
-    io::Error::other(SourceFailed(format!(
-        "written primitive {prim}: {message}"
-    )))
+    io::Error::other(SourceFailed(format!("written primitive {prim}: {message}")))
 }
 
 /// The writer's error as an [`ExportError`]: a source's failure as [`ExportError::Source`],

@@ -98,12 +98,19 @@ fn rich(big: usize) -> Scene {
     let n = big as u32;
     let wide = Primitive {
         material: Some(1),
-        positions: (0..n).map(|i| [i as f32, (i % 7) as f32, -((i % 3) as f32)]).collect(),
+        positions: (0..n)
+            .map(|i| [i as f32, (i % 7) as f32, -((i % 3) as f32)])
+            .collect(),
         normals: (0..n).map(|i| [0.0, 1.0 + (i % 2) as f32, 0.0]).collect(),
         tangents: (0..n).map(|_| [1.0, 0.0, 0.0, -1.0]).collect(),
         uvs: vec![(0..n).map(|i| [i as f32 / 7.0, 0.5]).collect()],
-        vectors: vec![("_LIGHT".into(), (0..n).map(|i| [0.1, 0.2, (i % 5) as f32, 1.0]).collect())],
-        indices: (0..n.saturating_sub(2)).flat_map(|i| [i, i + 1, i + 2]).collect(),
+        vectors: vec![(
+            "_LIGHT".into(),
+            (0..n).map(|i| [0.1, 0.2, (i % 5) as f32, 1.0]).collect(),
+        )],
+        indices: (0..n.saturating_sub(2))
+            .flat_map(|i| [i, i + 1, i + 2])
+            .collect(),
         ..Primitive::default()
     };
     let m = s.add_mesh(Mesh {
@@ -119,7 +126,10 @@ fn rich(big: usize) -> Scene {
     s
 }
 
-fn glb(scene: &Scene, source: Option<&dyn PrimitiveSource>) -> Result<(Vec<u8>, Vec<String>), ExportError> {
+fn glb(
+    scene: &Scene,
+    source: Option<&dyn PrimitiveSource>,
+) -> Result<(Vec<u8>, Vec<String>), ExportError> {
     let mut bytes = Vec::new();
     let warnings = write_glb_from(scene, source, &GltfOptions::default(), &[], &mut bytes)?;
     Ok((bytes, warnings))
@@ -130,7 +140,11 @@ fn hollow_primitives_write_the_bytes_and_warnings_of_the_full_scene() {
     for big in [70_000, 300_000] {
         let full = rich(big);
         let (hollow, held) = hollowed(&full);
-        assert_eq!(held.0.len(), 5, "quad, blended quad, bare quad, lines, wide");
+        assert_eq!(
+            held.0.len(),
+            5,
+            "quad, blended quad, bare quad, lines, wide"
+        );
         let (want, want_warnings) = glb(&full, None).unwrap();
         let (got, got_warnings) = glb(&hollow, Some(&held)).unwrap();
         assert_eq!(got.len(), want.len());
@@ -138,11 +152,17 @@ fn hollow_primitives_write_the_bytes_and_warnings_of_the_full_scene() {
         assert_eq!(got_warnings, want_warnings);
         // the repairs that were only counted are reported once, with the counts of the data
         assert!(
-            want_warnings.iter().any(|w| w.starts_with("replaced 3 non-finite")),
+            want_warnings
+                .iter()
+                .any(|w| w.starts_with("replaced 3 non-finite")),
             "{want_warnings:?}"
         );
-        assert!(want_warnings.iter().any(|w| w.starts_with("clamped 2 value")));
-        assert!(want_warnings.iter().any(|w| w.contains("wrote zero TEXCOORD_0")));
+        assert!(want_warnings
+            .iter()
+            .any(|w| w.starts_with("clamped 2 value")));
+        assert!(want_warnings
+            .iter()
+            .any(|w| w.contains("wrote zero TEXCOORD_0")));
     }
 }
 
