@@ -105,7 +105,7 @@ pub(super) fn queued<'p, T: Send>(
         let made = maker
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the GLB buffer thread failed")));
-        wrote.and_then(|()| made)
+        wrote.and(made)
     })
 }
 
