@@ -121,7 +121,7 @@ fn filled_hollow_scenes_are_the_full_scenes() {
             assert_eq!(fill_all(&mut hollow, &source), source.len());
             assert_eq!(source.len(), hollow_meshes);
             if opts.only != Some(Only::Trees) || name != "fixture" {
-                assert!(source.len() > 0, "{name} {opts:?}: nothing hollow");
+                assert!(!source.is_empty(), "{name} {opts:?}: nothing hollow");
             }
             assert_eq!(
                 format!("{hollow:?}"),
