@@ -332,14 +332,22 @@ fn shared_read_keeps_the_vertex_bytes_in_the_file_and_rebuilds_them() {
         let mut odd = copied.clone();
         let ib_at = odd.chunks.iter().position(|c| c.id() == geom::IB).unwrap();
         let pad = geom::GeomChunk::Raw(vec![1, 2, 3]);
-        odd.chunks.insert(ib_at, levelgeom_xray::chunk::Framed::plain(0x77, pad));
+        odd.chunks
+            .insert(ib_at, levelgeom_xray::chunk::Framed::plain(0x77, pad));
         let odd_bytes = odd.to_bytes().unwrap();
-        let (odd_read, _) = Geom::read_shared(&Arc::new(odd_bytes.clone()), Default::default())
-            .unwrap();
+        let (odd_read, _) =
+            Geom::read_shared(&Arc::new(odd_bytes.clone()), Default::default()).unwrap();
         assert_eq!(odd_read, odd, "{f}");
-        assert!(odd_read.index_buffers().unwrap().iter().all(|ib| !ib.is_shared()));
+        assert!(odd_read
+            .index_buffers()
+            .unwrap()
+            .iter()
+            .all(|ib| !ib.is_shared()));
         assert!(odd_read.vertex_buffers().unwrap()[0].data.is_shared());
-        assert!(odd_read.to_bytes().unwrap() == odd_bytes, "{f} with an odd pad rebuilds");
+        assert!(
+            odd_read.to_bytes().unwrap() == odd_bytes,
+            "{f} with an odd pad rebuilds"
+        );
         // a truncated file fails the same way both ways
         let cut = &bytes[..bytes.len() - 3];
         let e1 = Geom::read_shared(&Arc::new(cut.to_vec()), Default::default()).unwrap_err();
