@@ -44,6 +44,7 @@ use rayon::prelude::*;
 use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
 
 use crate::geom::{Geom, SlideWindow, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
 use crate::shaders::ShaderEntry;
@@ -474,7 +475,7 @@ fn drawn(g: GContainer, window: Option<SlideWindow>, sid: u16) -> Drawn {
 /// [`check_range`] of the buffers a GCONTAINER names, or why they do not exist.
 fn range_of<'g>(
     vbs: &'g [VertexBuffer],
-    ibs: &'g [Vec<u16>],
+    ibs: &'g [IndexData],
     g: &GContainer,
     window: Option<SlideWindow>,
     geometry_only: bool,
@@ -728,7 +729,7 @@ const RANGE_BATCHES: usize = 32;
 struct Run<'a> {
     geom: &'a Geom,
     vbs: &'a [VertexBuffer],
-    ibs: &'a [Vec<u16>],
+    ibs: &'a [IndexData],
     shaders: &'a [ShaderEntry],
     sectors: Vec<Vec<u16>>,
     opts: &'a SceneOptions,
