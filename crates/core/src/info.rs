@@ -36,8 +36,8 @@ impl fmt::Display for Info {
 
 impl Info {
     /// What `levelgeom info PATH` shows: [`crate::open`]`(path)?.info()`, the one way a file
-    /// is opened (an X-Ray `level.geom`'s vertex bytes stay ranges of the file it read: they
-    /// are not copied for the counts).
+    /// is opened (an X-Ray `level.geom`'s vertex bytes and indices stay ranges of the file it
+    /// read: they are not copied for the counts).
     ///
     /// # Errors
     /// As [`crate::open`] and [`crate::LevelFile::info`].

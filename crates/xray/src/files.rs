@@ -128,8 +128,9 @@ impl Opened {
         Self::read_in(bytes, None, limits)
     }
 
-    /// [`Self::read_with`] of a whole file held in an `Arc`: a geom file's vertex bytes stay
-    /// in it ([`Geom::read_shared`]) instead of being copied; same values, same errors.
+    /// [`Self::read_with`] of a whole file held in an `Arc`: a geom file's vertex bytes and
+    /// indices stay in it ([`Geom::read_shared`]) instead of being copied; same values, same
+    /// errors.
     pub fn read_shared(
         file: &Arc<Vec<u8>>,
         limits: Limits,
@@ -467,7 +468,7 @@ fn sibling(level_path: &Path, name: &str, limits: Limits) -> Result<Option<GeomF
     if !path.is_file() {
         return Ok(None);
     }
-    // shared with the parsed geom: its vertex bytes stay in this buffer, not copied
+    // shared with the parsed geom: its vertex bytes and indices stay in this buffer, not copied
     let bytes = std::sync::Arc::new(read_bytes(&path)?);
     match crate::kind(&bytes) {
         Some(Kind::Geom) => {}

@@ -42,8 +42,8 @@ pub mod scene;
 
 // the modules by their paths before the layers (what callers, tests and tools use)
 pub use formats::{
-    builds, cform, chunk, decl, flat, fvf, geom, level, lzhuf, ogf, sectors, shaders, vertex,
-    vertex_data,
+    builds, cform, chunk, decl, flat, fvf, geom, index_data, level, lzhuf, ogf, sectors, shaders,
+    vertex, vertex_data,
 };
 #[cfg(feature = "generate")]
 pub use generate::bench_level;

@@ -12,14 +12,17 @@
 //! | 11 | `fsL_SWIS` | `u32 n`; n × { `u32 reserved[4]`, `u32 count`, count × { `u32 offset; u16 num_tris; u16 num_verts` } } |
 //!
 //! Other chunks are kept raw. Vertices stay as raw bytes (byte-exact by construction); decode
-//! them with [`VertexBuffer::decode`].
+//! them with [`VertexBuffer::decode`]. Indices are [`IndexData`]: `u16`s, borrowed from the file
+//! in place when it is read shared ([`Geom::read_shared`]).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use levelgeom_binary::{fit, Limits, ReadError, Reader, Warning, WriteError, Writer};
 
 use crate::chunk::{self, Context, Framed};
 use crate::decl::Declaration;
+use crate::index_data::IndexData;
 use crate::vertex::{self, Vertices};
 use crate::vertex_data::VertexData;
 
@@ -175,8 +178,9 @@ pub enum GeomChunk {
     Header(Header),
     /// Chunk 9.
     VertexBuffers(Vec<VertexBuffer>),
-    /// Chunk 10.
-    IndexBuffers(Vec<Vec<u16>>),
+    /// Chunk 10 (each buffer a shared range of the file when read with
+    /// [`Geom::read_shared`]).
+    IndexBuffers(Vec<IndexData>),
     /// Chunk 11.
     Swis(Vec<SwiItem>),
     /// Anything else, verbatim.
@@ -195,10 +199,10 @@ pub fn read_vbs(r: &mut Reader<'_>) -> Result<Vec<VertexBuffer>, ReadError> {
     read_vbs_in(r, None)
 }
 
-/// Where `part` starts inside `file`, when it is a part of it.
-fn offset_in(file: &[u8], part: &[u8]) -> Option<usize> {
+/// Where `part` lies inside `file`, when it is a part of it.
+fn range_in(file: &[u8], part: &[u8]) -> Option<Range<usize>> {
     let (base, at) = (file.as_ptr() as usize, part.as_ptr() as usize);
-    (at >= base && at + part.len() <= base + file.len()).then(|| at - base)
+    (at >= base && at + part.len() <= base + file.len()).then(|| at - base..at - base + part.len())
 }
 
 /// [`read_vbs`]; vertex bytes that lie in `file` (the reader reads it, not a decompressed
@@ -221,7 +225,7 @@ fn read_vbs_in(
         })?;
         let raw = r.bytes(len * stride)?;
         let data = file
-            .and_then(|f| VertexData::shared(f, offset_in(f, raw).map(|at| at..at + raw.len())?))
+            .and_then(|f| VertexData::shared(f, range_in(f, raw)?))
             .unwrap_or_else(|| raw.to_vec().into());
         if stride == 0 && count > 0 {
             return Err(r.invalid_at(at, "vertices declared with a zero-byte stride"));
@@ -233,8 +237,18 @@ fn read_vbs_in(
     Ok(out)
 }
 
-/// Read a `u32` count, then that many index buffers (the payload of `fsL_IB`).
-pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
+/// Read a `u32` count, then that many index buffers (the payload of `fsL_IB`), each decoded
+/// into indices of its own.
+pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<IndexData>, ReadError> {
+    read_ibs_in(r, None)
+}
+
+/// [`read_ibs`]; indices that lie in `file` (the reader reads it, not a decompressed chunk)
+/// are shared with it instead of copied, where they can be borrowed in place ([`IndexData`]).
+fn read_ibs_in(
+    r: &mut Reader<'_>,
+    file: Option<&Arc<Vec<u8>>>,
+) -> Result<Vec<IndexData>, ReadError> {
     let n = r.u32_count(4)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -242,9 +256,8 @@ pub fn read_ibs(r: &mut Reader<'_>) -> Result<Vec<Vec<u16>>, ReadError> {
         let k = r.u32_count(2)?;
         let raw = r.bytes(k * 2)?;
         out.push(
-            raw.chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect(),
+            file.and_then(|f| IndexData::shared(f, range_in(f, raw)?))
+                .unwrap_or_else(|| IndexData::from_le_bytes(raw)),
         );
         r.pop();
     }
@@ -277,8 +290,9 @@ impl Geom {
         Self::read_in(bytes, None, limits)
     }
 
-    /// [`Self::read_with`] of a whole file held in an `Arc`: the vertex bytes stay in it
-    /// (shared ranges, [`VertexData`]) instead of being copied; same values, same errors.
+    /// [`Self::read_with`] of a whole file held in an `Arc`: the vertex bytes and the indices
+    /// stay in it (shared ranges, [`VertexData`] and [`IndexData`]) instead of being copied;
+    /// same values, same errors.
     pub fn read_shared(
         file: &Arc<Vec<u8>>,
         limits: Limits,
@@ -296,7 +310,7 @@ impl Geom {
             Ok(match h.id() {
                 HEADER => GeomChunk::Header(Header::read(b)?),
                 VB => GeomChunk::VertexBuffers(read_vbs_in(b, file)?),
-                IB => GeomChunk::IndexBuffers(read_ibs(b)?),
+                IB => GeomChunk::IndexBuffers(read_ibs_in(b, file)?),
                 SWIS => GeomChunk::Swis(read_swis(b)?),
                 _ => GeomChunk::Raw(b.take_rest().to_vec()),
             })
@@ -380,7 +394,7 @@ impl Geom {
     }
 
     /// The index buffers.
-    pub fn index_buffers(&self) -> Option<&[Vec<u16>]> {
+    pub fn index_buffers(&self) -> Option<&[IndexData]> {
         self.chunks.iter().find_map(|c| match &c.value {
             GeomChunk::IndexBuffers(v) => Some(v.as_slice()),
             _ => None,
@@ -417,13 +431,11 @@ pub fn write_vbs(w: &mut Writer, vbs: &[VertexBuffer]) -> Result<(), WriteError>
 }
 
 /// Write index buffers with their count (the payload of `fsL_IB`).
-pub fn write_ibs(w: &mut Writer, ibs: &[Vec<u16>]) -> Result<(), WriteError> {
+pub fn write_ibs(w: &mut Writer, ibs: &[IndexData]) -> Result<(), WriteError> {
     w.u32(fit(ibs.len(), || "index buffer count".into())?);
     for (i, ib) in ibs.iter().enumerate() {
         w.u32(fit(ib.len(), || format!("ib[{i}]/index count"))?);
-        for &x in ib {
-            w.u16(x);
-        }
+        ib.write(w);
     }
     Ok(())
 }

@@ -50,6 +50,7 @@ use crate::cform::Cform;
 use crate::chunk::{self, Context, Framed};
 use crate::fvf::FvfBuffer;
 use crate::geom::{self, Header, SwiItem, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::ogf::Visual;
 use crate::sectors::{self, Portal, Sector};
 use crate::shaders::{self, ShaderEntry};
@@ -542,7 +543,7 @@ pub enum LevelChunk {
     /// XRLC 4–9: FVF vertex buffers.
     FvfBuffers(Vec<FvfBuffer>),
     /// XRLC 9–12: index buffers.
-    IndexBuffers(Vec<Vec<u16>>),
+    IndexBuffers(Vec<IndexData>),
     /// XRLC 12: sliding-window items.
     Swis(Vec<SwiItem>),
     /// XRLC 4, 5: portals with the vertex count first ([`crate::sectors::read_portals_v5`]).
@@ -898,7 +899,7 @@ impl Level {
     }
 
     /// Index buffers stored in `level` (XRLC 9–12).
-    pub fn index_buffers(&self) -> Option<&[Vec<u16>]> {
+    pub fn index_buffers(&self) -> Option<&[IndexData]> {
         self.chunks.iter().find_map(|c| match &c.value {
             LevelChunk::IndexBuffers(v) => Some(v.as_slice()),
             _ => None,

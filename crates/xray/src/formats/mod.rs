@@ -1,8 +1,8 @@
 //! The X-Ray file formats, each read and written byte-exact: the chunk container ([`chunk`],
 //! [`lzhuf`] its codec), `level` ([`level`], its [`ogf`] visuals, [`shaders`], [`sectors`],
 //! the build table [`builds`]), `level.geom(x)` ([`geom`] with [`decl`], [`fvf`], [`vertex`],
-//! [`vertex_data`]), `level.cform` ([`cform`]) and the 13/14-shaped view of old levels
-//! ([`flat`]).
+//! [`vertex_data`], [`index_data`]), `level.cform` ([`cform`]) and the 13/14-shaped view of old
+//! levels ([`flat`]).
 
 pub mod builds;
 pub mod cform;
@@ -12,6 +12,7 @@ pub mod flat;
 pub mod fvf;
 pub mod geom;
 pub mod ids;
+pub mod index_data;
 pub mod level;
 pub mod lzhuf;
 pub mod ogf;

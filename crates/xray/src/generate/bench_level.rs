@@ -260,7 +260,7 @@ pub fn large(visuals: usize) -> Result<LargeLevel, WriteError> {
         for (v, ib) in &b.parts {
             vertices += v.count;
             vbs.push(VertexBuffer::encode(b.decl.clone(), v)?);
-            ibs.push(ib.clone());
+            ibs.push(ib.clone().into());
         }
     }
     let geom = Geom {

@@ -241,7 +241,7 @@ pub fn level(opts: Options) -> (Level, Geom) {
                     small_buffer(decl::mu_model(), &tv),
                 ]),
             ),
-            Framed::plain(geom::IB, GeomChunk::IndexBuffers(vec![ib])),
+            Framed::plain(geom::IB, GeomChunk::IndexBuffers(vec![ib.into()])),
             Framed::plain(swis_id, GeomChunk::Swis(swis)),
         ],
     };
@@ -863,7 +863,10 @@ fn old_level_tables(opts: Options, paired: bool) -> Level {
     let has_ib = v >= 9;
     if has_ib {
         let ibid = id(Part::IndexBuffers) | if v == 12 { COMPRESSED } else { 0 };
-        chunks.push(Framed::plain(ibid, LevelChunk::IndexBuffers(vec![ib])));
+        chunks.push(Framed::plain(
+            ibid,
+            LevelChunk::IndexBuffers(vec![ib.into()]),
+        ));
     }
     if v == 12 {
         chunks.push(Framed::plain(
@@ -1409,8 +1412,10 @@ pub fn old_level_era(era: Era) -> Level {
             .iter()
             .position(|c| matches!(c.value, LevelChunk::FvfBuffers(_)))
             .map_or(1, |k| k + 1);
-        l.chunks
-            .insert(at, Framed::plain(11, LevelChunk::IndexBuffers(vec![ib])));
+        l.chunks.insert(
+            at,
+            Framed::plain(11, LevelChunk::IndexBuffers(vec![ib.into()])),
+        );
     }
     if era == Era::Xrlc8LightControl {
         // xrSaveLights.cpp at `0b46184139`: write_chunk(fsL_LIGHT_CONTROL, …), then

@@ -11,6 +11,7 @@ use levelgeom_binary::WriteError;
 
 use crate::decl::Declaration;
 use crate::geom::{Geom, GeomChunk, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::ogf::GContainer;
 use crate::vertex::{self, Vertices};
 
@@ -101,7 +102,7 @@ pub(crate) fn append_vertices(
 }
 
 /// The index buffers, mutable.
-fn index_buffers_mut(g: &mut Geom) -> Option<&mut Vec<Vec<u16>>> {
+fn index_buffers_mut(g: &mut Geom) -> Option<&mut Vec<IndexData>> {
     g.chunks.iter_mut().find_map(|c| match &mut c.value {
         GeomChunk::IndexBuffers(v) => Some(v),
         _ => None,
@@ -116,7 +117,7 @@ pub(crate) fn append_indices(g: &mut Geom, idx: &[u16]) -> Result<(u32, u32), Wr
         .last()
         .is_some_and(|ib| ib.len() + idx.len() <= MAX_IB_INDICES);
     if !fits {
-        ibs.push(Vec::new());
+        ibs.push(IndexData::default());
     }
     let i = ibs.len() - 1;
     let first = ibs[i].len() as u32;

@@ -40,6 +40,7 @@ use crate::cform::Cform;
 use crate::chunk::{Framed, COMPRESSED};
 use crate::fvf::{FvfBuffer, UvOrder};
 use crate::geom::{Geom, SlideWindow, SwiItem, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::level::{Level, LevelChunk, Part};
 use crate::ogf::{
     self, model_type, model_type_v3, GContainer, LodVertex, OgfChunk, OgfHeader, TreeDef, Visual,
@@ -277,7 +278,7 @@ fn d3d_only(bufs: Vec<Buffer>) -> Vec<VertexBuffer> {
 fn buffer_chunks(
     to: u16,
     bufs: Vec<Buffer>,
-    ibs: &[Vec<u16>],
+    ibs: &[IndexData],
     swis: &[SwiItem],
     loss: &mut Losses,
 ) -> Result<Vec<Framed<LevelChunk>>, ImportError> {
@@ -592,7 +593,7 @@ struct VisualWriter<'a> {
     format: u8,
     vb_map: &'a [Option<u32>],
     vbs: &'a [crate::geom::VertexBuffer],
-    ibs: &'a [Vec<u16>],
+    ibs: &'a [IndexData],
     swis: &'a [crate::geom::SwiItem],
     tables: &'a mut Tables,
     loss: &'a mut Losses,

@@ -44,6 +44,7 @@ use rayon::prelude::*;
 use levelgeom_scene::{Hollow, Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
 
 use crate::geom::{Geom, SlideWindow, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::level::Level;
 use crate::ogf::{model_type, GContainer, Visual};
 use crate::shaders::ShaderEntry;
@@ -646,7 +647,7 @@ fn drawn(g: GContainer, window: Option<SlideWindow>, sid: u16) -> Drawn {
 /// [`check_range`] of the buffers a GCONTAINER names, or why they do not exist.
 fn range_of<'g>(
     vbs: &'g [VertexBuffer],
-    ibs: &'g [Vec<u16>],
+    ibs: &'g [IndexData],
     g: &GContainer,
     window: Option<SlideWindow>,
     geometry_only: bool,
@@ -957,7 +958,7 @@ const RANGE_BATCHES: usize = 32;
 struct Run<'a, 'g> {
     geom: &'g Geom,
     vbs: &'g [VertexBuffer],
-    ibs: &'g [Vec<u16>],
+    ibs: &'g [IndexData],
     shaders: &'a [ShaderEntry],
     sectors: Vec<Vec<u16>>,
     opts: &'a SceneOptions,

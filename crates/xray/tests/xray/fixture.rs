@@ -3,7 +3,7 @@
 
 use levelgeom_xray::cform::Cform;
 use levelgeom_xray::ogf::model_type;
-use levelgeom_xray::{check, decl, Geom, Level};
+use levelgeom_xray::{check, decl, geom, Geom, Level};
 
 fn read(name: &str) -> Vec<u8> {
     let p = format!(
@@ -313,7 +313,41 @@ fn shared_read_keeps_the_vertex_bytes_in_the_file_and_rebuilds_them() {
             let at = vb.data.as_ptr() as usize - file.as_ptr() as usize;
             assert_eq!(&bytes[at..at + vb.data.len()], &*vb.data);
         }
+        let ibs = shared.index_buffers().unwrap();
+        assert!(!ibs.is_empty());
+        for (ib, copy) in ibs.iter().zip(copied.index_buffers().unwrap()) {
+            // the fixture's index data starts at even offsets, so it is borrowed in place
+            assert_eq!(ib.is_shared(), cfg!(target_endian = "little"), "{f}");
+            assert!(!copy.is_shared(), "{f}");
+            if ib.is_shared() {
+                // the indices are the file's own bytes, found at their place in it
+                let at = ib.as_ptr() as usize - file.as_ptr() as usize;
+                let le: Vec<u8> = ib.iter().flat_map(|x| x.to_le_bytes()).collect();
+                assert_eq!(&bytes[at..at + le.len()], &le[..]);
+            }
+        }
         assert!(shared.to_bytes().unwrap() == bytes, "{f} rebuilds");
+        // an unknown chunk of 3 bytes before chunk 10 puts its indices at odd offsets: read
+        // shared, they are decoded instead (same values), and the file still rebuilds
+        let mut odd = copied.clone();
+        let ib_at = odd.chunks.iter().position(|c| c.id() == geom::IB).unwrap();
+        let pad = geom::GeomChunk::Raw(vec![1, 2, 3]);
+        odd.chunks
+            .insert(ib_at, levelgeom_xray::chunk::Framed::plain(0x77, pad));
+        let odd_bytes = odd.to_bytes().unwrap();
+        let (odd_read, _) =
+            Geom::read_shared(&Arc::new(odd_bytes.clone()), Default::default()).unwrap();
+        assert_eq!(odd_read, odd, "{f}");
+        assert!(odd_read
+            .index_buffers()
+            .unwrap()
+            .iter()
+            .all(|ib| !ib.is_shared()));
+        assert!(odd_read.vertex_buffers().unwrap()[0].data.is_shared());
+        assert!(
+            odd_read.to_bytes().unwrap() == odd_bytes,
+            "{f} with an odd pad rebuilds"
+        );
         // a truncated file fails the same way both ways
         let cut = &bytes[..bytes.len() - 3];
         let e1 = Geom::read_shared(&Arc::new(cut.to_vec()), Default::default()).unwrap_err();

@@ -42,6 +42,7 @@ use crate::chunk::Framed;
 use crate::decl::{DeclType, Declaration, Element, Usage};
 use crate::fvf::{self, UvOrder};
 use crate::geom::{self, Geom, GeomChunk, Header, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::level::{Glow, Level, LevelChunk, OldLight};
 use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
@@ -241,7 +242,7 @@ struct View<'a> {
     vbs: Vec<VertexBuffer>,
     /// The level's own vertex buffers (the first ones of `vbs`).
     base_vbs: usize,
-    ibs: Vec<Vec<u16>>,
+    ibs: Vec<IndexData>,
     /// The extra index buffer of inline `OGF_INDICES`, detail patch quads and full detail
     /// indices; its index is `inline_ib_index`.
     inline_ib: Vec<u16>,
@@ -280,7 +281,7 @@ impl<'a> View<'a> {
                 .collect(),
             (None, None) => Vec::new(),
         };
-        let ibs: Vec<Vec<u16>> = level.index_buffers().map(<[_]>::to_vec).unwrap_or_default();
+        let ibs: Vec<IndexData> = level.index_buffers().map(<[_]>::to_vec).unwrap_or_default();
         let shaders = level.shaders().unwrap_or(&[]);
         View {
             level,
@@ -586,7 +587,7 @@ impl<'a> View<'a> {
     /// The view's level (13/14 chunks and ids) and geom, after every visual.
     fn finish(mut self, visuals: Vec<Framed<Visual>>) -> Result<Flat, WriteError> {
         if !self.inline_ib.is_empty() {
-            self.ibs.push(std::mem::take(&mut self.inline_ib));
+            self.ibs.push(std::mem::take(&mut self.inline_ib).into());
         }
         let glows = self.glows()?;
         let level = self.level;

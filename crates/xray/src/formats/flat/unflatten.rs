@@ -30,6 +30,7 @@ use crate::chunk::Framed;
 use crate::decl::Declaration;
 use crate::fvf::{self, FvfBuffer, UvOrder};
 use crate::geom::{Geom, VertexBuffer};
+use crate::index_data::IndexData;
 use crate::level::{Level, LevelChunk};
 use crate::ogf::{self, model_type, model_type_v3, GContainer, OgfChunk, OgfHeader, Visual};
 use crate::shaders::ShaderEntry;
@@ -213,7 +214,7 @@ pub fn unflatten(
     };
     let bufs = u.vertex_buffers()?;
     // --- index buffers: the level's own, with the import's changes
-    let mut ibs: Vec<Vec<u16>> = u.iibs.iter().take(u.nib).cloned().collect();
+    let mut ibs: Vec<IndexData> = u.iibs.iter().take(u.nib).cloned().collect();
     let mut materials = Materials::new(base, flat, edited.level);
     let visuals = u.visuals(&mut ibs, &mut materials)?;
     let level = u.level(bufs, ibs, visuals, materials);
@@ -231,7 +232,7 @@ struct Unflatten<'a> {
     /// The import's vertex buffers (the view's, changed and appended to).
     ivbs: &'a [VertexBuffer],
     /// The import's index buffers.
-    iibs: &'a [Vec<u16>],
+    iibs: &'a [IndexData],
     /// Where each view vertex buffer comes from.
     origin: Vec<Option<Origin>>,
     /// View buffer k → (level buffer, first vertex of its tail there).
@@ -386,7 +387,7 @@ impl Unflatten<'_> {
     /// with what changed set.
     fn visuals(
         &mut self,
-        ibs: &mut [Vec<u16>],
+        ibs: &mut [IndexData],
         materials: &mut Materials<'_>,
     ) -> Result<Vec<Framed<Visual>>, UnflattenError> {
         let (base, edited) = (self.base, self.edited);
@@ -478,7 +479,7 @@ impl Unflatten<'_> {
         v: &mut Visual,
         edit: &mut VisualEdit,
         (ig, fg): (GContainer, GContainer),
-        ibs: &mut [Vec<u16>],
+        ibs: &mut [IndexData],
     ) -> Result<(), UnflattenError> {
         let j = edit.j;
         let view_ibs = self.flat.geom.index_buffers().unwrap_or(&[]);
@@ -552,7 +553,7 @@ impl Unflatten<'_> {
         &self,
         v: &mut Visual,
         ig: &GContainer,
-        ibs: &mut [Vec<u16>],
+        ibs: &mut [IndexData],
     ) -> Result<(), UnflattenError> {
         let k = ig.ib_index as usize;
         let idx: Vec<u16> = self
@@ -673,7 +674,7 @@ impl Unflatten<'_> {
     fn level(
         &self,
         bufs: Vec<OldBuffer>,
-        ibs: Vec<Vec<u16>>,
+        ibs: Vec<IndexData>,
         mut visuals: Vec<Framed<Visual>>,
         materials: Materials<'_>,
     ) -> Level {
@@ -835,8 +836,8 @@ impl<'a> Materials<'a> {
 }
 
 /// Whether the indices `g` names are the same in both buffer lists.
-fn range_same(a: &[Vec<u16>], b: &[Vec<u16>], g: &GContainer) -> bool {
-    fn get<'a>(x: &'a [Vec<u16>], g: &GContainer) -> Option<&'a [u16]> {
+fn range_same(a: &[IndexData], b: &[IndexData], g: &GContainer) -> bool {
+    fn get<'a>(x: &'a [IndexData], g: &GContainer) -> Option<&'a [u16]> {
         x.get(g.ib_index as usize)?
             .get(g.ib_offset as usize..(g.ib_offset as usize).checked_add(g.ib_count as usize)?)
     }

@@ -572,7 +572,7 @@ mod split_tests {
         let mut view = empty_geom(0);
         view.vertex_buffers_mut().unwrap().push(vb);
         if let GeomChunk::IndexBuffers(ibs) = &mut view.chunks[2].value {
-            ibs.push(vec![0, 1, 2]);
+            ibs.push(vec![0, 1, 2].into());
         }
         let visuals: Vec<Visual> = (0..3)
             .map(|k| Visual {
