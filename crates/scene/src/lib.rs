@@ -15,7 +15,10 @@
 //!   display values (Blender reads OBJ colours as sRGB). A reader of our glTF files applies
 //!   [`colour::linear_to_srgb`] to get the scene's values back. Material base colours are
 //!   written as they are.
-//! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex.
+//! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex. A
+//!   hollow primitive ([`Primitive::hollow`]) has all its vectors empty until its
+//!   [`PrimitiveSource`] fills them; only writers that take a source (the GLB writer) are given
+//!   one, and [`Primitive::vertex_count`] and the other counts answer from its [`Hollow`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

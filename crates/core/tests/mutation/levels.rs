@@ -318,7 +318,9 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
         match (r, &full) {
             (Err(_), _) => return Err("glTF-only export panicked".into()),
             (Ok(Err(e)), Ok(_)) => {
-                return Err(format!("glTF-only export failed where the full one did not: {e}"))
+                return Err(format!(
+                    "glTF-only export failed where the full one did not: {e}"
+                ))
             }
             (Ok(Ok(_)), Ok(_)) => {
                 let read = |d: &Path| std::fs::read(d.join("level.glb")).ok();
