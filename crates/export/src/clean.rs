@@ -570,10 +570,10 @@ pub(crate) fn check_filled<'f>(
     rep: &mut Repairs,
 ) -> Result<CleanPrimitive<'f>, String> {
     let mut own = Repairs::default();
-    let c = clean_primitive(filled, usize::MAX, &"", &mut own);
+    let c = clean_primitive(filled, usize::MAX, &"its data", &mut own);
     let Some(mut c) = c.filter(|_| own.warnings.is_empty()) else {
         return Err(format!(
-            "its data needed other repairs than counted ones ({})",
+            "needed repairs that change the layout ({})",
             own.warnings.join("; ")
         ));
     };

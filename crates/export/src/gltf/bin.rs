@@ -415,7 +415,7 @@ impl<'p> Bin<'p, '_> {
             // what the source leaves alone: the buffer's own may be another primitive's
             buf.topology = prims[prim].topology;
             let c = crate::clean::check_filled(&buf, &prims[prim], rep)
-                .map_err(|message| super::stream::failed(prim, message))?;
+                .map_err(|message| super::stream::failed(prim, &prims[prim], message))?;
             for (view, &data) in self.views[v..end].iter().zip(&self.data[v..end]) {
                 sink.zeros(view.byte_offset - at);
                 prim_view(sink, &c, data, |s, b| s.copy(b))?;

@@ -15,6 +15,7 @@ use std::sync::mpsc;
 use levelgeom_scene::{Primitive, PrimitiveSource};
 use rayon::prelude::*;
 
+use crate::clean::CleanPrimitive;
 use crate::ExportError;
 
 /// Primitives the pool fills at once (handed to the writer, and back, as one message: a
@@ -116,9 +117,12 @@ impl std::fmt::Display for SourceFailed {
 
 impl std::error::Error for SourceFailed {}
 
-/// The error of written primitive `prim` whose data broke its promises.
-pub(super) fn failed(prim: usize, message: String) -> io::Error {
-    io::Error::other(SourceFailed(format!("written primitive {prim}: {message}")))
+/// The error of written primitive `prim` (`c`) whose data broke its promises.
+pub(super) fn failed(prim: usize, c: &CleanPrimitive<'_>, message: String) -> io::Error {
+    let key = c.hollow.map_or(0, |h| h.key);
+    io::Error::other(SourceFailed(format!(
+        "primitive {prim} of the buffer (source key {key}): {message}"
+    )))
 }
 
 /// The writer's error as an [`ExportError`]: a source's failure as [`ExportError::Source`],
@@ -126,7 +130,7 @@ pub(super) fn failed(prim: usize, message: String) -> io::Error {
 pub(super) fn export_error(e: io::Error) -> ExportError {
     match e.get_ref().and_then(|i| i.downcast_ref::<SourceFailed>()) {
         Some(SourceFailed(message)) => ExportError::Source {
-            what: "a streamed mesh of the GLB".into(),
+            what: "a streamed mesh of the GLB's buffer".into(),
             message: message.clone(),
         },
         None => ExportError::Write(e),

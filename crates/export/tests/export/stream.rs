@@ -205,6 +205,8 @@ fn a_source_that_breaks_its_promises_is_an_error() {
         let (hollow, held) = hollowed(&rich(big));
         let e = glb(&hollow, Some(&Short(held))).unwrap_err();
         assert!(matches!(e, ExportError::Source { .. }), "{e}");
+        // located: the primitive the source knows as 4
+        assert!(e.to_string().contains("(source key 4)"), "{e}");
         let e = glb(&hollow, Some(&Failing)).unwrap_err();
         assert!(
             matches!(&e, ExportError::Source { message, .. } if message.contains("went away")),
