@@ -20,7 +20,7 @@ use crate::ExportError;
 
 /// Primitives the pool fills at once (handed to the writer, and back, as one message: a
 /// message per primitive woke a thread per primitive).
-const BATCH: usize = 32;
+const BATCH: usize = 16;
 
 /// Batches of buffers in use at most: the one being filled, and two being written or waiting.
 const BATCHES: usize = 3;
