@@ -129,6 +129,37 @@ impl LevelFile {
     /// As [`LevelFile::to_scene`], and [`crate::Error::Folder`] when the folder cannot be
     /// written (it is then left as it was).
     pub fn export(&self, outdir: &Path, opts: &ExportOptions) -> Result<ExportReport> {
+        if self.streams(opts) {
+            match self.export_scene(outdir, opts, true) {
+                // a GLB that needs the vertices up front: the full scene's export instead
+                Err(crate::Error::Folder(levelgeom_export::folder::FolderError::Export(
+                    levelgeom_export::ExportError::NeedsData { .. },
+                ))) => {}
+                done => return done,
+            }
+        }
+        self.export_scene(outdir, opts, false)
+    }
+
+    /// Whether [`Self::export`] writes from a hollow scene ([`Self::to_hollow_scene`]): an
+    /// X-Ray level's glTF-only export without previews. The GLB writer then decodes each
+    /// visual's vertices as it writes them, into a few reused buffers, instead of the scene
+    /// holding every primitive's vectors until the BIN chunk is written; the files are the
+    /// same. Every other export (OBJ, both formats, previews, WAD) converts the full scene.
+    fn streams(&self, opts: &ExportOptions) -> bool {
+        matches!(self.content, Content::XrayLevel(_))
+            && opts.formats.gltf
+            && !opts.formats.obj
+            && !opts.preview
+    }
+
+    /// [`Self::export`] of the full scene, or with `hollow` of the hollow one.
+    fn export_scene(
+        &self,
+        outdir: &Path,
+        opts: &ExportOptions,
+        hollow: bool,
+    ) -> Result<ExportReport> {
         let xray = opts.engine.xray.as_ref();
         if xray.is_some_and(|x| x.lightmaps && x.textures.is_none()) {
             return Err(crate::Error::Unsupported {
@@ -142,7 +173,14 @@ impl LevelFile {
         if no_sets && opts.colour_set > 0 {
             return Err(self.no_colour_sets(format!("--colour-set {}", opts.colour_set)));
         }
-        let mut scene = self.to_scene(&opts.engine)?;
+        let (mut scene, source) = if hollow {
+            self.to_hollow_scene(&opts.engine)?
+        } else {
+            (
+                self.to_scene(&opts.engine)?,
+                levelgeom_xray::GeomSource::none(),
+            )
+        };
         if no_sets && opts.all_colour_sets {
             let refusal = self.no_colour_sets("--all-colour-sets".into());
             scene
@@ -185,8 +223,11 @@ impl LevelFile {
                     .map_err(levelgeom_export::folder::FolderError::Export)?,
             );
         }
-        let written = folder::write_folder(
+        let source =
+            (!source.is_empty()).then_some(&source as &dyn levelgeom_scene::PrimitiveSource);
+        let written = folder::write_folder_from(
             &mut scene,
+            source,
             outdir,
             &FolderOptions {
                 gltf: opts.formats.gltf,

@@ -337,6 +337,28 @@ impl LevelFile {
     /// Options of the other engine; a file that holds no exportable level (a `level.geom`
     /// alone, a collision file); an X-Ray build older than 13; a level without geometry.
     pub fn to_scene(&self, opts: &EngineOptions) -> Result<Scene> {
+        self.convert(opts, false).map(|(scene, _)| scene)
+    }
+
+    /// [`Self::to_scene`] with an X-Ray level's visual geometry hollow
+    /// ([`levelgeom_xray::to_hollow_scene`]), and the source that fills it; for other files the
+    /// full scene and an empty source.
+    ///
+    /// # Errors
+    /// As [`Self::to_scene`].
+    pub(crate) fn to_hollow_scene(
+        &self,
+        opts: &EngineOptions,
+    ) -> Result<(Scene, levelgeom_xray::GeomSource<'_>)> {
+        self.convert(opts, true)
+    }
+
+    /// [`Self::to_scene`], or with `hollow` [`Self::to_hollow_scene`].
+    fn convert(
+        &self,
+        opts: &EngineOptions,
+        hollow: bool,
+    ) -> Result<(Scene, levelgeom_xray::GeomSource<'_>)> {
         let file = self.display_name();
         let does_not_apply = |option| Error::OptionDoesNotApply {
             option,
@@ -344,6 +366,7 @@ impl LevelFile {
             format: self.format().description(),
         };
         let mut warnings: Vec<String> = self.warnings.iter().map(ToString::to_string).collect();
+        let mut source = levelgeom_xray::GeomSource::none();
         let mut scene = match &self.content {
             Content::Wad(l) => {
                 if opts.xray.is_some() {
@@ -394,7 +417,13 @@ impl LevelFile {
                     only: x.only,
                     ..levelgeom_xray::SceneOptions::default()
                 };
-                f.to_scene(&so).map_err(|e| match e {
+                let made = if hollow {
+                    f.to_hollow_scene(&so)
+                } else {
+                    f.to_scene(&so)
+                        .map(|s| (s, levelgeom_xray::GeomSource::none()))
+                };
+                let (s, from) = made.map_err(|e| match e {
                     levelgeom_xray::files::FilesError::Scene {
                         source: source @ levelgeom_xray::scene::SceneError::Version(_),
                         ..
@@ -412,7 +441,9 @@ impl LevelFile {
                         file: file.clone(),
                         source: Box::new(other),
                     },
-                })?
+                })?;
+                source = from;
+                s
             }
             Content::Xray(o) => {
                 let message = match o.kind() {
@@ -440,7 +471,7 @@ impl LevelFile {
         };
         warnings.append(&mut scene.warnings);
         scene.warnings = warnings;
-        Ok(scene)
+        Ok((scene, source))
     }
 }
 

@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 
-use levelgeom_scene::{Primitive, Topology};
+use levelgeom_scene::{Hollow, Primitive, Topology};
 
 /// Collected warnings of one export.
 #[derive(Debug, Default)]
@@ -131,6 +131,62 @@ pub(crate) struct CleanPrimitive<'a> {
     /// Triangle list (length a non-zero multiple of 3; of 2 for lines), every index < vertex
     /// count.
     pub indices: Cow<'a, [u32]>,
+    /// `Some` for a hollow primitive ([`clean_hollow`]): every vector above is empty, and this
+    /// says what the primitive holds once filled and cleaned (when its turn in the output
+    /// comes).
+    pub hollow: Option<&'a Hollow>,
+    /// A hollow primitive gets a zero `TEXCOORD_0` once filled (a textured material, no UVs;
+    /// a primitive holding its data gets it at once).
+    pub zero_uvs: bool,
+}
+
+impl CleanPrimitive<'_> {
+    /// Number of vertices (a hollow primitive's once filled).
+    pub fn vertex_count(&self) -> usize {
+        self.hollow.map_or(self.positions.len(), |h| h.vertices)
+    }
+
+    /// Number of indices.
+    pub fn index_count(&self) -> usize {
+        self.hollow.map_or(self.indices.len(), |h| h.indices)
+    }
+
+    /// Whether it has normals.
+    pub fn has_normals(&self) -> bool {
+        self.hollow.map_or(self.normals.is_some(), |h| h.normals)
+    }
+
+    /// Whether it has tangents.
+    pub fn has_tangents(&self) -> bool {
+        self.hollow.map_or(self.tangents.is_some(), |h| h.tangents)
+    }
+
+    /// Number of UV sets.
+    pub fn uv_sets(&self) -> usize {
+        self.hollow
+            .map_or(self.uvs.len(), |h| h.uvs + usize::from(self.zero_uvs))
+    }
+
+    /// Number of colour sets.
+    pub fn colour_sets(&self) -> usize {
+        self.hollow.map_or(self.colors.len(), |h| h.colors)
+    }
+
+    /// Names of the scalar attributes.
+    pub fn scalar_names(&self) -> Vec<&str> {
+        match self.hollow {
+            Some(h) => h.scalars.iter().map(String::as_str).collect(),
+            None => self.scalars.iter().map(|(n, _)| *n).collect(),
+        }
+    }
+
+    /// Names of the four-component attributes.
+    pub fn vector_names(&self) -> Vec<&str> {
+        match self.hollow {
+            Some(h) => h.vectors.iter().map(String::as_str).collect(),
+            None => self.vectors.iter().map(|(n, _)| *n).collect(),
+        }
+    }
 }
 
 /// Values compared bit for bit (so that `-0.0` and `0.0` differ, as they do in the output).
@@ -327,18 +383,11 @@ pub(crate) fn clean_primitive<'a>(
     rep: &mut Repairs,
 ) -> Option<CleanPrimitive<'a>> {
     let n = p.positions.len();
-    if n == 0 && p.indices.is_empty() {
-        return None;
-    }
-    if n == 0 {
-        rep.warn(format!("{label}: has indices but no vertices; skipped"));
+    if !has_vertices(n, p.indices.len(), label, rep) {
         return None;
     }
     let arity = p.topology.arity();
-    let what = match p.topology {
-        Topology::Triangles => "triangle",
-        Topology::Lines => "line",
-    };
+    let what = element_name(p.topology);
     let whole = p.indices.len() - p.indices.len() % arity;
     if whole != p.indices.len() {
         rep.warn(format!(
@@ -369,15 +418,7 @@ pub(crate) fn clean_primitive<'a>(
         rep.warn(format!("{label}: no {what}s; skipped"));
         return None;
     }
-    let material = match p.material {
-        Some(m) if m >= material_count => {
-            rep.warn(format!(
-                "{label}: material {m} does not exist ({material_count} materials); using the default"
-            ));
-            None
-        }
-        m => m,
-    };
+    let material = checked_material(p.material, material_count, label, rep);
     let wrong_len = |what: &str, len: usize, rep: &mut Repairs| -> bool {
         if len == n {
             false
@@ -445,7 +486,124 @@ pub(crate) fn clean_primitive<'a>(
         scalars,
         vectors,
         indices,
+        hollow: None,
+        zero_uvs: false,
     })
+}
+
+/// Whether a primitive of `n` vertices and `indices` indices has vertices to draw (a warning
+/// when it has indices but no vertices).
+fn has_vertices(
+    n: usize,
+    indices: usize,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> bool {
+    if n == 0 && indices > 0 {
+        rep.warn(format!("{label}: has indices but no vertices; skipped"));
+    }
+    n > 0
+}
+
+/// What a primitive of `topology` draws, in warnings.
+fn element_name(topology: Topology) -> &'static str {
+    match topology {
+        Topology::Triangles => "triangle",
+        Topology::Lines => "line",
+    }
+}
+
+/// The material index, `None` (with a warning) when it names no material.
+fn checked_material(
+    material: Option<usize>,
+    material_count: usize,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> Option<usize> {
+    match material {
+        Some(m) if m >= material_count => {
+            rep.warn(format!(
+                "{label}: material {m} does not exist ({material_count} materials); using the default"
+            ));
+            None
+        }
+        m => m,
+    }
+}
+
+/// [`clean_primitive`] of a hollow primitive (`p.hollow` is `h`), decided from what `h` says
+/// it holds: its source keeps the promises of [`Hollow`] (whole, valid indices, every attribute
+/// one entry per vertex), so the only decisions that change the layout are the ones made
+/// here, with the same warnings; the values' repairs (non-finite floats, clamped colours) are
+/// counted when it is filled ([`check_filled`]).
+pub(crate) fn clean_hollow<'a>(
+    p: &'a Primitive,
+    h: &'a Hollow,
+    material_count: usize,
+    label: &dyn std::fmt::Display,
+    rep: &mut Repairs,
+) -> Option<CleanPrimitive<'a>> {
+    if !has_vertices(h.vertices, h.indices, label, rep) {
+        return None;
+    }
+    if h.indices == 0 {
+        rep.warn(format!(
+            "{label}: no {}s; skipped",
+            element_name(p.topology)
+        ));
+        return None;
+    }
+    Some(CleanPrimitive {
+        material: checked_material(p.material, material_count, label, rep),
+        topology: p.topology,
+        hollow: Some(h),
+        ..CleanPrimitive::default()
+    })
+}
+
+/// A hollow primitive's data (`filled`, from its source) cleaned as [`clean_primitive`] cleans
+/// it, with its repairs counted in `rep`: `Err` with the reason when it is not what `planned`
+/// ([`clean_hollow`]) laid out — a source that broke its promises.
+pub(crate) fn check_filled<'f>(
+    filled: &'f Primitive,
+    planned: &CleanPrimitive<'_>,
+    rep: &mut Repairs,
+) -> Result<CleanPrimitive<'f>, String> {
+    let mut own = Repairs::default();
+    let c = clean_primitive(filled, usize::MAX, &"its data", &mut own);
+    let Some(mut c) = c.filter(|_| own.warnings.is_empty()) else {
+        return Err(format!(
+            "needed repairs that change the layout ({})",
+            own.warnings.join("; ")
+        ));
+    };
+    if planned.zero_uvs && c.uvs.is_empty() {
+        c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
+    }
+    let same = c.vertex_count() == planned.vertex_count()
+        && c.index_count() == planned.index_count()
+        && c.has_normals() == planned.has_normals()
+        && c.has_tangents() == planned.has_tangents()
+        && c.uv_sets() == planned.uv_sets()
+        && c.colour_sets() == planned.colour_sets()
+        && c.scalar_names() == planned.scalar_names()
+        && c.vector_names() == planned.vector_names();
+    if !same {
+        return Err("its data is not what it promised (counts or attributes)".into());
+    }
+    if let Some(h) = planned.hollow {
+        // compared as numbers: the JSON holds h.bounds, which must bound the data
+        let b = levelgeom_scene::position_bounds(c.positions.iter().copied());
+        if b != h.bounds {
+            return Err(format!(
+                "its positions' bounds {b:?} are not the {:?} promised",
+                h.bounds
+            ));
+        }
+    }
+    rep.non_finite += own.non_finite;
+    rep.clamped += own.clamped;
+    Ok(c)
 }
 
 /// Column-major 4×4 product `a · b` in f64.
@@ -597,6 +755,8 @@ pub(crate) fn bake<'a>(
         scalars: c.scalars.clone(),
         vectors: c.vectors.clone(),
         indices,
+        hollow: None,
+        zero_uvs: false,
     }
 }
 

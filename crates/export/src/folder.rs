@@ -559,6 +559,7 @@ fn planned_names(scene: &Scene, opts: &FolderOptions) -> Result<Vec<String>, Fol
 /// order, and the warnings of the writers.
 fn render(
     scene: &mut Scene,
+    source: Option<&dyn levelgeom_scene::PrimitiveSource>,
     opts: &FolderOptions,
     dir: &Path,
 ) -> Result<(Sizes, Vec<String>), FolderError> {
@@ -638,7 +639,7 @@ fn render(
             let name = format!("{stem}.glb");
             let written = write_file(dir, &name, |out| {
                 let part = part.as_ref().unwrap_or(scene);
-                gltf::write_glb(part, &gltf::GltfOptions::default(), &pngs, out)
+                gltf::write_glb_from(part, source, &gltf::GltfOptions::default(), &pngs, out)
             });
             if let Some(p) = &mut part {
                 let mut back = lent_colours.into_iter();
@@ -757,6 +758,33 @@ pub fn write_folder(
     outdir: &Path,
     opts: &FolderOptions,
 ) -> Result<Written, FolderError> {
+    write_folder_from(scene, None, outdir, opts)
+}
+
+/// [`write_folder`] of a scene that may hold hollow primitives
+/// ([`levelgeom_scene::Primitive::hollow`]), filled by `source` as the GLBs reach them
+/// ([`gltf::write_glb_from`]); only the glTF writer reads a source, so OBJ is refused for such
+/// a scene.
+///
+/// # Errors
+/// As [`write_folder`]; [`ExportError::NeedsData`] (nothing written) when a hollow primitive
+/// is needed up front: OBJ asked for, or a GLB that would bake a node matrix into one.
+pub fn write_folder_from(
+    scene: &mut Scene,
+    source: Option<&dyn levelgeom_scene::PrimitiveSource>,
+    outdir: &Path,
+    opts: &FolderOptions,
+) -> Result<Written, FolderError> {
+    let hollow = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .any(|p| p.hollow.is_some());
+    if hollow && opts.obj {
+        return Err(FolderError::Export(ExportError::NeedsData {
+            what: "the OBJ writer".into(),
+        }));
+    }
     let plan = |scene: &Scene| {
         if (opts.obj || opts.gltf) && opts.colour_set > 0 {
             let sets = max_colour_sets(scene);
@@ -770,7 +798,7 @@ pub fn write_folder(
         planned_names(scene, opts)
     };
     write_staged(outdir, opts, scene, plan, |scene, dir| {
-        render(scene, opts, dir)
+        render(scene, source, opts, dir)
     })
 }
 

@@ -88,6 +88,24 @@ pub enum ExportError {
         /// The second texture index.
         second: usize,
     },
+    /// The export needs the data of a hollow primitive ([`levelgeom_scene::Primitive::hollow`])
+    /// before its binary buffer is written (a node matrix baked into its mesh), or a writer
+    /// that reads no [`levelgeom_scene::PrimitiveSource`] was given one; the caller exports
+    /// the full scene instead.
+    #[error("{what}: the export needs the vertices of a streamed mesh up front")]
+    NeedsData {
+        /// What needed them.
+        what: String,
+    },
+    /// A [`levelgeom_scene::PrimitiveSource`] could not fill a hollow primitive, or filled one
+    /// that breaks the promises of its [`levelgeom_scene::Hollow`].
+    #[error("{what}: {message}")]
+    Source {
+        /// The primitive (`mesh 3 "mesh_0003" primitive 0`).
+        what: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Writing to a stream without a path failed ([`gltf::write_glb`], [`gltf::to_gltf`]);
     /// the caller that opened the stream knows the file.
     #[error("writing the output: {0}")]

@@ -15,7 +15,10 @@
 //!   display values (Blender reads OBJ colours as sRGB). A reader of our glTF files applies
 //!   [`colour::linear_to_srgb`] to get the scene's values back. Material base colours are
 //!   written as they are.
-//! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex.
+//! * Empty attribute vectors mean "absent"; a present attribute has one entry per vertex. A
+//!   hollow primitive ([`Primitive::hollow`]) has all its vectors empty until its
+//!   [`PrimitiveSource`] fills them; only writers that take a source (the GLB writer) are given
+//!   one, and [`Primitive::vertex_count`] and the other counts answer from its [`Hollow`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -107,18 +110,95 @@ pub struct Primitive {
     /// Three indices per triangle (two per line segment with [`Topology::Lines`]) into the
     /// vertex arrays.
     pub indices: Vec<u32>,
+    /// `Some` for a hollow primitive: its vectors are empty and a [`PrimitiveSource`] fills
+    /// them when a writer needs them ([`Hollow`] says what they will hold); `None` for a
+    /// primitive that holds its data.
+    pub hollow: Option<Hollow>,
+}
+
+/// What a hollow primitive ([`Primitive::hollow`]) holds once its [`PrimitiveSource`] has filled
+/// it, known without the data: enough for a writer to lay out its file before any vertex is
+/// decoded (the glTF writer's JSON precedes its binary buffer).
+///
+/// A source keeps these promises for the primitive it fills: `vertices` positions, every
+/// other attribute listed here with one entry per vertex (and none that is not listed),
+/// `indices` indices (a multiple of the topology's arity), each below `vertices`. Values may
+/// still be non-finite (writers repair those as for any primitive).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hollow {
+    /// What the source knows the primitive by ([`PrimitiveSource::fill`]).
+    pub key: usize,
+    /// Number of vertices.
+    pub vertices: usize,
+    /// Number of indices.
+    pub indices: usize,
+    /// Whether it has normals.
+    pub normals: bool,
+    /// Whether it has tangents.
+    pub tangents: bool,
+    /// Number of UV sets.
+    pub uvs: usize,
+    /// Number of colour sets.
+    pub colors: usize,
+    /// Names of the scalar attributes, in order.
+    pub scalars: Vec<String>,
+    /// Names of the four-component attributes, in order.
+    pub vectors: Vec<String>,
+    /// The smallest and largest coordinates of the positions, each non-finite coordinate
+    /// counted as 0 (what the writers put in its place); the fold of [`position_bounds`].
+    pub bounds: ([f64; 3], [f64; 3]),
+}
+
+/// Where the data of hollow primitives ([`Primitive::hollow`]) comes from: an engine's decoder
+/// over its still-open file, filling one primitive at a time into a buffer the caller reuses.
+pub trait PrimitiveSource: Sync {
+    /// Fill the primitive known as `key` into `out`: its vectors are cleared and reused (their
+    /// capacity kept), its `material`, `topology` and `hollow` left as they are. The result
+    /// keeps the promises of the primitive's [`Hollow`].
+    ///
+    /// # Errors
+    /// A message saying why the data cannot be had (the source checked it before it made the
+    /// hollow primitive, so this is not expected).
+    fn fill(&self, key: usize, out: &mut Primitive) -> Result<(), String>;
+}
+
+/// The bounds of positions as written (see [`Hollow::bounds`]): per coordinate, the smallest and
+/// largest value in `f64`, a non-finite value counted as 0, folded in order from ±infinity.
+/// One fold for every writer and source, so that a hollow primitive's bounds are the bits a
+/// writer computes from its data.
+#[inline]
+pub fn position_bounds(points: impl Iterator<Item = [f32; 3]>) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        for k in 0..3 {
+            let v = if p[k].is_finite() { p[k] } else { 0.0 };
+            lo[k] = lo[k].min(v as f64);
+            hi[k] = hi[k].max(v as f64);
+        }
+    }
+    (lo, hi)
 }
 
 impl Primitive {
-    /// Number of vertices.
+    /// Number of vertices (a hollow primitive's once filled).
     pub fn vertex_count(&self) -> usize {
-        self.positions.len()
+        self.hollow
+            .as_ref()
+            .map_or(self.positions.len(), |h| h.vertices)
+    }
+
+    /// Number of indices (a hollow primitive's once filled).
+    pub fn index_count(&self) -> usize {
+        self.hollow
+            .as_ref()
+            .map_or(self.indices.len(), |h| h.indices)
     }
 
     /// Number of triangles (0 for a line primitive).
     pub fn triangle_count(&self) -> usize {
         match self.topology {
-            Topology::Triangles => self.indices.len() / 3,
+            Topology::Triangles => self.index_count() / 3,
             Topology::Lines => 0,
         }
     }
@@ -127,7 +207,7 @@ impl Primitive {
     pub fn line_count(&self) -> usize {
         match self.topology {
             Topology::Triangles => 0,
-            Topology::Lines => self.indices.len() / 2,
+            Topology::Lines => self.index_count() / 2,
         }
     }
 

@@ -673,16 +673,27 @@ impl LevelFiles {
     /// geometry themselves; the scene name defaults to the folder's name when `opts.name` is
     /// empty).
     pub fn to_scene(&self, opts: &SceneOptions) -> Result<Scene, FilesError> {
-        let empty = Geom { chunks: Vec::new() };
-        let g = match &self.geom {
-            Some(g) => &g.geom,
-            None if self.level.is_old() => &empty,
-            None => {
-                return Err(FilesError::NoGeom {
-                    level: self.level_path.clone(),
-                })
-            }
-        };
+        self.convert(opts, false).map(|(scene, _)| scene)
+    }
+
+    /// [`Self::to_scene`] with the visuals' geometry hollow ([`scene::to_hollow_scene`]): the
+    /// returned source fills it; the collision, occluders, AI and details trees are full.
+    ///
+    /// # Errors
+    /// As [`Self::to_scene`].
+    pub fn to_hollow_scene(
+        &self,
+        opts: &SceneOptions,
+    ) -> Result<(Scene, scene::GeomSource<'_>), FilesError> {
+        self.convert(opts, true)
+    }
+
+    /// [`Self::to_scene`], or with `hollow` [`Self::to_hollow_scene`].
+    fn convert(
+        &self,
+        opts: &SceneOptions,
+        hollow: bool,
+    ) -> Result<(Scene, scene::GeomSource<'_>), FilesError> {
         let mut opts = opts.clone();
         if opts.name.is_empty() {
             opts.name = self
@@ -690,10 +701,32 @@ impl LevelFiles {
                 .file_name()
                 .map_or("level".into(), |n| n.to_string_lossy().into_owned());
         }
-        let mut s = scene::to_scene(&self.level, g, &opts).map_err(|source| FilesError::Scene {
+        let scene_error = |source| FilesError::Scene {
             path: self.level_path.clone(),
             source,
-        })?;
+        };
+        let (mut s, from) = match &self.geom {
+            Some(g) if hollow => {
+                scene::to_hollow_scene(&self.level, &g.geom, &opts).map_err(scene_error)?
+            }
+            Some(g) => (
+                scene::to_scene(&self.level, &g.geom, &opts).map_err(scene_error)?,
+                scene::GeomSource::none(),
+            ),
+            // the geometry is inside `level` (read through a view made for the conversion)
+            None if self.level.is_old() => {
+                let empty = Geom { chunks: Vec::new() };
+                (
+                    scene::to_scene(&self.level, &empty, &opts).map_err(scene_error)?,
+                    scene::GeomSource::none(),
+                )
+            }
+            None => {
+                return Err(FilesError::NoGeom {
+                    level: self.level_path.clone(),
+                })
+            }
+        };
         if opts.collision {
             let c = self.cform.as_ref().ok_or_else(|| FilesError::NoCform {
                 level: self.level_path.clone(),
@@ -737,7 +770,7 @@ impl LevelFiles {
             let mut w = crate::details::scene::add_details(&mut s, d);
             s.warnings.append(&mut w);
         }
-        Ok(s)
+        Ok((s, from))
     }
 }
 

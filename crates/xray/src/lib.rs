@@ -55,7 +55,7 @@ pub use files::{FilesError, LevelFiles, Opened};
 pub use geom::Geom;
 pub use info::Info;
 pub use level::Level;
-pub use scene::{to_scene, Only, SceneError, SceneOptions};
+pub use scene::{to_hollow_scene, to_scene, GeomSource, Only, SceneError, SceneOptions};
 pub use textures::{further_textures, load_textures, resolve_textures, TextureLookup};
 
 use chunk::Context;

@@ -208,3 +208,54 @@ fn large_generated_level_imports_its_own_export_unchanged_and_reencodes_only_an_
     );
     assert!((p1[1] - p0[1]).abs() < 1e-3 && (p1[2] - p0[2]).abs() < 1e-3);
 }
+
+/// A glTF-only export of an X-Ray level writes from a hollow scene (each visual's vertices
+/// decoded as the GLB's BIN chunk reaches them): the `level.glb` is the one pinned for the full
+/// export (the 400-visual level's, recorded before any streaming existed, and the fixture's in
+/// `exports.sha256`), and the report is the full export's — the same counts, and the same
+/// warnings but for the OBJ writer's.
+#[test]
+fn gltf_only_exports_stream_the_pinned_glb_with_the_full_report() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before");
+    let large_pins = Pins::load(dir.join("xray_large.sha256"));
+    let fixture_pins = Pins::load(dir.join("exports.sha256"));
+    let tmp = tempfile::tempdir().unwrap();
+    let x400 = tmp.path().join("x400");
+    std::fs::create_dir(&x400).unwrap();
+    std::fs::write(x400.join("level"), &large().level).unwrap();
+    std::fs::write(x400.join("level.geom"), &large().geom).unwrap();
+    let gltf_only = ExportOptions {
+        formats: levelgeom_core::Formats {
+            gltf: true,
+            obj: false,
+        },
+        ..ExportOptions::default()
+    };
+    for (input, pin) in [
+        (x400, large_pins.get("out/level.glb")),
+        (crate::fixture(), fixture_pins.get("xray/level.glb")),
+    ] {
+        let (sha, size) = pin.unwrap();
+        let level = levelgeom_core::open(&input).unwrap();
+        let out = tmp.path().join("gltf");
+        let streamed = level.export(&out, &gltf_only).unwrap();
+        let glb = std::fs::read(out.join("level.glb")).unwrap();
+        assert_eq!(glb.len().to_string(), size);
+        assert_eq!(levelgeom_testkit::pins::sha256_hex(&glb), sha);
+        let all = tmp.path().join("all");
+        let full = level.export(&all, &ExportOptions::default()).unwrap();
+        assert_eq!(streamed.roots, full.roots);
+        assert!(streamed.roots.iter().any(|r| r.vertices > 0));
+        assert_eq!(streamed.distinct_meshes, full.distinct_meshes);
+        assert_eq!(streamed.distinct_triangles, full.distinct_triangles);
+        assert_eq!(streamed.materials, full.materials);
+        let not_obj: Vec<&String> = full
+            .warnings
+            .iter()
+            .filter(|w| !w.starts_with("level.obj") && !w.starts_with("level.mtl"))
+            .collect();
+        assert_eq!(streamed.warnings.iter().collect::<Vec<_>>(), not_obj);
+        std::fs::remove_dir_all(&out).unwrap();
+        std::fs::remove_dir_all(&all).unwrap();
+    }
+}

@@ -300,7 +300,39 @@ fn run_case(base: &Base, bytes: &[u8], work: &Path) -> Result<&'static str, Stri
         levelgeom_core::Format::XrayLevel => has_geom,
         _ => false,
     };
-    match level.export(&out, &opts) {
+    let full = level.export(&out, &opts);
+    // the glTF-only export writes from a hollow scene (the vertices decoded as the GLB's
+    // buffer reaches them): no panic, and the same `level.glb` whenever the full export wrote one
+    if level.format() == levelgeom_core::Format::XrayLevel {
+        let streamed_out = work.join("gltf");
+        let gltf_only = ExportOptions {
+            formats: Formats {
+                gltf: true,
+                obj: false,
+            },
+            ..ExportOptions::default()
+        };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            level.export(&streamed_out, &gltf_only)
+        }));
+        match (r, &full) {
+            (Err(_), _) => return Err("glTF-only export panicked".into()),
+            (Ok(Err(e)), Ok(_)) => {
+                return Err(format!(
+                    "glTF-only export failed where the full one did not: {e}"
+                ))
+            }
+            (Ok(Ok(_)), Ok(_)) => {
+                let read = |d: &Path| std::fs::read(d.join("level.glb")).ok();
+                if read(&out) != read(&streamed_out) {
+                    return Err("glTF-only export wrote another level.glb".into());
+                }
+            }
+            _ => {}
+        }
+        let _ = std::fs::remove_dir_all(&streamed_out);
+    }
+    match full {
         Ok(_) => Ok(if report.problems.is_empty() {
             "exported"
         } else {

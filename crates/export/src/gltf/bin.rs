@@ -11,7 +11,7 @@
 use std::io;
 use std::sync::mpsc;
 
-use crate::clean::{CleanPrimitive, Repair, Unit};
+use crate::clean::{CleanPrimitive, Repair, Repairs, Unit};
 
 use super::json::BufferViewJ;
 use super::{Attr, ViewData};
@@ -92,10 +92,10 @@ impl<'p> Pieces<'p> for Queue<'p> {
 /// Make the pieces with `make` on a second thread while `write` runs on this one with the
 /// receiving end (it writes what comes before the pieces, then [`write_pieces`]). Returns
 /// `write`'s error first, then `make`'s.
-pub(super) fn queued<'p>(
-    make: impl FnOnce(&mut dyn Pieces<'p>) -> io::Result<()> + Send,
+pub(super) fn queued<'p, T: Send>(
+    make: impl FnOnce(&mut dyn Pieces<'p>) -> io::Result<T> + Send,
     write: impl FnOnce(Received<'p>) -> io::Result<()>,
-) -> io::Result<()> {
+) -> io::Result<T> {
     let (to, from) = mpsc::sync_channel(IN_FLIGHT);
     let (give_back, back) = mpsc::channel();
     std::thread::scope(|s| {
@@ -220,10 +220,14 @@ impl<'p> Sink<'_, 'p> {
     }
 
     /// A slice of plain floats (or arrays of them) as little-endian bytes: on a little-endian
-    /// machine the memory itself.
-    fn floats<T: bytemuck::Pod>(&mut self, values: &'p [T]) -> io::Result<()> {
+    /// machine the memory itself, passed on by `pass` ([`Sink::bytes`] or [`Sink::copy`]).
+    fn floats<'c, T: bytemuck::Pod>(
+        &mut self,
+        values: &'c [T],
+        pass: Pass<'c, 'p>,
+    ) -> io::Result<()> {
         if cfg!(target_endian = "little") {
-            self.bytes(bytemuck::cast_slice(values))
+            pass(self, bytemuck::cast_slice(values))
         } else {
             let floats: &[f32] = bytemuck::cast_slice(values);
             self.f32s(floats, |v| [v])
@@ -231,14 +235,32 @@ impl<'p> Sink<'_, 'p> {
     }
 
     /// Normals or tangents, repaired here when they need it (see the crate's `clean` module).
-    fn units<const N: usize>(&mut self, units: Option<&'p Unit<'_, [f32; N]>>) -> io::Result<()>
+    fn units<'c, const N: usize>(
+        &mut self,
+        units: Option<&'c Unit<'_, [f32; N]>>,
+        pass: Pass<'c, 'p>,
+    ) -> io::Result<()>
     where
         [f32; N]: Repair + bytemuck::Pod,
     {
         let Some(u) = units else { return Ok(()) };
         let (exact, repaired) = u.split();
-        self.floats(exact)?;
+        self.floats(exact, pass)?;
         self.f32s(repaired, Repair::repaired)
+    }
+
+    /// Bytes of a reused buffer (a filled hollow primitive): copied into the pieces.
+    fn copy(&mut self, mut b: &[u8]) -> io::Result<()> {
+        while !b.is_empty() {
+            let room = PIECE.saturating_sub(self.buf.len()).max(1);
+            let (now, later) = b.split_at(room.min(b.len()));
+            self.buf.extend_from_slice(now);
+            if self.buf.len() >= PIECE {
+                self.hand_on()?;
+            }
+            b = later;
+        }
+        Ok(())
     }
 
     /// Bytes of the plan: handed on as they are when long, else gathered.
@@ -268,6 +290,10 @@ impl<'p> Sink<'_, 'p> {
     }
 }
 
+/// How a slice of memory becomes part of the buffer: [`Sink::bytes`] for memory of the plan
+/// (passed on without a copy when long), [`Sink::copy`] for a reused buffer's.
+type Pass<'c, 'p> = fn(&mut Sink<'_, 'p>, &'c [u8]) -> io::Result<()>;
+
 /// What the binary buffer is made of: the views (offsets, lengths) and what each holds.
 pub(super) struct Bin<'p, 'a> {
     pub views: Vec<BufferViewJ>,
@@ -278,53 +304,126 @@ pub(super) struct Bin<'p, 'a> {
     pub prims: &'p [CleanPrimitive<'a>],
     /// Embedded PNGs, in image order.
     pub images: &'p [std::borrow::Cow<'a, [u8]>],
+    /// What fills the hollow primitives (needed when there are any).
+    pub source: Option<&'p dyn levelgeom_scene::PrimitiveSource>,
+}
+
+/// The primitive a view belongs to, if it holds one's data.
+fn prim_of(data: &ViewData) -> Option<usize> {
+    match *data {
+        ViewData::Image(_) => None,
+        ViewData::Attr { prim, .. } | ViewData::Indices { prim, .. } => Some(prim),
+    }
+}
+
+/// Write one view of primitive `c`, its slices passed on by `pass`.
+fn prim_view<'c, 'p>(
+    sink: &mut Sink<'_, 'p>,
+    c: &'c CleanPrimitive<'_>,
+    data: ViewData,
+    pass: Pass<'c, 'p>,
+) -> io::Result<()> {
+    match data {
+        ViewData::Image(_) => Ok(()),
+        ViewData::Indices { short: false, .. } if cfg!(target_endian = "little") => {
+            pass(sink, bytemuck::cast_slice(&c.indices))
+        }
+        // every index < vertex count < 65536 when short (checked by clean_primitive)
+        ViewData::Indices { short: true, .. } => sink.blocks(&c.indices, 2, |d, i| {
+            d.copy_from_slice(&(i as u16).to_le_bytes())
+        }),
+        ViewData::Indices { short: false, .. } => {
+            sink.blocks(&c.indices, 4, |d, i| d.copy_from_slice(&i.to_le_bytes()))
+        }
+        ViewData::Attr { attr, .. } => match attr {
+            Attr::Position => sink.floats(&c.positions, pass),
+            Attr::Normal => sink.units(c.normals.as_ref(), pass),
+            Attr::Tangent => sink.units(c.tangents.as_ref(), pass),
+            Attr::Uv(k) => sink.floats(&c.uvs[k], pass),
+            Attr::Color(k) => sink.f32s(&c.colors[k], levelgeom_scene::colour::rgba_to_linear),
+            Attr::Scalar(k) => sink.floats(&c.scalars[k].1, pass),
+            Attr::Vector(k) => sink.floats(&c.vectors[k].1, pass),
+        },
+    }
 }
 
 impl<'p> Bin<'p, '_> {
     /// Make the binary buffer (views in order, zero padding between them and at the end to a
-    /// multiple of 4): `bin_len` bytes, as pieces into `to`.
-    pub fn write(&self, to: &mut dyn Pieces<'p>) -> io::Result<()> {
+    /// multiple of 4): `bin_len` bytes, as pieces into `to`. The hollow primitives are filled
+    /// by the source as their turn comes ([`super::stream`]); returns the repairs counted on
+    /// their data.
+    pub fn write(&self, to: &mut dyn Pieces<'p>) -> io::Result<Repairs> {
         let mut sink = Sink {
             to,
             buf: Vec::with_capacity(PIECE + 64),
         };
+        let keys: Vec<usize> = self
+            .prims
+            .iter()
+            .filter_map(|c| c.hollow.map(|h| h.key))
+            .collect();
+        let mut rep = Repairs::default();
+        if keys.is_empty() {
+            self.views_into(&mut sink, None, &mut rep)?;
+        } else {
+            let source = self.source.ok_or_else(|| {
+                io::Error::other("hollow primitives to write and no source to fill them")
+            })?;
+            super::stream::filled(source, &keys, |filled| {
+                self.views_into(&mut sink, Some(filled), &mut rep)
+            })?;
+        }
+        Ok(rep)
+    }
+
+    /// Every view into `sink`, then the padding to `bin_len`; the hollow primitives' data
+    /// taken from `filled` in order.
+    fn views_into(
+        &self,
+        sink: &mut Sink<'_, 'p>,
+        mut filled: Option<&mut super::stream::Filled>,
+        rep: &mut Repairs,
+    ) -> io::Result<()> {
+        let prims: &'p [CleanPrimitive<'_>] = self.prims;
         let mut at = 0usize;
-        for (view, data) in self.views.iter().zip(self.data) {
-            sink.zeros(view.byte_offset - at);
-            let prims: &'p [CleanPrimitive<'_>] = self.prims;
-            let p = |i: usize| &prims[i];
-            match *data {
-                ViewData::Image(i) => sink.bytes(&self.images[i])?,
-                ViewData::Indices { prim, short } if !short && cfg!(target_endian = "little") => {
-                    sink.bytes(bytemuck::cast_slice(&p(prim).indices))?
-                }
-                // every index < vertex count < 65536 when short (checked by clean_primitive)
-                ViewData::Indices { prim, short: true } => {
-                    sink.blocks(&p(prim).indices, 2, |d, i| {
-                        d.copy_from_slice(&(i as u16).to_le_bytes())
-                    })?
-                }
-                ViewData::Indices { prim, short: false } => {
-                    sink.blocks(&p(prim).indices, 4, |d, i| {
-                        d.copy_from_slice(&i.to_le_bytes())
-                    })?
-                }
-                ViewData::Attr { prim, attr } => {
-                    let c = p(prim);
-                    match attr {
-                        Attr::Position => sink.floats(&c.positions)?,
-                        Attr::Normal => sink.units(c.normals.as_ref())?,
-                        Attr::Tangent => sink.units(c.tangents.as_ref())?,
-                        Attr::Uv(k) => sink.floats(&c.uvs[k])?,
-                        Attr::Color(k) => {
-                            sink.f32s(&c.colors[k], levelgeom_scene::colour::rgba_to_linear)?
-                        }
-                        Attr::Scalar(k) => sink.floats(&c.scalars[k].1)?,
-                        Attr::Vector(k) => sink.floats(&c.vectors[k].1)?,
+        let mut v = 0;
+        while v < self.views.len() {
+            let hollow = prim_of(&self.data[v]).filter(|&p| prims[p].hollow.is_some());
+            let Some(prim) = hollow else {
+                let view = &self.views[v];
+                sink.zeros(view.byte_offset - at);
+                match self.data[v] {
+                    ViewData::Image(i) => sink.bytes(&self.images[i])?,
+                    data @ (ViewData::Attr { prim, .. } | ViewData::Indices { prim, .. }) => {
+                        prim_view(sink, &prims[prim], data, |s, b| s.bytes(b))?
                     }
                 }
+                at = view.byte_offset + view.byte_length;
+                v += 1;
+                continue;
+            };
+            // the views of a hollow primitive (they follow each other): filled, checked and
+            // cleaned into a reused buffer, copied out
+            let end = v + self.data[v..]
+                .iter()
+                .take_while(|d| prim_of(d) == Some(prim))
+                .count();
+            let f = filled
+                .as_deref_mut()
+                .ok_or_else(|| io::Error::other("no source"))?;
+            let mut buf = f.next()?;
+            // what the source leaves alone: the buffer's own may be another primitive's
+            buf.topology = prims[prim].topology;
+            let c = crate::clean::check_filled(&buf, &prims[prim], rep)
+                .map_err(|message| super::stream::failed(prim, &prims[prim], message))?;
+            for (view, &data) in self.views[v..end].iter().zip(&self.data[v..end]) {
+                sink.zeros(view.byte_offset - at);
+                prim_view(sink, &c, data, |s, b| s.copy(b))?;
+                at = view.byte_offset + view.byte_length;
             }
-            at = view.byte_offset + view.byte_length;
+            drop(c);
+            f.give_back(buf);
+            v = end;
         }
         sink.zeros(self.bin_len - at);
         sink.hand_on()

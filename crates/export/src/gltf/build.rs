@@ -11,7 +11,9 @@ use super::{
     bounds, extras, forest, light_json, primitive, uri_encode, Bounds, GltfOptions, Layout, Plan,
     ViewData, NEAREST, REPEAT,
 };
-use crate::clean::{bake, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs};
+use crate::clean::{
+    bake, clean_hollow, clean_primitive, is_trs, mul64, CleanPrimitive, Label, Repairs,
+};
 use crate::ExportError;
 
 /// The state of one planned export, shared by its phases.
@@ -84,6 +86,15 @@ pub(super) fn build<'a>(
     let tree = b.tree(&cleaned);
     let lights = b.lights();
     let nodes = b.nodes(&tree, &lights.1);
+    if let Some((mi, _)) = tree
+        .baked
+        .iter()
+        .find(|(mi, _)| cleaned.prims[*mi].iter().any(|c| c.hollow.is_some()))
+    {
+        return Err(ExportError::NeedsData {
+            what: format!("mesh {mi} (a node matrix to bake into it)"),
+        });
+    }
     let baked_prims: Vec<Vec<CleanPrimitive<'a>>> = tree
         .baked
         .iter()
@@ -164,7 +175,7 @@ pub(super) fn build<'a>(
         layout: b.buf,
         prims,
         images: b.pngs,
-        warnings: b.rep.finish(),
+        rep: b.rep,
     })
 }
 
@@ -515,7 +526,7 @@ impl<'a> Builder<'a, '_> {
         let bounds: Vec<Bounds> = {
             use rayon::prelude::*;
             let all: Vec<&CleanPrimitive<'a>> = written.iter().flat_map(|w| w.1).collect();
-            all.par_iter().map(|c| bounds(&c.positions)).collect()
+            all.par_iter().map(|c| bounds(c)).collect()
         };
         // every accessor and view of the meshes reserved at once (grown by doubling, each
         // reallocation copied the JSON structures and touched twice their pages)
@@ -524,12 +535,12 @@ impl<'a> Builder<'a, '_> {
                 .iter()
                 .flat_map(|w| w.1)
                 .map(|c| {
-                    2 + usize::from(c.normals.is_some())
-                        + usize::from(c.tangents.is_some())
-                        + c.uvs.len()
-                        + c.colors.len()
-                        + c.scalars.len()
-                        + c.vectors.len()
+                    2 + usize::from(c.has_normals())
+                        + usize::from(c.has_tangents())
+                        + c.uv_sets()
+                        + c.colour_sets()
+                        + c.scalar_names().len()
+                        + c.vector_names().len()
                 })
                 .sum(),
         );
@@ -566,15 +577,23 @@ fn clean_mesh<'a>(
     let mut prims = Vec::with_capacity(mesh.primitives.len());
     for (pi, p) in mesh.primitives.iter().enumerate() {
         let label = Label(|f| write!(f, "mesh {mi} {:?} primitive {pi}", mesh.name));
-        let Some(mut c) = clean_primitive(p, scene.materials.len(), &label, rep) else {
+        let cleaned = match &p.hollow {
+            Some(h) => clean_hollow(p, h, scene.materials.len(), &label, rep),
+            None => clean_primitive(p, scene.materials.len(), &label, rep),
+        };
+        let Some(mut c) = cleaned else {
             continue;
         };
         let needs_uv = c.material.is_some_and(|m| textured.get(m) == Some(&true));
-        if needs_uv && c.uvs.is_empty() {
+        if needs_uv && c.uv_sets() == 0 {
             rep.warn(format!(
                 "{label}: textured material but no UVs; wrote zero TEXCOORD_0"
             ));
-            c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
+            if c.hollow.is_some() {
+                c.zero_uvs = true;
+            } else {
+                c.uvs.push(Cow::Owned(vec![[0.0; 2]; c.positions.len()]));
+            }
         }
         prims.push(c);
     }

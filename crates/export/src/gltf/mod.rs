@@ -40,8 +40,9 @@ mod bin;
 mod build;
 mod glb;
 mod json;
+mod stream;
 
-use levelgeom_scene::{Light, LightKind, Scene, Topology};
+use levelgeom_scene::{Light, LightKind, PrimitiveSource, Scene, Topology};
 
 use crate::clean::{CleanPrimitive, Repairs};
 use crate::ExportError;
@@ -135,7 +136,33 @@ pub fn write_glb(
     encoded: &[Option<&[u8]>],
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<String>, ExportError> {
+    write_glb_from(scene, None, opts, encoded, out)
+}
+
+/// [`write_glb`] of a scene that may hold hollow primitives
+/// ([`levelgeom_scene::Primitive::hollow`]), filled by `source` when the BIN chunk reaches them:
+/// the layout and the JSON come from what each promises, and the BIN chunk is written from a
+/// few reused buffers that the thread pool fills a batch ahead of the writer (see the `stream`
+/// module). The bytes and the warnings are those of [`write_glb`] of the same scene with the
+/// primitives filled.
+///
+/// # Errors
+/// As [`write_glb`]; [`ExportError::NeedsData`] before anything is written when a hollow
+/// mesh would need its vertices up front (a node matrix baked into it), or there is no
+/// source; [`ExportError::Source`] when the source fails or breaks its promises.
+pub fn write_glb_from(
+    scene: &Scene,
+    source: Option<&dyn PrimitiveSource>,
+    opts: &GltfOptions,
+    encoded: &[Option<&[u8]>],
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<String>, ExportError> {
     let plan = build(scene, opts, None, encoded)?;
+    if source.is_none() && plan.prims.iter().any(|c| c.hollow.is_some()) {
+        return Err(ExportError::NeedsData {
+            what: "the GLB writer without a source".into(),
+        });
+    }
     let total = plan.json_len as u64 + 3 + plan.bin_len as u64 + 28;
     if total > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge {
@@ -149,7 +176,7 @@ pub fn write_glb(
         layout,
         prims,
         images,
-        warnings,
+        mut rep,
     } = plan;
     let glb = GlbParts {
         root,
@@ -158,15 +185,17 @@ pub fn write_glb(
         data: &layout.data,
         prims: &prims,
         images: &images,
+        source,
     };
-    if bin_len >= QUEUED_FROM {
+    let counted = if bin_len >= QUEUED_FROM {
         // made on a second thread while this one writes the pieces
         bin::queued(|to| glb.make(to), |pieces| bin::write_pieces(pieces, out))
     } else {
         glb.make(&mut bin::Direct(out))
     }
-    .map_err(ExportError::Write)?;
-    Ok(warnings)
+    .map_err(stream::export_error)?;
+    rep.absorb(counted);
+    Ok(rep.finish())
 }
 
 /// What a GLB is made of once planned: the JSON document and what its buffer holds.
@@ -179,12 +208,15 @@ struct GlbParts<'p, 'a> {
     data: &'p [ViewData],
     prims: &'p [CleanPrimitive<'a>],
     images: &'p [std::borrow::Cow<'a, [u8]>],
+    /// What fills the hollow primitives.
+    source: Option<&'p dyn PrimitiveSource>,
 }
 
 impl<'p> GlbParts<'p, '_> {
     /// The GLB's bytes as pieces: the header and JSON chunk (then the JSON structures are
-    /// dropped, the views excepted), then the BIN chunk.
-    fn make(self, to: &mut dyn bin::Pieces<'p>) -> std::io::Result<()> {
+    /// dropped, the views excepted), then the BIN chunk. Returns the repairs counted while
+    /// the hollow primitives were written.
+    fn make(self, to: &mut dyn bin::Pieces<'p>) -> std::io::Result<Repairs> {
         let GlbParts {
             mut root,
             json_len,
@@ -192,6 +224,7 @@ impl<'p> GlbParts<'p, '_> {
             data,
             prims,
             images,
+            source,
         } = self;
         let mut w = bin::PieceWriter::new(to);
         glb::write_head(&mut w, json_len, bin_len, |w| {
@@ -209,6 +242,7 @@ impl<'p> GlbParts<'p, '_> {
             bin_len,
             prims,
             images,
+            source,
         }
         .write(to)
     }
@@ -221,17 +255,24 @@ impl<'p> GlbParts<'p, '_> {
 /// # Errors
 /// As [`to_glb`] (the same 4 GiB limit applies to the buffer).
 pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
-    let plan = build(scene, opts, Some(bin_uri), &[])?;
+    let mut plan = build(scene, opts, Some(bin_uri), &[])?;
+    if plan.prims.iter().any(|c| c.hollow.is_some()) {
+        return Err(ExportError::NeedsData {
+            what: "the .gltf writer".into(),
+        });
+    }
     let mut bin = Vec::with_capacity(plan.bin_len);
-    Bin {
+    let counted = Bin {
         views: plan.root.buffer_views.clone(),
         data: &plan.layout.data,
         bin_len: plan.bin_len,
         prims: &plan.prims,
         images: &plan.images,
+        source: None,
     }
     .write(&mut bin::Direct(&mut bin))
     .map_err(ExportError::Write)?;
+    plan.rep.absorb(counted);
     // serialising plain structs of finite numbers and strings cannot fail; map it anyway
     let json = serde_json::to_string(&plan.root).map_err(|e| ExportError::TooLarge {
         what: format!("glTF JSON ({e})"),
@@ -239,7 +280,7 @@ pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfF
     Ok(GltfFiles {
         json,
         bin,
-        warnings: plan.warnings,
+        warnings: plan.rep.finish(),
     })
 }
 
@@ -441,23 +482,19 @@ struct Plan<'a> {
     prims: Vec<CleanPrimitive<'a>>,
     /// Embedded PNGs, in image order.
     images: Vec<std::borrow::Cow<'a, [u8]>>,
-    warnings: Vec<String>,
+    /// The repairs so far (the hollow primitives' are counted when the buffer is written).
+    rep: Repairs,
 }
 
 /// The smallest and largest position components (POSITION's `min` and `max`).
 type Bounds = ([f64; 3], [f64; 3]);
 
-/// The [`Bounds`] of `positions`.
-fn bounds(positions: &[[f32; 3]]) -> Bounds {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in positions {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k] as f64);
-            hi[k] = hi[k].max(p[k] as f64);
-        }
+/// The [`Bounds`] of a cleaned primitive's positions (a hollow one's from what it promises).
+fn bounds(c: &CleanPrimitive) -> Bounds {
+    match c.hollow {
+        Some(h) => h.bounds,
+        None => levelgeom_scene::position_bounds(c.positions.iter().copied()),
     }
-    (lo, hi)
 }
 
 /// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
@@ -469,7 +506,7 @@ fn primitive(
     label: &dyn std::fmt::Display,
     rep: &mut Repairs,
 ) -> PrimitiveJ {
-    let n = c.positions.len();
+    let n = c.vertex_count();
     let attr = |attr| ViewData::Attr { prim, attr };
     let mut attrs: Vec<(String, usize)> = vec![(
         "POSITION".into(),
@@ -481,41 +518,41 @@ fn primitive(
             Some((lo.to_vec(), hi.to_vec())),
         ),
     )];
-    if c.normals.is_some() {
+    if c.has_normals() {
         attrs.push((
             "NORMAL".into(),
             buf.floats(n, 3, "VEC3", attr(Attr::Normal), None),
         ));
     }
-    if c.tangents.is_some() {
+    if c.has_tangents() {
         attrs.push((
             "TANGENT".into(),
             buf.floats(n, 4, "VEC4", attr(Attr::Tangent), None),
         ));
     }
-    for (k, set) in c.uvs.iter().enumerate() {
+    // every set of a cleaned primitive has one entry per vertex
+    for k in 0..c.uv_sets() {
         attrs.push((
             format!("TEXCOORD_{k}"),
-            buf.floats(set.len(), 2, "VEC2", attr(Attr::Uv(k)), None),
+            buf.floats(n, 2, "VEC2", attr(Attr::Uv(k)), None),
         ));
     }
-    for (k, set) in c.colors.iter().enumerate() {
+    for k in 0..c.colour_sets() {
         attrs.push((
             format!("COLOR_{k}"),
-            buf.floats(set.len(), 4, "VEC4", attr(Attr::Color(k)), None),
+            buf.floats(n, 4, "VEC4", attr(Attr::Color(k)), None),
         ));
     }
     // custom attributes: a leading `_` (glTF's rule for application-specific semantics)
-    let scalars = c
-        .scalars
+    let (scalar_names, vector_names) = (c.scalar_names(), c.vector_names());
+    let scalars = scalar_names
         .iter()
         .enumerate()
-        .map(|(k, (n, v))| (*n, v.len(), 1, "SCALAR", Attr::Scalar(k)));
-    let vectors = c
-        .vectors
+        .map(|(k, name)| (*name, n, 1, "SCALAR", Attr::Scalar(k)));
+    let vectors = vector_names
         .iter()
         .enumerate()
-        .map(|(k, (n, v))| (*n, v.len(), 4, "VEC4", Attr::Vector(k)));
+        .map(|(k, name)| (*name, n, 4, "VEC4", Attr::Vector(k)));
     for (name, count, width, ty, which) in scalars.chain(vectors) {
         let semantic = if name.starts_with('_') {
             name.to_string()
@@ -530,7 +567,7 @@ fn primitive(
         }
         attrs.push((semantic, buf.floats(count, width, ty, attr(which), None)));
     }
-    let indices = buf.indices(prim, c.indices.len(), n);
+    let indices = buf.indices(prim, c.index_count(), n);
     PrimitiveJ {
         attributes: Ordered(attrs),
         indices,

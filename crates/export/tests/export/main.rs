@@ -8,4 +8,5 @@ mod folder;
 mod glb;
 mod obj;
 mod png;
+mod stream;
 mod support;

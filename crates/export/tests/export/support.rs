@@ -55,6 +55,7 @@ pub fn quad(material: Option<usize>) -> Primitive {
         scalars: vec![("HEMI".to_string(), HEMI.to_vec())],
         vectors: Vec::new(),
         indices: QUAD_IDX.to_vec(),
+        hollow: None,
     }
 }
 

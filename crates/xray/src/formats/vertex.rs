@@ -621,6 +621,14 @@ impl<'d> Decoder<'d> {
         self
     }
 
+    /// This decoder with only the position group: [`Decoder::columns`] then calls
+    /// [`Columns::position`] and nothing else.
+    #[must_use]
+    pub fn positions(mut self) -> Self {
+        self.columns.retain(|(_, r)| matches!(r, Role::Position));
+        self
+    }
+
     /// Decode the whole vertices of `raw` (the declaration's stride each) into `out`,
     /// attribute by attribute (see [`Columns`]; elements without a role are left out:
     /// [`decode`] has them).

@@ -41,7 +41,7 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use levelgeom_scene::{Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
+use levelgeom_scene::{Hollow, Material, Mesh, Node, Primitive, Scene, Texture, TextureSource};
 
 use crate::geom::{Geom, SlideWindow, VertexBuffer};
 use crate::index_data::IndexData;
@@ -161,25 +161,42 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     glam::Vec3::from_array(a).dot(glam::Vec3::from_array(b))
 }
 
-/// A buffer range checked for drawing, with the room for its primitive reserved: the vectors
-/// are allocated by the thread that checks the ranges, one after the other, and filled by
-/// [`Range::fill`] on any thread (worker threads growing their own allocator arenas page by
-/// page cost a system call each time).
+/// A buffer range checked for drawing: what its primitive is decoded from, and which
+/// attributes it has. [`Range::reserve`] allocates its vectors (on the thread that checks the
+/// ranges, one after the other: worker threads growing their own allocator arenas page by page
+/// cost a system call each time) and [`Range::fill_into`] fills them on any thread; a hollow
+/// primitive's source fills a reused buffer with the same [`Range::fill_into`].
 struct Range<'g> {
     decoder: vertex::Decoder<'g>,
     /// The range's vertex bytes.
     raw: &'g [u8],
     /// Its triangles (indices into the range).
     idx: &'g [u16],
+    /// Its vertex count.
+    n: usize,
     /// Whether its normal, tangent and binormal are all there (the tangent frame is built).
     frame: bool,
-    out: Primitive,
+    layout: Layout,
+    /// A role that the declaration gives twice: its values would not come one per vertex, so
+    /// the primitive cannot promise its counts ([`levelgeom_scene::Hollow`]) and is decoded
+    /// whole.
+    repeated: bool,
 }
 
-/// Check one buffer range and reserve its primitive; `Err` with a reason when the range is
-/// bad. Only the visual's own vertices will be decoded (vertices decode independently of each
-/// other, so the values are those of decoding the whole buffer); with `geometry_only` only
-/// their positions and normals ([`SceneOptions::geometry_only`]).
+/// Which vectors a range's primitive fills (those of the attributes of its first vertex).
+#[derive(Clone, Debug, Default)]
+struct Layout {
+    normals: bool,
+    tangents: bool,
+    uvs: usize,
+    colors: usize,
+    scalars: Vec<&'static str>,
+}
+
+/// Check one buffer range; `Err` with a reason when the range is bad. Only the visual's own
+/// vertices will be decoded (vertices decode independently of each other, so the values are
+/// those of decoding the whole buffer); with `geometry_only` only their positions and normals
+/// ([`SceneOptions::geometry_only`]).
 fn check_range<'g>(
     vb: &'g VertexBuffer,
     ib: &'g [u16],
@@ -238,15 +255,15 @@ fn check_range<'g>(
             decoder,
             raw,
             idx,
+            n: 0,
             frame: false,
-            out: Primitive {
-                uvs: vec![Vec::new(), Vec::new()],
-                colors: vec![Vec::new()],
-                scalars: ["_HEMI", "_SUN", "_WIND"]
-                    .map(|n| (n.to_string(), Vec::new()))
-                    .into(),
-                ..Primitive::default()
+            layout: Layout {
+                uvs: 2,
+                colors: 1,
+                scalars: vec!["_HEMI", "_SUN", "_WIND"],
+                ..Layout::default()
             },
+            repeated: false,
         });
     }
     // which attributes the range has: those of its first vertex (the declaration's roles)
@@ -255,44 +272,38 @@ fn check_range<'g>(
     if !first.position {
         return Err("the vertex buffer has no FLOAT3 position".into());
     }
-    let n = nverts;
     let frame = first.normal && first.tangent && first.binormal;
-    let mut out = Primitive {
-        positions: Vec::with_capacity(n),
-        normals: Vec::with_capacity(if first.normal { n } else { 0 }),
-        tangents: Vec::with_capacity(if frame { n } else { 0 }),
-        indices: Vec::with_capacity(idx.len() / 3 * 3),
-        ..Primitive::default()
-    };
-    if first.uv {
-        out.uvs.push(Vec::with_capacity(n));
-        if first.lightmap {
-            out.uvs.push(Vec::with_capacity(n));
-        }
-    }
-    if first.color {
-        out.colors.push(Vec::with_capacity(n));
-    }
-    for (name, has) in [
+    let scalars = [
         // the packed normal's fourth byte: decoded with it, kept only with the other attributes
         ("_HEMI", first.hemi && !geometry_only),
         ("_SUN", first.sun),
         ("_WIND", first.wind),
-    ] {
-        if has {
-            out.scalars.push((name.into(), Vec::with_capacity(n)));
-        }
-    }
+    ]
+    .into_iter()
+    .filter_map(|(name, has)| has.then_some(name))
+    .collect();
     Ok(Range {
         decoder,
         raw,
         idx,
+        n: nverts,
         frame,
-        out,
+        layout: Layout {
+            normals: first.normal,
+            tangents: frame,
+            uvs: if first.uv {
+                1 + usize::from(first.lightmap)
+            } else {
+                0
+            },
+            colors: usize::from(first.color),
+            scalars,
+        },
+        repeated: first.repeated,
     })
 }
 
-/// Which attributes a vertex has (decoded for nothing else).
+/// Which attributes a vertex has (decoded for nothing else), and whether one came twice.
 #[derive(Default)]
 struct Seen {
     position: bool,
@@ -305,38 +316,55 @@ struct Seen {
     lightmap: bool,
     color: bool,
     sun: bool,
+    repeated: bool,
+}
+
+impl Seen {
+    fn see(repeated: &mut bool, role: &mut bool) {
+        *repeated |= std::mem::replace(role, true);
+    }
 }
 
 impl vertex::Columns for Seen {
     fn position(&mut self, _: usize, _: [f32; 3]) {
-        self.position = true;
+        Seen::see(&mut self.repeated, &mut self.position);
     }
     fn normal(&mut self, _: usize, _: [f32; 3]) {
-        self.normal = true;
+        Seen::see(&mut self.repeated, &mut self.normal);
     }
     fn hemi(&mut self, _: usize, _: f32) {
-        self.hemi = true;
+        Seen::see(&mut self.repeated, &mut self.hemi);
     }
     fn tangent(&mut self, _: usize, _: [f32; 3]) {
-        self.tangent = true;
+        Seen::see(&mut self.repeated, &mut self.tangent);
     }
     fn binormal(&mut self, _: usize, _: [f32; 3]) {
-        self.binormal = true;
+        Seen::see(&mut self.repeated, &mut self.binormal);
     }
     fn uv(&mut self, _: usize, _: [f32; 2]) {
-        self.uv = true;
+        Seen::see(&mut self.repeated, &mut self.uv);
     }
     fn wind(&mut self, _: usize, _: [f32; 2]) {
-        self.wind = true;
+        Seen::see(&mut self.repeated, &mut self.wind);
     }
     fn lightmap(&mut self, _: usize, _: [f32; 2]) {
-        self.lightmap = true;
+        Seen::see(&mut self.repeated, &mut self.lightmap);
     }
     fn color(&mut self, _: usize, _: [f32; 3]) {
-        self.color = true;
+        Seen::see(&mut self.repeated, &mut self.color);
     }
     fn sun(&mut self, _: usize, _: f32) {
-        self.sun = true;
+        Seen::see(&mut self.repeated, &mut self.sun);
+    }
+}
+
+/// The mirrored positions of a range, into a buffer (the positions-only pass of a hollow
+/// primitive: its pivot and bounds).
+struct Positions<'b>(&'b mut Vec<[f32; 3]>);
+
+impl vertex::Columns for Positions<'_> {
+    fn position(&mut self, _: usize, p: [f32; 3]) {
+        self.0.push(mirror(p));
     }
 }
 
@@ -428,18 +456,60 @@ fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4]
 }
 
 impl Range<'_> {
-    /// Decode the range straight into its primitive: positions mirrored into glTF space,
-    /// normals normalised and mirrored, the tangent frame, the UV sets (base, then lightmap),
-    /// the colour with alpha 1, `_HEMI`, `_SUN` and `_WIND` (the wind factor), and the triangles
-    /// with their winding reversed (the mirror flips it).
-    fn fill(self) -> Primitive {
-        let Range {
-            decoder,
-            raw,
-            idx,
-            frame,
-            mut out,
-        } = self;
+    /// A primitive with room for the range's vectors (see [`Range::fill_into`]).
+    fn reserve(&self) -> Primitive {
+        let mut p = Primitive::default();
+        self.prepare(&mut p);
+        p
+    }
+
+    /// Make `out` the range's vectors, empty with room for its values: the ones it has
+    /// cleared and reused (a reused buffer's, or those of [`Range::reserve`]), the ones it lacks
+    /// added, the others dropped; a buffer that held `_LIGHT` ([`light_as_vector`]) gives its
+    /// vector back to the colours.
+    fn prepare(&self, out: &mut Primitive) {
+        fn room<T>(v: &mut Vec<T>, has: bool, n: usize) {
+            v.clear();
+            if has {
+                v.reserve(n);
+            }
+        }
+        let (n, l) = (self.n, &self.layout);
+        room(&mut out.positions, true, n);
+        room(&mut out.normals, l.normals, n);
+        room(&mut out.tangents, l.tangents, n);
+        out.uvs.resize_with(l.uvs, Vec::new);
+        out.uvs.iter_mut().for_each(|set| room(set, true, n));
+        if out.colors.len() < l.colors {
+            if let Some((_, light)) = out.vectors.pop() {
+                out.colors.push(light);
+            }
+        }
+        out.vectors.clear();
+        out.colors.resize_with(l.colors, Vec::new);
+        out.colors.iter_mut().for_each(|set| room(set, true, n));
+        out.scalars.truncate(l.scalars.len());
+        for (k, &name) in l.scalars.iter().enumerate() {
+            match out.scalars.get_mut(k) {
+                Some((have, set)) => {
+                    if have != name {
+                        *have = name.to_string();
+                    }
+                    room(set, true, n);
+                }
+                None => out.scalars.push((name.to_string(), Vec::with_capacity(n))),
+            }
+        }
+        out.indices.clear();
+        out.indices.reserve(self.idx.len() / 3 * 3);
+    }
+
+    /// Decode the range into `out` ([`Range::prepare`]d first): positions mirrored into glTF
+    /// space, normals normalised and mirrored, the tangent frame, the UV sets (base, then
+    /// lightmap), the colour with alpha 1, `_HEMI`, `_SUN` and `_WIND` (the wind factor), and
+    /// the triangles with their winding reversed (the mirror flips it).
+    fn fill_into(&self, out: &mut Primitive) {
+        self.prepare(out);
         let at = |name: &str| {
             out.scalars
                 .iter()
@@ -447,21 +517,123 @@ impl Range<'_> {
                 .unwrap_or(usize::MAX)
         };
         let (hemi, sun, wind) = (at("_HEMI"), at("_SUN"), at("_WIND"));
-        decoder.columns(
-            raw,
+        self.decoder.columns(
+            self.raw,
             &mut Fill {
-                p: &mut out,
-                frame,
+                p: out,
+                frame: self.frame,
                 hemi,
                 sun,
                 wind,
             },
         );
         out.indices.extend(
-            idx.chunks_exact(3)
+            self.idx
+                .chunks_exact(3)
                 .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
         );
-        out
+    }
+
+    /// The range decoded into a new primitive.
+    fn fill(&self) -> Primitive {
+        let mut p = self.reserve();
+        self.fill_into(&mut p);
+        p
+    }
+
+    /// The positions-only pass of a hollow primitive: the centre of its positions
+    /// ([`pivot::centre`], the mesh's pivot) and the bounds of the positions moved by it (as
+    /// the GLB writer folds them), through `scratch` (a buffer of the calling thread).
+    fn pivot_and_bounds(&self, scratch: &mut Vec<[f32; 3]>) -> ([f32; 3], ([f64; 3], [f64; 3])) {
+        scratch.clear();
+        self.decoder
+            .clone()
+            .positions()
+            .columns(self.raw, &mut Positions(scratch));
+        let c = pivot::centre(scratch);
+        pivot::recentre(scratch, c);
+        (c, levelgeom_scene::position_bounds(scratch.iter().copied()))
+    }
+
+    /// The hollow primitive's promises ([`levelgeom_scene::Hollow`]) once [`GeomSource::fill`]
+    /// has filled it: the range's layout, with the colour moved to `_LIGHT` as
+    /// [`light_as_vector`] moves it unless `vertex_light`.
+    fn hollow(&self, key: usize, bounds: ([f64; 3], [f64; 3]), vertex_light: bool) -> Hollow {
+        let l = &self.layout;
+        let light = !vertex_light && l.colors > 0;
+        Hollow {
+            key,
+            vertices: self.n,
+            indices: self.idx.len() / 3 * 3,
+            normals: l.normals,
+            tangents: l.tangents,
+            uvs: l.uvs,
+            colors: l.colors - usize::from(light),
+            scalars: l.scalars.iter().map(|s| s.to_string()).collect(),
+            vectors: if light {
+                vec!["_LIGHT".to_string()]
+            } else {
+                Vec::new()
+            },
+            bounds,
+        }
+    }
+}
+
+/// What [`Run::decode_ranges`] made of a range ahead of the visuals' loop.
+enum Built<'g> {
+    /// Its primitive, decoded.
+    Full(Primitive),
+    /// Its range, for a hollow primitive, with its pivot and bounds
+    /// ([`Range::pivot_and_bounds`]).
+    Hollow(Range<'g>, [f32; 3], ([f64; 3], [f64; 3])),
+}
+
+/// The source of a scene's hollow primitives ([`to_hollow_scene`]): every hollow primitive's
+/// checked range of `level.geom`, decoded when the writer asks for it
+/// ([`levelgeom_scene::PrimitiveSource`]) with the code that fills the full scene's, then moved
+/// by its mesh's pivot and given `_LIGHT` as [`to_scene`] does.
+pub struct GeomSource<'g> {
+    /// By key: the range and its mesh's pivot.
+    ranges: Vec<(Range<'g>, [f32; 3])>,
+    /// The meshes of `ranges`, to read their pivots once placed.
+    meshes: Vec<usize>,
+    vertex_light: bool,
+}
+
+impl GeomSource<'_> {
+    /// A source of no primitive (for a scene without hollow ones).
+    pub fn none() -> Self {
+        GeomSource {
+            ranges: Vec::new(),
+            meshes: Vec::new(),
+            vertex_light: false,
+        }
+    }
+
+    /// How many hollow primitives it fills.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether it fills none (the scene is then a full one).
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+impl levelgeom_scene::PrimitiveSource for GeomSource<'_> {
+    fn fill(&self, key: usize, out: &mut Primitive) -> Result<(), String> {
+        let (range, c) = self
+            .ranges
+            .get(key)
+            .ok_or_else(|| format!("no geometry range {key} in this level"))?;
+        range.fill_into(out);
+        pivot::recentre(&mut out.positions, *c);
+        if !self.vertex_light {
+            light_to_vector(out);
+        }
+        Ok(())
     }
 }
 
@@ -606,16 +778,62 @@ fn header_centre(v: &Visual) -> Option<[f32; 3]> {
 /// visual's node sits at its own pivot ([`crate::pivot`]) and carries the extras `visual`,
 /// `model_type`, `shader_id`, `shader` and `sector` (see the README's extras contract).
 pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene, SceneError> {
+    convert(level, geom, opts, false).map(|(scene, _)| scene)
+}
+
+/// [`to_scene`] with the primitives of the visuals' geometry ranges hollow
+/// ([`levelgeom_scene::Primitive::hollow`]): each range checked (the same warnings for a bad
+/// one) and its positions read once for the mesh's pivot and bounds, nothing decoded or
+/// allocated for its vertices; the returned [`GeomSource`] decodes each when a writer asks
+/// for it (the GLB writer, [`levelgeom_scene::PrimitiveSource`]), into the writer's buffer.
+/// Filled, the scene is [`to_scene`]'s. Levels of XRLC 4–12 (read through a view made
+/// here), LOD billboards and ranges whose declaration repeats a role get full primitives.
+///
+/// # Errors
+/// As [`to_scene`].
+pub fn to_hollow_scene<'g>(
+    level: &'g Level,
+    geom: &'g Geom,
+    opts: &SceneOptions,
+) -> Result<(Scene, GeomSource<'g>), SceneError> {
+    convert(level, geom, opts, true)
+}
+
+/// [`to_scene`], or with `hollow` [`to_hollow_scene`].
+fn convert<'g>(
+    level: &'g Level,
+    geom: &'g Geom,
+    opts: &SceneOptions,
+    hollow: bool,
+) -> Result<(Scene, GeomSource<'g>), SceneError> {
     if let Some(v) = level.version().filter(|v| !crate::level::known_version(*v)) {
         return Err(SceneError::Version(v));
     }
     // XRLC 4–12 keep their buffers inside `level`: read them through the 13/14-shaped view
+    // (made here, so its primitives are full ones)
     let flat = (level.is_old() && geom.vertex_buffers().is_none())
         .then(|| crate::flat::flatten(level))
         .transpose()
         .map_err(SceneError::View)?;
     let old_lights = level.old_lights();
-    let (level, geom) = flat.as_ref().map_or((level, geom), |f| (&f.level, &f.geom));
+    match &flat {
+        Some(f) => {
+            let (scene, _) = convert_view(&f.level, &f.geom, old_lights, &f.warnings, opts, false)?;
+            Ok((scene, GeomSource::none()))
+        }
+        None => convert_view(level, geom, old_lights, &[], opts, hollow),
+    }
+}
+
+/// [`convert`] of a level of XRLC 13/14 shape (`warnings` first: those of making it).
+fn convert_view<'g>(
+    level: &'g Level,
+    geom: &'g Geom,
+    old_lights: &[crate::level::OldLight],
+    warnings: &[String],
+    opts: &SceneOptions,
+    hollow: bool,
+) -> Result<(Scene, GeomSource<'g>), SceneError> {
     let shaders = level.shaders().unwrap_or(&[]);
     let visuals = level.visuals();
     let mut run = Run {
@@ -629,14 +847,19 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         built: HashMap::new(),
         shared: HashMap::new(),
         point: Vec::with_capacity(visuals.len()),
+        hollow,
+        source: GeomSource {
+            ranges: Vec::new(),
+            meshes: Vec::new(),
+            vertex_light: opts.vertex_light,
+        },
+        known: Vec::new(),
     };
     let mut scene = Scene {
         name: opts.name.clone(),
         ..Scene::default()
     };
-    scene
-        .warnings
-        .extend(flat.iter().flat_map(|f| f.warnings.iter().cloned()));
+    scene.warnings.extend(warnings.iter().cloned());
 
     run.decode_ranges(&visuals);
     let mut node_of = Vec::with_capacity(visuals.len());
@@ -645,7 +868,13 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
         node_of.push(scene.add_node(node));
     }
     let parent = link_children(&mut scene, &visuals, &node_of);
-    pivot::place(&mut scene, &node_of, &parent, &run.point);
+    let centres = pivot::place(&mut scene, &node_of, &parent, &run.point, &run.known);
+    // each hollow primitive moved by its mesh's pivot as placed (the centre its positions
+    // gave, unless the mesh was left in place)
+    let mut source = run.source;
+    for ((_, c), &m) in source.ranges.iter_mut().zip(&source.meshes) {
+        *c = centres.get(m).copied().unwrap_or([0.0; 3]);
+    }
     let keep = keep_only(&mut scene, opts.only, &node_of, &parent);
     if opts.only != Some(Only::Collision) {
         let roots = kept_roots(&keep, &parent);
@@ -657,7 +886,7 @@ pub fn to_scene(level: &Level, geom: &Geom, opts: &SceneOptions) -> Result<Scene
     if !opts.vertex_light {
         light_as_vector(&mut scene);
     }
-    Ok(scene)
+    Ok((scene, source))
 }
 
 /// The materials of one conversion: one per used shader id, one texture per diffuse name.
@@ -726,23 +955,30 @@ impl<'a> Materials<'a> {
 const RANGE_BATCHES: usize = 32;
 
 /// The state of one [`to_scene`] run over the visuals.
-struct Run<'a> {
-    geom: &'a Geom,
-    vbs: &'a [VertexBuffer],
-    ibs: &'a [IndexData],
+struct Run<'a, 'g> {
+    geom: &'g Geom,
+    vbs: &'g [VertexBuffer],
+    ibs: &'g [IndexData],
     shaders: &'a [ShaderEntry],
     sectors: Vec<Vec<u16>>,
     opts: &'a SceneOptions,
     materials: Materials<'a>,
-    /// Primitives decoded ahead, by range ([`Run::decode_ranges`]).
-    built: HashMap<Drawn, Result<Primitive, String>>,
+    /// Primitives decoded ahead (or ranges checked ahead for hollow ones), by range
+    /// ([`Run::decode_ranges`]).
+    built: HashMap<Drawn, Result<Built<'g>, String>>,
     /// The mesh made of each range.
     shared: HashMap<Drawn, usize>,
     /// Each visual's pivot point, if it has one of its own ([`pivot::place`]).
     point: Vec<Option<[f32; 3]>>,
+    /// Make hollow primitives of the ranges ([`to_hollow_scene`]).
+    hollow: bool,
+    /// The hollow primitives' source, filled as their meshes are made.
+    source: GeomSource<'g>,
+    /// The pivot of each hollow mesh, by mesh ([`pivot::place`]'s `known`).
+    known: Vec<Option<[f32; 3]>>,
 }
 
-impl Run<'_> {
+impl<'g> Run<'_, 'g> {
     /// Whether `--only` converts visuals of model type `t`.
     fn keeps(&self, t: u8) -> bool {
         self.opts.only.is_none_or(|o| o.keeps(t))
@@ -765,27 +1001,55 @@ impl Run<'_> {
             }
         }
         let (vbs, ibs, geo) = (self.vbs, self.ibs, self.opts.geometry_only);
+        if self.hollow {
+            // nothing reserved: checked, then each range's positions-only pass (a buffer per
+            // task) in parallel; a range that cannot promise its counts is decoded whole
+            self.built = todo
+                .par_iter()
+                .map_init(Vec::new, |scratch, (key, g, window)| {
+                    let built = range_of(vbs, ibs, g, *window, geo).map(|r| {
+                        if r.repeated {
+                            Built::Full(r.fill())
+                        } else {
+                            let (c, bounds) = r.pivot_and_bounds(scratch);
+                            Built::Hollow(r, c, bounds)
+                        }
+                    });
+                    (*key, built)
+                })
+                .collect();
+            return;
+        }
         // Checked and reserved on this thread, one batch after the other (reserving touches
         // most of the new pages: the page faults are here); each batch decoded in parallel
         // by the pool while the next is reserved.
         let batch = todo.len().div_ceil(RANGE_BATCHES).max(1);
-        let (to_fill, batches) = std::sync::mpsc::channel::<Vec<(Drawn, Result<Range, String>)>>();
+        type Reserved<'g> = (Drawn, Result<(Range<'g>, Primitive), String>);
+        let (to_fill, batches) = std::sync::mpsc::channel::<Vec<Reserved>>();
         self.built = std::thread::scope(|s| {
             let filler = s.spawn(move || {
                 let mut built = HashMap::new();
                 for ranges in batches {
-                    built.par_extend(
-                        ranges
-                            .into_par_iter()
-                            .map(|(key, range)| (key, range.map(Range::fill))),
-                    );
+                    built.par_extend(ranges.into_par_iter().map(|(key, range)| {
+                        let prim = range.map(|(range, mut prim)| {
+                            range.fill_into(&mut prim);
+                            Built::Full(prim)
+                        });
+                        (key, prim)
+                    }));
                 }
                 built
             });
             for chunk in todo.chunks(batch) {
                 let ranges = chunk
                     .iter()
-                    .map(|(key, g, window)| (*key, range_of(vbs, ibs, g, *window, geo)))
+                    .map(|(key, g, window)| {
+                        let range = range_of(vbs, ibs, g, *window, geo).map(|r| {
+                            let prim = r.reserve();
+                            (r, prim)
+                        });
+                        (*key, range)
+                    })
                     .collect();
                 if to_fill.send(ranges).is_err() {
                     break;
@@ -860,9 +1124,26 @@ impl Run<'_> {
             return Some(m);
         }
         let built = self.built.remove(&key).unwrap_or_else(|| {
-            range_of(self.vbs, self.ibs, &g, window, self.opts.geometry_only).map(Range::fill)
+            range_of(self.vbs, self.ibs, &g, window, self.opts.geometry_only)
+                .map(|r| Built::Full(r.fill()))
         });
-        match built {
+        let mesh = scene.meshes.len();
+        let prim = built.map(|b| match b {
+            Built::Full(prim) => prim,
+            Built::Hollow(range, c, bounds) => {
+                let key = self.source.ranges.len();
+                let hollow = range.hollow(key, bounds, self.opts.vertex_light);
+                self.source.ranges.push((range, c));
+                self.source.meshes.push(mesh);
+                self.known.resize(mesh + 1, None);
+                self.known[mesh] = Some(c);
+                Primitive {
+                    hollow: Some(hollow),
+                    ..Primitive::default()
+                }
+            }
+        });
+        match prim {
             Ok(mut prim) => {
                 prim.material = self.materials.get(scene, sid);
                 let m = scene.add_mesh(Mesh {
@@ -1006,17 +1287,22 @@ fn add_level_root(
 
 /// Move the baked light out of `colors[0]`: it is not albedo (viewers multiply COLOR_0 into
 /// the base colour, black where the light is 0), so it is kept as the custom attribute
-/// `_LIGHT` instead.
+/// `_LIGHT` instead ([`light_to_vector`] of every primitive).
 fn light_as_vector(scene: &mut Scene) {
     for p in scene
         .meshes
         .iter_mut()
         .flat_map(|m| m.primitives.iter_mut())
     {
-        if !p.colors.is_empty() {
-            let light = p.colors.remove(0);
-            p.vectors.push(("_LIGHT".into(), light));
-        }
+        light_to_vector(p);
+    }
+}
+
+/// [`light_as_vector`] of one primitive.
+fn light_to_vector(p: &mut Primitive) {
+    if !p.colors.is_empty() {
+        let light = p.colors.remove(0);
+        p.vectors.push(("_LIGHT".into(), light));
     }
 }
 

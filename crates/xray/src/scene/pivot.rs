@@ -85,13 +85,16 @@ fn dv(c: [f32; 3]) -> DVec3 {
 /// Apply the pivots (see the module docs) to the nodes `nodes[i]` of visual `i`:
 /// `parent[i]` is the visual whose node is its parent (`None`: a root, placed at the origin),
 /// `point[i]` the pivot point of a node without a mesh. Each node's `matrix` is `W₀` on entry.
-/// Returns the centre each mesh was moved by (index = mesh index; meshes of other nodes are
-/// left alone and get the origin).
+/// `known[m]` is the centre of mesh `m` when it is hollow (its positions not in the scene:
+/// [`centre`] of the positions its source fills, which moves them by it); such a mesh is not
+/// moved here. Returns the centre each mesh was moved by (index = mesh index; meshes of other
+/// nodes are left alone and get the origin).
 pub fn place(
     scene: &mut Scene,
     nodes: &[usize],
     parent: &[Option<usize>],
     point: &[Option<[f32; 3]>],
+    known: &[Option<[f32; 3]>],
 ) -> Vec<[f32; 3]> {
     // the meshes of the nodes given, each moved once: in parallel, a mesh's vertices on one
     // thread (boxes and moves do not depend on the order)
@@ -105,9 +108,13 @@ pub fn place(
         .meshes
         .par_iter_mut()
         .zip(&moved)
-        .map(|(mesh, &moved)| {
+        .enumerate()
+        .map(|(m, (mesh, &moved))| {
             if !moved {
                 return [0.0; 3];
+            }
+            if let Some(c) = known.get(m).copied().flatten() {
+                return c;
             }
             let c = centre_of_parts(mesh.primitives.iter().map(|p| &p.positions[..]));
             for p in &mut mesh.primitives {

@@ -11,6 +11,7 @@ mod downgrade;
 mod eras;
 mod fixture;
 mod generated;
+mod hollow;
 mod import_edit;
 mod import_faces;
 mod import_occluders;
