@@ -190,7 +190,7 @@ impl<'a> Prepared<'a, '_> {
         if !lights.is_empty() {
             extensions_used.push("KHR_lights_punctual");
         }
-        let mut root = Root {
+        let root = Root {
             asset: Asset {
                 version: "2.0",
                 generator,
@@ -222,11 +222,9 @@ impl<'a> Prepared<'a, '_> {
             },
         };
         // Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
-        let json = root.segments().map_err(|e| ExportError::TooLarge {
+        let (json, views) = root.into_segments().map_err(|e| ExportError::TooLarge {
             what: format!("glTF JSON ({e})"),
         })?;
-        let views = std::mem::take(&mut root.buffer_views);
-        drop(root);
         let prims = cleaned
             .prims
             .into_iter()

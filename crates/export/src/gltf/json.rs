@@ -72,8 +72,10 @@ impl Root {
     /// order with the derive's skips; the large arrays (`nodes`, `meshes`, `accessors`,
     /// `bufferViews`) in runs of [`RUN`] elements on the pool: serde_json writes an object as
     /// `{`, then `"key":value` joined by `,`, then `}`, and an array as `[`, the elements joined
-    /// by `,`, `]`, so elements serialised apart and joined so are the same text.
-    pub fn segments(&self) -> serde_json::Result<Vec<Vec<u8>>> {
+    /// by `,`, `]`, so elements serialised apart and joined so are the same text. Each large
+    /// array is dropped once written (its memory given back before the next one's text is
+    /// made), the bufferViews excepted: they are returned, as the buffer's layout.
+    pub fn into_segments(self) -> serde_json::Result<(Vec<Vec<u8>>, Vec<BufferViewJ>)> {
         let mut t = Text::default();
         t.member("asset", &self.asset)?;
         if !self.extensions_used.is_empty() {
@@ -85,7 +87,9 @@ impl Root {
         t.member("scene", &self.scene)?;
         t.member("scenes", &self.scenes)?;
         t.runs("nodes", &self.nodes)?;
+        drop(self.nodes);
         t.runs("meshes", &self.meshes)?;
+        drop(self.meshes);
         if !self.materials.is_empty() {
             t.member("materials", &self.materials)?;
         }
@@ -99,11 +103,12 @@ impl Root {
             t.member("samplers", &self.samplers)?;
         }
         t.runs("accessors", &self.accessors)?;
+        drop(self.accessors);
         t.runs("bufferViews", &self.buffer_views)?;
         if !self.buffers.is_empty() {
             t.member("buffers", &self.buffers)?;
         }
-        Ok(t.finish())
+        Ok((t.finish(), self.buffer_views))
     }
 }
 
@@ -351,12 +356,13 @@ pub(crate) struct AccessorJ {
     pub count: usize,
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// Written as the exact `f64` value of each `f32`, so it equals the data bit for bit (only
-    /// POSITION has bounds: three components; an array is written as a JSON array, as a `Vec`).
+    /// Written as the exact `f64` value of each `f32`, so it equals the data bit for bit. Only
+    /// POSITION has bounds (three components, written as a JSON array as a `Vec` would be),
+    /// boxed so that the other accessors stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub min: Option<[f64; 3]>,
+    pub min: Option<Box<[f64; 3]>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max: Option<[f64; 3]>,
+    pub max: Option<Box<[f64; 3]>>,
 }
 
 #[derive(Clone, Debug, DeriveSerialize)]
@@ -417,8 +423,8 @@ mod tests {
             component_type: 5126,
             count: i * 3,
             kind: "VEC3",
-            min: (i % 2 == 0).then_some([-1.5, f64::from(i as f32 * 0.1), -0.0]),
-            max: (i % 2 == 0).then_some([1e-7, 3e30, i as f64]),
+            min: (i % 2 == 0).then(|| Box::new([-1.5, f64::from(i as f32 * 0.1), -0.0])),
+            max: (i % 2 == 0).then(|| Box::new([1e-7, 3e30, i as f64])),
         }
     }
 
@@ -502,10 +508,11 @@ mod tests {
             }],
         };
         let want = serde_json::to_vec(&root).unwrap_or_default();
-        let got = root.segments().unwrap_or_default();
+        let (got, views) = root.into_segments().unwrap_or_default();
         // the header, then per large array its opening and its runs (one for 255 views)
         assert_eq!(got.len(), 1 + (1 + 4) + (1 + 2) + (1 + 2) + (1 + 1));
         assert!(got.concat() == want, "the segments differ from serde_json's text");
+        assert_eq!(views.len(), RUN - 1);
     }
 
     /// A document with nothing optional: the same text as serde_json's.
@@ -530,11 +537,12 @@ mod tests {
             buffer_views: Vec::new(),
             buffers: Vec::new(),
         };
-        let got = root.segments().unwrap_or_default().concat();
+        let want = serde_json::to_vec(&root).unwrap_or_default();
+        let got = root.into_segments().unwrap_or_default().0.concat();
         assert_eq!(
             String::from_utf8_lossy(&got),
             r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[]}"#
         );
-        assert!(got == serde_json::to_vec(&root).unwrap_or_default());
+        assert!(got == want);
     }
 }

@@ -341,7 +341,7 @@ impl Layout {
         bounds: Option<Bounds>,
     ) -> usize {
         let view = self.view(count * comps * 4, Some(ARRAY_BUFFER), data);
-        let (min, max) = bounds.unzip();
+        let (min, max) = bounds.map(|(lo, hi)| (Box::new(lo), Box::new(hi))).unzip();
         self.accessors.push(AccessorJ {
             buffer_view: view,
             component_type: FLOAT,
@@ -458,7 +458,7 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
 
 /// One export planned: the JSON text, the layout of the buffer and what it is made of.
 struct Plan<'a> {
-    /// The compact JSON text of the document, in segments ([`Root::segments`]).
+    /// The compact JSON text of the document, in segments ([`Root::into_segments`]).
     json: Vec<Vec<u8>>,
     /// Length of `json` in all.
     json_len: usize,
