@@ -146,8 +146,10 @@ pub fn write_glb(
 /// ([`levelgeom_scene::Primitive::hollow`]), filled by `source` when the BIN chunk reaches them:
 /// the layout and the JSON come from what each promises, and the BIN chunk is written from a
 /// few reused buffers that the thread pool fills a batch ahead of the writer (see the `stream`
-/// module). The bytes and the warnings are those of [`write_glb`] of the same scene with the
-/// primitives filled.
+/// module), from the moment the primitives are cleaned (their order in the buffer is then
+/// known), so the first batches are filled while the meshes are laid out and the JSON written.
+/// The bytes and the warnings are those of [`write_glb`] of the same scene with the primitives
+/// filled.
 ///
 /// # Errors
 /// As [`write_glb`]; [`ExportError::NeedsData`] before anything is written when a hollow
