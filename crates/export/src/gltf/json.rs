@@ -407,7 +407,11 @@ mod tests {
 
     fn mesh(i: usize) -> MeshJ {
         MeshJ {
-            name: if i % 2 == 0 { String::new() } else { format!("m{i}") },
+            name: if i % 2 == 0 {
+                String::new()
+            } else {
+                format!("m{i}")
+            },
             primitives: vec![PrimitiveJ {
                 attributes: Ordered(vec![("POSITION".into(), i), (format!("_X{i}").into(), 1)]),
                 indices: i + 1,
@@ -511,7 +515,10 @@ mod tests {
         let (got, views) = root.into_segments().unwrap_or_default();
         // the header, then per large array its opening and its runs (one for 255 views)
         assert_eq!(got.len(), 1 + (1 + 4) + (1 + 2) + (1 + 2) + (1 + 1));
-        assert!(got.concat() == want, "the segments differ from serde_json's text");
+        assert!(
+            got.concat() == want,
+            "the segments differ from serde_json's text"
+        );
         assert_eq!(views.len(), RUN - 1);
     }
 

@@ -509,13 +509,7 @@ fn primitive(
     );
     attrs.push((
         "POSITION".into(),
-        buf.floats(
-            n,
-            3,
-            "VEC3",
-            attr(Attr::Position),
-            Some((lo, hi)),
-        ),
+        buf.floats(n, 3, "VEC3", attr(Attr::Position), Some((lo, hi))),
     ));
     if c.has_normals() {
         attrs.push((
