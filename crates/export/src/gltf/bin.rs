@@ -3,10 +3,9 @@
 //!
 //! The bytes are made in pieces ([`Pieces`]): filled buffers (values converted or repaired, small
 //! attributes gathered) and large slices of the scene's own memory passed on without a copy.
-//! [`Direct`] writes each piece as it comes; [`queued`] makes them on a second thread (the GLB
-//! header and JSON chunk through a [`PieceWriter`] first, then the buffer) while the calling
-//! thread writes them as they arrive, so serialising and converting overlap the kernel's copy
-//! into the file. The bytes are the same either way.
+//! [`Direct`] writes each piece as it comes; [`queued`] makes them on a second thread while the
+//! calling thread writes the GLB header and JSON chunk, then the pieces as they arrive, so
+//! converting overlaps the kernel's copy into the file. The bytes are the same either way.
 
 use std::io;
 use std::sync::mpsc;
@@ -129,45 +128,6 @@ pub(super) fn write_pieces(r: Received<'_>, out: &mut dyn io::Write) -> io::Resu
         }
     }
     Ok(())
-}
-
-/// A writer whose bytes become pieces (the GLB header and JSON chunk, made on the same thread
-/// as the buffer after them). [`PieceWriter::finish`] hands on what is left.
-pub(super) struct PieceWriter<'s, 'p> {
-    to: &'s mut dyn Pieces<'p>,
-    buf: Vec<u8>,
-}
-
-impl<'s, 'p> PieceWriter<'s, 'p> {
-    pub fn new(to: &'s mut dyn Pieces<'p>) -> Self {
-        PieceWriter {
-            to,
-            buf: Vec::with_capacity(PIECE + 64),
-        }
-    }
-
-    /// Hand on the bytes still gathered.
-    pub fn finish(mut self) -> io::Result<()> {
-        if !self.buf.is_empty() {
-            self.to.filled(std::mem::take(&mut self.buf))?;
-        }
-        Ok(())
-    }
-}
-
-impl io::Write for PieceWriter<'_, '_> {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.buf.extend_from_slice(b);
-        if self.buf.len() >= PIECE {
-            let full = std::mem::take(&mut self.buf);
-            self.buf = self.to.filled(full)?;
-        }
-        Ok(b.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Little-endian bytes of a stream of values, gathered in a buffer handed on when full.
@@ -304,8 +264,6 @@ pub(super) struct Bin<'p, 'a> {
     pub prims: &'p [CleanPrimitive<'a>],
     /// Embedded PNGs, in image order.
     pub images: &'p [std::borrow::Cow<'a, [u8]>],
-    /// What fills the hollow primitives (needed when there are any).
-    pub source: Option<&'p dyn levelgeom_scene::PrimitiveSource>,
 }
 
 /// The primitive a view belongs to, if it holds one's data.
@@ -349,30 +307,20 @@ fn prim_view<'c, 'p>(
 
 impl<'p> Bin<'p, '_> {
     /// Make the binary buffer (views in order, zero padding between them and at the end to a
-    /// multiple of 4): `bin_len` bytes, as pieces into `to`. The hollow primitives are filled
-    /// by the source as their turn comes ([`super::stream`]); returns the repairs counted on
-    /// their data.
-    pub fn write(&self, to: &mut dyn Pieces<'p>) -> io::Result<Repairs> {
+    /// multiple of 4): `bin_len` bytes, as pieces into `to`. The hollow primitives are taken
+    /// from `filled` in order as their turn comes ([`super::stream`]); returns the repairs
+    /// counted on their data.
+    pub fn write(
+        &self,
+        to: &mut dyn Pieces<'p>,
+        filled: Option<&mut super::stream::Filled>,
+    ) -> io::Result<Repairs> {
         let mut sink = Sink {
             to,
             buf: Vec::with_capacity(PIECE + 64),
         };
-        let keys: Vec<usize> = self
-            .prims
-            .iter()
-            .filter_map(|c| c.hollow.map(|h| h.key))
-            .collect();
         let mut rep = Repairs::default();
-        if keys.is_empty() {
-            self.views_into(&mut sink, None, &mut rep)?;
-        } else {
-            let source = self.source.ok_or_else(|| {
-                io::Error::other("hollow primitives to write and no source to fill them")
-            })?;
-            super::stream::filled(source, &keys, |filled| {
-                self.views_into(&mut sink, Some(filled), &mut rep)
-            })?;
-        }
+        self.views_into(&mut sink, filled, &mut rep)?;
         Ok(rep)
     }
 
@@ -408,9 +356,9 @@ impl<'p> Bin<'p, '_> {
                 .iter()
                 .take_while(|d| prim_of(d) == Some(prim))
                 .count();
-            let f = filled
-                .as_deref_mut()
-                .ok_or_else(|| io::Error::other("no source"))?;
+            let f = filled.as_deref_mut().ok_or_else(|| {
+                io::Error::other("hollow primitives to write and no source to fill them")
+            })?;
             let mut buf = f.next()?;
             // what the source leaves alone: the buffer's own may be another primitive's
             buf.topology = prims[prim].topology;

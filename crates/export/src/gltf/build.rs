@@ -62,6 +62,22 @@ struct Tree {
     baked: Vec<(usize, [f64; 16])>,
 }
 
+/// An export planned up to the layout of its buffer: everything cleaned and decided (the
+/// primitives written and their order, the warnings so far), the meshes not yet laid out and
+/// the JSON not yet written ([`Prepared::finish`]). The hollow primitives' keys are known
+/// from here on ([`Prepared::hollow_keys`]), so their filling can start while the rest is done.
+pub(super) struct Prepared<'a, 'e> {
+    b: Builder<'a, 'e>,
+    generator: String,
+    textures: Textures,
+    materials: Materials,
+    cleaned: Cleaned<'a>,
+    tree: Tree,
+    lights: Vec<LightJ>,
+    nodes: Vec<NodeJ>,
+    baked_prims: Vec<Vec<CleanPrimitive<'a>>>,
+}
+
 /// Build the JSON document and the buffer. `files`: `Some(bin_uri)` for `.gltf` + `.bin`
 /// (decoded textures referenced as PNG files), `None` for GLB (everything embedded).
 /// `encoded`: PNG bytes of textures already encoded, by scene texture index (see
@@ -72,6 +88,17 @@ pub(super) fn build<'a>(
     files: Option<&str>,
     encoded: &[Option<&'a [u8]>],
 ) -> Result<Plan<'a>, ExportError> {
+    prepare(scene, opts, files, encoded)?.finish()
+}
+
+/// The phases of [`build`] up to the layout: textures, materials, meshes cleaned, nodes,
+/// lights, baked copies. A hollow mesh that would need baking is refused here.
+pub(super) fn prepare<'a, 'e>(
+    scene: &'a Scene,
+    opts: &GltfOptions,
+    files: Option<&'e str>,
+    encoded: &'e [Option<&'a [u8]>],
+) -> Result<Prepared<'a, 'e>, ExportError> {
     let mut b = Builder {
         scene,
         files,
@@ -84,8 +111,8 @@ pub(super) fn build<'a>(
     let materials = b.materials(&textures.map);
     let cleaned = b.clean_meshes(&materials.textured);
     let tree = b.tree(&cleaned);
-    let lights = b.lights();
-    let nodes = b.nodes(&tree, &lights.1);
+    let (lights, light_map) = b.lights();
+    let nodes = b.nodes(&tree, &light_map);
     if let Some((mi, _)) = tree
         .baked
         .iter()
@@ -105,78 +132,116 @@ pub(super) fn build<'a>(
                 .collect()
         })
         .collect();
-    let meshes = b.meshes(&cleaned, &tree.baked, &baked_prims);
-    let bin_len = padded(b.buf.len);
-    let (lights, _) = lights;
-    let samplers = if textures.textures.is_empty() {
-        Vec::new()
-    } else {
-        vec![SamplerJ {
-            mag_filter: NEAREST,
-            min_filter: NEAREST,
-            wrap_s: REPEAT,
-            wrap_t: REPEAT,
-        }]
-    };
-    let mut extensions_used = Vec::new();
-    if materials.any_unlit {
-        extensions_used.push("KHR_materials_unlit");
-    }
-    if !lights.is_empty() {
-        extensions_used.push("KHR_lights_punctual");
-    }
-    let root = Root {
-        asset: Asset {
-            version: "2.0",
-            generator: opts.generator.clone(),
-        },
-        extensions_used,
-        extensions: (!lights.is_empty()).then_some(RootExtensions {
-            lights_punctual: LightList { lights },
-        }),
-        scene: 0,
-        scenes: vec![SceneJ {
-            name: scene.name.clone(),
-            nodes: tree.roots,
-        }],
+    Ok(Prepared {
+        b,
+        generator: opts.generator.clone(),
+        textures,
+        materials,
+        cleaned,
+        tree,
+        lights,
         nodes,
-        meshes,
-        materials: materials.materials,
-        textures: textures.textures,
-        images: textures.images,
-        samplers,
-        accessors: std::mem::take(&mut b.buf.accessors),
-        buffer_views: std::mem::take(&mut b.buf.views),
-        buffers: if bin_len == 0 {
+        baked_prims,
+    })
+}
+
+impl<'a> Prepared<'a, '_> {
+    /// The source keys of the hollow primitives, in buffer order (a baked copy is never
+    /// hollow: [`prepare`] refuses it).
+    pub fn hollow_keys(&self) -> Vec<usize> {
+        self.cleaned
+            .prims
+            .iter()
+            .flatten()
+            .filter_map(|c| c.hollow.map(|h| h.key))
+            .collect()
+    }
+
+    /// The meshes laid out and the JSON document serialised (then dropped, its views kept).
+    pub fn finish(self) -> Result<Plan<'a>, ExportError> {
+        let Prepared {
+            mut b,
+            generator,
+            textures,
+            materials,
+            cleaned,
+            tree,
+            lights,
+            nodes,
+            baked_prims,
+        } = self;
+        let scene = b.scene;
+        let meshes = b.meshes(&cleaned, &tree.baked, &baked_prims);
+        let bin_len = padded(b.buf.len);
+        let samplers = if textures.textures.is_empty() {
             Vec::new()
         } else {
-            vec![BufferJ {
-                byte_length: bin_len,
-                uri: files.map(str::to_string),
+            vec![SamplerJ {
+                mag_filter: NEAREST,
+                min_filter: NEAREST,
+                wrap_s: REPEAT,
+                wrap_t: REPEAT,
             }]
-        },
-    };
-    // The JSON is measured here and written later straight into the output (no copy of it
-    // held). Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
-    let mut len = super::glb::Length::default();
-    serde_json::to_writer(&mut len, &root).map_err(|e| ExportError::TooLarge {
-        what: format!("glTF JSON ({e})"),
-    })?;
-    let prims = cleaned
-        .prims
-        .into_iter()
-        .flatten()
-        .chain(baked_prims.into_iter().flatten())
-        .collect();
-    Ok(Plan {
-        root,
-        json_len: len.0,
-        bin_len,
-        layout: b.buf,
-        prims,
-        images: b.pngs,
-        rep: b.rep,
-    })
+        };
+        let mut extensions_used = Vec::new();
+        if materials.any_unlit {
+            extensions_used.push("KHR_materials_unlit");
+        }
+        if !lights.is_empty() {
+            extensions_used.push("KHR_lights_punctual");
+        }
+        let root = Root {
+            asset: Asset {
+                version: "2.0",
+                generator,
+            },
+            extensions_used,
+            extensions: (!lights.is_empty()).then_some(RootExtensions {
+                lights_punctual: LightList { lights },
+            }),
+            scene: 0,
+            scenes: vec![SceneJ {
+                name: scene.name.clone(),
+                nodes: tree.roots,
+            }],
+            nodes,
+            meshes,
+            materials: materials.materials,
+            textures: textures.textures,
+            images: textures.images,
+            samplers,
+            accessors: std::mem::take(&mut b.buf.accessors),
+            buffer_views: std::mem::take(&mut b.buf.views),
+            buffers: if bin_len == 0 {
+                Vec::new()
+            } else {
+                vec![BufferJ {
+                    byte_length: bin_len,
+                    uri: b.files.map(str::to_string),
+                }]
+            },
+        };
+        // Serialising plain structs of finite numbers and strings cannot fail; map it anyway.
+        let (json, views) = root.into_segments().map_err(|e| ExportError::TooLarge {
+            what: format!("glTF JSON ({e})"),
+        })?;
+        let prims = cleaned
+            .prims
+            .into_iter()
+            .flatten()
+            .chain(baked_prims.into_iter().flatten())
+            .collect();
+        Ok(Plan {
+            json_len: json.iter().map(Vec::len).sum(),
+            json,
+            views,
+            bin_len,
+            layout: b.buf,
+            prims,
+            images: b.pngs,
+            rep: b.rep,
+        })
+    }
 }
 
 /// `len` rounded up to a multiple of 4 (the buffer's padded length).

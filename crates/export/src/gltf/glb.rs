@@ -91,28 +91,6 @@ impl std::io::Write for Counted<'_> {
     }
 }
 
-/// A writer that only counts the bytes written to it (the JSON's length, before it is written).
-#[derive(Default)]
-pub(crate) struct Length(pub usize);
-
-impl std::io::Write for Length {
-    #[inline]
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    #[inline]
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0 += buf.len();
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Assemble a GLB in memory from the JSON text and the binary buffer (padded with zeros here).
 #[cfg(test)]
 fn assemble(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, ExportError> {

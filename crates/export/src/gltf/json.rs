@@ -4,20 +4,23 @@
 //! or at their schema default, and maps (`attributes`, `extras`) are [`Ordered`] lists, so
 //! the JSON text is a deterministic function of the scene.
 
+use std::borrow::Cow;
+
+use rayon::prelude::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde::Serialize as DeriveSerialize;
 
 /// A JSON object whose members keep insertion order (keys must already be unique).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Ordered<V>(pub Vec<(String, V)>);
+pub(crate) struct Ordered<V, K = String>(pub Vec<(K, V)>);
 
-impl<V> Ordered<V> {
+impl<V, K> Ordered<V, K> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }
 
-impl<V: Serialize> Serialize for Ordered<V> {
+impl<V: Serialize, K: Serialize> Serialize for Ordered<V, K> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
@@ -58,6 +61,121 @@ pub(crate) struct Root {
     pub buffer_views: Vec<BufferViewJ>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub buffers: Vec<BufferJ>,
+}
+
+/// Elements of a large array serialised together, one run per task of the pool.
+const RUN: usize = 256;
+
+impl Root {
+    /// The compact JSON text of the document — serde_json's bytes of `self`, byte for byte —
+    /// as segments to be written one after the other. Members are written in declaration
+    /// order with the derive's skips; the large arrays (`nodes`, `meshes`, `accessors`,
+    /// `bufferViews`) in runs of [`RUN`] elements on the pool: serde_json writes an object as
+    /// `{`, then `"key":value` joined by `,`, then `}`, and an array as `[`, the elements joined
+    /// by `,`, `]`, so elements serialised apart and joined so are the same text. Each large
+    /// array is dropped once written (its memory given back before the next one's text is
+    /// made), the bufferViews excepted: they are returned, as the buffer's layout.
+    pub fn into_segments(self) -> serde_json::Result<(Vec<Vec<u8>>, Vec<BufferViewJ>)> {
+        let mut t = Text::default();
+        t.member("asset", &self.asset)?;
+        if !self.extensions_used.is_empty() {
+            t.member("extensionsUsed", &self.extensions_used)?;
+        }
+        if let Some(e) = &self.extensions {
+            t.member("extensions", e)?;
+        }
+        t.member("scene", &self.scene)?;
+        t.member("scenes", &self.scenes)?;
+        t.runs("nodes", &self.nodes)?;
+        drop(self.nodes);
+        t.runs("meshes", &self.meshes)?;
+        drop(self.meshes);
+        if !self.materials.is_empty() {
+            t.member("materials", &self.materials)?;
+        }
+        if !self.textures.is_empty() {
+            t.member("textures", &self.textures)?;
+        }
+        if !self.images.is_empty() {
+            t.member("images", &self.images)?;
+        }
+        if !self.samplers.is_empty() {
+            t.member("samplers", &self.samplers)?;
+        }
+        t.runs("accessors", &self.accessors)?;
+        drop(self.accessors);
+        t.runs("bufferViews", &self.buffer_views)?;
+        if !self.buffers.is_empty() {
+            t.member("buffers", &self.buffers)?;
+        }
+        Ok((t.finish(), self.buffer_views))
+    }
+}
+
+/// A JSON object's text being written as segments ([`Root::segments`]).
+#[derive(Default)]
+struct Text {
+    done: Vec<Vec<u8>>,
+    /// The segment being written.
+    cur: Vec<u8>,
+    members: usize,
+}
+
+impl Text {
+    /// `{` or `,`, then `"key":`.
+    fn key(&mut self, key: &str) -> serde_json::Result<()> {
+        self.cur.push(if self.members == 0 { b'{' } else { b',' });
+        self.members += 1;
+        serde_json::to_writer(&mut self.cur, key)?;
+        self.cur.push(b':');
+        Ok(())
+    }
+
+    /// One member.
+    fn member<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> serde_json::Result<()> {
+        self.key(key)?;
+        serde_json::to_writer(&mut self.cur, value)
+    }
+
+    /// An array member, left out when empty (`skip_serializing_if = "Vec::is_empty"`), its
+    /// elements serialised in runs on the pool; each run a segment.
+    fn runs<T: Serialize + Sync>(&mut self, key: &str, items: &[T]) -> serde_json::Result<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.key(key)?;
+        self.cur.push(b'[');
+        self.done.push(std::mem::take(&mut self.cur));
+        let runs: Vec<serde_json::Result<Vec<u8>>> = items
+            .par_chunks(RUN)
+            .enumerate()
+            .map(|(r, run)| {
+                let mut text = Vec::new();
+                for (i, item) in run.iter().enumerate() {
+                    if r > 0 || i > 0 {
+                        text.push(b',');
+                    }
+                    serde_json::to_writer(&mut text, item)?;
+                }
+                Ok(text)
+            })
+            .collect();
+        for run in runs {
+            self.done.push(run?);
+        }
+        self.cur.push(b']');
+        Ok(())
+    }
+
+    /// The segments, the object closed.
+    fn finish(mut self) -> Vec<Vec<u8>> {
+        if self.members == 0 {
+            self.cur.push(b'{');
+        }
+        self.cur.push(b'}');
+        self.done.push(self.cur);
+        self.done
+    }
 }
 
 #[derive(Debug, DeriveSerialize)]
@@ -148,7 +266,8 @@ pub(crate) struct MeshJ {
 
 #[derive(Debug, DeriveSerialize)]
 pub(crate) struct PrimitiveJ {
-    pub attributes: Ordered<usize>,
+    /// Semantic → accessor; the semantics of glTF's own attributes are static strings.
+    pub attributes: Ordered<usize, Cow<'static, str>>,
     pub indices: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub material: Option<usize>,
@@ -237,11 +356,13 @@ pub(crate) struct AccessorJ {
     pub count: usize,
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// Written as the exact `f64` value of each `f32`, so it equals the data bit for bit.
+    /// Written as the exact `f64` value of each `f32`, so it equals the data bit for bit. Only
+    /// POSITION has bounds (three components, written as a JSON array as a `Vec` would be),
+    /// boxed so that the other accessors stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub min: Option<Vec<f64>>,
+    pub min: Option<Box<[f64; 3]>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max: Option<Vec<f64>>,
+    pub max: Option<Box<[f64; 3]>>,
 }
 
 #[derive(Clone, Debug, DeriveSerialize)]
@@ -261,4 +382,174 @@ pub(crate) struct BufferJ {
     pub byte_length: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(i: usize) -> NodeJ {
+        NodeJ {
+            name: format!("n\"{i}\u{e9}"),
+            mesh: (i % 3 != 0).then_some(i / 2),
+            children: (0..i % 4).collect(),
+            matrix: (i % 5 == 0).then_some([0.1 * i as f32; 16]),
+            extensions: (i % 7 == 0).then_some(NodeExtensions {
+                light: NodeLight { light: i },
+            }),
+            extras: Ordered(if i % 2 == 0 {
+                vec![("hidden".into(), serde_json::Value::Bool(true))]
+            } else {
+                Vec::new()
+            }),
+        }
+    }
+
+    fn mesh(i: usize) -> MeshJ {
+        MeshJ {
+            name: if i % 2 == 0 {
+                String::new()
+            } else {
+                format!("m{i}")
+            },
+            primitives: vec![PrimitiveJ {
+                attributes: Ordered(vec![("POSITION".into(), i), (format!("_X{i}").into(), 1)]),
+                indices: i + 1,
+                material: (i % 2 == 0).then_some(0),
+                mode: (i % 3 == 0).then_some(1),
+            }],
+        }
+    }
+
+    fn accessor(i: usize) -> AccessorJ {
+        AccessorJ {
+            buffer_view: i,
+            component_type: 5126,
+            count: i * 3,
+            kind: "VEC3",
+            min: (i % 2 == 0).then(|| Box::new([-1.5, f64::from(i as f32 * 0.1), -0.0])),
+            max: (i % 2 == 0).then(|| Box::new([1e-7, 3e30, i as f64])),
+        }
+    }
+
+    fn view(i: usize) -> BufferViewJ {
+        BufferViewJ {
+            buffer: 0,
+            byte_offset: i * 12,
+            byte_length: 12,
+            target: (i % 2 == 0).then_some(34962),
+        }
+    }
+
+    /// A document with every member, its large arrays longer than a run (and one of exactly
+    /// a run's length plus one): the segments joined are serde_json's own text of the struct.
+    #[test]
+    fn segments_are_serde_jsons_text() {
+        let root = Root {
+            asset: Asset {
+                version: "2.0",
+                generator: "g".into(),
+            },
+            extensions_used: vec!["KHR_lights_punctual", "KHR_materials_unlit"],
+            extensions: Some(RootExtensions {
+                lights_punctual: LightList {
+                    lights: vec![LightJ {
+                        name: "l".into(),
+                        kind: "spot",
+                        color: [1.0, 0.5, 0.25],
+                        intensity: 2.0,
+                        range: Some(3.0),
+                        spot: Some(SpotJ {
+                            inner_cone_angle: 0.1,
+                            outer_cone_angle: 0.2,
+                        }),
+                        extras: Ordered::default(),
+                    }],
+                },
+            }),
+            scene: 0,
+            scenes: vec![SceneJ {
+                name: "s".into(),
+                nodes: vec![0, 1],
+            }],
+            nodes: (0..3 * RUN + 7).map(node).collect(),
+            meshes: (0..RUN + 1).map(mesh).collect(),
+            materials: vec![MaterialJ {
+                name: "mat".into(),
+                pbr: Pbr {
+                    base_color_factor: [1.0, 0.0, 0.5, 1.0],
+                    base_color_texture: Some(TextureInfo { index: 0 }),
+                    metallic_factor: 0.0,
+                },
+                alpha_mode: Some("MASK"),
+                alpha_cutoff: Some(0.5),
+                double_sided: true,
+                extensions: Some(MaterialExtensions { unlit: Empty {} }),
+                extras: Ordered(vec![("k".into(), serde_json::Value::String("v".into()))]),
+            }],
+            textures: vec![TextureJ {
+                name: "t".into(),
+                sampler: 0,
+                source: 0,
+            }],
+            images: vec![ImageJ {
+                name: String::new(),
+                uri: None,
+                mime_type: Some("image/png"),
+                buffer_view: Some(0),
+            }],
+            samplers: vec![SamplerJ {
+                mag_filter: 9728,
+                min_filter: 9728,
+                wrap_s: 10497,
+                wrap_t: 10497,
+            }],
+            accessors: (0..2 * RUN).map(accessor).collect(),
+            buffer_views: (0..RUN - 1).map(view).collect(),
+            buffers: vec![BufferJ {
+                byte_length: 64,
+                uri: Some("a.bin".into()),
+            }],
+        };
+        let want = serde_json::to_vec(&root).unwrap_or_default();
+        let (got, views) = root.into_segments().unwrap_or_default();
+        // the header, then per large array its opening and its runs (one for 255 views)
+        assert_eq!(got.len(), 1 + (1 + 4) + (1 + 2) + (1 + 2) + (1 + 1));
+        assert!(
+            got.concat() == want,
+            "the segments differ from serde_json's text"
+        );
+        assert_eq!(views.len(), RUN - 1);
+    }
+
+    /// A document with nothing optional: the same text as serde_json's.
+    #[test]
+    fn segments_of_a_bare_document() {
+        let root = Root {
+            asset: Asset {
+                version: "2.0",
+                generator: String::new(),
+            },
+            extensions_used: Vec::new(),
+            extensions: None,
+            scene: 0,
+            scenes: Vec::new(),
+            nodes: Vec::new(),
+            meshes: Vec::new(),
+            materials: Vec::new(),
+            textures: Vec::new(),
+            images: Vec::new(),
+            samplers: Vec::new(),
+            accessors: Vec::new(),
+            buffer_views: Vec::new(),
+            buffers: Vec::new(),
+        };
+        let want = serde_json::to_vec(&root).unwrap_or_default();
+        let got = root.into_segments().unwrap_or_default().0.concat();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[]}"#
+        );
+        assert!(got == want);
+    }
 }

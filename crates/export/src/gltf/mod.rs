@@ -42,6 +42,8 @@ mod glb;
 mod json;
 mod stream;
 
+use std::borrow::Cow;
+
 use levelgeom_scene::{Light, LightKind, PrimitiveSource, Scene, Topology};
 
 use crate::clean::{CleanPrimitive, Repairs};
@@ -115,13 +117,14 @@ pub fn to_glb_with_warnings(scene: &Scene, opts: &GltfOptions) -> Result<Glb, Ex
 }
 
 /// Write `scene` as a GLB (the bytes of [`to_glb`]) into `out`, as a stream: the layout of the
-/// buffer is computed first and the JSON measured, then the JSON chunk is serialised (and the
-/// JSON structures dropped), then the BIN chunk accessor by accessor, converted to
-/// little-endian bytes in pieces of 128 KiB — no copy of the whole file, of the JSON or of any
-/// attribute is made (positions, UVs, colours and custom attributes that need repairs
-/// excepted; normals and tangents are repaired as they are written, see the crate's `clean`
-/// module). With a buffer of 4 MiB or more, the pieces are made on a second thread while this
-/// one writes them into `out` (a few pieces in flight at most). Give `out` a buffered writer.
+/// buffer is computed first and the JSON text serialised (its large arrays in parallel runs,
+/// the JSON structures then dropped), then the JSON chunk is written, then the BIN chunk
+/// accessor by accessor, converted to little-endian bytes in pieces of 128 KiB — no copy of
+/// the whole file or of any attribute is made (positions, UVs, colours and custom attributes
+/// that need repairs excepted; normals and tangents are repaired as they are written, see the
+/// crate's `clean` module). With a buffer of 4 MiB or more, the pieces are made on a second
+/// thread while this one writes the JSON chunk, then the pieces, into `out` (a few pieces in
+/// flight at most). Give `out` a buffered writer.
 ///
 /// `encoded` may hold the PNG bytes of some textures already encoded (by scene texture index,
 /// as [`crate::png::encode_rgba8`] gives them for that texture's pixels), so that a texture
@@ -143,8 +146,10 @@ pub fn write_glb(
 /// ([`levelgeom_scene::Primitive::hollow`]), filled by `source` when the BIN chunk reaches them:
 /// the layout and the JSON come from what each promises, and the BIN chunk is written from a
 /// few reused buffers that the thread pool fills a batch ahead of the writer (see the `stream`
-/// module). The bytes and the warnings are those of [`write_glb`] of the same scene with the
-/// primitives filled.
+/// module), from the moment the primitives are cleaned (their order in the buffer is then
+/// known), so the first batches are filled while the meshes are laid out and the JSON written.
+/// The bytes and the warnings are those of [`write_glb`] of the same scene with the primitives
+/// filled.
 ///
 /// # Errors
 /// As [`write_glb`]; [`ExportError::NeedsData`] before anything is written when a hollow
@@ -157,12 +162,28 @@ pub fn write_glb_from(
     encoded: &[Option<&[u8]>],
     out: &mut dyn std::io::Write,
 ) -> Result<Vec<String>, ExportError> {
-    let plan = build(scene, opts, None, encoded)?;
-    if source.is_none() && plan.prims.iter().any(|c| c.hollow.is_some()) {
-        return Err(ExportError::NeedsData {
+    let prepared = build::prepare(scene, opts, None, encoded)?;
+    let keys = prepared.hollow_keys();
+    match source {
+        // the pool fills the first batches while the meshes are laid out and the JSON written
+        Some(source) if !keys.is_empty() => {
+            stream::filled(source, &keys, |f| write_prepared(prepared, Some(f), out))
+        }
+        None if !keys.is_empty() => Err(ExportError::NeedsData {
             what: "the GLB writer without a source".into(),
-        });
+        }),
+        _ => write_prepared(prepared, None, out),
     }
+}
+
+/// Finish the plan of a GLB and write it into `out`, the hollow primitives taken from
+/// `filled` in buffer order; returns the warnings.
+fn write_prepared(
+    prepared: build::Prepared<'_, '_>,
+    filled: Option<&mut stream::Filled>,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<String>, ExportError> {
+    let plan = prepared.finish()?;
     let total = plan.json_len as u64 + 3 + plan.bin_len as u64 + 28;
     if total > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge {
@@ -170,82 +191,44 @@ pub fn write_glb_from(
         });
     }
     let Plan {
-        root,
+        json,
         json_len,
+        views,
         bin_len,
         layout,
         prims,
         images,
         mut rep,
     } = plan;
-    let glb = GlbParts {
-        root,
-        json_len,
-        bin_len,
+    let bin = Bin {
+        views,
         data: &layout.data,
+        bin_len,
         prims: &prims,
         images: &images,
-        source,
+    };
+    let head = |out: &mut dyn std::io::Write| {
+        glb::write_head(out, json_len, bin_len, |w| {
+            // each segment dropped once written
+            json.into_iter().try_for_each(|s| w.write_all(&s))
+        })
     };
     let counted = if bin_len >= QUEUED_FROM {
-        // made on a second thread while this one writes the pieces
-        bin::queued(|to| glb.make(to), |pieces| bin::write_pieces(pieces, out))
+        // the buffer made on a second thread (the pool filling it) while this one writes the
+        // header and the JSON, then the buffer's pieces
+        bin::queued(
+            |to| bin.write(to, filled),
+            |pieces| {
+                head(out)?;
+                bin::write_pieces(pieces, out)
+            },
+        )
     } else {
-        glb.make(&mut bin::Direct(out))
+        head(out).and_then(|()| bin.write(&mut bin::Direct(out), filled))
     }
     .map_err(stream::export_error)?;
     rep.absorb(counted);
     Ok(rep.finish())
-}
-
-/// What a GLB is made of once planned: the JSON document and what its buffer holds.
-struct GlbParts<'p, 'a> {
-    root: Root,
-    /// Length of the JSON text of `root`.
-    json_len: usize,
-    /// The padded buffer length.
-    bin_len: usize,
-    data: &'p [ViewData],
-    prims: &'p [CleanPrimitive<'a>],
-    images: &'p [std::borrow::Cow<'a, [u8]>],
-    /// What fills the hollow primitives.
-    source: Option<&'p dyn PrimitiveSource>,
-}
-
-impl<'p> GlbParts<'p, '_> {
-    /// The GLB's bytes as pieces: the header and JSON chunk (then the JSON structures are
-    /// dropped, the views excepted), then the BIN chunk. Returns the repairs counted while
-    /// the hollow primitives were written.
-    fn make(self, to: &mut dyn bin::Pieces<'p>) -> std::io::Result<Repairs> {
-        let GlbParts {
-            mut root,
-            json_len,
-            bin_len,
-            data,
-            prims,
-            images,
-            source,
-        } = self;
-        let mut w = bin::PieceWriter::new(to);
-        glb::write_head(&mut w, json_len, bin_len, |w| {
-            // serde writes token by token: gathered here, not through dynamic calls
-            let mut w = std::io::BufWriter::with_capacity(CHUNK, w);
-            serde_json::to_writer(&mut w, &root)?;
-            w.into_inner().map(|_| ()).map_err(|e| e.into_error())
-        })?;
-        w.finish()?;
-        let views = std::mem::take(&mut root.buffer_views);
-        drop(root);
-        Bin {
-            views,
-            data,
-            bin_len,
-            prims,
-            images,
-            source,
-        }
-        .write(to)
-    }
 }
 
 /// Export `scene` as a `.gltf` JSON document whose buffer is the file `bin_uri` (relative to the
@@ -255,32 +238,41 @@ impl<'p> GlbParts<'p, '_> {
 /// # Errors
 /// As [`to_glb`] (the same 4 GiB limit applies to the buffer).
 pub fn to_gltf(scene: &Scene, opts: &GltfOptions, bin_uri: &str) -> Result<GltfFiles, ExportError> {
-    let mut plan = build(scene, opts, Some(bin_uri), &[])?;
+    let plan = build(scene, opts, Some(bin_uri), &[])?;
     if plan.prims.iter().any(|c| c.hollow.is_some()) {
         return Err(ExportError::NeedsData {
             what: "the .gltf writer".into(),
         });
     }
-    let mut bin = Vec::with_capacity(plan.bin_len);
+    let Plan {
+        json,
+        views,
+        bin_len,
+        layout,
+        prims,
+        images,
+        mut rep,
+        ..
+    } = plan;
+    let mut bin = Vec::with_capacity(bin_len);
     let counted = Bin {
-        views: plan.root.buffer_views.clone(),
-        data: &plan.layout.data,
-        bin_len: plan.bin_len,
-        prims: &plan.prims,
-        images: &plan.images,
-        source: None,
+        views,
+        data: &layout.data,
+        bin_len,
+        prims: &prims,
+        images: &images,
     }
-    .write(&mut bin::Direct(&mut bin))
+    .write(&mut bin::Direct(&mut bin), None)
     .map_err(ExportError::Write)?;
-    plan.rep.absorb(counted);
-    // serialising plain structs of finite numbers and strings cannot fail; map it anyway
-    let json = serde_json::to_string(&plan.root).map_err(|e| ExportError::TooLarge {
+    rep.absorb(counted);
+    // serde_json writes UTF-8; map the impossible anyway
+    let json = String::from_utf8(json.concat()).map_err(|e| ExportError::TooLarge {
         what: format!("glTF JSON ({e})"),
     })?;
     Ok(GltfFiles {
         json,
         bin,
-        warnings: plan.rep.finish(),
+        warnings: rep.finish(),
     })
 }
 
@@ -348,10 +340,10 @@ impl Layout {
         comps: usize,
         kind: &'static str,
         data: ViewData,
-        bounds: Option<(Vec<f64>, Vec<f64>)>,
+        bounds: Option<Bounds>,
     ) -> usize {
         let view = self.view(count * comps * 4, Some(ARRAY_BUFFER), data);
-        let (min, max) = bounds.unzip();
+        let (min, max) = bounds.map(|(lo, hi)| (Box::new(lo), Box::new(hi))).unzip();
         self.accessors.push(AccessorJ {
             buffer_view: view,
             component_type: FLOAT,
@@ -387,9 +379,6 @@ impl Layout {
         self.accessors.len() - 1
     }
 }
-
-/// The buffer through which the JSON is written (serde writes it token by token).
-const CHUNK: usize = 64 * 1024;
 
 /// A binary buffer at least this long is made on a second thread while the JSON and the buffer
 /// are written ([`bin::queued`]); a shorter one is not worth the thread.
@@ -469,12 +458,14 @@ fn light_json(l: &Light, label: &str, rep: &mut Repairs) -> Option<LightJ> {
     })
 }
 
-/// One export planned: the JSON document (its `bufferViews` are the buffer's layout), the
-/// layout of the buffer and what it is made of.
+/// One export planned: the JSON text, the layout of the buffer and what it is made of.
 struct Plan<'a> {
-    root: Root,
-    /// Length of the JSON text of `root` (serialised compactly).
+    /// The compact JSON text of the document, in segments ([`Root::into_segments`]).
+    json: Vec<Vec<u8>>,
+    /// Length of `json` in all.
     json_len: usize,
+    /// The document's bufferViews (the buffer's layout).
+    views: Vec<BufferViewJ>,
     /// The padded buffer length (`buffers[0].byteLength`; 0 when there is no buffer).
     bin_len: usize,
     layout: Layout,
@@ -497,6 +488,10 @@ fn bounds(c: &CleanPrimitive) -> Bounds {
     }
 }
 
+/// The semantics of the first UV and colour sets (others are formatted).
+const TEXCOORD: [&str; 4] = ["TEXCOORD_0", "TEXCOORD_1", "TEXCOORD_2", "TEXCOORD_3"];
+const COLOR: [&str; 4] = ["COLOR_0", "COLOR_1", "COLOR_2", "COLOR_3"];
+
 /// Lay out one cleaned primitive's accessors; `prim` is its index among the written ones.
 fn primitive(
     buf: &mut Layout,
@@ -508,16 +503,14 @@ fn primitive(
 ) -> PrimitiveJ {
     let n = c.vertex_count();
     let attr = |attr| ViewData::Attr { prim, attr };
-    let mut attrs: Vec<(String, usize)> = vec![(
+    let (scalar_names, vector_names) = (c.scalar_names(), c.vector_names());
+    let mut attrs: Vec<(Cow<'static, str>, usize)> = Vec::with_capacity(
+        3 + c.uv_sets() + c.colour_sets() + scalar_names.len() + vector_names.len(),
+    );
+    attrs.push((
         "POSITION".into(),
-        buf.floats(
-            n,
-            3,
-            "VEC3",
-            attr(Attr::Position),
-            Some((lo.to_vec(), hi.to_vec())),
-        ),
-    )];
+        buf.floats(n, 3, "VEC3", attr(Attr::Position), Some((lo, hi))),
+    ));
     if c.has_normals() {
         attrs.push((
             "NORMAL".into(),
@@ -533,18 +526,21 @@ fn primitive(
     // every set of a cleaned primitive has one entry per vertex
     for k in 0..c.uv_sets() {
         attrs.push((
-            format!("TEXCOORD_{k}"),
+            TEXCOORD
+                .get(k)
+                .map_or_else(|| format!("TEXCOORD_{k}").into(), |s| Cow::Borrowed(*s)),
             buf.floats(n, 2, "VEC2", attr(Attr::Uv(k)), None),
         ));
     }
     for k in 0..c.colour_sets() {
         attrs.push((
-            format!("COLOR_{k}"),
+            COLOR
+                .get(k)
+                .map_or_else(|| format!("COLOR_{k}").into(), |s| Cow::Borrowed(*s)),
             buf.floats(n, 4, "VEC4", attr(Attr::Color(k)), None),
         ));
     }
     // custom attributes: a leading `_` (glTF's rule for application-specific semantics)
-    let (scalar_names, vector_names) = (c.scalar_names(), c.vector_names());
     let scalars = scalar_names
         .iter()
         .enumerate()
@@ -565,7 +561,10 @@ fn primitive(
             ));
             continue;
         }
-        attrs.push((semantic, buf.floats(count, width, ty, attr(which), None)));
+        attrs.push((
+            semantic.into(),
+            buf.floats(count, width, ty, attr(which), None),
+        ));
     }
     let indices = buf.indices(prim, c.index_count(), n);
     PrimitiveJ {

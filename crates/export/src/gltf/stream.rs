@@ -64,13 +64,14 @@ impl Filled {
     }
 }
 
-/// Run `write` with the primitives of `keys` filled by `source` (see the module docs). Returns
-/// what `write` returns; the feeder stops when `write` returns early.
+/// Run `write` with the primitives of `keys` filled by `source` (see the module docs): the
+/// pool starts filling the first batches at once, whatever `write` does before it takes them.
+/// Returns what `write` returns; the feeder stops when `write` returns early.
 pub(super) fn filled<T>(
     source: &dyn PrimitiveSource,
     keys: &[usize],
-    write: impl FnOnce(&mut Filled) -> io::Result<T>,
-) -> io::Result<T> {
+    write: impl FnOnce(&mut Filled) -> T,
+) -> T {
     let (to, from) = mpsc::sync_channel::<Batch>(BATCHES);
     let (back, spare) = mpsc::channel::<Vec<Primitive>>();
     for _ in 0..BATCHES {
