@@ -282,38 +282,32 @@ fn xray_content(
     let levelgeom_xray::files::Opened::Level(level) = opened else {
         return Ok(Content::Xray(Box::new(opened)));
     };
-    let siblings = geoms.is_some();
-    let (geom, geomx) = match geoms {
-        Some(g) => g.join().map_err(|e| beside_error(&file, e))?,
-        None => (None, None),
+    let mut files = levelgeom_xray::files::LevelFiles {
+        level_path: path.to_path_buf(),
+        level,
+        warnings: warnings.to_vec(),
+        geom: None,
+        geomx: None,
+        cform: None,
+        occluders: Default::default(),
+        ai_details: Default::default(),
     };
-    let cform = if siblings {
-        levelgeom_xray::files::cform_beside_level(path, bytes).map_err(|e| beside_error(&file, e))?
-    } else {
-        None
-    };
-    let occluders = if siblings {
-        levelgeom_xray::files::occluders_beside(path).map_err(|e| beside_error(&file, e))?
-    } else {
-        Default::default()
-    };
-    let ai_details = if siblings {
-        levelgeom_xray::files::ai_details_beside(path).map_err(|e| beside_error(&file, e))?
-    } else {
-        Default::default()
-    };
-    Ok(Content::XrayLevel(Box::new(
-        levelgeom_xray::files::LevelFiles {
-            level_path: path.to_path_buf(),
-            level,
-            warnings: warnings.to_vec(),
-            geom,
-            geomx,
-            cform,
-            occluders,
-            ai_details,
-        },
-    )))
+    if let Some(geoms) = geoms {
+        // the other files beside it are read while the geom files are (on another thread);
+        // the errors are told in the order of reading them one after the other, the geom
+        // files' first
+        let beside = |e| beside_error(&file, e);
+        let others = (|| -> Result<_> {
+            Ok((
+                levelgeom_xray::files::cform_beside_level(path, bytes).map_err(beside)?,
+                levelgeom_xray::files::occluders_beside(path).map_err(beside)?,
+                levelgeom_xray::files::ai_details_beside(path).map_err(beside)?,
+            ))
+        })();
+        (files.geom, files.geomx) = geoms.join().map_err(beside)?;
+        (files.cform, files.occluders, files.ai_details) = others?;
+    }
+    Ok(Content::XrayLevel(Box::new(files)))
 }
 
 /// Open `bytes`, read of `path`; an X-Ray `level` is paired with the files beside it when

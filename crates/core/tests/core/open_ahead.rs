@@ -161,3 +161,28 @@ fn a_good_level_reports_its_level_geom_as_reading_it_after_the_level_does() {
         }
     }
 }
+
+/// The files beside a `level` other than its geom files are read while those are: an error of
+/// `level.geom` still goes before one of `level.cform`, and one of `level.cform` alone is
+/// reported as read alone.
+#[test]
+fn a_bad_level_geom_goes_before_a_bad_level_cform() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cform = std::fs::read(crate::fixture().join("level.cform")).unwrap();
+    for geom in [Geom::Cut, Geom::Good] {
+        let d = folder(tmp.path(), false, geom).unwrap();
+        std::fs::write(d.join("level.cform"), &cform[..cform.len() - 1]).unwrap();
+        let e = levelgeom_core::open(&d).unwrap_err();
+        let alone = levelgeom_xray::files::LevelFiles::open(&d).unwrap_err();
+        let levelgeom_xray::files::FilesError::Read { path, source } = alone else {
+            panic!("{geom:?}: not a read error: {alone}");
+        };
+        let first = match geom {
+            Geom::Cut => "level.geom",
+            _ => "level.cform",
+        };
+        assert_eq!(path, d.join(first));
+        assert_eq!(e.offset(), Some(source.offset), "{geom:?}");
+        assert_eq!(e.to_string(), format!("{}: {source}", path.display()));
+    }
+}
