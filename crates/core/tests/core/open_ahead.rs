@@ -39,7 +39,10 @@ const ALL: [Geom; 6] = [
 fn folder(dir: &Path, bad_level: bool, geom: Geom) -> Option<PathBuf> {
     let level = std::fs::read(crate::fixture().join("level")).unwrap();
     let level = if bad_level { &level[..0x200] } else { &level };
-    let d = dir.join(format!("{}-{geom:?}", if bad_level { "bad" } else { "good" }));
+    let d = dir.join(format!(
+        "{}-{geom:?}",
+        if bad_level { "bad" } else { "good" }
+    ));
     std::fs::create_dir(&d).unwrap();
     std::fs::write(d.join("level"), level).unwrap();
     let g = d.join("level.geom");
