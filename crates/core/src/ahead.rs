@@ -86,3 +86,28 @@ impl GeomAhead {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::Ahead;
+
+    #[test]
+    fn work_is_done_on_its_thread_or_at_the_join() {
+        let main = std::thread::current().id();
+        let started = Ahead::start("test", move || std::thread::current().id() != main);
+        assert!(started.join(), "ran on a thread of its own");
+        // what `start` keeps where no thread can be started
+        let deferred: Ahead<bool> =
+            Ahead::Deferred(Box::new(move || std::thread::current().id() == main));
+        assert!(deferred.join(), "ran at the join, on the joining thread");
+    }
+
+    #[test]
+    fn a_panic_of_the_thread_goes_on_at_the_join() {
+        let ahead: Ahead<u8> = Ahead::start("test", || panic!("the work failed"));
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ahead.join()));
+        let message = panic.unwrap_err();
+        assert_eq!(message.downcast_ref::<&str>(), Some(&"the work failed"));
+    }
+}
