@@ -672,7 +672,7 @@ fn grow_thread_heap(bytes: usize) {
 /// it goes into is opened ([`open_for_import`]); [`LevelFile::import_xray_ahead`] takes it.
 pub struct MeshAhead {
     path: PathBuf,
-    read: Option<std::thread::JoinHandle<MeshRead>>,
+    read: crate::ahead::Ahead<MeshRead>,
 }
 
 /// What [`read_mesh`] gives when it defers.
@@ -689,30 +689,22 @@ impl MeshAhead {
     /// when joined).
     fn start(mesh: &Path) -> MeshAhead {
         let path = mesh.to_path_buf();
-        let read = std::thread::Builder::new()
-            .name("read mesh".into())
-            .spawn({
-                let path = path.clone();
-                move || {
-                    // the positions and indices read of a GLB, its document: about half the
-                    // file (20 MB of the 2,000-visual generated level's 38.6 MB export)
-                    let len = std::fs::metadata(&path).map_or(0, |m| m.len());
-                    grow_thread_heap(usize::try_from(len / 2).unwrap_or(usize::MAX));
-                    read_mesh(&path, true)
-                }
-            })
-            .ok();
+        let read = crate::ahead::Ahead::start("read mesh", {
+            let path = path.clone();
+            move || {
+                // the positions and indices read of a GLB, its document: about half the
+                // file (20 MB of the 2,000-visual generated level's 38.6 MB export)
+                let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+                grow_thread_heap(usize::try_from(len / 2).unwrap_or(usize::MAX));
+                read_mesh(&path, true)
+            }
+        });
         MeshAhead { path, read }
     }
 
     /// The mesh file as read (a panic of the reading thread goes on here).
     fn join(self) -> MeshRead {
-        match self.read {
-            Some(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => read_mesh(&self.path, true),
-        }
+        self.read.join()
     }
 }
 
@@ -723,14 +715,11 @@ impl MeshAhead {
 /// # Errors
 /// As [`crate::open`]; the mesh file's errors come from the import.
 pub fn open_for_import(path: &Path, mesh: &Path) -> Result<(LevelFile, Option<MeshAhead>)> {
-    let file = crate::level_path(path)?;
-    let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
-        path: file.clone(),
-        source,
-    })?;
+    let limits = levelgeom_binary::Limits::DEFAULT;
+    let (file, bytes, geoms) = crate::read_level(path, limits)?;
     let ahead =
         (crate::Engine::sniff(&bytes) == Some(crate::Engine::Xray)).then(|| MeshAhead::start(mesh));
-    let level = crate::from_bytes(file, bytes, true, levelgeom_binary::Limits::DEFAULT)?;
+    let level = crate::from_bytes(file, bytes, Some(geoms), limits)?;
     Ok((level, ahead))
 }
 

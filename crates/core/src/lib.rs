@@ -35,6 +35,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod ahead;
 pub mod batch;
 mod engine;
 mod error;
@@ -148,12 +149,21 @@ pub fn open(path: &Path) -> Result<LevelFile> {
 /// # Errors
 /// As [`open`].
 pub fn open_with(path: &Path, limits: Limits) -> Result<LevelFile> {
+    let (file, bytes, geoms) = read_level(path, limits)?;
+    from_bytes(file, bytes, Some(geoms), limits)
+}
+
+/// The file [`open`] reads of `path` ([`level_path`]) and its bytes; when they are an X-Ray
+/// `level`, the geom files beside it are read from now on, while the caller parses it
+/// ([`ahead::GeomAhead`]).
+fn read_level(path: &Path, limits: Limits) -> Result<(PathBuf, Vec<u8>, ahead::GeomAhead)> {
     let file = level_path(path)?;
     let bytes = levelgeom_binary::read_file(&file).map_err(|source| Error::Input {
         path: file.clone(),
         source,
     })?;
-    from_bytes(file, bytes, true, limits)
+    let geoms = ahead::GeomAhead::start(&file, &bytes, limits);
+    Ok((file, bytes, geoms))
 }
 
 /// The file [`open`] reads of `path`: `path` itself, or an X-Ray level folder's `level`.
@@ -180,13 +190,13 @@ fn level_path(path: &Path) -> Result<PathBuf> {
 /// # Errors
 /// As [`open`].
 pub fn open_bytes(name: impl Into<PathBuf>, bytes: Vec<u8>) -> Result<LevelFile> {
-    from_bytes(name.into(), bytes, false, Limits::DEFAULT)
+    from_bytes(name.into(), bytes, None, Limits::DEFAULT)
 }
 
 /// The built-in demo level (a generated, self-consistent WAD), named `demo.wad`.
 pub fn demo() -> LevelFile {
     let level = demo_bytes(false)
-        .and_then(|bytes| from_bytes(PathBuf::from("demo.wad"), bytes, false, Limits::DEFAULT));
+        .and_then(|bytes| from_bytes(PathBuf::from("demo.wad"), bytes, None, Limits::DEFAULT));
     match level {
         Ok(l) => l,
         // The generator's output always reads; a failure here is a bug worth a loud message.
@@ -259,54 +269,55 @@ fn not_a_level(path: &Path, bytes: &[u8]) -> Error {
     }
 }
 
-/// The content of an opened X-Ray file: a `level` with the files beside it (when `siblings`),
-/// any other X-Ray file alone.
+/// The content of an opened X-Ray file, read of `path` as `bytes`: a `level` with the files
+/// beside it (when `geoms`, the read of its geom files, is given), any other X-Ray file alone.
 fn xray_content(
     path: &Path,
+    bytes: &[u8],
     opened: levelgeom_xray::files::Opened,
     warnings: &[Warning],
-    siblings: bool,
-    limits: Limits,
+    geoms: Option<ahead::GeomAhead>,
 ) -> Result<Content> {
     let file = path.display().to_string();
     let levelgeom_xray::files::Opened::Level(level) = opened else {
         return Ok(Content::Xray(Box::new(opened)));
     };
-    let (geom, geomx) = if siblings {
-        levelgeom_xray::files::siblings_with(path, limits).map_err(|e| beside_error(&file, e))?
-    } else {
-        (None, None)
+    let mut files = levelgeom_xray::files::LevelFiles {
+        level_path: path.to_path_buf(),
+        level,
+        warnings: warnings.to_vec(),
+        geom: None,
+        geomx: None,
+        cform: None,
+        occluders: Default::default(),
+        ai_details: Default::default(),
     };
-    let cform = if siblings {
-        levelgeom_xray::files::cform_beside(path).map_err(|e| beside_error(&file, e))?
-    } else {
-        None
-    };
-    let occluders = if siblings {
-        levelgeom_xray::files::occluders_beside(path).map_err(|e| beside_error(&file, e))?
-    } else {
-        Default::default()
-    };
-    let ai_details = if siblings {
-        levelgeom_xray::files::ai_details_beside(path).map_err(|e| beside_error(&file, e))?
-    } else {
-        Default::default()
-    };
-    Ok(Content::XrayLevel(Box::new(
-        levelgeom_xray::files::LevelFiles {
-            level_path: path.to_path_buf(),
-            level,
-            warnings: warnings.to_vec(),
-            geom,
-            geomx,
-            cform,
-            occluders,
-            ai_details,
-        },
-    )))
+    if let Some(geoms) = geoms {
+        // the other files beside it are read while the geom files are (on another thread);
+        // the errors are told in the order of reading them one after the other, the geom
+        // files' first
+        let beside = |e| beside_error(&file, e);
+        let others = (|| -> Result<_> {
+            Ok((
+                levelgeom_xray::files::cform_beside_level(path, bytes).map_err(beside)?,
+                levelgeom_xray::files::occluders_beside(path).map_err(beside)?,
+                levelgeom_xray::files::ai_details_beside(path).map_err(beside)?,
+            ))
+        })();
+        (files.geom, files.geomx) = geoms.join().map_err(beside)?;
+        (files.cform, files.occluders, files.ai_details) = others?;
+    }
+    Ok(Content::XrayLevel(Box::new(files)))
 }
 
-fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> Result<LevelFile> {
+/// Open `bytes`, read of `path`; an X-Ray `level` is paired with the files beside it when
+/// `geoms` (the read of its geom files, [`read_level`]) is given.
+fn from_bytes(
+    path: PathBuf,
+    bytes: Vec<u8>,
+    geoms: Option<ahead::GeomAhead>,
+    limits: Limits,
+) -> Result<LevelFile> {
     // shared: a geom file's vertex buffers stay ranges of it instead of copies
     let bytes = std::sync::Arc::new(bytes);
     let file = path.display().to_string();
@@ -326,7 +337,7 @@ fn from_bytes(path: PathBuf, bytes: Vec<u8>, siblings: bool, limits: Limits) -> 
             let read = levelgeom_xray::files::Opened::read_shared(&bytes, limits)
                 .ok_or_else(|| not_a_level(&path, &bytes))?;
             let (opened, warnings) = read.map_err(read_err)?;
-            let content = xray_content(&path, opened, &warnings, siblings, limits)?;
+            let content = xray_content(&path, &bytes, opened, &warnings, geoms)?;
             (content, warnings)
         }
         None => return Err(not_a_level(&path, &bytes)),

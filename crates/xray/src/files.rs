@@ -408,8 +408,29 @@ pub struct CformFile {
 pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
     let path = parent(level_path).join("level.cform");
     if !path.is_file() {
-        return embedded_cform(level_path);
+        if !level_path.is_file() {
+            return Ok(None);
+        }
+        return embedded_cform(level_path, &read_bytes(level_path)?);
     }
+    cform_file(path)
+}
+
+/// [`cform_beside`] of a `level` file whose bytes, `level`, are at hand: the same answer and
+/// errors, without reading the `level` file again.
+pub fn cform_beside_level(
+    level_path: &Path,
+    level: &[u8],
+) -> Result<Option<CformFile>, FilesError> {
+    let path = parent(level_path).join("level.cform");
+    if !path.is_file() {
+        return embedded_cform(level_path, level);
+    }
+    cform_file(path)
+}
+
+/// The `level.cform` at `path`, read and parsed.
+fn cform_file(path: PathBuf) -> Result<Option<CformFile>, FilesError> {
     let bytes = read_bytes(&path)?;
     let (cform, _) = Cform::read(&bytes).map_err(|source| FilesError::Read {
         path: path.clone(),
@@ -418,14 +439,10 @@ pub fn cform_beside(level_path: &Path) -> Result<Option<CformFile>, FilesError> 
     Ok(Some(CformFile { path, cform }))
 }
 
-/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (packed or not), parsed
-/// ([`crate::level::embedded_cform`]).
-fn embedded_cform(level_path: &Path) -> Result<Option<CformFile>, FilesError> {
-    if !level_path.is_file() {
-        return Ok(None);
-    }
-    let bytes = read_bytes(level_path)?;
-    let cform = crate::level::embedded_cform(&bytes, Limits::DEFAULT).map_err(|source| {
+/// The `fsL_CFORM` chunk of an XRLC 4–9 `level` at `level_path` (packed or not), whose bytes
+/// are `bytes`, parsed ([`crate::level::embedded_cform`]).
+fn embedded_cform(level_path: &Path, bytes: &[u8]) -> Result<Option<CformFile>, FilesError> {
+    let cform = crate::level::embedded_cform(bytes, Limits::DEFAULT).map_err(|source| {
         FilesError::Read {
             path: level_path.to_path_buf(),
             source,

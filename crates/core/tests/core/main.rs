@@ -8,6 +8,7 @@ mod extract;
 mod folder;
 mod import;
 mod independent;
+mod open_ahead;
 mod textures;
 mod wad_edit;
 mod xray_import;
