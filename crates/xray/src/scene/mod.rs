@@ -363,8 +363,8 @@ impl vertex::Columns for Seen {
 struct Positions<'b>(&'b mut Vec<[f32; 3]>);
 
 impl vertex::Columns for Positions<'_> {
-    fn position(&mut self, _: usize, p: [f32; 3]) {
-        self.0.push(mirror(p));
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.0.extend(all.map(mirror));
     }
 }
 
@@ -380,57 +380,60 @@ struct Fill<'p> {
     wind: usize,
 }
 
+/// Each column extends its vector at once (the scalar sets looked up once per column).
 impl vertex::Columns for Fill<'_> {
-    fn position(&mut self, _: usize, p: [f32; 3]) {
-        self.p.positions.push(mirror(p));
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.p.positions.extend(all.map(mirror));
     }
-    fn normal(&mut self, _: usize, n: [f32; 3]) {
-        self.p.normals.push(mirror(normalize(n, [0.0, 1.0, 0.0])));
+    fn normals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.p
+            .normals
+            .extend(all.map(|n| mirror(normalize(n, [0.0, 1.0, 0.0]))));
     }
-    fn hemi(&mut self, _: usize, h: f32) {
+    fn hemis(&mut self, all: impl Iterator<Item = f32>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.hemi) {
-            set.push(h);
+            set.extend(all);
         }
     }
-    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+    fn tangents(&mut self, all: impl Iterator<Item = [f32; 3]>) {
         if self.frame {
-            // as decoded until the binormal comes (its group is the next)
-            self.p.tangents.push([t[0], t[1], t[2], 0.0]);
+            // as decoded until the binormals come (their group is the next)
+            self.p.tangents.extend(all.map(|t| [t[0], t[1], t[2], 0.0]));
         }
     }
-    fn binormal(&mut self, i: usize, b: [f32; 3]) {
-        if let (true, Some(&n), Some(t)) = (
-            self.frame,
-            self.p.normals.get(i),
-            self.p.tangents.get_mut(i),
-        ) {
-            *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+    fn binormals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        if self.frame {
+            // one pass over the vertices' normal, decoded tangent and binormal
+            let frames = self.p.tangents.iter_mut().zip(&self.p.normals);
+            for ((t, &n), b) in frames.zip(all) {
+                *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+            }
         }
     }
-    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+    fn uvs(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         if let Some(set) = self.p.uvs.first_mut() {
-            set.push(uv);
+            set.extend(all);
         }
     }
-    fn wind(&mut self, _: usize, w: [f32; 2]) {
+    fn winds(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.wind) {
-            set.push(w[0]);
+            set.extend(all.map(|w| w[0]));
         }
     }
-    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+    fn lightmaps(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         // only with a base UV set before it
         if let Some(set) = self.p.uvs.get_mut(1) {
-            set.push(uv);
+            set.extend(all);
         }
     }
-    fn color(&mut self, _: usize, c: [f32; 3]) {
+    fn colors(&mut self, all: impl Iterator<Item = [f32; 3]>) {
         if let Some(set) = self.p.colors.first_mut() {
-            set.push([c[0], c[1], c[2], 1.0]);
+            set.extend(all.map(|c| [c[0], c[1], c[2], 1.0]));
         }
     }
-    fn sun(&mut self, _: usize, s: f32) {
+    fn suns(&mut self, all: impl Iterator<Item = f32>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.sun) {
-            set.push(s);
+            set.extend(all);
         }
     }
 }
@@ -527,11 +530,13 @@ impl Range<'_> {
                 wind,
             },
         );
-        out.indices.extend(
-            self.idx
-                .chunks_exact(3)
-                .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
-        );
+        // pre-sized, then written triangle by triangle (no per-index push)
+        let tris = self.idx.chunks_exact(3);
+        let start = out.indices.len();
+        out.indices.resize(start + tris.len() * 3, 0);
+        for (o, t) in out.indices[start..].chunks_exact_mut(3).zip(tris) {
+            o.copy_from_slice(&[u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]);
+        }
     }
 
     /// The range decoded into a new primitive.
