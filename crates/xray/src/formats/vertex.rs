@@ -215,17 +215,22 @@ pub fn encode_base(uv: f32) -> (i16, u8) {
 
 /// Decode a base UV coordinate: `(s16 + frac/255)/1024`.
 pub fn decode_base(s: i16, frac: u8) -> f32 {
-    base_with(&tables().frac, s, frac)
+    base_with(tables(), s, frac)
 }
 
-/// [`decode_base`] with the fraction table at hand (the decoding loop's, looked up once). The
+/// [`decode_base`] with the tables at hand (the decoding loop's, looked up once). The
 /// formula's value is kept when the encoder gives back `(s, frac)` — `fit`'s first test, here
-/// inline — and only otherwise moved by `fit` (out of line: it is rare).
+/// inline — and only otherwise moved by `fit` (out of line: it is rare). That test is first
+/// made on the offset `r − s` against the byte's bucket ([`fraction_bucket`]: `r = v·1024`
+/// and `r − s` are exact in f64), which settles almost every value without a `floor`.
 #[inline]
-fn base_with(fracs: &[f64; 256], s: i16, frac: u8) -> f32 {
+fn base_with(t: &ByteTables, s: i16, frac: u8) -> f32 {
+    let b = usize::from(frac);
     // `frac/255` from a table (the same f64 quotient); `·2^-10` is exactly `/1024`
-    let v = ((f64::from(s) + fracs[usize::from(frac)]) * (1.0 / 1024.0)) as f32;
-    if encode_base(v) == (s, frac) {
+    let v = ((f64::from(s) + t.frac[b]) * (1.0 / 1024.0)) as f32;
+    let d = f64::from(v) * 1024.0 - f64::from(s);
+    let (lo, hi) = t.bucket[b];
+    if (d >= lo && d < hi) || encode_base(v) == (s, frac) {
         v
     } else {
         fit_base(v, s, frac)
@@ -278,6 +283,26 @@ struct ByteTables {
     unit: [f32; 256],
     /// `b/255` in f64, the fraction byte of a base UV.
     frac: [f64; 256],
+    /// For fraction byte `b`: `[lo, hi)` inside `[b/255.5, (b+1)/255.5) ∩ [0, 1)`, the offsets
+    /// `r − s` of a base UV's `r = uv·1024` that encode to `(s, b)` ([`base_with`]).
+    bucket: [(f64, f64); 256],
+}
+
+/// The offsets `d = r − s` sure to encode to fraction byte `b` (see [`ByteTables::bucket`]).
+///
+/// [`encode_base`] gives `(s, b)` for `r = s + d` exactly when `0 ≤ d < 1` (then `⌊r⌋ = s`,
+/// no clamp for an s16 `s`) and `b ≤ 255.5·d < b + 1`. The f64 quotients `b/255.5` and
+/// `(b+1)/255.5` are each within half an ulp of the real bounds, so one ulp inwards they are
+/// inside the real bucket (`0` is exact): a `d` within these bounds is in the bucket; one
+/// outside them is decided by [`encode_base`] itself.
+fn fraction_bucket(b: usize) -> (f64, f64) {
+    let lo = if b == 0 {
+        0.0
+    } else {
+        f64::from_bits((b as f64 / 255.5).to_bits() + 1)
+    };
+    let hi = f64::from_bits(((b + 1) as f64 / 255.5).to_bits() - 1).min(1.0);
+    (lo, hi)
 }
 
 fn tables() -> &'static ByteTables {
@@ -286,6 +311,7 @@ fn tables() -> &'static ByteTables {
         dir: std::array::from_fn(|b| decode_dir_exact(b as u8)),
         unit: std::array::from_fn(|b| decode_unit_exact(b as u8)),
         frac: std::array::from_fn(|b| b as f64 / 255.0),
+        bucket: std::array::from_fn(fraction_bucket),
     })
 }
 
@@ -744,13 +770,12 @@ impl<'d> Decoder<'d> {
                         }
                         _ => None,
                     };
-                    let fracs = &t.frac;
                     out.uvs(verts().map(|v| {
                         let (fu, fv) = alphas
                             .map_or((0, 0), |(ta, ba)| (rd::<4>(v, ta)[3], rd::<4>(v, ba)[3]));
                         [
-                            base_with(fracs, i16_at(v, o), fu),
-                            base_with(fracs, i16_at(v, o + 2), fv),
+                            base_with(t, i16_at(v, o), fu),
+                            base_with(t, i16_at(v, o + 2), fv),
                         ]
                     }));
                 }
@@ -1133,6 +1158,31 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn base_uv_decoding_gives_the_reference_bits_for_every_code() {
+        // every s16 with every fraction byte: the bucket test (and `fit` behind it) against
+        // the decoder before the speed-up
+        for u in 0..=u16::MAX {
+            let s = u as i16;
+            for f in 0..=255u8 {
+                let got = decode_base(s, f);
+                assert_eq!(
+                    got.to_bits(),
+                    reference::base(s, f).to_bits(),
+                    "s={s} f={f}"
+                );
+            }
+        }
+        // the buckets lie inside the real ones: 255.5·lo ≥ b, 255.5·hi < b + 1 (exact in f64
+        // only approximately, so against the neighbours of the bounds)
+        for b in 0..256usize {
+            let (lo, hi) = fraction_bucket(b);
+            assert!(lo <= hi && hi <= 1.0 && lo >= 0.0);
+            assert!(lo * 255.5 >= b as f64, "b={b}");
+            assert!(hi * 255.5 < (b + 1) as f64, "b={b}");
         }
     }
 

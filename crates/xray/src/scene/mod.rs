@@ -1337,3 +1337,179 @@ fn compact(scene: &mut Scene, keep: &[bool]) {
         })
         .collect();
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::decl::{DeclType, Declaration, Element, Usage};
+    use vertex::{decode_base, decode_dir, decode_fixed, decode_unit, LMAP_SCALE};
+
+    /// Position, FLOAT3 normal (any f32, NaN included), packed tangent and binormal, base UV
+    /// with its fractions in their alphas, lightmap UV, colour: 44 bytes.
+    fn decl() -> Declaration {
+        use DeclType::*;
+        Declaration::new(vec![
+            Element::new(0, Float3, Usage::Position, 0),
+            Element::new(12, Float3, Usage::Normal, 0),
+            Element::new(24, D3dColor, Usage::Tangent, 0),
+            Element::new(28, D3dColor, Usage::Binormal, 0),
+            Element::new(32, Short2, Usage::TexCoord, 0),
+            Element::new(36, Short2, Usage::TexCoord, 1),
+            Element::new(40, D3dColor, Usage::Color, 0),
+        ])
+    }
+
+    fn f32s(raw: &[u8], at: usize) -> [f32; 3] {
+        [0, 4, 8].map(|k| f32::from_le_bytes(raw[at + k..at + k + 4].try_into().unwrap()))
+    }
+
+    fn s16(raw: &[u8], at: usize) -> i16 {
+        i16::from_le_bytes([raw[at], raw[at + 1]])
+    }
+
+    fn bits<const K: usize>(v: &[[f32; K]]) -> Vec<[u32; K]> {
+        v.iter().map(|x| x.map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn the_column_fill_gives_the_per_vertex_formulas_bit_for_bit() {
+        let d = decl();
+        let stride = d.stride();
+        assert_eq!(stride, 44);
+        let awkward = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::from_bits(1), // the smallest denormal
+            -f32::from_bits(0x007F_FFFF),
+            1e-7,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            0.3,
+            -123.456,
+        ];
+        let bytes = [0u8, 1, 127, 128, 129, 254, 255, 51];
+        let codes = [
+            i16::MIN,
+            i16::MIN + 1,
+            -1024,
+            -1,
+            0,
+            1,
+            511,
+            1024,
+            i16::MAX - 1,
+            i16::MAX,
+        ];
+        let mut raw = Vec::new();
+        let mut k = 0usize;
+        for &a in &awkward {
+            for &b in &awkward {
+                for &c in &[0.0f32, -0.0, f32::NAN, 2.5, 1e-30] {
+                    k += 1;
+                    let pick = |n: usize| bytes[(k * 7 + n * 3) % bytes.len()];
+                    for x in [a, b, c] {
+                        raw.extend_from_slice(&(x * 3.0).to_le_bytes()); // position
+                    }
+                    for x in [a, b, c] {
+                        raw.extend_from_slice(&x.to_le_bytes()); // normal
+                    }
+                    raw.extend_from_slice(&[pick(0), pick(1), pick(2), pick(3)]);
+                    // every fourth binormal parallel to its tangent's bytes
+                    if k % 4 == 0 {
+                        let t = raw[raw.len() - 4..].to_vec();
+                        raw.extend_from_slice(&[t[0], t[1], t[2], pick(4)]);
+                    } else {
+                        raw.extend_from_slice(&[pick(5), pick(6), pick(7), pick(4)]);
+                    }
+                    for n in 0..4 {
+                        let s = codes[(k * 3 + n * 5) % codes.len()];
+                        raw.extend_from_slice(&s.to_le_bytes());
+                    }
+                    raw.extend_from_slice(&[pick(8), pick(9), pick(10), pick(11)]);
+                }
+            }
+        }
+        let n = raw.len() / stride;
+        let idx: Vec<u16> = (0..n as u16).chain([2, 0]).collect(); // a tail that is no triangle
+        let range = Range {
+            decoder: vertex::Decoder::new(&d),
+            raw: &raw,
+            idx: &idx,
+            n,
+            frame: true,
+            layout: Layout {
+                normals: true,
+                tangents: true,
+                uvs: 2,
+                colors: 1,
+                scalars: vec!["_SUN"],
+            },
+            repeated: false,
+        };
+        // filled into a reused primitive holding other values
+        let mut p = Primitive::default();
+        p.positions.push([9.0; 3]);
+        p.scalars.push(("_WIND".into(), vec![1.0]));
+        range.fill_into(&mut p);
+
+        // the straightforward formulas, vertex by vertex
+        let mut want = Primitive::default();
+        let mut uv = Vec::new();
+        let mut lmap = Vec::new();
+        let mut color = Vec::new();
+        let mut sun = Vec::new();
+        for v in raw.chunks_exact(stride) {
+            want.positions.push(mirror(f32s(v, 0)));
+            let nrm = mirror(normalize(f32s(v, 12), [0.0, 1.0, 0.0]));
+            want.normals.push(nrm);
+            let dir = |at: usize| {
+                [
+                    decode_dir(v[at + 2]),
+                    decode_dir(v[at + 1]),
+                    decode_dir(v[at]),
+                ]
+            };
+            want.tangents.push(tangent_frame(nrm, dir(24), dir(28)));
+            uv.push([
+                decode_base(s16(v, 32), v[27]),
+                decode_base(s16(v, 34), v[31]),
+            ]);
+            lmap.push([
+                decode_fixed(s16(v, 36), LMAP_SCALE),
+                decode_fixed(s16(v, 38), LMAP_SCALE),
+            ]);
+            color.push([
+                decode_unit(v[42]),
+                decode_unit(v[41]),
+                decode_unit(v[40]),
+                1.0,
+            ]);
+            sun.push(decode_unit(v[43]));
+        }
+        for t in idx.chunks_exact(3) {
+            want.indices.extend([t[0], t[2], t[1]].map(u32::from));
+        }
+        assert_eq!(p.positions.len(), n);
+        assert_eq!(bits(&p.positions), bits(&want.positions));
+        assert_eq!(bits(&p.normals), bits(&want.normals));
+        assert_eq!(bits(&p.tangents), bits(&want.tangents));
+        assert_eq!(p.uvs.len(), 2);
+        assert_eq!(bits(&p.uvs[0]), bits(&uv));
+        assert_eq!(bits(&p.uvs[1]), bits(&lmap));
+        assert_eq!(bits(&p.colors[0]), bits(&color));
+        assert_eq!(p.scalars.len(), 1);
+        assert_eq!(p.scalars[0].0, "_SUN");
+        let one = |v: &[f32]| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        assert_eq!(one(&p.scalars[0].1), one(&sun));
+        assert_eq!(p.indices, want.indices);
+        // the awkward normals took their fallbacks: a zero, NaN or infinite normal is +y
+        assert!(p.normals.iter().any(|x| *x == [0.0, 1.0, -0.0]));
+        assert!(p.tangents.iter().all(|t| t[3] == 1.0 || t[3] == -1.0));
+    }
+}
