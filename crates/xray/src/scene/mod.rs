@@ -401,23 +401,13 @@ impl vertex::Columns for Fill<'_> {
             self.p.tangents.extend(all.map(|t| [t[0], t[1], t[2], 0.0]));
         }
     }
-    fn binormals(&mut self, mut all: impl Iterator<Item = [f32; 3]>) {
-        if !self.frame {
-            return;
-        }
-        // one pass over the vertices' normal, decoded tangent and binormal, LANES at a time
-        // (every vertex has all three: the columns are as long as the range)
-        let mut t4 = self.p.tangents.chunks_exact_mut(LANES);
-        let mut n4 = self.p.normals.chunks_exact(LANES);
-        for (t, n) in (&mut t4).zip(&mut n4) {
-            let b: [[f32; 3]; LANES] = std::array::from_fn(|_| all.next().unwrap_or_default());
-            if let (Ok(t), Ok(n)) = (t.try_into(), n.try_into()) {
-                tangent_frames(t, n, &b);
+    fn binormals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        if self.frame {
+            // one pass over the vertices' normal, decoded tangent and binormal
+            let frames = self.p.tangents.iter_mut().zip(&self.p.normals);
+            for ((t, &n), b) in frames.zip(all) {
+                *t = tangent_frame(n, [t[0], t[1], t[2]], b);
             }
-        }
-        let rest = t4.into_remainder().iter_mut().zip(n4.remainder());
-        for ((t, &n), b) in rest.zip(all) {
-            *t = tangent_frame(n, [t[0], t[1], t[2]], b);
         }
     }
     fn uvs(&mut self, all: impl Iterator<Item = [f32; 2]>) {
@@ -466,72 +456,6 @@ fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4]
     let b = mirror(binormal);
     let w = if dot(cross(n, t), b) < 0.0 { -1.0 } else { 1.0 };
     [t[0], t[1], t[2], w]
-}
-
-/// How many vertices [`tangent_frames`] takes at once (four f32 lanes: one SSE register).
-const LANES: usize = 4;
-
-/// [`tangent_frame`] of [`LANES`] vertices: `t` holds their decoded tangents (`w` unused) and
-/// gets their frames. The same f32 operations in the same order as [`tangent_frame`], lane by
-/// lane with no branch, so that the compiler makes one vector instruction of each
-/// operation's four (square roots and divisions are correctly rounded either way: the bits
-/// are the same); a lane where either normalisation takes its fallback is redone by
-/// [`tangent_frame`] itself.
-fn tangent_frames(t: &mut [[f32; 4]; LANES], n: &[[f32; 3]; LANES], b: &[[f32; 3]; LANES]) {
-    use std::array::from_fn;
-    type L = [f32; LANES];
-    // glam's `length` (`dot(v, v).sqrt()`, dot = x·x' + y·y' + z·z' left to right) and `v / l`
-    let len = |x: &L, y: &L, z: &L| -> L {
-        from_fn(|k| (x[k] * x[k] + y[k] * y[k] + z[k] * z[k]).sqrt())
-    };
-    let usable = |l: &L| -> [bool; LANES] { from_fn(|k| l[k] > 1e-6 && l[k].is_finite()) };
-    let (tx, ty, tz): (L, L, L) = (
-        from_fn(|k| t[k][0]),
-        from_fn(|k| t[k][1]),
-        from_fn(|k| t[k][2]),
-    );
-    let (nx, ny, nz): (L, L, L) = (
-        from_fn(|k| n[k][0]),
-        from_fn(|k| n[k][1]),
-        from_fn(|k| n[k][2]),
-    );
-    // the tangent normalised, then mirrored
-    let l1 = len(&tx, &ty, &tz);
-    let (ux, uy, uz): (L, L, L) = (
-        from_fn(|k| tx[k] / l1[k]),
-        from_fn(|k| ty[k] / l1[k]),
-        from_fn(|k| -(tz[k] / l1[k])),
-    );
-    // Gram-Schmidt against the normal
-    let d: L = from_fn(|k| nx[k] * ux[k] + ny[k] * uy[k] + nz[k] * uz[k]);
-    let (vx, vy, vz): (L, L, L) = (
-        from_fn(|k| ux[k] - nx[k] * d[k]),
-        from_fn(|k| uy[k] - ny[k] * d[k]),
-        from_fn(|k| uz[k] - nz[k] * d[k]),
-    );
-    let l2 = len(&vx, &vy, &vz);
-    let (rx, ry, rz): (L, L, L) = (
-        from_fn(|k| vx[k] / l2[k]),
-        from_fn(|k| vy[k] / l2[k]),
-        from_fn(|k| vz[k] / l2[k]),
-    );
-    // handedness: cross(n, r) · mirror(b), glam's cross
-    let h: L = from_fn(|k| {
-        let c = [
-            ny[k] * rz[k] - ry[k] * nz[k],
-            nz[k] * rx[k] - rz[k] * nx[k],
-            nx[k] * ry[k] - rx[k] * ny[k],
-        ];
-        c[0] * b[k][0] + c[1] * b[k][1] + c[2] * -b[k][2]
-    });
-    let (ok1, ok2) = (usable(&l1), usable(&l2));
-    for k in 0..LANES {
-        t[k] = if ok1[k] && ok2[k] {
-            [rx[k], ry[k], rz[k], if h[k] < 0.0 { -1.0 } else { 1.0 }]
-        } else {
-            tangent_frame(n[k], [tx[k], ty[k], tz[k]], b[k])
-        };
-    }
 }
 
 impl Range<'_> {
@@ -1449,41 +1373,6 @@ mod tests {
     }
 
     #[test]
-    fn four_lane_frames_are_tangent_frame_bit_for_bit() {
-        // any f32 bits (NaN, ±0, denormals, infinities) and near-unit values, lane by lane
-        let mut x: u64 = 7;
-        let mut next = |k: u32| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let r = (x >> 32) as u32;
-            if k % 3 == 0 {
-                f32::from_bits(r)
-            } else {
-                (r % 2001) as f32 / 1000.0 - 1.0
-            }
-        };
-        for round in 0..50_000u32 {
-            let mut v = |_| [next(round), next(round + 1), next(round + 2)];
-            let n: [[f32; 3]; LANES] = std::array::from_fn(&mut v);
-            let t3: [[f32; 3]; LANES] = std::array::from_fn(&mut v);
-            let b: [[f32; 3]; LANES] = std::array::from_fn(&mut v);
-            // every eighth round a tangent along its normal
-            let t3 = if round % 8 == 0 { n } else { t3 };
-            let mut t = t3.map(|t| [t[0], t[1], t[2], 0.0]);
-            tangent_frames(&mut t, &n, &b);
-            for k in 0..LANES {
-                let want = tangent_frame(n[k], t3[k], b[k]);
-                assert_eq!(
-                    t[k].map(f32::to_bits),
-                    want.map(f32::to_bits),
-                    "{n:?} {t3:?} {b:?}"
-                );
-            }
-        }
-    }
-
-    #[test]
     fn the_column_fill_gives_the_per_vertex_formulas_bit_for_bit() {
         let d = decl();
         let stride = d.stride();
@@ -1546,7 +1435,7 @@ mod tests {
                 }
             }
         }
-        // tangents along their normals (the Gram-Schmidt fallback), between vectorised lanes
+        // tangents along their normals (the Gram-Schmidt fallback)
         for nrm in [
             [1.0f32, 1.0, 1.0],
             [-1.0, -1.0, -1.0],
@@ -1562,7 +1451,6 @@ mod tests {
             raw.extend_from_slice(&[0; 12]);
         }
         let n = raw.len() / stride;
-        assert_ne!(n % LANES, 0, "a remainder after the lanes");
         let idx: Vec<u16> = (0..n as u16).chain([2, 0]).collect(); // a tail that is no triangle
         let range = Range {
             decoder: vertex::Decoder::new(&d),
