@@ -712,7 +712,7 @@ impl<'d> Decoder<'d> {
     }
 
     /// This decoder with only the position and normal groups: [`Decoder::columns`] then
-    /// calls [`Columns::position`], [`Columns::normal`] and [`Columns::hemi`] (the packed
+    /// calls [`Columns::positions`], [`Columns::normals`] and [`Columns::hemis`] (the packed
     /// normal's fourth byte) and nothing else.
     #[must_use]
     pub fn geometry(mut self) -> Self {
@@ -722,7 +722,7 @@ impl<'d> Decoder<'d> {
     }
 
     /// This decoder with only the position group: [`Decoder::columns`] then calls
-    /// [`Columns::position`] and nothing else.
+    /// [`Columns::positions`] and nothing else.
     #[must_use]
     pub fn positions(mut self) -> Self {
         self.columns.retain(|(_, r)| matches!(r, Role::Position));
