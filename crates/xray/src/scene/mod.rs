@@ -441,6 +441,7 @@ impl vertex::Columns for Fill<'_> {
 /// The tangent of a vertex in the mirrored frame, made orthogonal to its (mirrored, unit)
 /// normal `n` (Gram-Schmidt) so that glTF gets an orthogonal unit tangent, with `w` the
 /// handedness of the binormal.
+#[inline]
 fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4] {
     let t = mirror(normalize(tangent, [1.0, 0.0, 0.0]));
     let d = dot(n, t);
