@@ -167,6 +167,7 @@ fn fit(v: f32, ok: impl Fn(f32) -> bool) -> f32 {
 /// per component; truncating through `i64` and correcting negative fractions is the same
 /// function here: `x as i64` is exact truncation for |x| < 2^63, saturates beyond (the clamp
 /// range is far inside) and maps NaN to 0.
+#[inline]
 fn clamp_floor(x: f64, lo: f64, hi: f64) -> f64 {
     let t = x as i64 as f64;
     let f = if t > x { t - 1.0 } else { t };
@@ -204,6 +205,7 @@ fn decode_unit_exact(b: u8) -> f32 {
 }
 
 /// Encode a base UV coordinate (`s24_tc_base`): the s16 and the fraction byte.
+#[inline]
 pub fn encode_base(uv: f32) -> (i16, u8) {
     let r = f64::from(uv) * 1024.0;
     let p = clamp_floor(r, -32768.0, 32767.0);
@@ -213,8 +215,31 @@ pub fn encode_base(uv: f32) -> (i16, u8) {
 
 /// Decode a base UV coordinate: `(s16 + frac/255)/1024`.
 pub fn decode_base(s: i16, frac: u8) -> f32 {
+    base_with(tables(), s, frac)
+}
+
+/// [`decode_base`] with the tables at hand (the decoding loop's, looked up once). The
+/// formula's value is kept when the encoder gives back `(s, frac)` — `fit`'s first test, here
+/// inline — and only otherwise moved by `fit` (out of line: it is rare). That test is first
+/// made on the offset `r − s` against the byte's bucket ([`fraction_bucket`]: `r = v·1024`
+/// and `r − s` are exact in f64), which settles almost every value without a `floor`.
+#[inline]
+fn base_with(t: &ByteTables, s: i16, frac: u8) -> f32 {
+    let b = usize::from(frac);
     // `frac/255` from a table (the same f64 quotient); `·2^-10` is exactly `/1024`
-    let v = ((f64::from(s) + tables().frac[usize::from(frac)]) * (1.0 / 1024.0)) as f32;
+    let v = ((f64::from(s) + t.frac[b]) * (1.0 / 1024.0)) as f32;
+    let d = f64::from(v) * 1024.0 - f64::from(s);
+    let (lo, hi) = t.bucket[b];
+    if (d >= lo && d < hi) || encode_base(v) == (s, frac) {
+        v
+    } else {
+        fit_base(v, s, frac)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn fit_base(v: f32, s: i16, frac: u8) -> f32 {
     fit(v, |x| encode_base(x) == (s, frac))
 }
 
@@ -258,6 +283,26 @@ struct ByteTables {
     unit: [f32; 256],
     /// `b/255` in f64, the fraction byte of a base UV.
     frac: [f64; 256],
+    /// For fraction byte `b`: `[lo, hi)` inside `[b/255.5, (b+1)/255.5) ∩ [0, 1)`, the offsets
+    /// `r − s` of a base UV's `r = uv·1024` that encode to `(s, b)` ([`base_with`]).
+    bucket: [(f64, f64); 256],
+}
+
+/// The offsets `d = r − s` sure to encode to fraction byte `b` (see [`ByteTables::bucket`]).
+///
+/// [`encode_base`] gives `(s, b)` for `r = s + d` exactly when `0 ≤ d < 1` (then `⌊r⌋ = s`,
+/// no clamp for an s16 `s`) and `b ≤ 255.5·d < b + 1`. The f64 quotients `b/255.5` and
+/// `(b+1)/255.5` are each within half an ulp of the real bounds, so one ulp inwards they are
+/// inside the real bucket (`0` is exact): a `d` within these bounds is in the bucket; one
+/// outside them is decided by [`encode_base`] itself.
+fn fraction_bucket(b: usize) -> (f64, f64) {
+    let lo = if b == 0 {
+        0.0
+    } else {
+        f64::from_bits((b as f64 / 255.5).to_bits() + 1)
+    };
+    let hi = f64::from_bits(((b + 1) as f64 / 255.5).to_bits() - 1).min(1.0);
+    (lo, hi)
 }
 
 fn tables() -> &'static ByteTables {
@@ -266,6 +311,7 @@ fn tables() -> &'static ByteTables {
         dir: std::array::from_fn(|b| decode_dir_exact(b as u8)),
         unit: std::array::from_fn(|b| decode_unit_exact(b as u8)),
         frac: std::array::from_fn(|b| b as f64 / 255.0),
+        bucket: std::array::from_fn(fraction_bucket),
     })
 }
 
@@ -536,12 +582,17 @@ fn reserve(v: &mut Vertices, rs: &[Role], frac: bool, count: usize) {
 }
 
 /// Receives the values of a buffer's vertices attribute by attribute ([`Decoder::columns`]):
-/// each method is called once per vertex (`i` = its index in the buffer) for every attribute
-/// the declaration has, all vertices of one group before the next group, groups in this order:
-/// position; normal with hemi; tangent with its alpha; binormal with its alpha; base UV with
-/// the tree wind; lightmap UV; colour with sun. So a method may use what an earlier group gave
-/// for the same vertex (the tangent frame needs the normal, tangent and binormal). The alphas
-/// come only when they are not base-UV fractions. Methods not overridden drop the values.
+/// each column — every vertex's value of one attribute, in vertex order — once for every
+/// attribute the declaration has, in groups in this order: position; normal, then hemi;
+/// tangent, then its alpha; binormal, then its alpha; base UV, then the tree wind; lightmap
+/// UV; colour, then sun. So a method may use what an earlier group gave (the tangent frame
+/// needs the normal, tangent and binormal). The alphas come only when they are not base-UV
+/// fractions.
+///
+/// The column methods (plural) give a whole column as an iterator; by default they call the
+/// per-vertex method (singular, `i` = the vertex's index in the buffer) for each value, and
+/// per-vertex methods not overridden drop the values. A receiver that stores a column
+/// overrides the column method (one `extend`, no per-vertex call).
 pub trait Columns {
     /// Position (X-Ray space).
     fn position(&mut self, _i: usize, _p: [f32; 3]) {}
@@ -567,6 +618,55 @@ pub trait Columns {
     fn color(&mut self, _i: usize, _c: [f32; 3]) {}
     /// Direct-sun occlusion.
     fn sun(&mut self, _i: usize, _s: f32) {}
+
+    /// Every position ([`Columns::position`] each by default).
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        all.enumerate().for_each(|(i, x)| self.position(i, x));
+    }
+    /// Every normal.
+    fn normals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        all.enumerate().for_each(|(i, x)| self.normal(i, x));
+    }
+    /// Every hemi.
+    fn hemis(&mut self, all: impl Iterator<Item = f32>) {
+        all.enumerate().for_each(|(i, x)| self.hemi(i, x));
+    }
+    /// Every tangent.
+    fn tangents(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        all.enumerate().for_each(|(i, x)| self.tangent(i, x));
+    }
+    /// Every tangent alpha.
+    fn tangent_alphas(&mut self, all: impl Iterator<Item = f32>) {
+        all.enumerate().for_each(|(i, x)| self.tangent_alpha(i, x));
+    }
+    /// Every binormal.
+    fn binormals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        all.enumerate().for_each(|(i, x)| self.binormal(i, x));
+    }
+    /// Every binormal alpha.
+    fn binormal_alphas(&mut self, all: impl Iterator<Item = f32>) {
+        all.enumerate().for_each(|(i, x)| self.binormal_alpha(i, x));
+    }
+    /// Every base UV.
+    fn uvs(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        all.enumerate().for_each(|(i, x)| self.uv(i, x));
+    }
+    /// Every tree wind.
+    fn winds(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        all.enumerate().for_each(|(i, x)| self.wind(i, x));
+    }
+    /// Every lightmap UV.
+    fn lightmaps(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        all.enumerate().for_each(|(i, x)| self.lightmap(i, x));
+    }
+    /// Every colour.
+    fn colors(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        all.enumerate().for_each(|(i, x)| self.color(i, x));
+    }
+    /// Every sun.
+    fn suns(&mut self, all: impl Iterator<Item = f32>) {
+        all.enumerate().for_each(|(i, x)| self.sun(i, x));
+    }
 }
 
 /// A declaration prepared for decoding attribute by attribute (with the values [`decode`]
@@ -612,7 +712,7 @@ impl<'d> Decoder<'d> {
     }
 
     /// This decoder with only the position and normal groups: [`Decoder::columns`] then
-    /// calls [`Columns::position`], [`Columns::normal`] and [`Columns::hemi`] (the packed
+    /// calls [`Columns::positions`], [`Columns::normals`] and [`Columns::hemis`] (the packed
     /// normal's fourth byte) and nothing else.
     #[must_use]
     pub fn geometry(mut self) -> Self {
@@ -622,7 +722,7 @@ impl<'d> Decoder<'d> {
     }
 
     /// This decoder with only the position group: [`Decoder::columns`] then calls
-    /// [`Columns::position`] and nothing else.
+    /// [`Columns::positions`] and nothing else.
     #[must_use]
     pub fn positions(mut self) -> Self {
         self.columns.retain(|(_, r)| matches!(r, Role::Position));
@@ -634,7 +734,7 @@ impl<'d> Decoder<'d> {
     /// [`decode`] has them).
     pub fn columns(&self, raw: &[u8], out: &mut impl Columns) {
         let stride = self.decl.stride().max(1);
-        let verts = || raw.chunks_exact(stride).enumerate();
+        let verts = || raw.chunks_exact(stride);
         let t = self.t;
         let unit = |b: u8| t.unit[usize::from(b)];
         let frac = self.frac;
@@ -642,28 +742,27 @@ impl<'d> Decoder<'d> {
             let o = usize::from(e.offset);
             let f3 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4), f32_at(v, o + 8)];
             let f2 = |v: &[u8]| [f32_at(v, o), f32_at(v, o + 4)];
+            let dir = |v: &[u8]| dir3(t, rd::<4>(v, o));
+            let alpha = |v: &[u8]| unit(rd::<4>(v, o)[3]);
             match r {
-                Role::Position => verts().for_each(|(i, v)| out.position(i, f3(v))),
-                Role::PackedNormal => verts().for_each(|(i, v)| {
-                    let c = rd::<4>(v, o);
-                    out.normal(i, dir3(t, c));
-                    out.hemi(i, unit(c[3]));
-                }),
-                Role::FloatNormal => verts().for_each(|(i, v)| out.normal(i, f3(v))),
-                Role::PackedTangent => verts().for_each(|(i, v)| {
-                    let c = rd::<4>(v, o);
-                    out.tangent(i, dir3(t, c));
+                Role::Position => out.positions(verts().map(f3)),
+                Role::PackedNormal => {
+                    out.normals(verts().map(dir));
+                    out.hemis(verts().map(alpha));
+                }
+                Role::FloatNormal => out.normals(verts().map(f3)),
+                Role::PackedTangent => {
+                    out.tangents(verts().map(dir));
                     if !frac {
-                        out.tangent_alpha(i, unit(c[3]));
+                        out.tangent_alphas(verts().map(alpha));
                     }
-                }),
-                Role::PackedBinormal => verts().for_each(|(i, v)| {
-                    let c = rd::<4>(v, o);
-                    out.binormal(i, dir3(t, c));
+                }
+                Role::PackedBinormal => {
+                    out.binormals(verts().map(dir));
                     if !frac {
-                        out.binormal_alpha(i, unit(c[3]));
+                        out.binormal_alphas(verts().map(alpha));
                     }
-                }),
+                }
                 Role::BaseFixed => {
                     let alphas = match (frac, self.tan, self.bin) {
                         (true, Some(t), Some(b)) => {
@@ -671,93 +770,88 @@ impl<'d> Decoder<'d> {
                         }
                         _ => None,
                     };
-                    verts().for_each(|(i, v)| {
+                    out.uvs(verts().map(|v| {
                         let (fu, fv) = alphas
                             .map_or((0, 0), |(ta, ba)| (rd::<4>(v, ta)[3], rd::<4>(v, ba)[3]));
-                        out.uv(
-                            i,
-                            [
-                                decode_base(i16_at(v, o), fu),
-                                decode_base(i16_at(v, o + 2), fv),
-                            ],
-                        );
-                    });
+                        [
+                            base_with(t, i16_at(v, o), fu),
+                            base_with(t, i16_at(v, o + 2), fv),
+                        ]
+                    }));
                 }
-                Role::BaseFloat => verts().for_each(|(i, v)| out.uv(i, f2(v))),
+                Role::BaseFloat => out.uvs(verts().map(f2)),
                 Role::Tree => {
                     let tab = self.tree.unwrap_or(&[]);
-                    verts().for_each(|(i, v)| {
-                        let s = |k: usize| {
-                            let x = u16_at(v, o + 2 * k);
-                            tab.get(usize::from(x))
-                                .copied()
-                                .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
-                        };
-                        out.uv(i, [s(0), s(1)]);
-                        out.wind(i, [s(2), s(3)]);
-                    });
+                    let s = |v: &[u8], k: usize| {
+                        let x = u16_at(v, o + 2 * k);
+                        tab.get(usize::from(x))
+                            .copied()
+                            .unwrap_or_else(|| decode_fixed_exact(x as i16, TREE_SCALE))
+                    };
+                    out.uvs(verts().map(|v| [s(v, 0), s(v, 1)]));
+                    out.winds(verts().map(|v| [s(v, 2), s(v, 3)]));
                 }
                 Role::Lightmap => {
                     let tab = self.lmap.unwrap_or(&[]);
-                    verts().for_each(|(i, v)| {
-                        let s = |k: usize| {
-                            let x = u16_at(v, o + 2 * k);
-                            tab.get(usize::from(x))
-                                .copied()
-                                .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
-                        };
-                        out.lightmap(i, [s(0), s(1)]);
-                    });
+                    let s = |v: &[u8], k: usize| {
+                        let x = u16_at(v, o + 2 * k);
+                        tab.get(usize::from(x))
+                            .copied()
+                            .unwrap_or_else(|| decode_fixed_exact(x as i16, LMAP_SCALE))
+                    };
+                    out.lightmaps(verts().map(|v| [s(v, 0), s(v, 1)]));
                 }
-                Role::LightmapFloat => verts().for_each(|(i, v)| out.lightmap(i, f2(v))),
-                Role::Color => verts().for_each(|(i, v)| {
-                    let c = rd::<4>(v, o);
-                    out.color(i, [unit(c[2]), unit(c[1]), unit(c[0])]);
-                    out.sun(i, unit(c[3]));
-                }),
+                Role::LightmapFloat => out.lightmaps(verts().map(f2)),
+                Role::Color => {
+                    out.colors(verts().map(|v| {
+                        let c = rd::<4>(v, o);
+                        [unit(c[2]), unit(c[1]), unit(c[0])]
+                    }));
+                    out.suns(verts().map(alpha));
+                }
                 Role::Other => {}
             }
         }
     }
 }
 
-/// [`Columns`] pushing every value onto the vectors of [`Vertices`].
+/// [`Columns`] extending the vectors of [`Vertices`] by every column.
 impl Columns for Vertices {
-    fn position(&mut self, _: usize, p: [f32; 3]) {
-        self.positions.push(p);
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.positions.extend(all);
     }
-    fn normal(&mut self, _: usize, n: [f32; 3]) {
-        self.normals.push(n);
+    fn normals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.normals.extend(all);
     }
-    fn hemi(&mut self, _: usize, h: f32) {
-        self.hemi.push(h);
+    fn hemis(&mut self, all: impl Iterator<Item = f32>) {
+        self.hemi.extend(all);
     }
-    fn tangent(&mut self, _: usize, t: [f32; 3]) {
-        self.tangents.push(t);
+    fn tangents(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.tangents.extend(all);
     }
-    fn tangent_alpha(&mut self, _: usize, a: f32) {
-        self.tangent_alpha.push(a);
+    fn tangent_alphas(&mut self, all: impl Iterator<Item = f32>) {
+        self.tangent_alpha.extend(all);
     }
-    fn binormal(&mut self, _: usize, b: [f32; 3]) {
-        self.binormals.push(b);
+    fn binormals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.binormals.extend(all);
     }
-    fn binormal_alpha(&mut self, _: usize, a: f32) {
-        self.binormal_alpha.push(a);
+    fn binormal_alphas(&mut self, all: impl Iterator<Item = f32>) {
+        self.binormal_alpha.extend(all);
     }
-    fn uv(&mut self, _: usize, uv: [f32; 2]) {
-        self.uv.push(uv);
+    fn uvs(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        self.uv.extend(all);
     }
-    fn wind(&mut self, _: usize, w: [f32; 2]) {
-        self.wind.push(w);
+    fn winds(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        self.wind.extend(all);
     }
-    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
-        self.lightmap.push(uv);
+    fn lightmaps(&mut self, all: impl Iterator<Item = [f32; 2]>) {
+        self.lightmap.extend(all);
     }
-    fn color(&mut self, _: usize, c: [f32; 3]) {
-        self.colors.push(c);
+    fn colors(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.colors.extend(all);
     }
-    fn sun(&mut self, _: usize, s: f32) {
-        self.sun.push(s);
+    fn suns(&mut self, all: impl Iterator<Item = f32>) {
+        self.sun.extend(all);
     }
 }
 
@@ -1064,6 +1158,31 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn base_uv_decoding_gives_the_reference_bits_for_every_code() {
+        // every s16 with every fraction byte: the bucket test (and `fit` behind it) against
+        // the decoder before the speed-up
+        for u in 0..=u16::MAX {
+            let s = u as i16;
+            for f in 0..=255u8 {
+                let got = decode_base(s, f);
+                assert_eq!(
+                    got.to_bits(),
+                    reference::base(s, f).to_bits(),
+                    "s={s} f={f}"
+                );
+            }
+        }
+        // the buckets lie inside the real ones: 255.5·lo ≥ b, 255.5·hi < b + 1 (exact in f64
+        // only approximately, so against the neighbours of the bounds)
+        for b in 0..256usize {
+            let (lo, hi) = fraction_bucket(b);
+            assert!(lo <= hi && hi <= 1.0 && lo >= 0.0);
+            assert!(lo * 255.5 >= b as f64, "b={b}");
+            assert!(hi * 255.5 < (b + 1) as f64, "b={b}");
         }
     }
 

@@ -363,8 +363,8 @@ impl vertex::Columns for Seen {
 struct Positions<'b>(&'b mut Vec<[f32; 3]>);
 
 impl vertex::Columns for Positions<'_> {
-    fn position(&mut self, _: usize, p: [f32; 3]) {
-        self.0.push(mirror(p));
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.0.extend(all.map(mirror));
     }
 }
 
@@ -380,57 +380,60 @@ struct Fill<'p> {
     wind: usize,
 }
 
+/// Each column extends its vector at once (the scalar sets looked up once per column).
 impl vertex::Columns for Fill<'_> {
-    fn position(&mut self, _: usize, p: [f32; 3]) {
-        self.p.positions.push(mirror(p));
+    fn positions(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.p.positions.extend(all.map(mirror));
     }
-    fn normal(&mut self, _: usize, n: [f32; 3]) {
-        self.p.normals.push(mirror(normalize(n, [0.0, 1.0, 0.0])));
+    fn normals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        self.p
+            .normals
+            .extend(all.map(|n| mirror(normalize(n, [0.0, 1.0, 0.0]))));
     }
-    fn hemi(&mut self, _: usize, h: f32) {
+    fn hemis(&mut self, all: impl Iterator<Item = f32>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.hemi) {
-            set.push(h);
+            set.extend(all);
         }
     }
-    fn tangent(&mut self, _: usize, t: [f32; 3]) {
+    fn tangents(&mut self, all: impl Iterator<Item = [f32; 3]>) {
         if self.frame {
-            // as decoded until the binormal comes (its group is the next)
-            self.p.tangents.push([t[0], t[1], t[2], 0.0]);
+            // as decoded until the binormals come (their group is the next)
+            self.p.tangents.extend(all.map(|t| [t[0], t[1], t[2], 0.0]));
         }
     }
-    fn binormal(&mut self, i: usize, b: [f32; 3]) {
-        if let (true, Some(&n), Some(t)) = (
-            self.frame,
-            self.p.normals.get(i),
-            self.p.tangents.get_mut(i),
-        ) {
-            *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+    fn binormals(&mut self, all: impl Iterator<Item = [f32; 3]>) {
+        if self.frame {
+            // one pass over the vertices' normal, decoded tangent and binormal
+            let frames = self.p.tangents.iter_mut().zip(&self.p.normals);
+            for ((t, &n), b) in frames.zip(all) {
+                *t = tangent_frame(n, [t[0], t[1], t[2]], b);
+            }
         }
     }
-    fn uv(&mut self, _: usize, uv: [f32; 2]) {
+    fn uvs(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         if let Some(set) = self.p.uvs.first_mut() {
-            set.push(uv);
+            set.extend(all);
         }
     }
-    fn wind(&mut self, _: usize, w: [f32; 2]) {
+    fn winds(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.wind) {
-            set.push(w[0]);
+            set.extend(all.map(|w| w[0]));
         }
     }
-    fn lightmap(&mut self, _: usize, uv: [f32; 2]) {
+    fn lightmaps(&mut self, all: impl Iterator<Item = [f32; 2]>) {
         // only with a base UV set before it
         if let Some(set) = self.p.uvs.get_mut(1) {
-            set.push(uv);
+            set.extend(all);
         }
     }
-    fn color(&mut self, _: usize, c: [f32; 3]) {
+    fn colors(&mut self, all: impl Iterator<Item = [f32; 3]>) {
         if let Some(set) = self.p.colors.first_mut() {
-            set.push([c[0], c[1], c[2], 1.0]);
+            set.extend(all.map(|c| [c[0], c[1], c[2], 1.0]));
         }
     }
-    fn sun(&mut self, _: usize, s: f32) {
+    fn suns(&mut self, all: impl Iterator<Item = f32>) {
         if let Some((_, set)) = self.p.scalars.get_mut(self.sun) {
-            set.push(s);
+            set.extend(all);
         }
     }
 }
@@ -438,6 +441,7 @@ impl vertex::Columns for Fill<'_> {
 /// The tangent of a vertex in the mirrored frame, made orthogonal to its (mirrored, unit)
 /// normal `n` (Gram-Schmidt) so that glTF gets an orthogonal unit tangent, with `w` the
 /// handedness of the binormal.
+#[inline]
 fn tangent_frame(n: [f32; 3], tangent: [f32; 3], binormal: [f32; 3]) -> [f32; 4] {
     let t = mirror(normalize(tangent, [1.0, 0.0, 0.0]));
     let d = dot(n, t);
@@ -527,11 +531,13 @@ impl Range<'_> {
                 wind,
             },
         );
-        out.indices.extend(
-            self.idx
-                .chunks_exact(3)
-                .flat_map(|t| [u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]),
-        );
+        // pre-sized, then written triangle by triangle (no per-index push)
+        let tris = self.idx.chunks_exact(3);
+        let start = out.indices.len();
+        out.indices.resize(start + tris.len() * 3, 0);
+        for (o, t) in out.indices[start..].chunks_exact_mut(3).zip(tris) {
+            o.copy_from_slice(&[u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]);
+        }
     }
 
     /// The range decoded into a new primitive.
@@ -1331,4 +1337,200 @@ fn compact(scene: &mut Scene, keep: &[bool]) {
             node
         })
         .collect();
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::decl::{DeclType, Declaration, Element, Usage};
+    use vertex::{decode_base, decode_dir, decode_fixed, decode_unit, LMAP_SCALE};
+
+    /// Position, FLOAT3 normal (any f32, NaN included), packed tangent and binormal, base UV
+    /// with its fractions in their alphas, lightmap UV, colour: 44 bytes.
+    fn decl() -> Declaration {
+        use DeclType::*;
+        Declaration::new(vec![
+            Element::new(0, Float3, Usage::Position, 0),
+            Element::new(12, Float3, Usage::Normal, 0),
+            Element::new(24, D3dColor, Usage::Tangent, 0),
+            Element::new(28, D3dColor, Usage::Binormal, 0),
+            Element::new(32, Short2, Usage::TexCoord, 0),
+            Element::new(36, Short2, Usage::TexCoord, 1),
+            Element::new(40, D3dColor, Usage::Color, 0),
+        ])
+    }
+
+    fn f32s(raw: &[u8], at: usize) -> [f32; 3] {
+        [0, 4, 8].map(|k| f32::from_le_bytes(raw[at + k..at + k + 4].try_into().unwrap()))
+    }
+
+    fn s16(raw: &[u8], at: usize) -> i16 {
+        i16::from_le_bytes([raw[at], raw[at + 1]])
+    }
+
+    fn bits<const K: usize>(v: &[[f32; K]]) -> Vec<[u32; K]> {
+        v.iter().map(|x| x.map(f32::to_bits)).collect()
+    }
+
+    #[test]
+    fn the_column_fill_gives_the_per_vertex_formulas_bit_for_bit() {
+        let d = decl();
+        let stride = d.stride();
+        assert_eq!(stride, 44);
+        let awkward = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::from_bits(1), // the smallest denormal
+            -f32::from_bits(0x007F_FFFF),
+            1e-7,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            0.3,
+            -123.456,
+        ];
+        let bytes = [0u8, 1, 127, 128, 129, 254, 255, 51];
+        let codes = [
+            i16::MIN,
+            i16::MIN + 1,
+            -1024,
+            -1,
+            0,
+            1,
+            511,
+            1024,
+            i16::MAX - 1,
+            i16::MAX,
+        ];
+        let mut raw = Vec::new();
+        let mut k = 0usize;
+        for &a in &awkward {
+            for &b in &awkward {
+                for &c in &[0.0f32, -0.0, f32::NAN, 2.5, 1e-30] {
+                    k += 1;
+                    let pick = |n: usize| bytes[(k * 7 + n * 3) % bytes.len()];
+                    for x in [a, b, c] {
+                        raw.extend_from_slice(&(x * 3.0).to_le_bytes()); // position
+                    }
+                    for x in [a, b, c] {
+                        raw.extend_from_slice(&x.to_le_bytes()); // normal
+                    }
+                    raw.extend_from_slice(&[pick(0), pick(1), pick(2), pick(3)]);
+                    // every fourth binormal parallel to its tangent's bytes
+                    if k % 4 == 0 {
+                        let t = raw[raw.len() - 4..].to_vec();
+                        raw.extend_from_slice(&[t[0], t[1], t[2], pick(4)]);
+                    } else {
+                        raw.extend_from_slice(&[pick(5), pick(6), pick(7), pick(4)]);
+                    }
+                    for n in 0..4 {
+                        let s = codes[(k * 3 + n * 5) % codes.len()];
+                        raw.extend_from_slice(&s.to_le_bytes());
+                    }
+                    raw.extend_from_slice(&[pick(8), pick(9), pick(10), pick(11)]);
+                }
+            }
+        }
+        // tangents along their normals (the Gram-Schmidt fallback)
+        for nrm in [
+            [1.0f32, 1.0, 1.0],
+            [-1.0, -1.0, -1.0],
+            [0.0, 0.0, 0.0],
+            [2.0, 2.0, 2.0],
+            [0.5; 3],
+        ] {
+            raw.extend_from_slice(&[0; 12]);
+            for x in nrm {
+                raw.extend_from_slice(&x.to_le_bytes());
+            }
+            raw.extend_from_slice(&[255, 255, 255, 7, 0, 255, 0, 9]);
+            raw.extend_from_slice(&[0; 12]);
+        }
+        let n = raw.len() / stride;
+        let idx: Vec<u16> = (0..n as u16).chain([2, 0]).collect(); // a tail that is no triangle
+        let range = Range {
+            decoder: vertex::Decoder::new(&d),
+            raw: &raw,
+            idx: &idx,
+            n,
+            frame: true,
+            layout: Layout {
+                normals: true,
+                tangents: true,
+                uvs: 2,
+                colors: 1,
+                scalars: vec!["_SUN"],
+            },
+            repeated: false,
+        };
+        // filled into a reused primitive holding other values
+        let mut p = Primitive::default();
+        p.positions.push([9.0; 3]);
+        p.scalars.push(("_WIND".into(), vec![1.0]));
+        range.fill_into(&mut p);
+
+        // the straightforward formulas, vertex by vertex
+        let mut want = Primitive::default();
+        let mut uv = Vec::new();
+        let mut lmap = Vec::new();
+        let mut color = Vec::new();
+        let mut sun = Vec::new();
+        for v in raw.chunks_exact(stride) {
+            want.positions.push(mirror(f32s(v, 0)));
+            let nrm = mirror(normalize(f32s(v, 12), [0.0, 1.0, 0.0]));
+            want.normals.push(nrm);
+            let dir = |at: usize| {
+                [
+                    decode_dir(v[at + 2]),
+                    decode_dir(v[at + 1]),
+                    decode_dir(v[at]),
+                ]
+            };
+            want.tangents.push(tangent_frame(nrm, dir(24), dir(28)));
+            uv.push([
+                decode_base(s16(v, 32), v[27]),
+                decode_base(s16(v, 34), v[31]),
+            ]);
+            lmap.push([
+                decode_fixed(s16(v, 36), LMAP_SCALE),
+                decode_fixed(s16(v, 38), LMAP_SCALE),
+            ]);
+            color.push([
+                decode_unit(v[42]),
+                decode_unit(v[41]),
+                decode_unit(v[40]),
+                1.0,
+            ]);
+            sun.push(decode_unit(v[43]));
+        }
+        for t in idx.chunks_exact(3) {
+            want.indices.extend([t[0], t[2], t[1]].map(u32::from));
+        }
+        assert_eq!(p.positions.len(), n);
+        assert_eq!(bits(&p.positions), bits(&want.positions));
+        assert_eq!(bits(&p.normals), bits(&want.normals));
+        assert_eq!(bits(&p.tangents), bits(&want.tangents));
+        assert_eq!(p.uvs.len(), 2);
+        assert_eq!(bits(&p.uvs[0]), bits(&uv));
+        assert_eq!(bits(&p.uvs[1]), bits(&lmap));
+        assert_eq!(bits(&p.colors[0]), bits(&color));
+        assert_eq!(p.scalars.len(), 1);
+        assert_eq!(p.scalars[0].0, "_SUN");
+        let one = |v: &[f32]| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        assert_eq!(one(&p.scalars[0].1), one(&sun));
+        assert_eq!(p.indices, want.indices);
+        // the awkward normals took their fallbacks: a zero, NaN or infinite normal is +y
+        assert!(p.normals.iter().any(|x| *x == [0.0, 1.0, -0.0]));
+        assert!(p.tangents.iter().all(|t| t[3] == 1.0 || t[3] == -1.0));
+        // the fallback's tangent: n = mirror(1, 1, 1)/√3, cross(n, x) = (0, n.z, −n.y) normalised
+        let f = p.tangents[n - 5];
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert_eq!(f[0], 0.0);
+        assert!((f[1] + h).abs() < 1e-6 && (f[2] + h).abs() < 1e-6, "{f:?}");
+    }
 }
