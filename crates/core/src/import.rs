@@ -617,7 +617,7 @@ struct XrayEdit<'s> {
     warnings: Vec<String>,
     source: String,
     /// The base's reference geometry when it was made beforehand.
-    reference: Option<levelgeom_xray::import::Reference>,
+    reference: Option<levelgeom_xray::import::Reference<'s>>,
     /// The base's vertex buffers re-encoded beforehand for the conversion
     /// ([`levelgeom_xray::import::Prepared::converted`]).
     converted: Option<levelgeom_xray::import::ConvertedAhead<'s>>,

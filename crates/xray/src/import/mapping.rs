@@ -7,6 +7,8 @@
 //! (`extras.hidden`, as the exporter marks collision and portals) and nodes placing a light
 //! are not visuals and are never looked at, nor is anything below them.
 
+use std::borrow::Borrow;
+
 use glam::{DMat4, DVec3};
 use levelgeom_scene::{roots, Mesh, Primitive, Scene};
 
@@ -207,7 +209,13 @@ pub(crate) fn dmat(m: &[f32; 16]) -> DMat4 {
 pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Option<NodeGeo> {
     let n = scene.nodes.get(node)?;
     let mesh = scene.meshes.get(n.mesh?)?;
-    let world = dmat(worlds.get(node)?);
+    geo_of(&mesh.primitives, worlds.get(node)?)
+}
+
+/// [`node_geo`] of a node placing `primitives` (a mesh's, or filled copies of them) through
+/// the world matrix `world`.
+pub(crate) fn geo_of<P: Borrow<Primitive>>(primitives: &[P], world: &[f32; 16]) -> Option<NodeGeo> {
+    let world = dmat(world);
     let normal_m = world.inverse().transpose();
     let mut g = NodeGeo {
         world,
@@ -215,19 +223,25 @@ pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Opti
         normals: Some(Vec::new()),
         indices: Vec::new(),
     };
-    for p in &mesh.primitives {
-        add_primitive(&mut g, p, &normal_m);
+    for p in primitives {
+        add_primitive(&mut g, p.borrow(), &normal_m);
     }
     (!g.indices.is_empty()).then_some(g)
 }
 
-/// True when [`node_geo`] of `node` is `Some`: the node has a mesh and a world matrix, and
-/// one of its primitives a triangle whose corners are all vertices.
+/// True when [`node_geo`] of `node` is `Some` (of its filled copy, for a mesh with hollow
+/// primitives): the node has a mesh and a world matrix, and one of its primitives a triangle
+/// whose corners are all vertices. A hollow primitive has one when it promises three indices
+/// or more, each below its vertex count ([`levelgeom_scene::Hollow`]).
 pub(crate) fn has_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
     let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
-    worlds.get(node).is_some() && corners(&mesh.primitives).next().is_some()
+    worlds.get(node).is_some()
+        && mesh.primitives.iter().any(|p| match &p.hollow {
+            Some(h) => h.indices >= 3,
+            None => corners(std::slice::from_ref(p)).next().is_some(),
+        })
 }
 
 /// The mesh of `node` in `scene`.
@@ -241,9 +255,10 @@ pub(crate) fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
 
 /// The triangle corners [`node_geo`] of a mesh's `primitives` keeps, numbered as there
 /// (each primitive's vertices after the previous ones').
-pub(crate) fn corners(primitives: &[Primitive]) -> impl Iterator<Item = u32> + '_ {
+pub(crate) fn corners<P: Borrow<Primitive>>(primitives: &[P]) -> impl Iterator<Item = u32> + '_ {
     let mut base = 0u32;
     primitives.iter().flat_map(move |p| {
+        let p = p.borrow();
         let nv = p.positions.len();
         let b = base;
         base = base.wrapping_add(nv as u32);

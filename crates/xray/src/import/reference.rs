@@ -2,27 +2,119 @@
 //! [`crate::to_scene`] makes of the base (with LODs), which an import compares the edited
 //! file's nodes with.
 //!
-//! Each visual's world-space copy ([`NodeGeo`], f64 points, normals and indices) is made only
-//! when something asks for it: an unchanged node is recognised against the reference scene's
-//! own f32 attributes through both world matrices ([`RefGeo::unchanged`]), so an unedited
-//! import never makes one.
+//! The scene is the hollow one ([`crate::scene::to_hollow_scene`]): none of its visuals'
+//! vertices is decoded or held up front (LOD billboards excepted, which are small). A node is
+//! compared by filling its mesh's positions and triangles into buffers of the thread that
+//! asks ([`Buffers`], reused from one visual to the next) and applying
+//! [`transform::unchanged_against`], the rule the full scene's mesh would be compared by, on
+//! the same values; so an unedited import decodes each visual's positions once more and allocates
+//! nothing per visual. Each visual's world-space copy ([`NodeGeo`], f64 points, normals and
+//! indices) is made from a filled copy of its mesh only when something asks for it (a moved,
+//! edited or copied visual; the collision of an edited level).
 
-use levelgeom_scene::Scene;
+use levelgeom_scene::{Mesh, Primitive, Scene};
 use rayon::prelude::*;
 
 use super::mapping::{self, NodeGeo};
 use super::transform;
+use crate::scene::GeomSource;
 
 /// The reference geometry of every base visual, its world-space copies made on demand.
-pub(crate) struct RefGeo {
-    /// The base's scene with its world matrices, when the copies are made from it.
-    scene: Option<(Scene, Vec<[f32; 16]>)>,
+pub(crate) struct RefGeo<'b> {
+    /// The base's scene with its world matrices and the source of its hollow primitives, when
+    /// the copies are made from it.
+    scene: Option<Source<'b>>,
     /// Per visual: its first node with geometry in `scene`.
     node: Vec<Option<usize>>,
     /// Per visual: its world-space copy, once made (or given).
     geo: Vec<Option<NodeGeo>>,
     /// Per visual: the edited node found unchanged against it by [`RefGeo::remember`].
     settled: Vec<Option<Settled>>,
+}
+
+/// The base's (hollow) scene, its world matrices, and what fills its hollow primitives.
+struct Source<'b> {
+    scene: Scene,
+    worlds: Vec<[f32; 16]>,
+    source: GeomSource<'b>,
+}
+
+/// Buffers a thread fills the reference's hollow primitives into, reused from one visual to
+/// the next (one per primitive of the mesh being compared).
+#[derive(Default)]
+pub(crate) struct Buffers(Vec<Primitive>);
+
+impl Source<'_> {
+    /// The primitives of `mesh`, its hollow ones filled into `buffers` (with `shape`, only
+    /// their positions and triangles: [`GeomSource::fill_shape`]); `None` when one cannot be
+    /// filled (the source checked its range when it made the scene: not expected).
+    fn primitives<'s>(
+        &'s self,
+        mesh: &'s Mesh,
+        buffers: &'s mut Buffers,
+        shape: bool,
+    ) -> Option<Vec<&'s Primitive>> {
+        let mut k = 0;
+        for h in mesh.primitives.iter().filter_map(|p| p.hollow.as_ref()) {
+            if buffers.0.len() <= k {
+                buffers.0.push(Primitive::default());
+            }
+            let b = &mut buffers.0[k];
+            let filled = if shape {
+                self.source
+                    .fill_shape(h.key, &mut b.positions, &mut b.indices)
+            } else {
+                levelgeom_scene::PrimitiveSource::fill(&self.source, h.key, b)
+            };
+            filled.ok()?;
+            k += 1;
+        }
+        let mut filled = buffers.0.iter();
+        mesh.primitives
+            .iter()
+            .map(|p| match p.hollow {
+                Some(_) => filled.next(),
+                None => Some(p),
+            })
+            .collect()
+    }
+
+    /// [`transform::unchanged_against`] node `r` (the answer its full mesh gives), from its
+    /// mesh's positions and triangles filled into `buffers`.
+    fn unchanged(
+        &self,
+        r: usize,
+        edited: &Scene,
+        node: usize,
+        e_worlds: &[[f32; 16]],
+        buffers: &mut Buffers,
+    ) -> bool {
+        let (Some(r_mesh), Some(r_world), Some(mesh)) = (
+            mapping::mesh_of(&self.scene, r),
+            self.worlds.get(r),
+            mapping::mesh_of(edited, node),
+        ) else {
+            return false;
+        };
+        // the vertex counts first (a hollow primitive's is promised): a node of another count
+        // is not unchanged, and nothing is decoded for it
+        let count = |m: &Mesh| -> usize { m.primitives.iter().map(Primitive::vertex_count).sum() };
+        if count(r_mesh) != count(mesh) {
+            return false;
+        }
+        self.primitives(r_mesh, buffers, true)
+            .is_some_and(|r_prims| {
+                transform::unchanged_against(&r_prims, r_world, edited, node, e_worlds)
+            })
+    }
+
+    /// [`mapping::node_geo`] of node `r`, from its mesh filled into `buffers`.
+    fn node_geo(&self, r: usize, buffers: &mut Buffers) -> Option<NodeGeo> {
+        let mesh = mapping::mesh_of(&self.scene, r)?;
+        let world = self.worlds.get(r)?;
+        let prims = self.primitives(mesh, buffers, false)?;
+        mapping::geo_of(&prims, world)
+    }
 }
 
 /// An edited node found unchanged, with what must still be the same for the answer to hold:
@@ -52,9 +144,9 @@ impl Settled {
     }
 }
 
-impl RefGeo {
+impl<'b> RefGeo<'b> {
     /// Copies made beforehand (every visual's).
-    pub(crate) fn built(geo: Vec<Option<NodeGeo>>) -> RefGeo {
+    pub(crate) fn built(geo: Vec<Option<NodeGeo>>) -> RefGeo<'b> {
         RefGeo {
             scene: None,
             node: vec![None; geo.len()],
@@ -63,9 +155,10 @@ impl RefGeo {
         }
     }
 
-    /// The reference of `nv` visuals in `scene`: each visual's first node in node order that
-    /// is not excluded and has geometry (the node [`mapping::node_geo`] makes a copy of).
-    pub(crate) fn of_scene(scene: Scene, nv: usize) -> RefGeo {
+    /// The reference of `nv` visuals in `scene`, its hollow primitives filled by `source`
+    /// (a full scene: [`GeomSource::none`]): each visual's first node in node order that is
+    /// not excluded and has geometry (the node [`mapping::node_geo`] makes a copy of).
+    pub(crate) fn of_scene(scene: Scene, source: GeomSource<'b>, nv: usize) -> RefGeo<'b> {
         let worlds = scene.world_matrices();
         let excluded = mapping::excluded(&scene);
         let mut node = vec![None; nv];
@@ -80,13 +173,16 @@ impl RefGeo {
             }
         }
         RefGeo {
-            scene: Some((scene, worlds)),
+            scene: Some(Source {
+                scene,
+                worlds,
+                source,
+            }),
             node,
             geo: (0..nv).map(|_| None).collect(),
             settled: vec![None; nv],
         }
     }
-
     /// Number of visuals.
     pub(crate) fn len(&self) -> usize {
         self.geo.len()
@@ -115,13 +211,15 @@ impl RefGeo {
     }
 
     /// True when `node` of `edited` is unchanged against visual `v`'s reference
-    /// ([`transform::unchanged`]'s rule), without making the reference's world-space copy.
+    /// ([`transform::unchanged`]'s rule), without making the reference's world-space copy:
+    /// its positions and triangles filled into `buffers` (the calling thread's).
     pub(crate) fn unchanged(
         &self,
         v: usize,
         edited: &Scene,
         node: usize,
         e_worlds: &[[f32; 16]],
+        buffers: &mut Buffers,
     ) -> bool {
         if let Some(Some(known)) = self.settled.get(v) {
             if known.node == node && Settled::of(edited, node, e_worlds).as_ref() == Some(known) {
@@ -132,35 +230,35 @@ impl RefGeo {
             return transform::unchanged(r, edited, node, e_worlds);
         }
         match (&self.scene, self.node.get(v).copied().flatten()) {
-            (Some((scene, worlds)), Some(r)) => {
-                transform::unchanged_in(scene, r, worlds, edited, node, e_worlds)
-            }
+            (Some(s), Some(r)) => s.unchanged(r, edited, node, e_worlds, buffers),
             _ => false,
         }
     }
 
     /// Visual `v`'s world-space copy, made now when it was not yet.
     pub(crate) fn get(&mut self, v: usize) -> Option<&NodeGeo> {
-        if let (Some(slot @ None), Some((scene, worlds)), Some(Some(r))) =
+        if let (Some(slot @ None), Some(s), Some(Some(r))) =
             (self.geo.get_mut(v), &self.scene, self.node.get(v))
         {
-            *slot = mapping::node_geo(scene, *r, worlds);
+            *slot = s.node_geo(*r, &mut Buffers::default());
         }
         self.geo.get(v)?.as_ref()
     }
 
-    /// Every visual's world-space copy (those not made yet, made in parallel); the reference
-    /// scene is dropped.
+    /// Every visual's world-space copy (those not made yet, made in parallel, each thread
+    /// filling the meshes into buffers of its own); the reference scene is dropped.
     pub(crate) fn into_all(self) -> Vec<Option<NodeGeo>> {
         let RefGeo {
             scene, node, geo, ..
         } = self;
-        let Some((scene, worlds)) = scene else {
+        let Some(s) = scene else {
             return geo;
         };
         geo.into_par_iter()
             .zip(node)
-            .map(|(g, r)| g.or_else(|| r.and_then(|r| mapping::node_geo(&scene, r, &worlds))))
+            .map_init(Buffers::default, |buffers, (g, r)| {
+                g.or_else(|| r.and_then(|r| s.node_geo(r, buffers)))
+            })
             .collect()
     }
 }
