@@ -262,3 +262,226 @@ impl<'b> RefGeo<'b> {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use glam::{DMat4, DVec3};
+    use levelgeom_scene::Scene;
+
+    use super::{mapping, transform, Buffers, RefGeo};
+    use crate::geom::Geom;
+    use crate::level::Level;
+    use crate::ogf::model_type;
+    use crate::scene::{to_hollow_scene, to_scene, GeomSource, SceneOptions};
+
+    fn reference_options() -> SceneOptions {
+        SceneOptions {
+            lods: true,
+            geometry_only: true,
+            ..SceneOptions::default()
+        }
+    }
+
+    /// The real micro fixture (five tree instances on one range, five LOD billboards) and the
+    /// generated level (a progressive visual drawn through its window, TREE_PM instances).
+    fn levels() -> Vec<(&'static str, Level, Geom)> {
+        let read = |name: &str| {
+            std::fs::read(format!(
+                "{}/tests/data/xray-v14-micro/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap()
+        };
+        let (gl, gg) = crate::generate::level(crate::generate::Options::default());
+        vec![
+            (
+                "fixture",
+                Level::read(&read("level")).unwrap().0,
+                Geom::read(&read("level.geom")).unwrap().0,
+            ),
+            ("generated", gl, gg),
+        ]
+    }
+
+    /// The node of `scene` that claims visual `v` first (an export has one).
+    fn node_of(scene: &Scene, v: usize) -> Option<usize> {
+        scene
+            .nodes
+            .iter()
+            .position(|n| mapping::visual_of(n) == Some(v))
+    }
+
+    /// Node `n` given a mesh of its own (a copy), returned.
+    fn own_mesh(e: &mut Scene, n: usize) -> usize {
+        let m = e.nodes[n].mesh.unwrap();
+        e.meshes.push(e.meshes[m].clone());
+        e.nodes[n].mesh = Some(e.meshes.len() - 1);
+        e.meshes.len() - 1
+    }
+
+    /// Every visual's answer in `e` from the hollow reference, which must be the full-scene
+    /// reference's and (for a visual with geometry) that of `transform::unchanged` against
+    /// the full scene's world-space copy; returns the answers.
+    fn answers(
+        name: &str,
+        case: &str,
+        hollow: &RefGeo<'_>,
+        full: &mut RefGeo<'_>,
+        e: &Scene,
+        buffers: &mut Buffers,
+    ) -> Vec<Option<bool>> {
+        let w = e.world_matrices();
+        (0..hollow.len())
+            .map(|v| {
+                let n = node_of(e, v)?;
+                assert_eq!(hollow.has(v), full.has(v), "{name} {case} visual {v}");
+                if !hollow.has(v) {
+                    return None;
+                }
+                let h = hollow.unchanged(v, e, n, &w, buffers);
+                let f = full.unchanged(v, e, n, &w, &mut Buffers::default());
+                assert_eq!(h, f, "{name} {case} visual {v}: hollow against full");
+                let copy = full.get(v).unwrap();
+                assert_eq!(
+                    h,
+                    transform::unchanged(copy, e, n, &w),
+                    "{name} {case} visual {v}: against the world-space copy"
+                );
+                Some(h)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_hollow_reference_answers_unchanged_as_the_full_scene_does() {
+        for (name, level, geom) in levels() {
+            let nv = level.visuals().len();
+            let (scene, source) = to_hollow_scene(&level, &geom, &reference_options()).unwrap();
+            let hollow_prims = scene
+                .meshes
+                .iter()
+                .flat_map(|m| &m.primitives)
+                .filter(|p| p.hollow.is_some())
+                .count();
+            assert!(hollow_prims > 0, "{name}: nothing hollow");
+            let hollow = RefGeo::of_scene(scene, source, nv);
+            let full_scene = to_scene(&level, &geom, &reference_options()).unwrap();
+            let mut full = RefGeo::of_scene(full_scene, GeomSource::none(), nv);
+            // one set of buffers for every question: filled again and again, other sizes
+            let mut buffers = Buffers::default();
+            // the export read back: every attribute, LOD billboards included
+            let export = to_scene(
+                &level,
+                &geom,
+                &SceneOptions {
+                    lods: true,
+                    ..SceneOptions::default()
+                },
+            )
+            .unwrap();
+            let kind = |v: usize| level.visuals()[v].model_type();
+            let first = |t: u8| {
+                (0..nv)
+                    .find(|&v| kind(v) == Some(t) && full.has(v))
+                    .unwrap()
+            };
+            let lod = (name == "fixture").then(|| first(model_type::LOD));
+            let trees: Vec<usize> = (0..nv)
+                .filter(|&v| matches!(kind(v), Some(model_type::TREE_ST | model_type::TREE_PM)))
+                .collect();
+            assert!(trees.len() >= 2, "{name}: tree instances");
+            let stat = first(model_type::NORMAL);
+
+            let all = answers(name, "unedited", &hollow, &mut full, &export, &mut buffers);
+            let with_geo = all.iter().flatten().count();
+            assert!(with_geo >= 4, "{name}: {with_geo} visuals with geometry");
+            assert!(all.iter().flatten().all(|&s| s), "{name}: {all:?}");
+            if let Some(lod) = lod {
+                assert_eq!(all[lod], Some(true), "{name}: the LOD billboard");
+            }
+
+            // another pivot: the vertices 3 m off, the node's matrix moving them back
+            let mut e = export.clone();
+            let n = node_of(&e, stat).unwrap();
+            let m = own_mesh(&mut e, n);
+            for p in &mut e.meshes[m].primitives {
+                p.positions.iter_mut().for_each(|q| q[0] -= 3.0);
+            }
+            let local = mapping::dmat(&e.nodes[n].matrix) * DMat4::from_translation(DVec3::X * 3.0);
+            e.nodes[n].matrix = local.to_cols_array().map(|x| x as f32);
+            let got = answers(name, "pivot", &hollow, &mut full, &e, &mut buffers);
+            assert_eq!(got[stat], Some(true), "{name}: moved pivot");
+
+            // within 1 mm, and past it
+            for (dx, same) in [(0.0009f32, true), (0.002, false)] {
+                let mut e = export.clone();
+                let n = node_of(&e, stat).unwrap();
+                let m = own_mesh(&mut e, n);
+                e.meshes[m].primitives[0].positions[0][0] += dx;
+                let got = answers(name, "tolerance", &hollow, &mut full, &e, &mut buffers);
+                assert_eq!(got[stat], Some(same), "{name}: {dx} m");
+            }
+
+            // a corner past the vertices: left out on both sides (the corner-by-corner path);
+            // a triangle fewer: not unchanged
+            let mut e = export.clone();
+            let n = node_of(&e, stat).unwrap();
+            let m = own_mesh(&mut e, n);
+            let nvert = e.meshes[m].primitives[0].positions.len() as u32;
+            e.meshes[m].primitives[0].indices.extend([0, 1, nvert + 5]);
+            let got = answers(
+                name,
+                "filtered corner",
+                &hollow,
+                &mut full,
+                &e,
+                &mut buffers,
+            );
+            assert_eq!(got[stat], Some(true), "{name}: filtered corner");
+            let p = &mut e.meshes[m].primitives[0];
+            p.indices.truncate(p.indices.len() - 6);
+            let got = answers(
+                name,
+                "a triangle fewer",
+                &hollow,
+                &mut full,
+                &e,
+                &mut buffers,
+            );
+            assert_eq!(got[stat], Some(false), "{name}: a triangle fewer");
+
+            // a LOD billboard's corner moved 0.5 m
+            if let Some(lod) = lod {
+                let mut e = export.clone();
+                let n = node_of(&e, lod).unwrap();
+                let m = own_mesh(&mut e, n);
+                e.meshes[m].primitives[0].positions[2][1] += 0.5;
+                let got = answers(name, "LOD", &hollow, &mut full, &e, &mut buffers);
+                assert_eq!(got[lod], Some(false), "{name}: LOD moved");
+            }
+
+            // one tree instance moved 1 m (its shared mesh untouched): that one only
+            let mut e = export.clone();
+            let n = node_of(&e, trees[0]).unwrap();
+            e.nodes[n].matrix[13] += 1.0;
+            let got = answers(name, "tree instance", &hollow, &mut full, &e, &mut buffers);
+            assert_eq!(got[trees[0]], Some(false), "{name}: moved instance");
+            assert!(trees[1..].iter().all(|&t| got[t] == Some(true)), "{name}");
+
+            // the world-space copies made of filled meshes are the full scene's
+            let (scene, source) = to_hollow_scene(&level, &geom, &reference_options()).unwrap();
+            let mut hollow = RefGeo::of_scene(scene, source, nv);
+            for v in 0..nv {
+                assert_eq!(
+                    format!("{:?}", hollow.get(v)),
+                    format!("{:?}", full.get(v)),
+                    "{name} visual {v}"
+                );
+            }
+            let (scene, source) = to_hollow_scene(&level, &geom, &reference_options()).unwrap();
+            let all = RefGeo::of_scene(scene, source, nv).into_all();
+            assert_eq!(format!("{all:?}"), format!("{:?}", full.into_all()));
+        }
+    }
+}
