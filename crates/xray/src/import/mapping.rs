@@ -280,8 +280,17 @@ pub(crate) fn places_non_finite(scene: &Scene, node: usize, worlds: &[[f32; 16]]
     let Some(world) = worlds.get(node).map(dmat) else {
         return false;
     };
+    // a finite matrix moves finite f32 positions to finite f64 points (each coordinate a sum
+    // of four products of at most f32::MAX², far below f64::MAX): only a matrix or a
+    // position that is not finite needs the points themselves
+    let finite = world.is_finite()
+        && mesh
+            .primitives
+            .iter()
+            .all(|p| p.positions.iter().flatten().all(|c| c.is_finite()));
     // node_geo is `None` without a triangle whose corners are all vertices
-    corners(&mesh.primitives).next().is_some()
+    !finite
+        && corners(&mesh.primitives).next().is_some()
         && mesh.primitives.iter().any(|p| {
             p.positions.iter().any(|&q| {
                 !world
@@ -317,6 +326,62 @@ fn add_primitive(g: &mut NodeGeo, p: &Primitive, normal_m: &DMat4) {
 mod tests {
     use super::*;
     use levelgeom_scene::Node;
+
+    /// A scene of one node with one triangle at `positions` and the local matrix `matrix`.
+    fn triangle(positions: [[f32; 3]; 3], matrix: [f32; 16], indices: Vec<u32>) -> Scene {
+        Scene {
+            meshes: vec![Mesh {
+                primitives: vec![Primitive {
+                    positions: positions.to_vec(),
+                    indices,
+                    ..Primitive::default()
+                }],
+                ..Mesh::default()
+            }],
+            nodes: vec![Node {
+                mesh: Some(0),
+                matrix,
+                ..Node::default()
+            }],
+            roots: vec![0],
+            ..Scene::default()
+        }
+    }
+
+    #[test]
+    fn non_finite_points_are_found_as_the_world_space_copy_would_hold_them() {
+        let id = levelgeom_scene::IDENTITY;
+        let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let found = |s: &Scene| {
+            let w = s.world_matrices();
+            let by_copy =
+                node_geo(s, 0, &w).is_some_and(|g| g.points.iter().any(|p| !p.is_finite()));
+            assert_eq!(places_non_finite(s, 0, &w), by_copy, "{s:?}");
+            by_copy
+        };
+        assert!(!found(&triangle(tri, id, vec![0, 1, 2])));
+        // the largest f32 values through the largest scale: f64 holds them
+        let mut big = id;
+        big[0] = f32::MAX;
+        assert!(!found(&triangle(
+            [[f32::MAX; 3], [f32::MIN; 3], [0.0; 3]],
+            big,
+            vec![0, 1, 2]
+        )));
+        // a NaN translation; a NaN in the bottom row (which a point's transform does not
+        // read, but the world matrix's product may spread): the copy's answer either way
+        let mut nan = id;
+        nan[12] = f32::NAN;
+        assert!(found(&triangle(tri, nan, vec![0, 1, 2])));
+        let mut row = id;
+        row[3] = f32::NAN;
+        found(&triangle(tri, row, vec![0, 1, 2]));
+        // an infinite position; the same in a mesh without a whole triangle (no copy is made)
+        let mut inf = tri;
+        inf[1][2] = f32::INFINITY;
+        assert!(found(&triangle(inf, id, vec![0, 1, 2])));
+        assert!(!found(&triangle(inf, id, vec![0, 1, 7])));
+    }
 
     #[test]
     fn names_and_extras_give_the_visual() {
