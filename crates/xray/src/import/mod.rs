@@ -553,7 +553,7 @@ fn import_view_with(
         && new_nodes.is_empty()
         && groups.is_empty();
     let ref_geo: Vec<Option<NodeGeo>> = if nothing {
-        drop(ref_geo);
+        ref_geo.set_aside();
         (0..nv).map(|_| None).collect()
     } else {
         ref_geo.into_all()

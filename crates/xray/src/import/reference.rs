@@ -108,6 +108,14 @@ impl Source<'_> {
             })
     }
 
+    /// Drop the scene and its world matrices on the pool: thousands of nodes and meshes
+    /// freed piece by piece, which the caller (an import with its files still to write) need
+    /// not wait for; the source (the ranges' small decoders) is dropped here.
+    fn set_aside(self) {
+        let Source { scene, worlds, .. } = self;
+        rayon::spawn(move || drop((scene, worlds)));
+    }
+
     /// [`mapping::node_geo`] of node `r`, from its mesh filled into `buffers`.
     fn node_geo(&self, r: usize, buffers: &mut Buffers) -> Option<NodeGeo> {
         let mesh = mapping::mesh_of(&self.scene, r)?;
@@ -254,12 +262,22 @@ impl<'b> RefGeo<'b> {
         let Some(s) = scene else {
             return geo;
         };
-        geo.into_par_iter()
+        let all = geo
+            .into_par_iter()
             .zip(node)
             .map_init(Buffers::default, |buffers, (g, r)| {
                 g.or_else(|| r.and_then(|r| s.node_geo(r, buffers)))
             })
-            .collect()
+            .collect();
+        s.set_aside();
+        all
+    }
+
+    /// Drop the reference, its scene on the pool ([`Source::set_aside`]).
+    pub(crate) fn set_aside(self) {
+        if let Some(s) = self.scene {
+            s.set_aside();
+        }
     }
 }
 
