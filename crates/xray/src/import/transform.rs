@@ -222,10 +222,15 @@ pub(crate) fn unchanged_against<P: Borrow<Primitive>>(
     let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
-    let Some(world) = worlds.get(node).map(mapping::dmat) else {
+    let Some(world_f32) = worlds.get(node) else {
         return false;
     };
-    let r_world = mapping::dmat(r_world);
+    // the same finite matrix on both sides (an export read back): it takes the same finite
+    // position to the same finite point, at distance 0, so positions equal bit for bit need
+    // no transform
+    let same_world = r_world.iter().all(|x| x.is_finite())
+        && r_world.map(f32::to_bits) == world_f32.map(f32::to_bits);
+    let (world, r_world) = (mapping::dmat(world_f32), mapping::dmat(r_world));
     let r_prims = || r_primitives.iter().map(Borrow::borrow);
     let points: usize = mesh.primitives.iter().map(|p| p.positions.len()).sum();
     if points != r_prims().map(|p| p.positions.len()).sum::<usize>() {
@@ -248,10 +253,11 @@ pub(crate) fn unchanged_against<P: Borrow<Primitive>>(
     if same_lists {
         return mapping::corners(r_primitives).next().is_some()
             && r_prims().zip(&mesh.primitives).all(|(a, b)| {
-                a.positions
-                    .iter()
-                    .zip(&b.positions)
-                    .all(|(a, b)| near(a, b))
+                (same_world && same_finite(&a.positions, &b.positions))
+                    || a.positions
+                        .iter()
+                        .zip(&b.positions)
+                        .all(|(a, b)| near(a, b))
             });
     }
     let mut r_corners = mapping::corners(r_primitives).peekable();
@@ -266,6 +272,15 @@ pub(crate) fn unchanged_against<P: Borrow<Primitive>>(
                 .distance(world.transform_point3(b))
                 <= TOLERANCE
         })
+}
+
+/// True when `a` and `b` hold the same finite positions, bit for bit.
+fn same_finite(a: &[[f32; 3]], b: &[[f32; 3]]) -> bool {
+    // the bytes compared at once, then the finiteness in one pass without an early exit
+    bytemuck::cast_slice::<[f32; 3], u8>(a) == bytemuck::cast_slice::<[f32; 3], u8>(b)
+        && a.iter()
+            .flatten()
+            .fold(true, |finite, c| finite & c.is_finite())
 }
 
 /// Primitives' vertex positions, primitive after primitive, in f64.
@@ -404,6 +419,20 @@ mod tests {
             vec![0, 2, 1, 0, 2, 3]
         )));
         assert!(!same(&quad_scene(at(0.0), [0.0; 3], vec![0, 1, 2])));
+        // the same matrix and positions bit for bit (no transform needed), -0.0 for 0.0 (other
+        // bits, the same point), and a NaN on both sides: never within the tolerance
+        assert!(same(&quad_scene(at(0.0), [0.0; 3], order.clone())));
+        let mut neg = at(0.0);
+        neg[0][1] = -0.0;
+        assert!(same(&quad_scene(neg, [0.0; 3], order.clone())));
+        let mut nan = at(0.0);
+        nan[2][1] = f32::NAN;
+        let (r_nan, e_nan) = (
+            quad_scene(nan, [0.0; 3], order.clone()),
+            quad_scene(nan, [0.0; 3], order.clone()),
+        );
+        let (rw_nan, ew_nan) = (r_nan.world_matrices(), e_nan.world_matrices());
+        assert!(!unchanged_in(&r_nan, 0, &rw_nan, &e_nan, 0, &ew_nan));
         // a corner past the vertices is left out on both sides, as `node_geo` does
         let mut bad = order.clone();
         bad.extend([0, 1, 9]);
