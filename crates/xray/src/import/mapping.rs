@@ -284,10 +284,13 @@ pub(crate) fn places_non_finite(scene: &Scene, node: usize, worlds: &[[f32; 16]]
     // of four products of at most f32::MAX², far below f64::MAX): only a matrix or a
     // position that is not finite needs the points themselves
     let finite = world.is_finite()
-        && mesh
-            .primitives
-            .iter()
-            .all(|p| p.positions.iter().flatten().all(|c| c.is_finite()));
+        && mesh.primitives.iter().all(|p| {
+            // one pass without an early exit (vectorised)
+            p.positions
+                .iter()
+                .flatten()
+                .fold(true, |finite, c| finite & c.is_finite())
+        });
     // node_geo is `None` without a triangle whose corners are all vertices
     !finite
         && corners(&mesh.primitives).next().is_some()
