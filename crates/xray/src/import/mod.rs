@@ -311,7 +311,8 @@ pub fn import(
 /// The base level's geometry that an import compares the edited file with (each visual's
 /// world-space geometry in the scene [`crate::to_scene`] makes of it), made by [`reference`]
 /// ahead of [`import_with`]: it depends on the base alone, so a caller can make it while it
-/// reads the edited file.
+/// reads the edited file. It borrows the base's `level` and `level.geom` (`'b`): its scene is
+/// hollow, each visual's geometry decoded from them when it is compared.
 pub struct Reference<'b>(RefGeo<'b>);
 
 impl std::fmt::Debug for Reference<'_> {
@@ -667,9 +668,11 @@ fn import_view_with(
 }
 
 /// The reference geometry per visual: the base level's own export (with LODs), each visual's
-/// world-space geometry made when asked for ([`RefGeo`]). Only positions, normals and
-/// triangles are decoded ([`SceneOptions::geometry_only`]): the comparison, the world-space
-/// copies ([`NodeGeo`]) and the collision read nothing else of it.
+/// world-space geometry made when asked for ([`RefGeo`]). The scene is the hollow one
+/// ([`crate::scene::to_hollow_scene`]): its visuals' primitives are filled from the base's
+/// `level.geom` as they are compared, with positions, normals and triangles only
+/// ([`SceneOptions::geometry_only`]: the comparison, the world-space copies ([`NodeGeo`]) and
+/// the collision read nothing else of it).
 fn reference_geometry(base: Base<'_>) -> Result<RefGeo<'_>, ImportError> {
     let (reference, source) = crate::scene::to_hollow_scene(
         base.level,
