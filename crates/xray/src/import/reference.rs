@@ -54,8 +54,12 @@ impl Source<'_> {
         buffers: &'s mut Buffers,
         shape: bool,
     ) -> Option<Vec<&'s Primitive>> {
-        let mut k = 0;
-        for h in mesh.primitives.iter().filter_map(|p| p.hollow.as_ref()) {
+        for (k, h) in mesh
+            .primitives
+            .iter()
+            .filter_map(|p| p.hollow.as_ref())
+            .enumerate()
+        {
             if buffers.0.len() <= k {
                 buffers.0.push(Primitive::default());
             }
@@ -67,7 +71,6 @@ impl Source<'_> {
                 levelgeom_scene::PrimitiveSource::fill(&self.source, h.key, b)
             };
             filled.ok()?;
-            k += 1;
         }
         let mut filled = buffers.0.iter();
         mesh.primitives
