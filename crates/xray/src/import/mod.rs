@@ -526,7 +526,8 @@ fn import_view_with(
         visuals_before: nv,
         ..Summary::default()
     };
-    let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &mut summary)?;
+    let settled = ref_geo.settled_nodes(edited, &e_worlds);
+    let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &settled, &mut summary)?;
     let groups = group_copies(&visuals, edited, &mut claims);
     let mut plan = Plan::classify(
         &visuals,
@@ -717,7 +718,8 @@ fn reference_from_scene(reference: &Scene, nv: usize) -> Vec<Option<NodeGeo>> {
 
 /// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
 /// that claim none (new meshes). Only what the file's scene shows counts: nodes outside it
-/// are not in Blender either.
+/// are not in Blender either. `settled` marks the nodes found unchanged beforehand
+/// ([`RefGeo::settled_nodes`]), whose points are known to be finite.
 ///
 /// # Errors
 /// [`ImportError::Node`] for a node whose claim cannot be read or whose positions are not
@@ -726,6 +728,7 @@ fn claims(
     edited: &Scene,
     nv: usize,
     e_worlds: &[[f32; 16]],
+    settled: &[bool],
     summary: &mut Summary,
 ) -> Result<(Vec<Vec<usize>>, Vec<usize>), ImportError> {
     let mut e_excl = mapping::excluded(edited);
@@ -765,10 +768,13 @@ fn claims(
         });
     }
     // a position that is not a number would be written into the level as it is (the nodes
-    // checked in parallel; the first in node order named)
-    let non_finite = (0..edited.nodes.len())
-        .into_par_iter()
-        .position_first(|i| !e_excl[i] && mapping::places_non_finite(edited, i, e_worlds));
+    // checked in parallel; the first in node order named); a node found unchanged already
+    // places only points within the tolerance of the reference's
+    let non_finite = (0..edited.nodes.len()).into_par_iter().position_first(|i| {
+        !e_excl[i]
+            && !settled.get(i).copied().unwrap_or(false)
+            && mapping::places_non_finite(edited, i, e_worlds)
+    });
     if let Some(node) = non_finite.and_then(|i| edited.nodes.get(i)) {
         return Err(ImportError::Node {
             node: node.name.clone(),

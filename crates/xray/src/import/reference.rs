@@ -221,6 +221,19 @@ impl<'b> RefGeo<'b> {
         }
     }
 
+    /// Per node of `edited`: true when [`RefGeo::remember`] found it unchanged and its mesh,
+    /// counts and world matrix are still those. Every point such a node places was found
+    /// within the tolerance of the reference's, so it is a finite number.
+    pub(crate) fn settled_nodes(&self, edited: &Scene, e_worlds: &[[f32; 16]]) -> Vec<bool> {
+        let mut out = vec![false; edited.nodes.len()];
+        for s in self.settled.iter().flatten() {
+            if Settled::of(edited, s.node, e_worlds).as_ref() == Some(s) {
+                out[s.node] = true;
+            }
+        }
+        out
+    }
+
     /// True when `node` of `edited` is unchanged against visual `v`'s reference
     /// ([`transform::unchanged`]'s rule), without making the reference's world-space copy:
     /// its positions and triangles filled into `buffers` (the calling thread's).
