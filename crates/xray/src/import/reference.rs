@@ -7,10 +7,11 @@
 //! compared by filling its mesh's positions and triangles into buffers of the thread that
 //! asks ([`Buffers`], reused from one visual to the next) and applying
 //! [`transform::unchanged_against`], the rule the full scene's mesh would be compared by, on
-//! the same values; so an unedited import decodes each visual's positions once more and allocates
-//! nothing per visual. Each visual's world-space copy ([`NodeGeo`], f64 points, normals and
-//! indices) is made from a filled copy of its mesh only when something asks for it (a moved,
-//! edited or copied visual; the collision of an edited level).
+//! the same values: an unedited import decodes each visual's positions and triangles once
+//! more, and holds none of them past its comparison. Each visual's world-space copy
+//! ([`NodeGeo`], f64 points, normals and indices) is made from a filled copy of its mesh only
+//! when something asks for it (a moved, edited or copied visual; the collision of an edited
+//! level).
 
 use levelgeom_scene::{Mesh, Primitive, Scene};
 use rayon::prelude::*;
