@@ -13,6 +13,7 @@ use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
 use crate::{ImportError, Imported, MeshOptions};
 
 mod deferred;
+mod direct;
 mod partial;
 
 pub(crate) use deferred::read_partial;
@@ -68,7 +69,15 @@ fn read_document(
 ) -> Result<(Imported, Option<gltf::Document>), ImportError> {
     let (document, warnings) = parse(bytes, file)?;
     let attrs = attrs_of(&document, bytes, defer);
-    let imported = build(&document, bytes, file, files, opts, attrs, warnings)?;
+    let imported = build(
+        &document,
+        FileBytes::Whole(bytes),
+        file,
+        files,
+        opts,
+        attrs,
+        warnings,
+    )?;
     Ok((imported, (attrs == Attrs::Positions).then_some(document)))
 }
 
@@ -135,17 +144,28 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), Impo
     Ok((document, warnings))
 }
 
+/// The bytes a document was parsed from: the whole file's, or a GLB read in part.
+#[derive(Clone, Copy)]
+enum FileBytes<'a> {
+    Whole(&'a [u8]),
+    Partial(&'a PartialGlb),
+}
+
 /// The scene of `doc` (parsed from `bytes` with `warnings` by [`parse`]), its primitives'
 /// attributes as `attrs` says.
 fn build(
     doc: &gltf::Document,
-    bytes: &[u8],
+    bytes: FileBytes,
     file: &str,
     files: &dyn FileSource,
     opts: &MeshOptions,
     attrs: Attrs,
     warnings: Vec<String>,
 ) -> Result<Imported, ImportError> {
+    let (bytes, glb) = match bytes {
+        FileBytes::Whole(b) => (b, None),
+        FileBytes::Partial(p) => (p.bytes(), Some(p)),
+    };
     // split again for the BIN chunk (`parse` checked the layout and gave its warnings)
     let bin = if bytes.starts_with(b"glTF") {
         split_glb(bytes, &mut Vec::new()).ok().and_then(|(_, b)| b)
@@ -158,6 +178,7 @@ fn build(
         triangles: 0,
         vertices: 0,
         buffers: Vec::new(),
+        glb,
         warnings: warnings
             .into_iter()
             .map(|w| format!("{file}: {w}"))
@@ -394,6 +415,9 @@ struct Ctx<'a> {
     /// The glTF buffers: the GLB's BIN chunk borrowed from the file's bytes (read once, never
     /// copied), other buffers (data URIs, files) owned.
     buffers: Vec<Cow<'a, [u8]>>,
+    /// The GLB read in part whose BIN chunk `buffers` holds only as far as it was fetched:
+    /// the accessors [`direct`] names are read from its file instead.
+    glb: Option<&'a PartialGlb>,
     warnings: Vec<String>,
 }
 
@@ -435,6 +459,13 @@ impl<'a> Ctx<'a> {
             file: self.file.to_string(),
             path: path.into(),
             message: message.into(),
+        }
+    }
+
+    fn io(&self, source: std::io::Error) -> ImportError {
+        ImportError::Io {
+            file: self.file.to_string(),
+            source,
         }
     }
 
@@ -564,10 +595,13 @@ impl<'a> Ctx<'a> {
 
     /// An accessor of tightly read `f32` elements of `N` components (no sparse part, not
     /// normalized) straight into `N`-arrays, one pass over its bytes; `None` for any other
-    /// accessor, which [`Ctx::values`] reads. Checked as `values` checks.
+    /// accessor, which [`Ctx::values`] reads. Checked as `values` checks. With `direct` (the
+    /// accessor is one [`direct::position`] names) the elements of a GLB read in part are
+    /// read from its file into the arrays.
     fn f32_arrays<const N: usize>(
         &self,
         acc: &gltf::Accessor,
+        direct: bool,
     ) -> Result<Option<Vec<[f32; N]>>, ImportError> {
         let comps = match acc.dimensions() {
             Dimensions::Scalar => 1,
@@ -603,6 +637,13 @@ impl<'a> Ctx<'a> {
         }
         let path = format!("accessors[{}]", acc.index());
         let mut out: Vec<[f32; N]> = self.reserve(count, elem, &path)?;
+        if let Some(glb) = self.glb.filter(|_| direct) {
+            out.resize(count, [0.0; N]);
+            let into = bytemuck::cast_slice_mut(out.as_flattened_mut());
+            glb.read_bin(v.offset() + acc.offset(), into)
+                .map_err(|e| self.io(e))?;
+            return Ok(Some(out));
+        }
         let data = &bytes[acc.offset()..];
         let element = |e: &[u8]| -> [f32; N] {
             std::array::from_fn(|c| {
@@ -916,7 +957,7 @@ impl<'a> Ctx<'a> {
             }
             match &sem {
                 Semantic::Positions => {
-                    p.positions = match self.f32_arrays::<3>(&acc)? {
+                    p.positions = match self.f32_arrays::<3>(&acc, direct::position(&acc))? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -926,7 +967,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::Normals => {
-                    p.normals = match self.f32_arrays::<3>(&acc)? {
+                    p.normals = match self.f32_arrays::<3>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -936,7 +977,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::Tangents => {
-                    p.tangents = match self.f32_arrays::<4>(&acc)? {
+                    p.tangents = match self.f32_arrays::<4>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -949,7 +990,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::TexCoords(k) => {
-                    let set = match self.f32_arrays::<2>(&acc)? {
+                    let set = match self.f32_arrays::<2>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -971,7 +1012,7 @@ impl<'a> Ctx<'a> {
                     }
                     // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
                     Dimensions::Vec3 | Dimensions::Vec4 => {
-                        let set = match self.f32_arrays::<4>(&acc)? {
+                        let set = match self.f32_arrays::<4>(&acc, false)? {
                             Some(a) => a,
                             None => self.values(&acc)?.vec4s(),
                         };
@@ -1122,6 +1163,18 @@ impl<'a> Ctx<'a> {
             ));
         }
         let mut out = self.reserve(count, 4, &path)?;
+        if let (Some(glb), Some(width), true) = (self.glb, direct::indices(acc), count > 0) {
+            let at = view.offset() + acc.offset();
+            match width {
+                direct::IndexWidth::U32 => {
+                    out.resize(count, 0);
+                    glb.read_bin(at, bytemuck::cast_slice_mut(&mut out))
+                }
+                direct::IndexWidth::U16 => read_u16s(glb, at, count, &mut out),
+            }
+            .map_err(|e| self.io(e))?;
+            return Ok(out);
+        }
         // one loop per index size (the size decided once, not per index)
         let at = |e: usize| acc.offset() + e * stride;
         match csize {
@@ -1308,6 +1361,29 @@ impl<'de> serde::Deserialize<'de> for Pairs {
         }
         d.deserialize_map(V)
     }
+}
+
+/// `count` u16 indices from the BIN chunk's offset `at` of `glb`, widened onto `out`, read
+/// through a small buffer (the indices of a few thousand vertices at a time).
+fn read_u16s(
+    glb: &PartialGlb,
+    at: usize,
+    count: usize,
+    out: &mut Vec<u32>,
+) -> std::io::Result<()> {
+    let mut buf = [0u8; 8192];
+    let mut done = 0;
+    while done < count {
+        let n = (count - done).min(buf.len() / 2);
+        let part = &mut buf[..2 * n];
+        glb.read_bin(at + 2 * done, part)?;
+        out.extend(
+            part.chunks_exact(2)
+                .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))),
+        );
+        done += n;
+    }
+    Ok(())
 }
 
 fn comp_size(ct: DataType) -> usize {
