@@ -1365,12 +1365,7 @@ impl<'de> serde::Deserialize<'de> for Pairs {
 
 /// `count` u16 indices from the BIN chunk's offset `at` of `glb`, widened onto `out`, read
 /// through a small buffer (the indices of a few thousand vertices at a time).
-fn read_u16s(
-    glb: &PartialGlb,
-    at: usize,
-    count: usize,
-    out: &mut Vec<u32>,
-) -> std::io::Result<()> {
+fn read_u16s(glb: &PartialGlb, at: usize, count: usize, out: &mut Vec<u32>) -> std::io::Result<()> {
     let mut buf = [0u8; 8192];
     let mut done = 0;
     while done < count {

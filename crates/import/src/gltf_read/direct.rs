@@ -30,9 +30,8 @@ pub(super) enum IndexWidth {
 /// The accessor's bufferView when it lies in the BIN chunk and the accessor has no sparse
 /// part (on a little-endian host).
 fn bin_view<'a>(acc: &gltf::Accessor<'a>) -> Option<gltf::buffer::View<'a>> {
-    acc.view().filter(|v| {
-        HOST_LE && acc.sparse().is_none() && matches!(v.buffer().source(), Source::Bin)
-    })
+    acc.view()
+        .filter(|v| HOST_LE && acc.sparse().is_none() && matches!(v.buffer().source(), Source::Bin))
 }
 
 /// A POSITION accessor read straight from the file: tightly packed `f32` VEC3 (the stride as
