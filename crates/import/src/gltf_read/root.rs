@@ -8,9 +8,8 @@
 //! The members of a root object are read independently of each other (the derived
 //! deserializer of `Root`: each member's value into its own field), so the two halves give
 //! the root the whole parse gives. Any file the split does not fit, and every error, is
-//! parsed whole, which gives the error and its place as before: a top-level member twice
-//! (the whole parse refuses it), a key written with escapes, no `accessors`, a JSON chunk
-//! under [`SPLIT_FROM`].
+//! parsed whole, which gives the error and its place as before (a key written with escapes,
+//! no `accessors`, a JSON chunk under [`SPLIT_FROM`], a member twice).
 
 use gltf::json::Root;
 use serde_json::value::RawValue;
@@ -31,42 +30,42 @@ pub(super) fn parse(json: &[u8]) -> Result<Root, serde_json::Error> {
     Root::from_slice(json)
 }
 
-/// The members of a JSON object, in file order, their values unparsed.
-struct Members<'a>(Vec<(&'a str, &'a RawValue)>);
+/// Finds the value of a JSON object's member `accessors`, the other members before it skipped
+/// ([`serde::de::IgnoredAny`]): the visit stops there (the deserializer then reports the
+/// object unfinished, which the caller ignores: what was found is in `found`).
+struct Accessors<'a, 'de> {
+    found: &'a mut Option<&'de RawValue>,
+}
 
-impl<'de> serde::Deserialize<'de> for Members<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
+impl<'de> serde::de::Visitor<'de> for Accessors<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while let Some(key) = m.next_key::<&'de str>()? {
+            if key == "accessors" {
+                *self.found = Some(m.next_value()?);
+                return Ok(());
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> Result<Members<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = m.next_entry::<&'de str, &'de RawValue>()? {
-                    out.push(entry);
-                }
-                Ok(Members(out))
-            }
+            m.next_value::<serde::de::IgnoredAny>()?;
         }
-        d.deserialize_map(V)
+        Ok(())
     }
 }
 
 /// The root of `json` parsed in two halves on two threads; `None` when the split does not
-/// fit or a half fails (the whole parse then gives the error).
+/// fit or a half fails (the whole parse then gives the error). A member twice (`accessors`
+/// among them) is in the rest, whose parse refuses it.
 fn split(json: &[u8]) -> Option<Root> {
-    let Members(members) = serde_json::from_slice(json).ok()?;
-    let mut keys: Vec<&str> = members.iter().map(|(k, _)| *k).collect();
-    keys.sort_unstable();
-    if keys.windows(2).any(|w| w[0] == w[1]) {
-        return None;
-    }
-    let raw = members.iter().find(|(k, _)| *k == "accessors")?.1.get();
+    let text = std::str::from_utf8(json).ok()?;
+    let mut found = None;
+    // Err: stopped at `accessors` (or a file the whole parse reports on)
+    let _ = serde::Deserializer::deserialize_map(
+        &mut serde_json::Deserializer::from_str(text),
+        Accessors { found: &mut found },
+    );
+    let raw = found?.get();
     // where the value lies in `json` (it was borrowed from it: checked all the same)
     let start = (raw.as_ptr() as usize).checked_sub(json.as_ptr() as usize)?;
     let end = start.checked_add(raw.len())?;
@@ -82,7 +81,10 @@ fn split(json: &[u8]) -> Option<Root> {
     alone.extend_from_slice(head);
     alone.extend_from_slice(raw.as_bytes());
     alone.push(b'}');
-    let accessors = || Root::from_slice(&alone).ok().map(|r| r.accessors);
+    let accessors = || {
+        let r = Root::from_slice(&alone).ok().map(|r| r.accessors);
+        r
+    };
     std::thread::scope(|s| {
         let other = std::thread::Builder::new()
             .name("parse glTF".into())
