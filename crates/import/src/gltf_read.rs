@@ -15,7 +15,6 @@ use crate::{ImportError, Imported, MeshOptions};
 mod deferred;
 mod direct;
 mod partial;
-mod root;
 
 pub(crate) use deferred::read_partial;
 pub use deferred::{read_gltf_deferred, Deferred};
@@ -114,10 +113,12 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), Impo
     } else {
         (bytes, 0usize)
     };
-    // `Root::from_slice` (compiled once, in gltf-json; calling serde_json's generic
+    // `Root::from_slice` is compiled once, in gltf-json; calling serde_json's generic
     // `from_slice::<Root>` here would compile the whole glTF schema's deserializer a second
-    // time into this crate), on two threads for a large file
-    let mut root = root::parse(json).map_err(|e| {
+    // time into this crate (the same function, the same `serde_json::Error`). Parsing the
+    // accessors on a thread of their own beside the rest cost about what it saved on the
+    // 2-core machine (docs/benchmarks.md, "Round 7 (glbdirect)"): not done
+    let mut root = gltf::json::Root::from_slice(json).map_err(|e| {
         let at = json_at + json_offset(json, e.line(), e.column());
         let what = if json_at > 0 {
             format!("JSON chunk, at file offset 0x{at:08X}")
