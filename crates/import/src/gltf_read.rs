@@ -423,10 +423,9 @@ struct Ctx<'a> {
     warnings: Vec<String>,
 }
 
-/// An accessor checked by [`Ctx::layout`]: where it is named, its components per element, its
-/// elements, and its bufferView's bytes with the stride (none: all zeros).
+/// An accessor checked by [`Ctx::layout`]: its components per element, its elements, and its
+/// bufferView's bytes with the stride (none: all zeros).
 struct Layout<'s> {
-    path: String,
     comps: usize,
     count: usize,
     data: Option<(&'s [u8], usize)>,
@@ -495,14 +494,14 @@ impl<'a> Ctx<'a> {
 
     /// An empty vector with room for `n` elements of `elem` bytes: refused over
     /// `Limits::max_decoded` bytes, reserved fallibly.
-    fn reserve<T>(&self, n: usize, elem: usize, at: &str) -> Result<Vec<T>, ImportError> {
+    fn reserve<T>(&self, n: usize, elem: usize, at: At) -> Result<Vec<T>, ImportError> {
         self.within_decoded(n, elem, at)?;
         let bytes = (n as u64).saturating_mul(elem as u64);
         let max = self.opts.limits.max_decoded as u64;
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             self.limit(
-                at,
+                at(),
                 "decoded bytes (allocation failed)",
                 bytes,
                 max,
@@ -514,11 +513,11 @@ impl<'a> Ctx<'a> {
 
     /// `n` elements of `elem` bytes refused over `Limits::max_decoded` bytes (as
     /// [`Ctx::reserve`] refuses them, without reserving).
-    fn within_decoded(&self, n: usize, elem: usize, at: &str) -> Result<(), ImportError> {
+    fn within_decoded(&self, n: usize, elem: usize, at: At) -> Result<(), ImportError> {
         let bytes = (n as u64).saturating_mul(elem as u64);
         let max = self.opts.limits.max_decoded as u64;
         if bytes > max {
-            return Err(self.limit(at, "decoded bytes", bytes, max, "max_decoded"));
+            return Err(self.limit(at(), "decoded bytes", bytes, max, "max_decoded"));
         }
         Ok(())
     }
@@ -572,17 +571,17 @@ impl<'a> Ctx<'a> {
 
     /// The bytes of a bufferView, checked against its buffer.
     fn view<'s>(&'s self, v: &gltf::buffer::View) -> Result<&'s [u8], ImportError> {
-        let path = format!("bufferViews[{}]", v.index());
+        let path = || format!("bufferViews[{}]", v.index());
         let buf = self
             .buffers
             .get(v.buffer().index())
-            .ok_or_else(|| self.err(&path, "buffer not loaded"))?;
+            .ok_or_else(|| self.err(path(), "buffer not loaded"))?;
         v.offset()
             .checked_add(v.length())
             .and_then(|end| buf.get(v.offset()..end))
             .ok_or_else(|| {
                 self.err(
-                    &path,
+                    path(),
                     format!(
                         "bytes {}..{}+{} are past the end of buffer {} ({} bytes)",
                         v.offset(),
@@ -637,8 +636,7 @@ impl<'a> Ctx<'a> {
             // nothing to read (its byteOffset may even lie past the view)
             return Ok(Some(Vec::new()));
         }
-        let path = format!("accessors[{}]", acc.index());
-        let mut out: Vec<[f32; N]> = self.reserve(count, elem, &path)?;
+        let mut out: Vec<[f32; N]> = self.reserve(count, elem, &|| accessor_path(acc))?;
         if let Some(glb) = self.glb.filter(|_| direct) {
             out.resize(count, [0.0; N]);
             let into = bytemuck::cast_slice_mut(out.as_flattened_mut());
@@ -663,13 +661,13 @@ impl<'a> Ctx<'a> {
     /// An accessor's shape and bytes, checked: a type `values` reads, every element within
     /// its bufferView (or, without one, not too many zeros).
     fn layout<'s>(&'s self, acc: &gltf::Accessor) -> Result<Layout<'s>, ImportError> {
-        let path = format!("accessors[{}]", acc.index());
+        let path = || accessor_path(acc);
         let comps = match acc.dimensions() {
             Dimensions::Scalar => 1,
             Dimensions::Vec2 => 2,
             Dimensions::Vec3 => 3,
             Dimensions::Vec4 => 4,
-            d => return Err(self.err(&path, format!("type {d:?} is not supported here"))),
+            d => return Err(self.err(path(), format!("type {d:?} is not supported here"))),
         };
         let elem = comps * comp_size(acc.data_type());
         let count = acc.count();
@@ -679,7 +677,7 @@ impl<'a> Ctx<'a> {
                 let stride = v.stride().unwrap_or(elem);
                 if stride < elem {
                     return Err(self.err(
-                        &path,
+                        path(),
                         format!("byteStride {stride} is less than the element size {elem}"),
                     ));
                 }
@@ -695,7 +693,7 @@ impl<'a> Ctx<'a> {
                     Some(n) if n <= bytes.len() => {}
                     _ => {
                         return Err(self.err(
-                            &path,
+                            path(),
                             format!(
                                 "{count} elements of {elem} bytes (stride {stride}) from byteOffset {} run past bufferView {} ({} bytes)",
                                 acc.offset(),
@@ -710,29 +708,20 @@ impl<'a> Ctx<'a> {
             None => {
                 if count.saturating_mul(comps) > MAX_ZERO_COMPONENTS {
                     return Err(self.err(
-                        &path,
+                        path(),
                         format!("count {count} without a bufferView is too large"),
                     ));
                 }
                 None
             }
         };
-        Ok(Layout {
-            path,
-            comps,
-            count,
-            data,
-        })
+        Ok(Layout { comps, count, data })
     }
 
     /// Read an accessor's elements as floats (sparse substitution applied).
     fn values(&self, acc: &gltf::Accessor) -> Result<Values, ImportError> {
-        let Layout {
-            path,
-            comps,
-            count,
-            data,
-        } = self.layout(acc)?;
+        let Layout { comps, count, data } = self.layout(acc)?;
+        let path = || accessor_path(acc);
         let ct = acc.data_type();
         let csize = comp_size(ct);
         let elem = comps * csize;
@@ -756,7 +745,7 @@ impl<'a> Ctx<'a> {
             }
         };
         if let Some(sp) = acc.sparse() {
-            let sp_path = format!("{path}.sparse");
+            let sp_path = format!("{}.sparse", path());
             let n = sp.count();
             if n > count {
                 return Err(self.err(
@@ -918,11 +907,10 @@ impl<'a> Ctx<'a> {
         let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
         let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
         for (sem, acc) in prim.attributes() {
-            let name = semantic_name(&sem);
-            let apath = format!("{path}.attributes.{name}");
+            let apath = || format!("{path}.attributes.{}", semantic_name(&sem));
             if acc.count() != n {
                 return Err(self.err(
-                    &apath,
+                    apath(),
                     format!(
                         "accessor {} has {} elements, POSITION has {n}",
                         acc.index(),
@@ -935,7 +923,7 @@ impl<'a> Ctx<'a> {
                     Ok(())
                 } else {
                     Err(self.err(
-                        &apath,
+                        apath(),
                         format!(
                             "accessor {} has {} components per element",
                             acc.index(),
@@ -1022,12 +1010,13 @@ impl<'a> Ctx<'a> {
                     }
                     _ => {
                         self.warn(format!(
-                            "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                            "{}: custom attribute is not SCALAR, VEC3 or VEC4; ignored",
+                            apath()
                         ));
                     }
                 },
                 Semantic::Joints(_) | Semantic::Weights(_) => {
-                    self.warn(format!("{apath}: skinning attribute ignored"));
+                    self.warn(format!("{}: skinning attribute ignored", apath()));
                 }
             }
         }
@@ -1048,7 +1037,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         sem: &Semantic,
         acc: &gltf::Accessor,
-        apath: &str,
+        apath: At,
     ) -> Result<(), ImportError> {
         let comps: &[usize] = match sem {
             Semantic::Positions | Semantic::Normals => &[3],
@@ -1059,13 +1048,14 @@ impl<'a> Ctx<'a> {
                 Dimensions::Scalar | Dimensions::Vec3 | Dimensions::Vec4 => &[1, 3, 4],
                 _ => {
                     self.warn(format!(
-                        "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                        "{}: custom attribute is not SCALAR, VEC3 or VEC4; ignored",
+                        apath()
                     ));
                     return Ok(());
                 }
             },
             Semantic::Joints(_) | Semantic::Weights(_) => {
-                self.warn(format!("{apath}: skinning attribute ignored"));
+                self.warn(format!("{}: skinning attribute ignored", apath()));
                 return Ok(());
             }
         };
@@ -1074,14 +1064,14 @@ impl<'a> Ctx<'a> {
             self.values(acc)?.comps
         } else {
             let l = self.layout(acc)?;
-            self.within_decoded(l.count.saturating_mul(l.comps), 4, &l.path)?;
+            self.within_decoded(l.count.saturating_mul(l.comps), 4, &|| accessor_path(acc))?;
             l.comps
         };
         if comps.contains(&got) {
             Ok(())
         } else {
             Err(self.err(
-                apath,
+                apath(),
                 format!("accessor {} has {got} components per element", acc.index()),
             ))
         }
@@ -1132,7 +1122,7 @@ impl<'a> Ctx<'a> {
     /// Index accessor as u32 (bounds checked like [`Ctx::values`]; no sparse support needed
     /// beyond what `values` does, so sparse index accessors go through it).
     fn indices(&self, acc: &gltf::Accessor) -> Result<Vec<u32>, ImportError> {
-        let path = format!("accessors[{}]", acc.index());
+        let path = || accessor_path(acc);
         if acc.sparse().is_some() || acc.view().is_none() {
             // rare: fall back to the float path, exact below 2^24
             let v = self.values(acc)?;
@@ -1155,7 +1145,7 @@ impl<'a> Ctx<'a> {
         };
         if need.is_none_or(|n| n > bytes.len()) {
             return Err(self.err(
-                &path,
+                path(),
                 format!(
                     "{count} indices of {csize} bytes from byteOffset {} run past bufferView {} ({} bytes)",
                     acc.offset(),
@@ -1381,6 +1371,14 @@ fn read_u16s(glb: &PartialGlb, at: usize, count: usize, out: &mut Vec<u32>) -> s
         done += n;
     }
     Ok(())
+}
+
+/// Where a count was read (an accessor, a primitive), named only when an error needs it.
+type At<'p> = &'p dyn Fn() -> String;
+
+/// An accessor as errors name it: `accessors[i]`.
+fn accessor_path(acc: &gltf::Accessor) -> String {
+    format!("accessors[{}]", acc.index())
 }
 
 fn comp_size(ct: DataType) -> usize {

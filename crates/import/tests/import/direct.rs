@@ -85,26 +85,27 @@ fn read_both(path: &std::path::Path) -> levelgeom_scene::Scene {
     part.scene
 }
 
-/// Mesh 0: tight POSITION, u32 indices (both read straight from the file). Mesh 1: POSITION
-/// and NORMAL interleaved (stride 24: read from the fetched view), u16 indices from byteOffset
-/// 2 of their view (straight, past the first). Mesh 2: tight POSITION, u8 indices (fetched).
-#[test]
-fn direct_and_fetched_accessors_read_the_values_written() {
-    let p0 = [[1.5, -2.25, 3.0], [0.1, 1e-30, -0.0], [7.0, 8.0, f32::MAX]];
-    let p1 = [[4.0, 5.0, 6.0], [-4.0, -5.0, -6.0], [0.5, 0.25, 0.125]];
-    let n1 = [0.0, 0.0, 1.0];
+const P0: [[f32; 3]; 3] = [[1.5, -2.25, 3.0], [0.1, 1e-30, -0.0], [7.0, 8.0, f32::MAX]];
+const P1: [[f32; 3]; 3] = [[4.0, 5.0, 6.0], [-4.0, -5.0, -6.0], [0.5, 0.25, 0.125]];
+const N1: [f32; 3] = [0.0, 0.0, 1.0];
+
+/// Mesh 0: tight POSITION [`P0`], u32 indices (both read straight from the file). Mesh 1:
+/// POSITION [`P1`] and NORMAL [`N1`] interleaved (stride 24: read from the fetched view), u16
+/// indices from byteOffset 2 of their view (straight, past the first). Mesh 2: tight POSITION
+/// [`P0`], u8 indices (fetched).
+fn mixed() -> Vec<u8> {
     let mut interleaved = Vec::new();
-    for p in &p1 {
+    for p in &P1 {
         interleaved.extend(f32s(p));
-        interleaved.extend(f32s(&n1));
+        interleaved.extend(f32s(&N1));
     }
     let flat = |p: &[[f32; 3]; 3]| -> Vec<f32> { p.iter().flatten().copied().collect() };
     let views = [
-        (f32s(&flat(&p0)), None),
+        (f32s(&flat(&P0)), None),
         (u32s(&[2, 1, 0, 0, 2, 1]), None),
         (interleaved, Some(24)),
         (u16s(&[9, 1, 2, 0]), None),
-        (f32s(&flat(&p0)), None),
+        (f32s(&flat(&P0)), None),
         (vec![0, 2, 1], None),
     ];
     let accessors = [
@@ -122,20 +123,78 @@ fn direct_and_fetched_accessors_read_the_values_written() {
         r#"{"primitives":[{"attributes":{"POSITION":5},"indices":6}]}"#,
     ];
     let acc: Vec<&str> = accessors.iter().map(String::as_str).collect();
+    file(&views, None, &acc, &meshes)
+}
+
+#[test]
+fn direct_and_fetched_accessors_read_the_values_written() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("level.glb");
-    std::fs::write(&path, file(&views, None, &acc, &meshes)).unwrap();
+    std::fs::write(&path, mixed()).unwrap();
     let scene = read_both(&path);
     let prim = |m: usize| &scene.meshes[m].primitives[0];
     let bits = |p: &[[f32; 3]]| -> Vec<u32> { p.iter().flatten().map(|v| v.to_bits()).collect() };
     // bit for bit: -0.0, the tiny value and f32::MAX as written
-    assert_eq!(bits(&prim(0).positions), bits(&p0));
+    assert_eq!(bits(&prim(0).positions), bits(&P0));
     assert_eq!(prim(0).indices, vec![2, 1, 0, 0, 2, 1]);
-    assert_eq!(prim(1).positions, p1.to_vec());
-    assert_eq!(prim(1).normals, vec![n1; 3]);
+    assert_eq!(prim(1).positions, P1.to_vec());
+    assert_eq!(prim(1).normals, vec![N1; 3]);
     assert_eq!(prim(1).indices, vec![1, 2, 0]);
-    assert_eq!(bits(&prim(2).positions), bits(&p0));
+    assert_eq!(bits(&prim(2).positions), bits(&P0));
     assert_eq!(prim(2).indices, vec![0, 2, 1]);
+}
+
+/// What a read of `path` gives, as text: the scene and warnings, or the error. In part:
+/// deferred and every mesh completed; else read whole and eagerly.
+fn outcome(path: &std::path::Path, in_part: bool) -> String {
+    let read = if in_part {
+        read_mesh_deferred(path, &OPTS).and_then(|(mut imported, deferred)| {
+            if let Some(mut d) = deferred {
+                d.complete(&mut imported.scene, &[])?;
+            }
+            Ok(imported)
+        })
+    } else {
+        read_mesh_with(path, &OPTS)
+    };
+    match read {
+        Ok(i) => format!("{:?} {:?}", i.scene, i.warnings),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Every byte of [`mixed`] overwritten in turn (with 0, 0xFF, a digit, a quote: offsets,
+/// counts and strides of the JSON changed, lengths of the header and chunks, values in the
+/// BIN chunk) and the file cut at every length: the read in part (straight from the file
+/// where it can) gives what the eager read of the whole file gives, scene, warnings or error
+/// message; and some of the files are errors, some read.
+#[test]
+fn corrupt_files_read_in_part_as_the_eager_read_reads_them() {
+    let good = mixed();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.glb");
+    let (mut errors, mut read) = (0, 0);
+    let mut check = |bytes: &[u8], what: &str| {
+        std::fs::write(&path, bytes).unwrap();
+        let eager = outcome(&path, false);
+        assert_eq!(outcome(&path, true), eager, "{what}");
+        if eager.starts_with("error") {
+            errors += 1;
+        } else {
+            read += 1;
+        }
+    };
+    for k in 0..good.len() {
+        for v in [0u8, 0xFF, b'7', b'"'] {
+            let mut bad = good.clone();
+            bad[k] = v;
+            check(&bad, &format!("byte {k} = {v:#04X}"));
+        }
+    }
+    for len in 0..good.len() {
+        check(&good[..len], &format!("cut at {len}"));
+    }
+    assert!(errors > 500 && read > 500, "{errors} errors, {read} read");
 }
 
 /// u16 indices spanning several of the small buffer's reads (8,192 bytes: 4,096 indices)
