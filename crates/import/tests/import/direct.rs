@@ -15,15 +15,13 @@ const OPTS: MeshOptions = MeshOptions {
     decode_images: false,
 };
 
+/// A bufferView's bytes and optional byteStride.
+type View = (Vec<u8>, Option<usize>);
+
 /// A GLB of `views` (bytes and optional byteStride, 4-aligned one after the other in the BIN
 /// chunk; the buffer's byteLength `buffer_len`, or the chunk's), `accessors` and `meshes`
 /// (JSON objects), one node per mesh.
-fn file(
-    views: &[(Vec<u8>, Option<usize>)],
-    buffer_len: Option<usize>,
-    accessors: &[&str],
-    meshes: &[&str],
-) -> Vec<u8> {
+fn file(views: &[View], buffer_len: Option<usize>, accessors: &[&str], meshes: &[&str]) -> Vec<u8> {
     let mut bin = Vec::new();
     let mut json_views = Vec::new();
     for (bytes, stride) in views {
@@ -227,7 +225,7 @@ fn many_u16_indices_are_widened_in_order() {
 fn bad_direct_accessors_are_refused_as_the_eager_read_refuses_them() {
     let pos = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
     let meshes = [r#"{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}"#];
-    let cases: [(Vec<String>, Vec<(Vec<u8>, Option<usize>)>, Option<usize>, &str); 5] = [
+    let cases = [
         // 4 positions in a 36-byte view
         (
             vec![vec3(0, 0, 4), scalar(1, 0, 5125, 3)],
