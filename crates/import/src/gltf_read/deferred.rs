@@ -73,8 +73,10 @@ pub fn read_gltf_deferred(
     Ok((imported, deferred))
 }
 
-/// [`read_gltf_deferred`] of a GLB read in part ([`PartialGlb`]): the positions' and indices'
-/// bufferViews are read now, the others by [`Deferred::complete`] for the meshes it completes.
+/// [`read_gltf_deferred`] of a GLB read in part ([`PartialGlb`]): the positions and indices
+/// are read now (those [`direct`] names straight from the file into the scene's vectors, the
+/// others' bufferViews into place first), the other attributes' bufferViews by
+/// [`Deferred::complete`] for the meshes it completes.
 pub(crate) fn read_partial(
     mut glb: PartialGlb,
     file: &str,
