@@ -43,6 +43,9 @@ pub(super) fn caps(limits: &Limits) -> (u64, u64) {
     (max_triangles, max_triangles.saturating_mul(3))
 }
 
+/// A mesh read by a context of its own: the mesh (or the read's error) and its warnings.
+type MeshRead = (Result<Mesh, ImportError>, Vec<String>);
+
 /// The file's counts up to a mesh (as [`Ctx::count_primitive`] adds them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Counts {
@@ -105,7 +108,7 @@ impl<'a> Ctx<'a> {
         let parallel = &meshes[..limit_at];
         if parallel.len() > 1 && counts.vertices - start.vertices >= PARALLEL_FROM_VERTICES {
             let failed = AtomicUsize::new(usize::MAX);
-            let read: Vec<Option<(Result<Mesh, ImportError>, Vec<String>)>> = parallel
+            let read: Vec<Option<MeshRead>> = parallel
                 .par_iter()
                 .enumerate()
                 .map(|(i, mesh)| {
