@@ -203,9 +203,10 @@ impl Bits for f32 {
 
 impl<const N: usize> Bits for [f32; N] {
     fn same(&self, other: &Self) -> bool {
+        // every component compared (no early exit: the checks of whole blocks vectorise)
         self.iter()
             .zip(other)
-            .all(|(a, b)| a.to_bits() == b.to_bits())
+            .fold(true, |same, (a, b)| same & (a.to_bits() == b.to_bits()))
     }
 }
 
@@ -315,6 +316,9 @@ impl Repair for [f32; 4] {
     }
 }
 
+/// Values [`Unit::check`] checks at a time without an early exit.
+const UNIT_BLOCK: usize = 64;
+
 /// Normals or tangents of a cleaned primitive: values to write, those from `from` on repaired
 /// ([`Repair`]) as they are read, so that no repaired copy is held (see the module docs).
 #[derive(Clone, Debug)]
@@ -329,10 +333,18 @@ impl<'a, T: Repair> Unit<'a, T> {
     /// `values` checked: the non-finite components counted in `rep`, and the first value that
     /// changes when repaired found.
     pub fn check(values: &'a [T], rep: &mut Repairs) -> Self {
-        let from = values
+        // blocks checked whole first (a loop without an early exit, which the compiler
+        // vectorises), then the first block that has a changed value searched value by value:
+        // the answer of `position(|v| !v.repaired().same(v))`
+        let block = values
+            .chunks(UNIT_BLOCK)
+            .position(|b| !b.iter().fold(true, |ok, v| ok & v.repaired().same(v)))
+            .unwrap_or(values.len() / UNIT_BLOCK + 1);
+        let start = (block * UNIT_BLOCK).min(values.len());
+        let from = values[start..]
             .iter()
             .position(|v| !v.repaired().same(v))
-            .unwrap_or(values.len());
+            .map_or(values.len(), |i| start + i);
         rep.non_finite += values[from..].iter().map(Repair::non_finite).sum::<usize>();
         Unit {
             values: Cow::Borrowed(values),

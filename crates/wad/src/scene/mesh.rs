@@ -49,10 +49,11 @@ struct Corners {
 const NONE: u32 = u32::MAX;
 
 impl Corners {
-    fn new(nverts: usize) -> Corners {
+    /// Room for `corners` corners of a model of `nverts` vertices.
+    fn new(nverts: usize, corners: usize) -> Corners {
         Corners {
             last: vec![NONE; nverts],
-            made: Vec::new(),
+            made: Vec::with_capacity(corners),
         }
     }
 
@@ -138,7 +139,7 @@ pub fn build(
             // at most three corners a face, and mostly one a model vertex
             let corners = (3 * n).min(nverts);
             PrimBuilder {
-                corners: Corners::new(nverts),
+                corners: Corners::new(nverts, corners),
                 prim: Primitive {
                     material,
                     positions: Vec::with_capacity(corners),
