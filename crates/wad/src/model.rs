@@ -248,14 +248,17 @@ impl ModelHeader {
 
 /// Little-endian fields of one fixed-size record, by byte offset (the caller hands over a
 /// slice of the record's size, so every offset is inside it).
+#[inline]
 fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
+#[inline]
 fn f32_at(b: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
+#[inline]
 fn vec3_at(b: &[u8], at: usize) -> Vec3 {
     [f32_at(b, at), f32_at(b, at + 4), f32_at(b, at + 8)]
 }
