@@ -113,3 +113,55 @@ fn an_output_path_that_is_a_file_or_blocked_by_a_folder_is_an_error() {
     );
     assert!(out.join("level.obj").is_dir());
 }
+
+/// A glTF-only export of an X-Ray level streams its vertices from a hollow scene; a tree whose
+/// `TREEDEF2` matrix is sheared (no translation·rotation·scale, so glTF cannot hold it as a node
+/// matrix) needs its vertices baked up front, and the export then falls back to the full scene:
+/// the same GLB as the full scene's export (which a glTF + OBJ export makes), with the shear in
+/// it.
+#[test]
+fn a_sheared_tree_exports_through_the_full_scene() {
+    use levelgeom_xray::formats::{level::LevelChunk, ogf::OgfChunk};
+    let d = tempfile::tempdir().unwrap();
+    let write = |dir: &Path, shear: f32| {
+        let (mut level, geom) =
+            levelgeom_xray::generate::level(levelgeom_xray::generate::Options::default());
+        let mut sheared = 0;
+        for c in &mut level.chunks {
+            if let LevelChunk::Visuals(vs) = &mut c.value {
+                for v in vs {
+                    for oc in &mut v.value.chunks {
+                        if let OgfChunk::TreeDef(td) = &mut oc.value {
+                            // row j's x: a model-space y adds to x
+                            td.xform[4] = shear;
+                            sheared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(sheared > 0, "the generated level has trees");
+        fs::create_dir_all(dir).unwrap();
+        fs::write(dir.join("level"), level.to_bytes().unwrap()).unwrap();
+        fs::write(dir.join("level.geom"), geom.to_bytes().unwrap()).unwrap();
+    };
+    write(&d.path().join("plain"), 0.0);
+    write(&d.path().join("sheared"), 0.5);
+    let both = ExportOptions {
+        formats: Formats {
+            gltf: true,
+            obj: true,
+        },
+        ..ExportOptions::default()
+    };
+    let glb = |lvl: &str, opts: &ExportOptions, out: &str| {
+        let level = levelgeom_core::open(&d.path().join(lvl)).unwrap();
+        level.export(&d.path().join(out), opts).unwrap();
+        fs::read(d.path().join(out).join("level.glb")).unwrap()
+    };
+    let streamed = glb("sheared", &gltf_only(), "s1");
+    assert_eq!(streamed, glb("sheared", &both, "s2"));
+    // the shear reached the file: not the unsheared level's GLB
+    assert_ne!(streamed, glb("plain", &gltf_only(), "p1"));
+    assert_eq!(glb("plain", &gltf_only(), "p1b"), glb("plain", &both, "p2"));
+}
