@@ -331,6 +331,20 @@ impl TexturePage {
             || matches!(&self.data, PageData::Raw16(_) if self.flags != 0 && self.flags & PAGE_RLE == 0)
     }
 
+    /// Whether the RLE stream's packets run past the page (the overrun flag of
+    /// [`Self::decode_rle`], with its errors), found by walking the packets without decoding
+    /// the pixels (`None` for other storage forms).
+    pub fn rle_overrun(&self) -> Option<Result<bool, PixelError>> {
+        let PageData::Rle(stream) = &self.data else {
+            return None;
+        };
+        Some(Self::checked_pixels(self.width, self.height).and_then(|n| {
+            rle::walk(stream, n as usize, |_| {})
+                .map(|(_, overrun)| overrun)
+                .map_err(PixelError::Rle)
+        }))
+    }
+
     /// The decoded RLE stream with its overrun flag (`None` for other storage forms).
     pub fn decode_rle(&self) -> Option<Result<rle::Decoded, PixelError>> {
         let PageData::Rle(stream) = &self.data else {
@@ -720,5 +734,42 @@ mod tests {
         for w in 0..=u16::MAX {
             assert_eq!(rgba8(w), abgr1555_to_rgba8(w), "word {w:#06x}");
         }
+    }
+
+    /// The walk without pixels answers as the decoding: no overrun for a stream made by the
+    /// encoder, the overrun of a run longer than the page (hand-made: 4 pixels, a run of 6),
+    /// the error of a stream cut inside a packet, and `None` for a raw page.
+    #[test]
+    fn rle_overrun_is_the_decodings_flag() {
+        let page = |width, height, stream: Vec<u8>| TexturePage {
+            flags: PAGE_RLE,
+            width,
+            height,
+            data: PageData::Rle(stream),
+        };
+        let agree = |p: &TexturePage| {
+            let walked = p.rle_overrun();
+            let decoded = p.decode_rle().map(|d| d.map(|d| d.overrun));
+            assert_eq!(walked, decoded);
+            walked
+        };
+        let pixels: Vec<u16> = (0..64u16)
+            .map(|i| if i < 20 { 0x8000 } else { i })
+            .collect();
+        assert_eq!(agree(&page(8, 8, rle::encode(&pixels))), Some(Ok(false)));
+        // count −6 (a run), word 0x801F: six pixels for a page of four
+        let run6 = [(-6i16).to_le_bytes(), 0x801Fu16.to_le_bytes()].concat();
+        assert_eq!(agree(&page(2, 2, run6.clone())), Some(Ok(true)));
+        assert!(matches!(
+            agree(&page(2, 2, run6[..3].to_vec())),
+            Some(Err(_))
+        ));
+        let raw = TexturePage {
+            flags: 1,
+            width: 1,
+            height: 1,
+            data: PageData::Raw16(vec![0]),
+        };
+        assert_eq!(raw.rle_overrun(), None);
     }
 }
