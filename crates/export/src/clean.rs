@@ -461,7 +461,8 @@ pub(crate) fn clean_primitive<'a>(
     };
     let mut uvs = Vec::with_capacity(p.uvs.len());
     for (k, set) in p.uvs.iter().enumerate() {
-        if wrong_len(&format!("uv set {k}"), set.len(), rep) {
+        // the name formatted only for a warning (`wrong_len` is false when the length fits)
+        if set.len() != n && wrong_len(&format!("uv set {k}"), set.len(), rep) {
             uvs.push(Cow::Owned(vec![[0.0; 2]; n]));
         } else {
             uvs.push(finite_cow(set, rep));
@@ -469,7 +470,7 @@ pub(crate) fn clean_primitive<'a>(
     }
     let mut colors = Vec::with_capacity(p.colors.len());
     for (k, set) in p.colors.iter().enumerate() {
-        if wrong_len(&format!("colour set {k}"), set.len(), rep) {
+        if set.len() != n && wrong_len(&format!("colour set {k}"), set.len(), rep) {
             colors.push(Cow::Owned(vec![[1.0; 4]; n]));
         } else {
             colors.push(map_cow(set, |v| v.map(|c| rep.clamp(c, 0.0, 1.0))));
@@ -477,13 +478,13 @@ pub(crate) fn clean_primitive<'a>(
     }
     let mut scalars = Vec::with_capacity(p.scalars.len());
     for (name, values) in &p.scalars {
-        if !wrong_len(&format!("scalar {name:?}"), values.len(), rep) {
+        if values.len() == n || !wrong_len(&format!("scalar {name:?}"), values.len(), rep) {
             scalars.push((name.as_str(), finite_cow(values, rep)));
         }
     }
     let mut vectors = Vec::with_capacity(p.vectors.len());
     for (name, values) in &p.vectors {
-        if !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
+        if values.len() == n || !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
             vectors.push((name.as_str(), finite_cow(values, rep)));
         }
     }
