@@ -281,7 +281,8 @@ impl Vertex {
         r.bytes(VERTEX_SIZE).map(Vertex::from_record)
     }
 
-    /// The vertex of a 24-byte record: position, then normal.
+    /// The vertex of a 24-byte record (docs/formats/argonaut-wad.md §16.2): position, then
+    /// normal.
     fn from_record(b: &[u8]) -> Vertex {
         Vertex {
             pos: vec3_at(b, 0),
@@ -302,7 +303,8 @@ impl Face {
         r.bytes(FACE_SIZE).map(Face::from_record)
     }
 
-    /// The face of a 28-byte record.
+    /// The face of a 28-byte record (docs/formats/argonaut-wad.md §16.2, the fields as
+    /// [`Face::write`] writes them).
     fn from_record(b: &[u8]) -> Face {
         Face {
             flags: u16_at(b, 0),
@@ -333,7 +335,8 @@ impl CollisionPoly {
         r.bytes(COLLISION_SIZE).map(CollisionPoly::from_record)
     }
 
-    /// The polygon of a 32-byte record: kind, material, then five planes of 6 bytes.
+    /// The polygon of a 32-byte record (docs/formats/argonaut-wad.md §16.2): kind, material,
+    /// then five planes of 6 bytes, as [`CollisionPoly::write`] writes them.
     fn from_record(b: &[u8]) -> CollisionPoly {
         let mut planes = [CollisionPlane::default(); 5];
         for (k, p) in planes.iter_mut().enumerate() {
