@@ -617,7 +617,7 @@ struct XrayEdit<'s> {
     warnings: Vec<String>,
     source: String,
     /// The base's reference geometry when it was made beforehand.
-    reference: Option<levelgeom_xray::import::Reference>,
+    reference: Option<levelgeom_xray::import::Reference<'s>>,
     /// The base's vertex buffers re-encoded beforehand for the conversion
     /// ([`levelgeom_xray::import::Prepared::converted`]).
     converted: Option<levelgeom_xray::import::ConvertedAhead<'s>>,
@@ -922,9 +922,7 @@ impl LevelFile {
                 let mut reference = Ok(None);
                 let imported = rayon::in_place_scope(|s| {
                     s.spawn(|_| {
-                        // positions, normals and indices: about the geom file's size (23 MB
-                        // of the 2,000-visual generated level's 21.8 MB level.geom)
-                        grow_thread_heap(files.geom.as_ref().map_or(0, |g| g.bytes.len()));
+                        // hollow: no vertex is decoded or held for it, so no heap is grown
                         reference = levelgeom_xray::import::reference(xray_base_of(files, geom));
                     });
                     read_mesh(mesh, true)

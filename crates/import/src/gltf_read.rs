@@ -13,6 +13,7 @@ use crate::files::{data_uri, percent_decode, safe_relative, stem, FileSource};
 use crate::{ImportError, Imported, MeshOptions};
 
 mod deferred;
+mod direct;
 mod partial;
 
 pub(crate) use deferred::read_partial;
@@ -68,7 +69,15 @@ fn read_document(
 ) -> Result<(Imported, Option<gltf::Document>), ImportError> {
     let (document, warnings) = parse(bytes, file)?;
     let attrs = attrs_of(&document, bytes, defer);
-    let imported = build(&document, bytes, file, files, opts, attrs, warnings)?;
+    let imported = build(
+        &document,
+        FileBytes::Whole(bytes),
+        file,
+        files,
+        opts,
+        attrs,
+        warnings,
+    )?;
     Ok((imported, (attrs == Attrs::Positions).then_some(document)))
 }
 
@@ -106,7 +115,9 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), Impo
     };
     // `Root::from_slice` is compiled once, in gltf-json; calling serde_json's generic
     // `from_slice::<Root>` here would compile the whole glTF schema's deserializer a second
-    // time into this crate (the same function, the same `serde_json::Error`)
+    // time into this crate (the same function, the same `serde_json::Error`). Parsing the
+    // accessors on a thread of their own beside the rest cost about what it saved on the
+    // 2-core machine (docs/benchmarks.md, "Round 7 (glbdirect)"): not done
     let mut root = gltf::json::Root::from_slice(json).map_err(|e| {
         let at = json_at + json_offset(json, e.line(), e.column());
         let what = if json_at > 0 {
@@ -135,17 +146,28 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Vec<String>), Impo
     Ok((document, warnings))
 }
 
+/// The bytes a document was parsed from: the whole file's, or a GLB read in part.
+#[derive(Clone, Copy)]
+enum FileBytes<'a> {
+    Whole(&'a [u8]),
+    Partial(&'a PartialGlb),
+}
+
 /// The scene of `doc` (parsed from `bytes` with `warnings` by [`parse`]), its primitives'
 /// attributes as `attrs` says.
 fn build(
     doc: &gltf::Document,
-    bytes: &[u8],
+    bytes: FileBytes,
     file: &str,
     files: &dyn FileSource,
     opts: &MeshOptions,
     attrs: Attrs,
     warnings: Vec<String>,
 ) -> Result<Imported, ImportError> {
+    let (bytes, glb) = match bytes {
+        FileBytes::Whole(b) => (b, None),
+        FileBytes::Partial(p) => (p.bytes(), Some(p)),
+    };
     // split again for the BIN chunk (`parse` checked the layout and gave its warnings)
     let bin = if bytes.starts_with(b"glTF") {
         split_glb(bytes, &mut Vec::new()).ok().and_then(|(_, b)| b)
@@ -158,6 +180,7 @@ fn build(
         triangles: 0,
         vertices: 0,
         buffers: Vec::new(),
+        glb,
         warnings: warnings
             .into_iter()
             .map(|w| format!("{file}: {w}"))
@@ -394,13 +417,15 @@ struct Ctx<'a> {
     /// The glTF buffers: the GLB's BIN chunk borrowed from the file's bytes (read once, never
     /// copied), other buffers (data URIs, files) owned.
     buffers: Vec<Cow<'a, [u8]>>,
+    /// The GLB read in part whose BIN chunk `buffers` holds only as far as it was fetched:
+    /// the accessors [`direct`] names are read from its file instead.
+    glb: Option<&'a PartialGlb>,
     warnings: Vec<String>,
 }
 
-/// An accessor checked by [`Ctx::layout`]: where it is named, its components per element, its
-/// elements, and its bufferView's bytes with the stride (none: all zeros).
+/// An accessor checked by [`Ctx::layout`]: its components per element, its elements, and its
+/// bufferView's bytes with the stride (none: all zeros).
 struct Layout<'s> {
-    path: String,
     comps: usize,
     count: usize,
     data: Option<(&'s [u8], usize)>,
@@ -438,6 +463,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    fn io(&self, source: std::io::Error) -> ImportError {
+        ImportError::Io {
+            file: self.file.to_string(),
+            source,
+        }
+    }
+
     fn warn(&mut self, w: String) {
         self.warnings.push(format!("{}: {w}", self.file));
     }
@@ -462,14 +494,14 @@ impl<'a> Ctx<'a> {
 
     /// An empty vector with room for `n` elements of `elem` bytes: refused over
     /// `Limits::max_decoded` bytes, reserved fallibly.
-    fn reserve<T>(&self, n: usize, elem: usize, at: &str) -> Result<Vec<T>, ImportError> {
+    fn reserve<T>(&self, n: usize, elem: usize, at: At) -> Result<Vec<T>, ImportError> {
         self.within_decoded(n, elem, at)?;
         let bytes = (n as u64).saturating_mul(elem as u64);
         let max = self.opts.limits.max_decoded as u64;
         let mut v = Vec::new();
         v.try_reserve_exact(n).map_err(|_| {
             self.limit(
-                at,
+                at(),
                 "decoded bytes (allocation failed)",
                 bytes,
                 max,
@@ -481,11 +513,11 @@ impl<'a> Ctx<'a> {
 
     /// `n` elements of `elem` bytes refused over `Limits::max_decoded` bytes (as
     /// [`Ctx::reserve`] refuses them, without reserving).
-    fn within_decoded(&self, n: usize, elem: usize, at: &str) -> Result<(), ImportError> {
+    fn within_decoded(&self, n: usize, elem: usize, at: At) -> Result<(), ImportError> {
         let bytes = (n as u64).saturating_mul(elem as u64);
         let max = self.opts.limits.max_decoded as u64;
         if bytes > max {
-            return Err(self.limit(at, "decoded bytes", bytes, max, "max_decoded"));
+            return Err(self.limit(at(), "decoded bytes", bytes, max, "max_decoded"));
         }
         Ok(())
     }
@@ -539,17 +571,17 @@ impl<'a> Ctx<'a> {
 
     /// The bytes of a bufferView, checked against its buffer.
     fn view<'s>(&'s self, v: &gltf::buffer::View) -> Result<&'s [u8], ImportError> {
-        let path = format!("bufferViews[{}]", v.index());
+        let path = || format!("bufferViews[{}]", v.index());
         let buf = self
             .buffers
             .get(v.buffer().index())
-            .ok_or_else(|| self.err(&path, "buffer not loaded"))?;
+            .ok_or_else(|| self.err(path(), "buffer not loaded"))?;
         v.offset()
             .checked_add(v.length())
             .and_then(|end| buf.get(v.offset()..end))
             .ok_or_else(|| {
                 self.err(
-                    &path,
+                    path(),
                     format!(
                         "bytes {}..{}+{} are past the end of buffer {} ({} bytes)",
                         v.offset(),
@@ -564,10 +596,13 @@ impl<'a> Ctx<'a> {
 
     /// An accessor of tightly read `f32` elements of `N` components (no sparse part, not
     /// normalized) straight into `N`-arrays, one pass over its bytes; `None` for any other
-    /// accessor, which [`Ctx::values`] reads. Checked as `values` checks.
+    /// accessor, which [`Ctx::values`] reads. Checked as `values` checks. With `direct` (the
+    /// accessor is one [`direct::position`] names) the elements of a GLB read in part are
+    /// read from its file into the arrays.
     fn f32_arrays<const N: usize>(
         &self,
         acc: &gltf::Accessor,
+        direct: bool,
     ) -> Result<Option<Vec<[f32; N]>>, ImportError> {
         let comps = match acc.dimensions() {
             Dimensions::Scalar => 1,
@@ -601,8 +636,14 @@ impl<'a> Ctx<'a> {
             // nothing to read (its byteOffset may even lie past the view)
             return Ok(Some(Vec::new()));
         }
-        let path = format!("accessors[{}]", acc.index());
-        let mut out: Vec<[f32; N]> = self.reserve(count, elem, &path)?;
+        let mut out: Vec<[f32; N]> = self.reserve(count, elem, &|| accessor_path(acc))?;
+        if let Some(glb) = self.glb.filter(|_| direct) {
+            out.resize(count, [0.0; N]);
+            let into = bytemuck::cast_slice_mut(out.as_flattened_mut());
+            glb.read_bin(v.offset() + acc.offset(), into)
+                .map_err(|e| self.io(e))?;
+            return Ok(Some(out));
+        }
         let data = &bytes[acc.offset()..];
         let element = |e: &[u8]| -> [f32; N] {
             std::array::from_fn(|c| {
@@ -620,13 +661,13 @@ impl<'a> Ctx<'a> {
     /// An accessor's shape and bytes, checked: a type `values` reads, every element within
     /// its bufferView (or, without one, not too many zeros).
     fn layout<'s>(&'s self, acc: &gltf::Accessor) -> Result<Layout<'s>, ImportError> {
-        let path = format!("accessors[{}]", acc.index());
+        let path = || accessor_path(acc);
         let comps = match acc.dimensions() {
             Dimensions::Scalar => 1,
             Dimensions::Vec2 => 2,
             Dimensions::Vec3 => 3,
             Dimensions::Vec4 => 4,
-            d => return Err(self.err(&path, format!("type {d:?} is not supported here"))),
+            d => return Err(self.err(path(), format!("type {d:?} is not supported here"))),
         };
         let elem = comps * comp_size(acc.data_type());
         let count = acc.count();
@@ -636,7 +677,7 @@ impl<'a> Ctx<'a> {
                 let stride = v.stride().unwrap_or(elem);
                 if stride < elem {
                     return Err(self.err(
-                        &path,
+                        path(),
                         format!("byteStride {stride} is less than the element size {elem}"),
                     ));
                 }
@@ -652,7 +693,7 @@ impl<'a> Ctx<'a> {
                     Some(n) if n <= bytes.len() => {}
                     _ => {
                         return Err(self.err(
-                            &path,
+                            path(),
                             format!(
                                 "{count} elements of {elem} bytes (stride {stride}) from byteOffset {} run past bufferView {} ({} bytes)",
                                 acc.offset(),
@@ -667,29 +708,20 @@ impl<'a> Ctx<'a> {
             None => {
                 if count.saturating_mul(comps) > MAX_ZERO_COMPONENTS {
                     return Err(self.err(
-                        &path,
+                        path(),
                         format!("count {count} without a bufferView is too large"),
                     ));
                 }
                 None
             }
         };
-        Ok(Layout {
-            path,
-            comps,
-            count,
-            data,
-        })
+        Ok(Layout { comps, count, data })
     }
 
     /// Read an accessor's elements as floats (sparse substitution applied).
     fn values(&self, acc: &gltf::Accessor) -> Result<Values, ImportError> {
-        let Layout {
-            path,
-            comps,
-            count,
-            data,
-        } = self.layout(acc)?;
+        let Layout { comps, count, data } = self.layout(acc)?;
+        let path = || accessor_path(acc);
         let ct = acc.data_type();
         let csize = comp_size(ct);
         let elem = comps * csize;
@@ -713,7 +745,7 @@ impl<'a> Ctx<'a> {
             }
         };
         if let Some(sp) = acc.sparse() {
-            let sp_path = format!("{path}.sparse");
+            let sp_path = format!("{}.sparse", path());
             let n = sp.count();
             if n > count {
                 return Err(self.err(
@@ -875,11 +907,10 @@ impl<'a> Ctx<'a> {
         let mut uvs: Vec<(u32, Vec<[f32; 2]>)> = Vec::new();
         let mut colors: Vec<(u32, Vec<[f32; 4]>)> = Vec::new();
         for (sem, acc) in prim.attributes() {
-            let name = semantic_name(&sem);
-            let apath = format!("{path}.attributes.{name}");
+            let apath = || format!("{path}.attributes.{}", semantic_name(&sem));
             if acc.count() != n {
                 return Err(self.err(
-                    &apath,
+                    apath(),
                     format!(
                         "accessor {} has {} elements, POSITION has {n}",
                         acc.index(),
@@ -892,7 +923,7 @@ impl<'a> Ctx<'a> {
                     Ok(())
                 } else {
                     Err(self.err(
-                        &apath,
+                        apath(),
                         format!(
                             "accessor {} has {} components per element",
                             acc.index(),
@@ -916,7 +947,7 @@ impl<'a> Ctx<'a> {
             }
             match &sem {
                 Semantic::Positions => {
-                    p.positions = match self.f32_arrays::<3>(&acc)? {
+                    p.positions = match self.f32_arrays::<3>(&acc, direct::position(&acc))? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -926,7 +957,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::Normals => {
-                    p.normals = match self.f32_arrays::<3>(&acc)? {
+                    p.normals = match self.f32_arrays::<3>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -936,7 +967,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::Tangents => {
-                    p.tangents = match self.f32_arrays::<4>(&acc)? {
+                    p.tangents = match self.f32_arrays::<4>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -949,7 +980,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
                 Semantic::TexCoords(k) => {
-                    let set = match self.f32_arrays::<2>(&acc)? {
+                    let set = match self.f32_arrays::<2>(&acc, false)? {
                         Some(a) => a,
                         None => {
                             let v = self.values(&acc)?;
@@ -971,7 +1002,7 @@ impl<'a> Ctx<'a> {
                     }
                     // VEC4 as our exporter writes them (X-Ray `_LIGHT`), VEC3 with w = 1
                     Dimensions::Vec3 | Dimensions::Vec4 => {
-                        let set = match self.f32_arrays::<4>(&acc)? {
+                        let set = match self.f32_arrays::<4>(&acc, false)? {
                             Some(a) => a,
                             None => self.values(&acc)?.vec4s(),
                         };
@@ -979,12 +1010,13 @@ impl<'a> Ctx<'a> {
                     }
                     _ => {
                         self.warn(format!(
-                            "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                            "{}: custom attribute is not SCALAR, VEC3 or VEC4; ignored",
+                            apath()
                         ));
                     }
                 },
                 Semantic::Joints(_) | Semantic::Weights(_) => {
-                    self.warn(format!("{apath}: skinning attribute ignored"));
+                    self.warn(format!("{}: skinning attribute ignored", apath()));
                 }
             }
         }
@@ -1005,7 +1037,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         sem: &Semantic,
         acc: &gltf::Accessor,
-        apath: &str,
+        apath: At,
     ) -> Result<(), ImportError> {
         let comps: &[usize] = match sem {
             Semantic::Positions | Semantic::Normals => &[3],
@@ -1016,13 +1048,14 @@ impl<'a> Ctx<'a> {
                 Dimensions::Scalar | Dimensions::Vec3 | Dimensions::Vec4 => &[1, 3, 4],
                 _ => {
                     self.warn(format!(
-                        "{apath}: custom attribute is not SCALAR, VEC3 or VEC4; ignored"
+                        "{}: custom attribute is not SCALAR, VEC3 or VEC4; ignored",
+                        apath()
                     ));
                     return Ok(());
                 }
             },
             Semantic::Joints(_) | Semantic::Weights(_) => {
-                self.warn(format!("{apath}: skinning attribute ignored"));
+                self.warn(format!("{}: skinning attribute ignored", apath()));
                 return Ok(());
             }
         };
@@ -1031,14 +1064,14 @@ impl<'a> Ctx<'a> {
             self.values(acc)?.comps
         } else {
             let l = self.layout(acc)?;
-            self.within_decoded(l.count.saturating_mul(l.comps), 4, &l.path)?;
+            self.within_decoded(l.count.saturating_mul(l.comps), 4, &|| accessor_path(acc))?;
             l.comps
         };
         if comps.contains(&got) {
             Ok(())
         } else {
             Err(self.err(
-                apath,
+                apath(),
                 format!("accessor {} has {got} components per element", acc.index()),
             ))
         }
@@ -1089,7 +1122,7 @@ impl<'a> Ctx<'a> {
     /// Index accessor as u32 (bounds checked like [`Ctx::values`]; no sparse support needed
     /// beyond what `values` does, so sparse index accessors go through it).
     fn indices(&self, acc: &gltf::Accessor) -> Result<Vec<u32>, ImportError> {
-        let path = format!("accessors[{}]", acc.index());
+        let path = || accessor_path(acc);
         if acc.sparse().is_some() || acc.view().is_none() {
             // rare: fall back to the float path, exact below 2^24
             let v = self.values(acc)?;
@@ -1112,7 +1145,7 @@ impl<'a> Ctx<'a> {
         };
         if need.is_none_or(|n| n > bytes.len()) {
             return Err(self.err(
-                &path,
+                path(),
                 format!(
                     "{count} indices of {csize} bytes from byteOffset {} run past bufferView {} ({} bytes)",
                     acc.offset(),
@@ -1122,6 +1155,18 @@ impl<'a> Ctx<'a> {
             ));
         }
         let mut out = self.reserve(count, 4, &path)?;
+        if let (Some(glb), Some(width), true) = (self.glb, direct::indices(acc), count > 0) {
+            let at = view.offset() + acc.offset();
+            match width {
+                direct::IndexWidth::U32 => {
+                    out.resize(count, 0);
+                    glb.read_bin(at, bytemuck::cast_slice_mut(&mut out))
+                }
+                direct::IndexWidth::U16 => read_u16s(glb, at, count, &mut out),
+            }
+            .map_err(|e| self.io(e))?;
+            return Ok(out);
+        }
         // one loop per index size (the size decided once, not per index)
         let at = |e: usize| acc.offset() + e * stride;
         match csize {
@@ -1308,6 +1353,32 @@ impl<'de> serde::Deserialize<'de> for Pairs {
         }
         d.deserialize_map(V)
     }
+}
+
+/// `count` u16 indices from the BIN chunk's offset `at` of `glb`, widened onto `out`, read
+/// through a small buffer (the indices of a few thousand vertices at a time).
+fn read_u16s(glb: &PartialGlb, at: usize, count: usize, out: &mut Vec<u32>) -> std::io::Result<()> {
+    let mut buf = [0u8; 8192];
+    let mut done = 0;
+    while done < count {
+        let n = (count - done).min(buf.len() / 2);
+        let part = &mut buf[..2 * n];
+        glb.read_bin(at + 2 * done, part)?;
+        out.extend(
+            part.chunks_exact(2)
+                .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))),
+        );
+        done += n;
+    }
+    Ok(())
+}
+
+/// Where a count was read (an accessor, a primitive), named only when an error needs it.
+type At<'p> = &'p dyn Fn() -> String;
+
+/// An accessor as errors name it: `accessors[i]`.
+fn accessor_path(acc: &gltf::Accessor) -> String {
+    format!("accessors[{}]", acc.index())
 }
 
 fn comp_size(ct: DataType) -> usize {

@@ -12,7 +12,7 @@ use gltf::mesh::{Mode, Semantic};
 use levelgeom_scene::Scene;
 
 use super::partial::PartialGlb;
-use super::{attrs_of, build, parse, read_document, split_glb, Attrs, Ctx};
+use super::{attrs_of, build, direct, parse, read_document, split_glb, Attrs, Ctx, FileBytes};
 use crate::files::NoFiles;
 use crate::{ImportError, Imported, MeshOptions};
 
@@ -73,8 +73,10 @@ pub fn read_gltf_deferred(
     Ok((imported, deferred))
 }
 
-/// [`read_gltf_deferred`] of a GLB read in part ([`PartialGlb`]): the positions' and indices'
-/// bufferViews are read now, the others by [`Deferred::complete`] for the meshes it completes.
+/// [`read_gltf_deferred`] of a GLB read in part ([`PartialGlb`]): the positions and indices
+/// are read now (those [`direct`] names straight from the file into the scene's vectors, the
+/// others' bufferViews into place first), the other attributes' bufferViews by
+/// [`Deferred::complete`] for the meshes it completes.
 pub(crate) fn read_partial(
     mut glb: PartialGlb,
     file: &str,
@@ -92,7 +94,7 @@ pub(crate) fn read_partial(
     }
     let imported = build(
         &document,
-        glb.bytes(),
+        FileBytes::Partial(&glb),
         file,
         &NoFiles,
         opts,
@@ -110,7 +112,8 @@ pub(crate) fn read_partial(
 
 /// The bufferViews `(offset, length)` holding what a read with `attrs` reads of the primitives
 /// [`Ctx::mesh`] keeps of the meshes `which` names: POSITION and the indices with
-/// [`Attrs::Positions`], the other attributes with [`Attrs::Rest`], all with [`Attrs::All`].
+/// [`Attrs::Positions`], the other attributes with [`Attrs::Rest`], all with [`Attrs::All`];
+/// but for the POSITION and index accessors read straight from the file ([`direct`]).
 /// `None` (read all) when an accessor has a sparse part (whose views these are not).
 fn views(
     doc: &gltf::Document,
@@ -125,13 +128,15 @@ fn views(
     for mesh in doc.meshes().filter(|m| which(m.index())) {
         for prim in kept(&mesh) {
             if attrs != Attrs::Rest {
-                out.extend(prim.indices().as_ref().and_then(view));
+                let fetched = prim.indices().filter(|a| direct::indices(a).is_none());
+                out.extend(fetched.as_ref().and_then(view));
             }
             for (sem, acc) in prim.attributes() {
                 let position = sem == Semantic::Positions;
+                // a POSITION read straight from the file is not fetched
                 let wanted = match attrs {
-                    Attrs::All => true,
-                    Attrs::Positions => position,
+                    Attrs::All => !position || !direct::position(&acc),
+                    Attrs::Positions => position && !direct::position(&acc),
                     Attrs::Rest => !position,
                 };
                 if wanted {
@@ -183,6 +188,8 @@ impl Deferred {
             triangles: 0,
             vertices: 0,
             buffers: Vec::new(),
+            // the positions and indices are not read again
+            glb: None,
             warnings: Vec::new(),
         };
         cx.load_buffers(&self.document, bin, &NoFiles)?;

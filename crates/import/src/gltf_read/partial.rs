@@ -1,9 +1,11 @@
 //! A GLB read in part: its header and JSON chunk, then only the bufferViews a deferred read
-//! uses ([`super::deferred`]). The file's bytes are laid out in a zeroed buffer of the file's
+//! uses ([`super::deferred`]), but for the accessors read straight from the file into their
+//! destination ([`super::direct`]). The file's bytes are laid out in a zeroed buffer of the file's
 //! size, each part read into its place, so the reader's offsets, checks and messages are
 //! those of the whole file; the parts never read are never touched (the zeroed buffer's
 //! pages are not faulted in: an unedited X-Ray import of the 2,000-visual generated level
-//! reads 11.5 MB of its 38.6 MB GLB, the positions and indices).
+//! reads 11.5 MB of its 38.6 MB GLB, the positions and indices, each straight into its
+//! vector, and faults in none of the buffer's pages past the JSON chunk).
 //!
 //! Only the plain layout is read so (the glTF 2.0 specification's GLB: a 12-byte header
 //! `glTF`, version 2 and the file's length; the JSON chunk first; here the BIN chunk second and
@@ -145,6 +147,16 @@ impl PartialGlb {
             });
             mine.and(here).and(theirs)
         })
+    }
+
+    /// Read the BIN chunk's bytes from its offset `at` into `out` straight from the file
+    /// (not into place: the accessors [`super::direct`] reads); the caller checked that they
+    /// lie within the chunk.
+    ///
+    /// # Errors
+    /// I/O, or the file shrank.
+    pub(crate) fn read_bin(&self, at: usize, out: &mut [u8]) -> io::Result<()> {
+        self.file.read_exact_at((self.bin.0 + at) as u64, out)
     }
 
     /// Read the whole BIN chunk into place.

@@ -4,6 +4,7 @@
 
 mod corrupt;
 mod deferred;
+mod direct;
 mod gltf;
 mod hostile;
 mod obj;

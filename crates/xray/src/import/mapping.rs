@@ -7,6 +7,8 @@
 //! (`extras.hidden`, as the exporter marks collision and portals) and nodes placing a light
 //! are not visuals and are never looked at, nor is anything below them.
 
+use std::borrow::Borrow;
+
 use glam::{DMat4, DVec3};
 use levelgeom_scene::{roots, Mesh, Primitive, Scene};
 
@@ -207,7 +209,13 @@ pub(crate) fn dmat(m: &[f32; 16]) -> DMat4 {
 pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Option<NodeGeo> {
     let n = scene.nodes.get(node)?;
     let mesh = scene.meshes.get(n.mesh?)?;
-    let world = dmat(worlds.get(node)?);
+    geo_of(&mesh.primitives, worlds.get(node)?)
+}
+
+/// [`node_geo`] of a node placing `primitives` (a mesh's, or filled copies of them) through
+/// the world matrix `world`.
+pub(crate) fn geo_of<P: Borrow<Primitive>>(primitives: &[P], world: &[f32; 16]) -> Option<NodeGeo> {
+    let world = dmat(world);
     let normal_m = world.inverse().transpose();
     let mut g = NodeGeo {
         world,
@@ -215,19 +223,25 @@ pub(crate) fn node_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> Opti
         normals: Some(Vec::new()),
         indices: Vec::new(),
     };
-    for p in &mesh.primitives {
-        add_primitive(&mut g, p, &normal_m);
+    for p in primitives {
+        add_primitive(&mut g, p.borrow(), &normal_m);
     }
     (!g.indices.is_empty()).then_some(g)
 }
 
-/// True when [`node_geo`] of `node` is `Some`: the node has a mesh and a world matrix, and
-/// one of its primitives a triangle whose corners are all vertices.
+/// True when [`node_geo`] of `node` is `Some` (of its filled copy, for a mesh with hollow
+/// primitives): the node has a mesh and a world matrix, and one of its primitives a triangle
+/// whose corners are all vertices. A hollow primitive has one when it promises three indices
+/// or more, each below its vertex count ([`levelgeom_scene::Hollow`]).
 pub(crate) fn has_geo(scene: &Scene, node: usize, worlds: &[[f32; 16]]) -> bool {
     let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
-    worlds.get(node).is_some() && corners(&mesh.primitives).next().is_some()
+    worlds.get(node).is_some()
+        && mesh.primitives.iter().any(|p| match &p.hollow {
+            Some(h) => h.indices >= 3,
+            None => corners(std::slice::from_ref(p)).next().is_some(),
+        })
 }
 
 /// The mesh of `node` in `scene`.
@@ -241,9 +255,10 @@ pub(crate) fn mesh_of(scene: &Scene, node: usize) -> Option<&Mesh> {
 
 /// The triangle corners [`node_geo`] of a mesh's `primitives` keeps, numbered as there
 /// (each primitive's vertices after the previous ones').
-pub(crate) fn corners(primitives: &[Primitive]) -> impl Iterator<Item = u32> + '_ {
+pub(crate) fn corners<P: Borrow<Primitive>>(primitives: &[P]) -> impl Iterator<Item = u32> + '_ {
     let mut base = 0u32;
     primitives.iter().flat_map(move |p| {
+        let p = p.borrow();
         let nv = p.positions.len();
         let b = base;
         base = base.wrapping_add(nv as u32);
@@ -265,8 +280,20 @@ pub(crate) fn places_non_finite(scene: &Scene, node: usize, worlds: &[[f32; 16]]
     let Some(world) = worlds.get(node).map(dmat) else {
         return false;
     };
+    // a finite matrix moves finite f32 positions to finite f64 points (each coordinate a sum
+    // of four products of at most f32::MAX², far below f64::MAX): only a matrix or a
+    // position that is not finite needs the points themselves
+    let finite = world.is_finite()
+        && mesh.primitives.iter().all(|p| {
+            // one pass without an early exit (vectorised)
+            p.positions
+                .iter()
+                .flatten()
+                .fold(true, |finite, c| finite & c.is_finite())
+        });
     // node_geo is `None` without a triangle whose corners are all vertices
-    corners(&mesh.primitives).next().is_some()
+    !finite
+        && corners(&mesh.primitives).next().is_some()
         && mesh.primitives.iter().any(|p| {
             p.positions.iter().any(|&q| {
                 !world
@@ -302,6 +329,62 @@ fn add_primitive(g: &mut NodeGeo, p: &Primitive, normal_m: &DMat4) {
 mod tests {
     use super::*;
     use levelgeom_scene::Node;
+
+    /// A scene of one node with one triangle at `positions` and the local matrix `matrix`.
+    fn triangle(positions: [[f32; 3]; 3], matrix: [f32; 16], indices: Vec<u32>) -> Scene {
+        Scene {
+            meshes: vec![Mesh {
+                primitives: vec![Primitive {
+                    positions: positions.to_vec(),
+                    indices,
+                    ..Primitive::default()
+                }],
+                ..Mesh::default()
+            }],
+            nodes: vec![Node {
+                mesh: Some(0),
+                matrix,
+                ..Node::default()
+            }],
+            roots: vec![0],
+            ..Scene::default()
+        }
+    }
+
+    #[test]
+    fn non_finite_points_are_found_as_the_world_space_copy_would_hold_them() {
+        let id = levelgeom_scene::IDENTITY;
+        let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let found = |s: &Scene| {
+            let w = s.world_matrices();
+            let by_copy =
+                node_geo(s, 0, &w).is_some_and(|g| g.points.iter().any(|p| !p.is_finite()));
+            assert_eq!(places_non_finite(s, 0, &w), by_copy, "{s:?}");
+            by_copy
+        };
+        assert!(!found(&triangle(tri, id, vec![0, 1, 2])));
+        // the largest f32 values through the largest scale: f64 holds them
+        let mut big = id;
+        big[0] = f32::MAX;
+        assert!(!found(&triangle(
+            [[f32::MAX; 3], [f32::MIN; 3], [0.0; 3]],
+            big,
+            vec![0, 1, 2]
+        )));
+        // a NaN translation; a NaN in the bottom row (which a point's transform does not
+        // read, but the world matrix's product may spread): the copy's answer either way
+        let mut nan = id;
+        nan[12] = f32::NAN;
+        assert!(found(&triangle(tri, nan, vec![0, 1, 2])));
+        let mut row = id;
+        row[3] = f32::NAN;
+        found(&triangle(tri, row, vec![0, 1, 2]));
+        // an infinite position; the same in a mesh without a whole triangle (no copy is made)
+        let mut inf = tri;
+        inf[1][2] = f32::INFINITY;
+        assert!(found(&triangle(inf, id, vec![0, 1, 2])));
+        assert!(!found(&triangle(inf, id, vec![0, 1, 7])));
+    }
 
     #[test]
     fn names_and_extras_give_the_visual() {

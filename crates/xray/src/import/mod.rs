@@ -311,10 +311,11 @@ pub fn import(
 /// The base level's geometry that an import compares the edited file with (each visual's
 /// world-space geometry in the scene [`crate::to_scene`] makes of it), made by [`reference`]
 /// ahead of [`import_with`]: it depends on the base alone, so a caller can make it while it
-/// reads the edited file.
-pub struct Reference(RefGeo);
+/// reads the edited file. It borrows the base's `level` and `level.geom` (`'b`): its scene is
+/// hollow, each visual's geometry decoded from them when it is compared.
+pub struct Reference<'b>(RefGeo<'b>);
 
-impl std::fmt::Debug for Reference {
+impl std::fmt::Debug for Reference<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Reference({} visuals)", self.0.len())
     }
@@ -325,7 +326,7 @@ impl std::fmt::Debug for Reference {
 ///
 /// # Errors
 /// [`ImportError::Scene`] when the base level cannot be converted to a scene.
-pub fn reference(base: Base<'_>) -> Result<Option<Reference>, ImportError> {
+pub fn reference(base: Base<'_>) -> Result<Option<Reference<'_>>, ImportError> {
     let version = base.level.header().map_or(0, |h| h.version);
     if base.level.is_old() || !matches!(version, 13 | 14) {
         return Ok(None);
@@ -336,7 +337,7 @@ pub fn reference(base: Base<'_>) -> Result<Option<Reference>, ImportError> {
 /// [`reference`] from the scene the caller already made of the base level: `scene` must be
 /// [`crate::to_scene`] of `base` with [`SceneOptions::lods`] on and the other options at
 /// their defaults (what `reference` makes itself), as `convert` makes it.
-pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
+pub fn reference_of<'b>(base: Base<'_>, scene: &Scene) -> Option<Reference<'b>> {
     let version = base.level.header().map_or(0, |h| h.version);
     if base.level.is_old() || !matches!(version, 13 | 14) {
         return None;
@@ -356,7 +357,7 @@ pub fn reference_of(base: Base<'_>, scene: &Scene) -> Option<Reference> {
 /// a deferred mesh read does). The nodes found unchanged are remembered in
 /// `reference`: [`import_with`] of `edited` (its meshes completed meanwhile) does not compare
 /// them again.
-pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
+pub fn meshes_to_read(reference: &mut Reference<'_>, edited: &Scene) -> Vec<bool> {
     let nv = reference.0.len();
     let worlds = edited.world_matrices();
     // the nodes `claims` looks at, and the visual each claims
@@ -384,8 +385,10 @@ pub fn meshes_to_read(reference: &mut Reference, edited: &Scene) -> Vec<bool> {
     let unchanged: Vec<bool> = claim
         .par_iter()
         .enumerate()
-        .map(|(n, c)| {
-            c.is_some_and(|v| claimants[v] == 1 && r.has(v) && r.unchanged(v, edited, n, &worlds))
+        .map_init(reference::Buffers::default, |buffers, (n, c)| {
+            c.is_some_and(|v| {
+                claimants[v] == 1 && r.has(v) && r.unchanged(v, edited, n, &worlds, buffers)
+            })
         })
         .collect();
     for (n, c) in claim.iter().enumerate() {
@@ -414,7 +417,7 @@ pub fn import_with(
     edited: &Scene,
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
-    reference: Option<Reference>,
+    reference: Option<Reference<'_>>,
 ) -> Result<Imported, ImportError> {
     import_prepared(
         base,
@@ -432,7 +435,7 @@ pub fn import_with(
 #[derive(Default)]
 pub struct Prepared<'a> {
     /// The base's [`Reference`] (`None`: made by the import).
-    pub reference: Option<Reference>,
+    pub reference: Option<Reference<'a>>,
     /// Gives the base's vertex buffers re-encoded for [`ImportOptions::to_version`]
     /// ([`convert::Converted`], perhaps still being made on another thread), asked for when
     /// the conversion starts; `None` (or a `None` given): the conversion re-encodes them.
@@ -510,7 +513,7 @@ fn import_view_with(
     edited: &Scene,
     collision_mesh: Option<&Scene>,
     opts: &ImportOptions,
-    reference: Option<Reference>,
+    reference: Option<Reference<'_>>,
 ) -> Result<Imported, ImportError> {
     let visuals = base.level.visuals();
     let nv = visuals.len();
@@ -523,7 +526,8 @@ fn import_view_with(
         visuals_before: nv,
         ..Summary::default()
     };
-    let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &mut summary)?;
+    let settled = ref_geo.settled_nodes(edited, &e_worlds);
+    let (mut claims, new_nodes) = claims(edited, nv, &e_worlds, &settled, &mut summary)?;
     let groups = group_copies(&visuals, edited, &mut claims);
     let mut plan = Plan::classify(
         &visuals,
@@ -551,7 +555,7 @@ fn import_view_with(
         && new_nodes.is_empty()
         && groups.is_empty();
     let ref_geo: Vec<Option<NodeGeo>> = if nothing {
-        drop(ref_geo);
+        ref_geo.set_aside();
         (0..nv).map(|_| None).collect()
     } else {
         ref_geo.into_all()
@@ -665,11 +669,13 @@ fn import_view_with(
 }
 
 /// The reference geometry per visual: the base level's own export (with LODs), each visual's
-/// world-space geometry made when asked for ([`RefGeo`]). Only positions, normals and
-/// triangles are decoded ([`SceneOptions::geometry_only`]): the comparison, the world-space
-/// copies ([`NodeGeo`]) and the collision read nothing else of it.
-fn reference_geometry(base: Base<'_>) -> Result<RefGeo, ImportError> {
-    let reference = crate::scene::to_scene(
+/// world-space geometry made when asked for ([`RefGeo`]). The scene is the hollow one
+/// ([`crate::scene::to_hollow_scene`]): its visuals' primitives are filled from the base's
+/// `level.geom` as they are compared, with positions, normals and triangles only
+/// ([`SceneOptions::geometry_only`]: the comparison, the world-space copies ([`NodeGeo`]) and
+/// the collision read nothing else of it).
+fn reference_geometry(base: Base<'_>) -> Result<RefGeo<'_>, ImportError> {
+    let (reference, source) = crate::scene::to_hollow_scene(
         base.level,
         base.geom,
         &SceneOptions {
@@ -678,7 +684,11 @@ fn reference_geometry(base: Base<'_>) -> Result<RefGeo, ImportError> {
             ..SceneOptions::default()
         },
     )?;
-    Ok(RefGeo::of_scene(reference, base.level.visuals().len()))
+    Ok(RefGeo::of_scene(
+        reference,
+        source,
+        base.level.visuals().len(),
+    ))
 }
 
 /// Each visual's world-space geometry in `reference` (the scene of the base level, with LODs).
@@ -708,7 +718,8 @@ fn reference_from_scene(reference: &Scene, nv: usize) -> Vec<Option<NodeGeo>> {
 
 /// The edited file's nodes: per visual the nodes that claim it, and the nodes with a mesh
 /// that claim none (new meshes). Only what the file's scene shows counts: nodes outside it
-/// are not in Blender either.
+/// are not in Blender either. `settled` marks the nodes found unchanged beforehand
+/// ([`RefGeo::settled_nodes`]), whose points are known to be finite.
 ///
 /// # Errors
 /// [`ImportError::Node`] for a node whose claim cannot be read or whose positions are not
@@ -717,6 +728,7 @@ fn claims(
     edited: &Scene,
     nv: usize,
     e_worlds: &[[f32; 16]],
+    settled: &[bool],
     summary: &mut Summary,
 ) -> Result<(Vec<Vec<usize>>, Vec<usize>), ImportError> {
     let mut e_excl = mapping::excluded(edited);
@@ -756,10 +768,13 @@ fn claims(
         });
     }
     // a position that is not a number would be written into the level as it is (the nodes
-    // checked in parallel; the first in node order named)
-    let non_finite = (0..edited.nodes.len())
-        .into_par_iter()
-        .position_first(|i| !e_excl[i] && mapping::places_non_finite(edited, i, e_worlds));
+    // checked in parallel; the first in node order named); a node found unchanged already
+    // places only points within the tolerance of the reference's
+    let non_finite = (0..edited.nodes.len()).into_par_iter().position_first(|i| {
+        !e_excl[i]
+            && !settled.get(i).copied().unwrap_or(false)
+            && mapping::places_non_finite(edited, i, e_worlds)
+    });
     if let Some(node) = non_finite.and_then(|i| edited.nodes.get(i)) {
         return Err(ImportError::Node {
             node: node.name.clone(),
@@ -814,7 +829,7 @@ impl Plan {
     /// edited or replaced (the original claim; the others are copies).
     fn classify(
         visuals: &[&Visual],
-        ref_geo: &mut RefGeo,
+        ref_geo: &mut RefGeo<'_>,
         edited: &Scene,
         e_worlds: &[[f32; 16]],
         claims: &[Vec<usize>],
@@ -831,13 +846,13 @@ impl Plan {
         // attributes and the reference's, without either's world-space copy; visuals in
         // parallel
         let unchanged: Vec<Vec<bool>> = {
-            let r: &RefGeo = ref_geo;
+            let r: &RefGeo<'_> = ref_geo;
             (0..nv)
                 .into_par_iter()
-                .map(|v| {
+                .map_init(reference::Buffers::default, |buffers, v| {
                     claims[v]
                         .iter()
-                        .map(|&n| r.has(v) && r.unchanged(v, edited, n, e_worlds))
+                        .map(|&n| r.has(v) && r.unchanged(v, edited, n, e_worlds, buffers))
                         .collect()
                 })
                 .collect()

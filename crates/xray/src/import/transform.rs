@@ -11,11 +11,12 @@
 //! order the check is vertex by vertex; otherwise both point sets must cover each other and
 //! the triangle counts agree.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use levelgeom_scene::{Mesh, Scene};
+use levelgeom_scene::{Primitive, Scene};
 
 use super::mapping::{self, mesh_of, NodeGeo};
 
@@ -206,29 +207,33 @@ pub(crate) fn unchanged(r: &NodeGeo, scene: &Scene, node: usize, worlds: &[[f32;
     corner == r.indices.len()
 }
 
-/// [`unchanged`] against the reference node `r_node` of `r_scene` itself (the geometry
-/// [`mapping::node_geo`] would make of it, which must have a triangle), without making that
-/// copy: the same corners in the same order, and every edited vertex through its world
-/// matrix within [`TOLERANCE`] of the reference's vertex through the reference's.
-pub(crate) fn unchanged_in(
-    r_scene: &Scene,
-    r_node: usize,
-    r_worlds: &[[f32; 16]],
+/// [`unchanged`] against a reference node that places `r_primitives` (a mesh's, or copies of
+/// them filled with their positions and triangles, [`super::reference`]) through `r_world`:
+/// the same corners in the same order, and every edited vertex through its world matrix
+/// within [`TOLERANCE`] of the reference's vertex through the reference's. Only the
+/// primitives' positions and indices are read.
+pub(crate) fn unchanged_against<P: Borrow<Primitive>>(
+    r_primitives: &[P],
+    r_world: &[f32; 16],
     scene: &Scene,
     node: usize,
     worlds: &[[f32; 16]],
 ) -> bool {
-    let (Some(r_mesh), Some(mesh)) = (mesh_of(r_scene, r_node), mesh_of(scene, node)) else {
+    let Some(mesh) = mesh_of(scene, node) else {
         return false;
     };
-    let (Some(r_world), Some(world)) = (
-        r_worlds.get(r_node).map(mapping::dmat),
-        worlds.get(node).map(mapping::dmat),
-    ) else {
+    let Some(world_f32) = worlds.get(node) else {
         return false;
     };
-    let points = |m: &Mesh| -> usize { m.primitives.iter().map(|p| p.positions.len()).sum() };
-    if points(mesh) != points(r_mesh) {
+    // the same finite matrix on both sides (an export read back): it takes the same finite
+    // position to the same finite point, at distance 0, so positions equal bit for bit need
+    // no transform
+    let same_world = r_world.iter().all(|x| x.is_finite())
+        && r_world.map(f32::to_bits) == world_f32.map(f32::to_bits);
+    let (world, r_world) = (mapping::dmat(world_f32), mapping::dmat(r_world));
+    let r_prims = || r_primitives.iter().map(Borrow::borrow);
+    let points: usize = mesh.primitives.iter().map(|p| p.positions.len()).sum();
+    if points != r_prims().map(|p| p.positions.len()).sum::<usize>() {
         return false;
     }
     // as `unchanged`: the reference's world point and the edited one within the tolerance
@@ -241,41 +246,48 @@ pub(crate) fn unchanged_in(
     };
     // the common case, an export read back: primitive by primitive the same vertex count and
     // index list, so the same corners (filtered and numbered alike), compared slice by slice
-    let same_lists = r_mesh.primitives.len() == mesh.primitives.len()
-        && r_mesh
-            .primitives
-            .iter()
+    let same_lists = r_primitives.len() == mesh.primitives.len()
+        && r_prims()
             .zip(&mesh.primitives)
             .all(|(a, b)| a.positions.len() == b.positions.len() && a.indices == b.indices);
     if same_lists {
-        return mapping::corners(&r_mesh.primitives).next().is_some()
-            && r_mesh
-                .primitives
-                .iter()
-                .zip(&mesh.primitives)
-                .all(|(a, b)| {
-                    a.positions
+        return mapping::corners(r_primitives).next().is_some()
+            && r_prims().zip(&mesh.primitives).all(|(a, b)| {
+                (same_world && same_finite(&a.positions, &b.positions))
+                    || a.positions
                         .iter()
                         .zip(&b.positions)
                         .all(|(a, b)| near(a, b))
-                });
+            });
     }
-    let mut r_corners = mapping::corners(&r_mesh.primitives).peekable();
+    let mut r_corners = mapping::corners(r_primitives).peekable();
     if r_corners.peek().is_none() || !r_corners.eq(mapping::corners(&mesh.primitives)) {
         return false;
     }
-    flat(r_mesh).zip(flat(mesh)).all(|(a, b)| {
-        r_world
-            .transform_point3(a)
-            .distance(world.transform_point3(b))
-            <= TOLERANCE
-    })
+    flat(r_prims())
+        .zip(flat(mesh.primitives.iter()))
+        .all(|(a, b)| {
+            r_world
+                .transform_point3(a)
+                .distance(world.transform_point3(b))
+                <= TOLERANCE
+        })
 }
 
-/// A mesh's vertex positions, primitive after primitive, in f64.
-fn flat(mesh: &Mesh) -> impl Iterator<Item = DVec3> + '_ {
-    mesh.primitives
-        .iter()
+/// True when `a` and `b` hold the same finite positions, bit for bit.
+fn same_finite(a: &[[f32; 3]], b: &[[f32; 3]]) -> bool {
+    // the bytes compared at once, then the finiteness in one pass without an early exit
+    bytemuck::cast_slice::<[f32; 3], u8>(a) == bytemuck::cast_slice::<[f32; 3], u8>(b)
+        && a.iter()
+            .flatten()
+            .fold(true, |finite, c| finite & c.is_finite())
+}
+
+/// Primitives' vertex positions, primitive after primitive, in f64.
+fn flat<'p>(
+    primitives: impl Iterator<Item = &'p Primitive> + 'p,
+) -> impl Iterator<Item = DVec3> + 'p {
+    primitives
         .flat_map(|p| p.positions.iter())
         .map(|q| DVec3::from_array(q.map(f64::from)))
 }
@@ -349,7 +361,7 @@ mod tests {
                     indices,
                     ..levelgeom_scene::Primitive::default()
                 }],
-                ..Mesh::default()
+                ..levelgeom_scene::Mesh::default()
             }],
             nodes: vec![levelgeom_scene::Node {
                 mesh: Some(0),
@@ -358,6 +370,24 @@ mod tests {
             }],
             roots: vec![0],
             ..Scene::default()
+        }
+    }
+
+    /// [`unchanged_against`] the reference node `r_node` of a full scene `r_scene` (its mesh's
+    /// primitives and world matrix).
+    fn unchanged_in(
+        r_scene: &Scene,
+        r_node: usize,
+        r_worlds: &[[f32; 16]],
+        scene: &Scene,
+        node: usize,
+        worlds: &[[f32; 16]],
+    ) -> bool {
+        match (mesh_of(r_scene, r_node), r_worlds.get(r_node)) {
+            (Some(r_mesh), Some(r_world)) => {
+                unchanged_against(&r_mesh.primitives, r_world, scene, node, worlds)
+            }
+            _ => false,
         }
     }
 
@@ -389,6 +419,20 @@ mod tests {
             vec![0, 2, 1, 0, 2, 3]
         )));
         assert!(!same(&quad_scene(at(0.0), [0.0; 3], vec![0, 1, 2])));
+        // the same matrix and positions bit for bit (no transform needed), -0.0 for 0.0 (other
+        // bits, the same point), and a NaN on both sides: never within the tolerance
+        assert!(same(&quad_scene(at(0.0), [0.0; 3], order.clone())));
+        let mut neg = at(0.0);
+        neg[0][1] = -0.0;
+        assert!(same(&quad_scene(neg, [0.0; 3], order.clone())));
+        let mut nan = at(0.0);
+        nan[2][1] = f32::NAN;
+        let (r_nan, e_nan) = (
+            quad_scene(nan, [0.0; 3], order.clone()),
+            quad_scene(nan, [0.0; 3], order.clone()),
+        );
+        let (rw_nan, ew_nan) = (r_nan.world_matrices(), e_nan.world_matrices());
+        assert!(!unchanged_in(&r_nan, 0, &rw_nan, &e_nan, 0, &ew_nan));
         // a corner past the vertices is left out on both sides, as `node_geo` does
         let mut bad = order.clone();
         bad.extend([0, 1, 9]);

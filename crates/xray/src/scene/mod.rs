@@ -178,6 +178,30 @@ impl GeomSource<'_> {
     }
 }
 
+impl GeomSource<'_> {
+    /// The positions and triangles of the hollow primitive `key`, those [`GeomSource::fill`]
+    /// gives bit for bit (moved by the mesh's pivot), into `positions` and `indices` (cleared
+    /// first, their capacity kept), without decoding its other attributes: what an import
+    /// compares an unchanged node with ([`crate::import`]).
+    ///
+    /// # Errors
+    /// As [`levelgeom_scene::PrimitiveSource::fill`]: no such primitive.
+    pub fn fill_shape(
+        &self,
+        key: usize,
+        positions: &mut Vec<[f32; 3]>,
+        indices: &mut Vec<u32>,
+    ) -> Result<(), String> {
+        let (range, c) = self
+            .ranges
+            .get(key)
+            .ok_or_else(|| format!("no geometry range {key} in this level"))?;
+        range.shape_into(positions, indices);
+        pivot::recentre(positions, *c);
+        Ok(())
+    }
+}
+
 impl levelgeom_scene::PrimitiveSource for GeomSource<'_> {
     fn fill(&self, key: usize, out: &mut Primitive) -> Result<(), String> {
         let (range, c) = self

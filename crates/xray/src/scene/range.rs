@@ -407,13 +407,32 @@ impl Range<'_> {
                 wind,
             },
         );
+        self.triangles_into(&mut out.indices);
+    }
+
+    /// The range's triangles with their winding reversed (the mirror flips it), as
+    /// [`Range::fill_into`] gives them, into `indices` (cleared first).
+    fn triangles_into(&self, indices: &mut Vec<u32>) {
         // pre-sized, then written triangle by triangle (no per-index push)
         let tris = self.idx.chunks_exact(3);
-        let start = out.indices.len();
-        out.indices.resize(start + tris.len() * 3, 0);
-        for (o, t) in out.indices[start..].chunks_exact_mut(3).zip(tris) {
+        indices.clear();
+        indices.resize(tris.len() * 3, 0);
+        for (o, t) in indices.chunks_exact_mut(3).zip(tris) {
             o.copy_from_slice(&[u32::from(t[0]), u32::from(t[2]), u32::from(t[1])]);
         }
+    }
+
+    /// The range's positions and triangles alone, those of [`Range::fill_into`] bit for bit
+    /// (positions mirrored, winding reversed), into `positions` and `indices` (cleared
+    /// first, their capacity kept): no other attribute is decoded.
+    pub(super) fn shape_into(&self, positions: &mut Vec<[f32; 3]>, indices: &mut Vec<u32>) {
+        positions.clear();
+        positions.reserve(self.n);
+        self.decoder
+            .clone()
+            .positions()
+            .columns(self.raw, &mut Positions(positions));
+        self.triangles_into(indices);
     }
 
     /// The range decoded into a new primitive.

@@ -131,3 +131,38 @@ fn filled_hollow_scenes_are_the_full_scenes() {
         }
     }
 }
+
+#[test]
+fn the_shape_fill_gives_the_full_fills_positions_and_triangles_bit_for_bit() {
+    let bits =
+        |p: &[[f32; 3]]| -> Vec<[u32; 3]> { p.iter().map(|x| x.map(f32::to_bits)).collect() };
+    for (name, level, geom) in levels() {
+        for opts in [
+            SceneOptions {
+                lods: true,
+                geometry_only: true,
+                ..SceneOptions::default()
+            },
+            SceneOptions::default(),
+        ] {
+            let (_, source) = to_hollow_scene(&level, &geom, &opts).unwrap();
+            assert!(!source.is_empty(), "{name}");
+            // one set of buffers for every range, as a thread reuses them (larger and
+            // smaller ranges after each other)
+            let (mut full, mut positions, mut indices) =
+                (Primitive::default(), Vec::new(), Vec::new());
+            for key in (0..source.len()).rev().chain(0..source.len()) {
+                source.fill(key, &mut full).unwrap();
+                source
+                    .fill_shape(key, &mut positions, &mut indices)
+                    .unwrap();
+                assert_eq!(bits(&positions), bits(&full.positions), "{name} {key}");
+                assert_eq!(indices, full.indices, "{name} {key}");
+                assert!(!positions.is_empty(), "{name} {key}");
+            }
+            assert!(source
+                .fill_shape(source.len(), &mut positions, &mut indices)
+                .is_err());
+        }
+    }
+}

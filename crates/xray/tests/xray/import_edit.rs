@@ -217,6 +217,16 @@ fn other_builds_and_broken_nodes_are_refused() {
         e.to_string().contains("visual_0000_normal") && e.to_string().contains("finite"),
         "{e}"
     );
+    // the same with the other nodes found unchanged beforehand (their finiteness then known)
+    let mut r = import::reference(base(&f)).unwrap().unwrap();
+    let read = import::meshes_to_read(&mut r, &s);
+    assert!(read.iter().any(|r| !r), "{read:?}");
+    let e =
+        import::import_with(base(&f), &s, None, &ImportOptions::default(), Some(r)).unwrap_err();
+    assert!(
+        e.to_string().contains("visual_0000_normal") && e.to_string().contains("finite"),
+        "{e}"
+    );
 }
 
 /// Visual indices by kind in each test level: (a normal visual, a tree visual).
