@@ -203,9 +203,10 @@ impl Bits for f32 {
 
 impl<const N: usize> Bits for [f32; N] {
     fn same(&self, other: &Self) -> bool {
+        // every component compared (no early exit: the checks of whole blocks vectorise)
         self.iter()
             .zip(other)
-            .all(|(a, b)| a.to_bits() == b.to_bits())
+            .fold(true, |same, (a, b)| same & (a.to_bits() == b.to_bits()))
     }
 }
 
@@ -315,6 +316,9 @@ impl Repair for [f32; 4] {
     }
 }
 
+/// Values [`Unit::check`] checks at a time without an early exit.
+const UNIT_BLOCK: usize = 64;
+
 /// Normals or tangents of a cleaned primitive: values to write, those from `from` on repaired
 /// ([`Repair`]) as they are read, so that no repaired copy is held (see the module docs).
 #[derive(Clone, Debug)]
@@ -329,10 +333,18 @@ impl<'a, T: Repair> Unit<'a, T> {
     /// `values` checked: the non-finite components counted in `rep`, and the first value that
     /// changes when repaired found.
     pub fn check(values: &'a [T], rep: &mut Repairs) -> Self {
-        let from = values
+        // blocks checked whole first (a loop without an early exit, which the compiler
+        // vectorises), then the first block that has a changed value searched value by value:
+        // the answer of `position(|v| !v.repaired().same(v))`
+        let block = values
+            .chunks(UNIT_BLOCK)
+            .position(|b| !b.iter().fold(true, |ok, v| ok & v.repaired().same(v)))
+            .unwrap_or(values.len() / UNIT_BLOCK + 1);
+        let start = (block * UNIT_BLOCK).min(values.len());
+        let from = values[start..]
             .iter()
             .position(|v| !v.repaired().same(v))
-            .unwrap_or(values.len());
+            .map_or(values.len(), |i| start + i);
         rep.non_finite += values[from..].iter().map(Repair::non_finite).sum::<usize>();
         Unit {
             values: Cow::Borrowed(values),
@@ -449,7 +461,8 @@ pub(crate) fn clean_primitive<'a>(
     };
     let mut uvs = Vec::with_capacity(p.uvs.len());
     for (k, set) in p.uvs.iter().enumerate() {
-        if wrong_len(&format!("uv set {k}"), set.len(), rep) {
+        // the name formatted only for a warning (`wrong_len` is false when the length fits)
+        if set.len() != n && wrong_len(&format!("uv set {k}"), set.len(), rep) {
             uvs.push(Cow::Owned(vec![[0.0; 2]; n]));
         } else {
             uvs.push(finite_cow(set, rep));
@@ -457,7 +470,7 @@ pub(crate) fn clean_primitive<'a>(
     }
     let mut colors = Vec::with_capacity(p.colors.len());
     for (k, set) in p.colors.iter().enumerate() {
-        if wrong_len(&format!("colour set {k}"), set.len(), rep) {
+        if set.len() != n && wrong_len(&format!("colour set {k}"), set.len(), rep) {
             colors.push(Cow::Owned(vec![[1.0; 4]; n]));
         } else {
             colors.push(map_cow(set, |v| v.map(|c| rep.clamp(c, 0.0, 1.0))));
@@ -465,13 +478,13 @@ pub(crate) fn clean_primitive<'a>(
     }
     let mut scalars = Vec::with_capacity(p.scalars.len());
     for (name, values) in &p.scalars {
-        if !wrong_len(&format!("scalar {name:?}"), values.len(), rep) {
+        if values.len() == n || !wrong_len(&format!("scalar {name:?}"), values.len(), rep) {
             scalars.push((name.as_str(), finite_cow(values, rep)));
         }
     }
     let mut vectors = Vec::with_capacity(p.vectors.len());
     for (name, values) in &p.vectors {
-        if !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
+        if values.len() == n || !wrong_len(&format!("attribute {name:?}"), values.len(), rep) {
             vectors.push((name.as_str(), finite_cow(values, rep)));
         }
     }

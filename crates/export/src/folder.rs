@@ -211,20 +211,39 @@ fn choose_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> b
     fell_back
 }
 
-/// What [`choose_colour_sets`] makes of `colors`, as a new list (copies of the sets it keeps).
-fn chosen_colour_sets(colors: &[Vec<[f32; 4]>], n: usize, all: bool) -> Vec<Vec<[f32; 4]>> {
-    let chosen = if n >= colors.len() { 0 } else { n };
-    let mut out: Vec<Vec<[f32; 4]>> = colors.get(chosen).cloned().into_iter().collect();
-    if all {
-        out.extend(
-            colors
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| i != chosen)
-                .map(|(_, c)| c.clone()),
-        );
+/// The colour sets of a lent primitive put aside by [`lend_colour_sets`]: the index of the
+/// chosen set, and the sets the part does not write (none with `all`).
+type AsideSets = (usize, Vec<Vec<[f32; 4]>>);
+
+/// [`choose_colour_sets`] for a primitive lent by the scene: the sets moved, not copied, and
+/// those the part does not write kept aside, so that [`return_colour_sets`] puts everything
+/// back as it was. `None` when the primitive has no colours (nothing moved).
+fn lend_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, n: usize, all: bool) -> Option<AsideSets> {
+    if colors.is_empty() {
+        return None;
     }
-    out
+    let chosen = if n >= colors.len() { 0 } else { n };
+    let set = colors.remove(chosen);
+    let rest = if all {
+        Vec::new()
+    } else {
+        std::mem::take(colors)
+    };
+    colors.insert(0, set);
+    Some((chosen, rest))
+}
+
+/// Undo [`lend_colour_sets`] (`all` as given to it): the sets back in their order.
+fn return_colour_sets(colors: &mut Vec<Vec<[f32; 4]>>, aside: AsideSets, all: bool) {
+    let (chosen, rest) = aside;
+    if colors.is_empty() {
+        return;
+    }
+    let set = colors.remove(0);
+    if !all {
+        *colors = rest;
+    }
+    colors.insert(chosen.min(colors.len()), set);
 }
 
 /// A scene of the trees under `roots` only: their nodes (each once, in scene order), the meshes
@@ -613,12 +632,11 @@ fn render(
                 for (m, lent) in p.meshes.iter_mut().zip(is_lent) {
                     for p in &mut m.primitives {
                         if lent {
-                            let chosen = chosen_colour_sets(
-                                &p.colors,
+                            lent_colours.push(lend_colour_sets(
+                                &mut p.colors,
                                 opts.colour_set,
                                 opts.all_colour_sets,
-                            );
-                            lent_colours.push(std::mem::replace(&mut p.colors, chosen));
+                            ));
                         } else {
                             choose_colour_sets(
                                 &mut p.colors,
@@ -650,8 +668,8 @@ fn render(
                         .into_iter()
                         .flat_map(|m| &mut m.primitives)
                     {
-                        if let Some(c) = back.next() {
-                            prim.colors = c;
+                        if let Some(Some(aside)) = back.next() {
+                            return_colour_sets(&mut prim.colors, aside, opts.all_colour_sets);
                         }
                     }
                 }
@@ -887,4 +905,39 @@ fn write_staged<S>(
             .collect(),
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lending a primitive's colour sets gives what choosing gives, and returning them gives
+    /// the sets back in their order, for every choice (the first set when `n` is past them),
+    /// with and without the other sets, and for no sets at all.
+    #[test]
+    fn lent_colour_sets_are_the_choice_and_come_back() {
+        let set = |k: u8| vec![[f32::from(k) / 8.0, 0.5, 1.0, 1.0]; 3];
+        for count in 0..4u8 {
+            let original: Vec<Vec<[f32; 4]>> = (0..count).map(set).collect();
+            for n in 0..5 {
+                for all in [false, true] {
+                    let mut chosen = original.clone();
+                    choose_colour_sets(&mut chosen, n, all);
+                    let mut lent = original.clone();
+                    let aside = lend_colour_sets(&mut lent, n, all);
+                    assert_eq!(lent, chosen, "{count} sets, n {n}, all {all}");
+                    // hand-checked: the first written set is set n (0 when n is past them)
+                    if count > 0 {
+                        let first = if usize::from(count) > n { n } else { 0 };
+                        assert_eq!(lent[0], set(first as u8));
+                        assert_eq!(lent.len(), if all { usize::from(count) } else { 1 });
+                    }
+                    if let Some(aside) = aside {
+                        return_colour_sets(&mut lent, aside, all);
+                    }
+                    assert_eq!(lent, original, "{count} sets, n {n}, all {all}: back");
+                }
+            }
+        }
+    }
 }

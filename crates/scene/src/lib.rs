@@ -311,11 +311,19 @@ impl Texture {
     /// True when any pixel has alpha below 255 (only for decoded pixels).
     pub fn has_transparency(&self) -> bool {
         match &self.source {
-            // alphas AND-ed a block at a time (a loop without an exit per pixel): a block has
-            // an alpha below 255 exactly when their AND is not 255
-            TextureSource::Rgba8 { pixels, .. } => pixels
-                .chunks(256)
-                .any(|block| block.chunks_exact(4).fold(0xFF, |a, p| a & p[3]) != 0xFF),
+            // pixels AND-ed as little-endian words a block at a time (a loop without an exit
+            // per pixel, vectorised): a block has an alpha (the top byte) below 255 exactly
+            // when the top byte of their AND is not 255; the bytes of a partial pixel at the
+            // end are not read, as before
+            TextureSource::Rgba8 { pixels, .. } => {
+                const ALPHA: u32 = 0xFF00_0000;
+                pixels.chunks(1024).any(|block| {
+                    let and = block.chunks_exact(4).fold(u32::MAX, |a, p| {
+                        a & u32::from_le_bytes([p[0], p[1], p[2], p[3]])
+                    });
+                    and & ALPHA != ALPHA
+                })
+            }
             TextureSource::External { .. } | TextureSource::Unresolved { .. } => false,
         }
     }
@@ -552,5 +560,16 @@ mod tests {
         assert!(!opaque(&pixels).has_transparency());
         pixels[4 * 90 + 3] = 254;
         assert!(opaque(&pixels).has_transparency());
+        // 1,000 pixels (four blocks of 256 pixels): opaque, then alpha 0 in the third block;
+        // colour bytes of 0xFF with alpha 0 (only the top byte of a pixel's word counts), and
+        // a partial pixel at the end (not a pixel: not read)
+        let mut big = [255u8, 255, 255, 255].repeat(1000);
+        big.extend_from_slice(&[1, 2, 3]);
+        assert!(!opaque(&big).has_transparency());
+        big[4 * 700 + 3] = 0;
+        assert!(opaque(&big).has_transparency());
+        big[4 * 700 + 3] = 255;
+        big[4 * 999] = 0;
+        assert!(!opaque(&big).has_transparency());
     }
 }

@@ -397,17 +397,17 @@ fn check_text(out: &mut Out, t: &Text) {
     }
     for (i, p) in t.pages.iter().enumerate() {
         let at = format!("TEXT/pages[{i}]");
-        match p.decode_rle() {
+        match p.rle_overrun() {
             None => {}
             Some(Err(e)) => out.push(at, e.to_string()),
-            Some(Ok(d)) if d.overrun => out.push(
+            Some(Ok(true)) => out.push(
                 at,
                 format!(
                     "RLE packets run past the {}×{} page (the game would write past its buffer)",
                     p.width, p.height
                 ),
             ),
-            Some(Ok(_)) => {}
+            Some(Ok(false)) => {}
         }
     }
 }
@@ -528,7 +528,7 @@ fn check_model(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>, stpc: bool) {
     check_normals(out, at, m);
     check_box(out, at, m);
     for (j, c) in m.collision.iter().enumerate() {
-        check_collision(out, &format!("{at}/collision[{j}]"), c);
+        check_collision(out, at, j, c);
     }
 }
 
@@ -537,20 +537,21 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
     let mut last_batch: Option<usize> = None;
     let mut prev_state: Option<u32> = None;
     for (j, f) in m.faces.iter().enumerate() {
-        let fat = format!("{at}/faces[{j}]");
+        // the path made only for a problem (most faces have none)
+        let fat = || format!("{at}/faces[{j}]");
         let batch = f.flags & model::FACE_BATCH != 0;
         if batch {
             last_batch = Some(j);
         }
         match last_batch {
             None if j == 0 => out.push(
-                &fat,
+                fat(),
                 "the first face of a model must start a batch (flag 0x8)",
             ),
             None => {}
             Some(b) if j - b == MAX_BATCH_FACES => {
                 out.push(
-                    &fat,
+                    fat(),
                     format!(
                         "{MAX_BATCH_FACES} faces since the last batch flag 0x8 (face {b}); a batch holds at most {MAX_BATCH_FACES}"
                     ),
@@ -563,7 +564,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
             if usize::from(ix) >= nv {
                 plane_ok = false;
                 out.push(
-                    &fat,
+                    fat(),
                     format!("vertex index {ix} is not below the {nv} vertices"),
                 );
             }
@@ -571,7 +572,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
         if let Some(n) = p.texture_count {
             if usize::from(f.texture) >= n {
                 out.push(
-                    &fat,
+                    fat(),
                     format!(
                         "texture index {} is not below the {n} texture entries",
                         f.texture
@@ -584,7 +585,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
             if let (Some(s), Some(prev)) = (state, prev_state) {
                 if s != prev && !batch {
                     out.push(
-                        &fat,
+                        fat(),
                         "the texture page or blend mode changes here without the batch flag 0x8",
                     );
                 }
@@ -596,7 +597,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
         if plane_ok {
             let v = |k: usize| m.vertices[usize::from(f.indices[k])].pos;
             match model::face_plane(v(0), v(1), v(2)) {
-                None => out.push(&fat, "degenerate triangle: its plane is undefined"),
+                None => out.push(fat(), "degenerate triangle: its plane is undefined"),
                 Some((n, d)) => {
                     let dn = (0..3)
                         .map(|k| (n[k] - f.normal[k]).abs())
@@ -604,7 +605,7 @@ fn check_faces(out: &mut Out, at: &str, m: &Model, p: &Parts<'_>) {
                     let dd = (d - f.d).abs();
                     if !(dn <= PLANE_NORMAL_TOLERANCE && dd <= PLANE_D_TOLERANCE) {
                         out.push(
-                            &fat,
+                            fat(),
                             format!(
                                 "stored plane ({:.4}, {:.4}, {:.4}; d {:.4}) differs from the vertices' plane ({:.4}, {:.4}, {:.4}; d {:.4})",
                                 f.normal[0], f.normal[1], f.normal[2], f.d, n[0], n[1], n[2], d
@@ -693,14 +694,16 @@ fn check_box(out: &mut Out, at: &str, m: &Model) {
     }
 }
 
-fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
+/// Collision polygon `j` of the model at `at` (its path made only for a problem).
+fn check_collision(out: &mut Out, at: &str, j: usize, c: &model::CollisionPoly) {
+    let at = || format!("{at}/collision[{j}]");
     let used = 1 + c.edge_count();
     for (k, pl) in c.planes.iter().enumerate() {
         let n2: i64 = pl.normal.iter().map(|&x| i64::from(x) * i64::from(x)).sum();
         if k < used {
             if n2 == 0 {
                 let what = if k == 0 { "surface" } else { "edge" };
-                out.push(at, format!("{what} plane {k} has a zero normal"));
+                out.push(at(), format!("{what} plane {k} has a zero normal"));
                 continue;
             }
             // |d| / (32·|n_q|) ≤ 8  ⇔  d² ≤ (256)²·|n_q|²
@@ -708,7 +711,7 @@ fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
             if d * d > 256 * 256 * n2 {
                 let dist = (d as f64) / (32.0 * (n2 as f64).sqrt());
                 out.push(
-                    at,
+                    at(),
                     format!(
                         "plane {k} lies {dist:.2} units from the tile origin; collision must stay within ±{MAX_COLLISION_DISTANCE}"
                     ),
@@ -716,7 +719,7 @@ fn check_collision(out: &mut Out, at: &str, c: &model::CollisionPoly) {
             }
         } else if n2 != 0 || pl.d != 0 || pl.pad != 0 {
             out.push(
-                at,
+                at(),
                 format!("plane {k} of a triangle (type bit 0 clear) must be zero"),
             );
         }

@@ -246,13 +246,48 @@ impl ModelHeader {
     }
 }
 
+/// Little-endian fields of one fixed-size record, by byte offset (the caller hands over a
+/// slice of the record's size, so every offset is inside it).
+#[inline]
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+#[inline]
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline]
+fn vec3_at(b: &[u8], at: usize) -> Vec3 {
+    [f32_at(b, at), f32_at(b, at + 4), f32_at(b, at + 8)]
+}
+
+/// `n` records of `size` bytes decoded by `from_record`: the bytes taken at once (the count
+/// was checked against the remaining bytes), each record decoded from its slice.
+fn records<T>(
+    r: &mut Reader<'_>,
+    n: usize,
+    size: usize,
+    from_record: impl Fn(&[u8]) -> T,
+) -> Result<Vec<T>, ReadError> {
+    let bytes = r.bytes(n.saturating_mul(size))?;
+    Ok(bytes.chunks_exact(size).map(from_record).collect())
+}
+
 impl Vertex {
     /// Read a 24-byte vertex.
     pub fn read(r: &mut Reader<'_>) -> Result<Vertex, ReadError> {
-        Ok(Vertex {
-            pos: vec3(r)?,
-            normal: vec3(r)?,
-        })
+        r.bytes(VERTEX_SIZE).map(Vertex::from_record)
+    }
+
+    /// The vertex of a 24-byte record (docs/formats/argonaut-wad.md §16.2): position, then
+    /// normal.
+    fn from_record(b: &[u8]) -> Vertex {
+        Vertex {
+            pos: vec3_at(b, 0),
+            normal: vec3_at(b, 12),
+        }
     }
 
     /// Write a 24-byte vertex.
@@ -265,14 +300,20 @@ impl Vertex {
 impl Face {
     /// Read a 28-byte face.
     pub fn read(r: &mut Reader<'_>) -> Result<Face, ReadError> {
-        Ok(Face {
-            flags: r.u16()?,
-            indices: [r.u16()?, r.u16()?, r.u16()?],
-            texture: r.u16()?,
-            unknown_0a: r.u16()?,
-            normal: vec3(r)?,
-            d: r.f32()?,
-        })
+        r.bytes(FACE_SIZE).map(Face::from_record)
+    }
+
+    /// The face of a 28-byte record (docs/formats/argonaut-wad.md §16.2, the fields as
+    /// [`Face::write`] writes them).
+    fn from_record(b: &[u8]) -> Face {
+        Face {
+            flags: u16_at(b, 0),
+            indices: [u16_at(b, 2), u16_at(b, 4), u16_at(b, 6)],
+            texture: u16_at(b, 8),
+            unknown_0a: u16_at(b, 10),
+            normal: vec3_at(b, 12),
+            d: f32_at(b, 24),
+        }
     }
 
     /// Write a 28-byte face.
@@ -291,21 +332,26 @@ impl Face {
 impl CollisionPoly {
     /// Read a 32-byte collision polygon.
     pub fn read(r: &mut Reader<'_>) -> Result<CollisionPoly, ReadError> {
-        let kind = r.u8()?;
-        let material = r.u8()?;
+        r.bytes(COLLISION_SIZE).map(CollisionPoly::from_record)
+    }
+
+    /// The polygon of a 32-byte record (docs/formats/argonaut-wad.md §16.2): kind, material,
+    /// then five planes of 6 bytes, as [`CollisionPoly::write`] writes them.
+    fn from_record(b: &[u8]) -> CollisionPoly {
         let mut planes = [CollisionPlane::default(); 5];
-        for p in &mut planes {
+        for (k, p) in planes.iter_mut().enumerate() {
+            let at = 2 + 6 * k;
             *p = CollisionPlane {
-                normal: [r.i8()?, r.i8()?, r.i8()?],
-                pad: r.u8()?,
-                d: r.i16()?,
+                normal: [b[at] as i8, b[at + 1] as i8, b[at + 2] as i8],
+                pad: b[at + 3],
+                d: u16_at(b, at + 4) as i16,
             };
         }
-        Ok(CollisionPoly {
-            kind,
-            material,
+        CollisionPoly {
+            kind: b[0],
+            material: b[1],
             planes,
-        })
+        }
     }
 
     /// Write a 32-byte collision polygon.
@@ -342,21 +388,14 @@ impl Model {
         for _ in 0..n {
             bone_vertex_counts.push(r.u16()?);
         }
+        // each array's count checked against the bytes left, then its records decoded from
+        // one slice (a record cannot be cut short)
         let n = r.count(header.vertex_count, VERTEX_SIZE)?;
-        let mut vertices = Vec::with_capacity(n);
-        for i in 0..n {
-            vertices.push(r.within("vertices", Some(i), Vertex::read)?);
-        }
+        let vertices = records(r, n, VERTEX_SIZE, Vertex::from_record)?;
         let n = r.count(header.face_count, FACE_SIZE)?;
-        let mut faces = Vec::with_capacity(n);
-        for i in 0..n {
-            faces.push(r.within("faces", Some(i), Face::read)?);
-        }
+        let faces = records(r, n, FACE_SIZE, Face::from_record)?;
         let n = r.count(header.collision_total() as u64, COLLISION_SIZE)?;
-        let mut collision = Vec::with_capacity(n);
-        for i in 0..n {
-            collision.push(r.within("collision", Some(i), CollisionPoly::read)?);
-        }
+        let collision = records(r, n, COLLISION_SIZE, CollisionPoly::from_record)?;
         Ok(Model {
             header,
             bone_vertex_counts,

@@ -103,13 +103,51 @@ pub fn abgr1555_to_rgba8(w: u16) -> [u8; 4] {
     ]
 }
 
+/// [`abgr1555_to_rgba8`] (the pixel of docs/formats/argonaut-wad.md §6.1) in two lookups: the
+/// RGBA8 bits each byte of the word contributes, as little-endian words whose OR is the pixel.
+/// R (bits 0–4), B (10–14) and A (15) lie in one byte each; G's 5 bits `g = lo + 8·hi` straddle them (3 low, 2 high), and its widening
+/// `(g << 3) | (g >> 2)` splits exactly into `(lo << 3) | (lo >> 2)` (bits 3–5 and 0) and
+/// `(hi << 6) | (hi << 1)` (bits 6–7 and 1–2), which do not overlap.
+const RGBA8_OF_LOW: [u32; 256] = rgba8_of_byte(false);
+/// The high byte's half of [`RGBA8_OF_LOW`].
+const RGBA8_OF_HIGH: [u32; 256] = rgba8_of_byte(true);
+
+/// The table of [`RGBA8_OF_LOW`] (`high == false`) or [`RGBA8_OF_HIGH`].
+const fn rgba8_of_byte(high: bool) -> [u32; 256] {
+    /// A 5-bit channel widened to 8 bits, as [`abgr1555_to_rgba8`] does.
+    const fn widen(v: u32) -> u32 {
+        (v << 3) | (v >> 2)
+    }
+    let mut t = [0u32; 256];
+    let mut b = 0u32;
+    while b < 256 {
+        t[b as usize] = if high {
+            let g = ((b & 0x3) << 6) | ((b & 0x3) << 1);
+            let a = if b & 0x80 != 0 { 255 } else { 0 };
+            (g << 8) | (widen((b >> 2) & 0x1F) << 16) | (a << 24)
+        } else {
+            let lo = b >> 5;
+            widen(b & 0x1F) | (((lo << 3) | (lo >> 2)) << 8)
+        };
+        b += 1;
+    }
+    t
+}
+
+/// [`abgr1555_to_rgba8`] through the byte tables.
+#[inline]
+fn rgba8(w: u16) -> [u8; 4] {
+    let [lo, hi] = w.to_le_bytes();
+    (RGBA8_OF_LOW[usize::from(lo)] | RGBA8_OF_HIGH[usize::from(hi)]).to_le_bytes()
+}
+
 /// `n` ABGR1555 words as RGBA8 ([`abgr1555_to_rgba8`]), converted straight into an output
 /// allocated once at its final size (no intermediate word buffer, no growth while collecting).
 /// `words` yields `n` words (fewer leave transparent black).
 fn rgba8_of(n: usize, words: impl Iterator<Item = u16>) -> Vec<u8> {
     let mut out = vec![0u8; n * 4];
     for (px, w) in out.chunks_exact_mut(4).zip(words) {
-        px.copy_from_slice(&abgr1555_to_rgba8(w));
+        px.copy_from_slice(&rgba8(w));
     }
     out
 }
@@ -120,19 +158,19 @@ fn rgba8_of(n: usize, words: impl Iterator<Item = u16>) -> Vec<u8> {
 fn rgba8_of_rle(stream: &[u8], n: usize) -> Result<Vec<u8>, PixelError> {
     let mut out: Vec<u8> = Vec::with_capacity(n * 4);
     rle::walk(stream, n, |span| {
-        let start = out.len();
         match span {
             rle::Span::Run { word, count } => {
-                let px = abgr1555_to_rgba8(word);
+                let px = rgba8(word);
+                let start = out.len();
                 out.resize(start + 4 * count, 0);
                 for c in out[start..].chunks_exact_mut(4) {
                     c.copy_from_slice(&px);
                 }
             }
             rle::Span::Literal(words) => {
-                out.resize(start + 2 * words.len(), 0);
-                for (c, w) in out[start..].chunks_exact_mut(4).zip(words.chunks_exact(2)) {
-                    c.copy_from_slice(&abgr1555_to_rgba8(u16::from_le_bytes([w[0], w[1]])));
+                // appended pixel by pixel into the room reserved (no zeroing first)
+                for w in words.chunks_exact(2) {
+                    out.extend_from_slice(&rgba8(u16::from_le_bytes([w[0], w[1]])));
                 }
             }
         }
@@ -291,6 +329,20 @@ impl TexturePage {
         matches!((&self.data, self.flags), (PageData::Indexed(_), 0))
             || matches!(&self.data, PageData::Rle(_) if self.flags & PAGE_RLE != 0)
             || matches!(&self.data, PageData::Raw16(_) if self.flags != 0 && self.flags & PAGE_RLE == 0)
+    }
+
+    /// Whether the RLE stream's packets run past the page (the overrun flag of
+    /// [`Self::decode_rle`], with its errors), found by walking the packets without decoding
+    /// the pixels (`None` for other storage forms).
+    pub fn rle_overrun(&self) -> Option<Result<bool, PixelError>> {
+        let PageData::Rle(stream) = &self.data else {
+            return None;
+        };
+        Some(Self::checked_pixels(self.width, self.height).and_then(|n| {
+            rle::walk(stream, n as usize, |_| {})
+                .map(|(_, overrun)| overrun)
+                .map_err(PixelError::Rle)
+        }))
     }
 
     /// The decoded RLE stream with its overrun flag (`None` for other storage forms).
@@ -662,5 +714,62 @@ impl Text {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte tables give the formula's pixel for every one of the 65,536 words, among them
+    /// the hand-checked primaries (pure R, G, B with alpha, word 0 transparent black).
+    #[test]
+    fn tables_give_every_words_pixel() {
+        assert_eq!(rgba8(0x801F), [255, 0, 0, 255]);
+        assert_eq!(rgba8(0x83E0), [0, 255, 0, 255]);
+        assert_eq!(rgba8(0xFC00), [0, 0, 255, 255]);
+        assert_eq!(rgba8(0x0000), [0, 0, 0, 0]);
+        // G = 0b10001 straddling the bytes: (17 << 3) | (17 >> 2) = 140
+        assert_eq!(rgba8(0b10001 << 5), [0, 140, 0, 0]);
+        for w in 0..=u16::MAX {
+            assert_eq!(rgba8(w), abgr1555_to_rgba8(w), "word {w:#06x}");
+        }
+    }
+
+    /// The walk without pixels answers as the decoding: no overrun for a stream made by the
+    /// encoder, the overrun of a run longer than the page (hand-made: 4 pixels, a run of 6),
+    /// the error of a stream cut inside a packet, and `None` for a raw page.
+    #[test]
+    fn rle_overrun_is_the_decodings_flag() {
+        let page = |width, height, stream: Vec<u8>| TexturePage {
+            flags: PAGE_RLE,
+            width,
+            height,
+            data: PageData::Rle(stream),
+        };
+        let agree = |p: &TexturePage| {
+            let walked = p.rle_overrun();
+            let decoded = p.decode_rle().map(|d| d.map(|d| d.overrun));
+            assert_eq!(walked, decoded);
+            walked
+        };
+        let pixels: Vec<u16> = (0..64u16)
+            .map(|i| if i < 20 { 0x8000 } else { i })
+            .collect();
+        assert_eq!(agree(&page(8, 8, rle::encode(&pixels))), Some(Ok(false)));
+        // count −6 (a run), word 0x801F: six pixels for a page of four
+        let run6 = [(-6i16).to_le_bytes(), 0x801Fu16.to_le_bytes()].concat();
+        assert_eq!(agree(&page(2, 2, run6.clone())), Some(Ok(true)));
+        assert!(matches!(
+            agree(&page(2, 2, run6[..3].to_vec())),
+            Some(Err(_))
+        ));
+        let raw = TexturePage {
+            flags: 1,
+            width: 1,
+            height: 1,
+            data: PageData::Raw16(vec![0]),
+        };
+        assert_eq!(raw.rle_overrun(), None);
     }
 }

@@ -134,6 +134,59 @@ pub(super) fn write_pieces(r: Received<'_>, out: &mut dyn io::Write) -> io::Resu
 struct Sink<'s, 'p> {
     to: &'s mut dyn Pieces<'p>,
     buf: Vec<u8>,
+    /// The colours' conversions to linear already made, for the next `COLOR_n` views.
+    linear: LinearMemo,
+}
+
+/// Slots of [`LinearMemo`]: a level's colours are few distinct values (a WAD's are bytes,
+/// 129 values), repeated over every vertex.
+const LINEAR_SLOTS: usize = 256;
+
+/// A direct-mapped memo of [`levelgeom_scene::colour::srgb_to_linear`] by the value's bits:
+/// each distinct channel value is converted (two `f64` divisions and a `powf`) once, not once
+/// per vertex; the results are the function's own.
+#[derive(Default)]
+struct LinearMemo {
+    /// Per slot: the bits of the value, and of its conversion (`None`: empty; no slots: no
+    /// memo, every value converted).
+    slots: Vec<Option<(u32, u32)>>,
+}
+
+impl LinearMemo {
+    fn new() -> Self {
+        LinearMemo {
+            slots: vec![None; LINEAR_SLOTS],
+        }
+    }
+
+    /// `srgb_to_linear(c)`, from the memo when it holds `c`'s bits.
+    #[inline]
+    fn channel(&mut self, c: f32) -> f32 {
+        let bits = c.to_bits();
+        // the hash of the OBJ writer's float cache (obj/text.rs): Fibonacci hashing
+        let slot =
+            (bits.wrapping_mul(0x9E37_79B1) >> (32 - LINEAR_SLOTS.trailing_zeros())) as usize;
+        match self.slots.get_mut(slot) {
+            Some(Some((key, l))) if *key == bits => f32::from_bits(*l),
+            Some(s) => {
+                let l = levelgeom_scene::colour::srgb_to_linear(c);
+                *s = Some((bits, l.to_bits()));
+                l
+            }
+            None => levelgeom_scene::colour::srgb_to_linear(c),
+        }
+    }
+
+    /// [`levelgeom_scene::colour::rgba_to_linear`] through the memo.
+    #[inline]
+    fn rgba(&mut self, c: [f32; 4]) -> [f32; 4] {
+        [
+            self.channel(c[0]),
+            self.channel(c[1]),
+            self.channel(c[2]),
+            c[3],
+        ]
+    }
 }
 
 impl<'p> Sink<'_, 'p> {
@@ -146,7 +199,7 @@ impl<'p> Sink<'_, 'p> {
         &mut self,
         values: &[T],
         size: usize,
-        put: impl Fn(&mut [u8], T),
+        mut put: impl FnMut(&mut [u8], T),
     ) -> io::Result<()> {
         let mut rest = values;
         while !rest.is_empty() {
@@ -170,7 +223,7 @@ impl<'p> Sink<'_, 'p> {
     fn f32s<T: Copy, const N: usize>(
         &mut self,
         values: &[T],
-        f: impl Fn(T) -> [f32; N],
+        mut f: impl FnMut(T) -> [f32; N],
     ) -> io::Result<()> {
         self.blocks(values, 4 * N, |dst, v| {
             for (d, x) in dst.chunks_exact_mut(4).zip(f(v)) {
@@ -298,7 +351,13 @@ fn prim_view<'c, 'p>(
             Attr::Normal => sink.units(c.normals.as_ref(), pass),
             Attr::Tangent => sink.units(c.tangents.as_ref(), pass),
             Attr::Uv(k) => sink.floats(&c.uvs[k], pass),
-            Attr::Color(k) => sink.f32s(&c.colors[k], levelgeom_scene::colour::rgba_to_linear),
+            Attr::Color(k) => {
+                // out of the sink while the sink writes (an empty memo meanwhile)
+                let mut memo = std::mem::take(&mut sink.linear);
+                let written = sink.f32s(&c.colors[k], |v| memo.rgba(v));
+                sink.linear = memo;
+                written
+            }
             Attr::Scalar(k) => sink.floats(&c.scalars[k].1, pass),
             Attr::Vector(k) => sink.floats(&c.vectors[k].1, pass),
         },
@@ -318,6 +377,7 @@ impl<'p> Bin<'p, '_> {
         let mut sink = Sink {
             to,
             buf: Vec::with_capacity(PIECE + 64),
+            linear: LinearMemo::new(),
         };
         let mut rep = Repairs::default();
         self.views_into(&mut sink, filled, &mut rep)?;
@@ -393,6 +453,7 @@ mod tests {
             let mut sink = Sink {
                 to,
                 buf: Vec::new(),
+                linear: LinearMemo::new(),
             };
             for k in 0..40 {
                 sink.bytes(if k % 3 == 0 { long } else { short })?;
@@ -429,6 +490,7 @@ mod tests {
         let mut sink = Sink {
             to: &mut Direct(&mut got),
             buf: Vec::new(),
+            linear: LinearMemo::new(),
         };
         sink.zeros(3);
         sink.blocks(&indices, 2, |d, i| {
@@ -475,5 +537,44 @@ mod tests {
         );
         let e = res.err().map(|e| e.to_string());
         assert_eq!(e.as_deref(), Some("disk full"));
+    }
+
+    /// The memo answers as the conversion itself, bit for bit: every WAD colour byte's value
+    /// (`min(1, b/128)`, hand-checked anchors 0 → 0, 0.5 → 0.214 041 14, 1 → 1), values that
+    /// share a slot, and the empty memo of a taken sink.
+    #[test]
+    fn memoised_colours_are_the_conversion() {
+        use levelgeom_scene::colour::srgb_to_linear;
+        let mut memo = LinearMemo::new();
+        assert_eq!(memo.channel(0.0), 0.0);
+        assert_eq!(memo.channel(1.0), 1.0);
+        assert!((memo.channel(0.5) - 0.214_041_14).abs() < 1e-6);
+        let mut x = 0x2468_ace1_u32;
+        for round in 0..3 {
+            for b in 0u8..=255 {
+                let c = (f32::from(b) / 128.0).min(1.0);
+                assert_eq!(
+                    memo.channel(c).to_bits(),
+                    srgb_to_linear(c).to_bits(),
+                    "byte {b}"
+                );
+                // arbitrary values in 0..1: 256 slots cannot hold them all (collisions)
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let v = f32::from_bits(x).abs() % 1.0;
+                let want = srgb_to_linear(v).to_bits();
+                assert_eq!(memo.channel(v).to_bits(), want, "round {round} value {v}");
+                assert_eq!(
+                    memo.channel(v).to_bits(),
+                    want,
+                    "round {round} value {v}, again"
+                );
+            }
+        }
+        let rgba = [0.25, 0.75, 1.0, 0.5];
+        let want = levelgeom_scene::colour::rgba_to_linear(rgba);
+        assert_eq!(memo.rgba(rgba), want);
+        assert_eq!(LinearMemo::default().rgba(rgba), want);
     }
 }

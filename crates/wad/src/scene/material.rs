@@ -87,6 +87,9 @@ pub enum MaterialKey {
 #[derive(Debug, Default)]
 pub struct Materials {
     index: HashMap<MaterialKey, usize>,
+    /// The key asked for last and its material: a model's faces mostly come in runs of one
+    /// material, which are then answered without hashing the key.
+    last: Option<(MaterialKey, usize)>,
     /// The materials in creation order (become [`levelgeom_scene::Scene::materials`]).
     pub list: Vec<Material>,
 }
@@ -95,13 +98,21 @@ impl Materials {
     /// The index of the material for `key`; `texture` is the scene texture of a page key and
     /// `transparent` whether that page has transparent texels.
     pub fn get(&mut self, key: MaterialKey, texture: Option<usize>, transparent: bool) -> usize {
-        if let Some(&i) = self.index.get(&key) {
-            return i;
+        if let Some((last, i)) = self.last {
+            if last == key {
+                return i;
+            }
         }
-        let m = make(key, texture, transparent);
-        self.list.push(m);
-        let i = self.list.len() - 1;
-        self.index.insert(key, i);
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.list.push(make(key, texture, transparent));
+                let i = self.list.len() - 1;
+                self.index.insert(key, i);
+                i
+            }
+        };
+        self.last = Some((key, i));
         i
     }
 }

@@ -49,10 +49,11 @@ struct Corners {
 const NONE: u32 = u32::MAX;
 
 impl Corners {
-    fn new(nverts: usize) -> Corners {
+    /// Room for `corners` corners of a model of `nverts` vertices.
+    fn new(nverts: usize, corners: usize) -> Corners {
         Corners {
             last: vec![NONE; nverts],
-            made: Vec::new(),
+            made: Vec::with_capacity(corners),
         }
     }
 
@@ -138,7 +139,7 @@ pub fn build(
             // at most three corners a face, and mostly one a model vertex
             let corners = (3 * n).min(nverts);
             PrimBuilder {
-                corners: Corners::new(nverts),
+                corners: Corners::new(nverts, corners),
                 prim: Primitive {
                     material,
                     positions: Vec::with_capacity(corners),
@@ -153,6 +154,7 @@ pub fn build(
             }
         })
         .collect();
+    let mut placed: Vec<Option<Placed>> = vec![None; nverts];
     for (face, look) in model.faces.iter().zip(faces) {
         let Some((pi, fl)) = look else {
             continue;
@@ -173,15 +175,18 @@ pub fn build(
                 Some(at) => at,
                 None => {
                     let at = u32::try_from(pb.prim.positions.len()).unwrap_or(u32::MAX);
-                    push_corner(
-                        &mut pb.prim,
-                        model,
-                        face,
-                        usize::from(vi),
-                        place,
-                        colour_sets,
-                        white,
-                    );
+                    if let Some((pos, normal)) =
+                        placed_vertex(&mut placed, model, usize::from(vi), place)
+                    {
+                        let normal = normal.unwrap_or_else(|| face_normal(face, place));
+                        push_corner(
+                            &mut pb.prim,
+                            (pos, normal),
+                            usize::from(vi),
+                            colour_sets,
+                            white,
+                        );
+                    }
                     if let Some(uv) = uv {
                         if !pb.has_uv {
                             // Earlier corners of this primitive had no UVs: give them (0, 0).
@@ -228,24 +233,49 @@ pub fn reversed(model: &Model, face: &Face) -> bool {
     dot < 0.0
 }
 
-fn push_corner(
-    prim: &mut Primitive,
+/// A model vertex placed in the world: its position, and its unit normal when the vertex's own
+/// normal has a length (otherwise each corner takes its face's, [`face_normal`]).
+type Placed = ([f32; 3], Option<[f32; 3]>);
+
+/// Model vertex `vi` placed by `place` (`None` past the vertices): made at its first corner
+/// and kept in `placed` for the others (a vertex is a corner of several faces, mostly with
+/// different UVs), the same numbers each time.
+fn placed_vertex(
+    placed: &mut [Option<Placed>],
     model: &Model,
-    face: &Face,
     vi: usize,
     place: &Placement,
+) -> Option<Placed> {
+    let slot = placed.get_mut(vi)?;
+    if let Some(p) = slot {
+        return Some(*p);
+    }
+    let v = model.vertices.get(vi)?;
+    let p = (
+        place.point(v.pos),
+        unit(v.normal).map(|n| unit(place.direction(n)).unwrap_or([0.0, 1.0, 0.0])),
+    );
+    *slot = Some(p);
+    Some(p)
+}
+
+/// The normal of a corner whose vertex has none: its face's, placed (up when neither has a
+/// length).
+fn face_normal(face: &Face, place: &Placement) -> [f32; 3] {
+    let n = unit(face.normal).unwrap_or([0.0, 1.0, 0.0]);
+    unit(place.direction(n)).unwrap_or([0.0, 1.0, 0.0])
+}
+
+/// Append corner `(position, normal)` of model vertex `vi` to `prim`, with its colours.
+fn push_corner(
+    prim: &mut Primitive,
+    (position, normal): ([f32; 3], [f32; 3]),
+    vi: usize,
     colour_sets: &[&[u32]],
     white: bool,
 ) {
-    let Some(v) = model.vertices.get(vi) else {
-        return;
-    };
-    prim.positions.push(place.point(v.pos));
-    let n = unit(v.normal)
-        .or_else(|| unit(face.normal))
-        .unwrap_or([0.0, 1.0, 0.0]);
-    prim.normals
-        .push(unit(place.direction(n)).unwrap_or([0.0, 1.0, 0.0]));
+    prim.positions.push(position);
+    prim.normals.push(normal);
     for (s, set) in colour_sets.iter().enumerate() {
         let c = if white {
             colour::WHITE

@@ -195,6 +195,7 @@ impl<'b> RefGeo<'b> {
             settled: vec![None; nv],
         }
     }
+
     /// Number of visuals.
     pub(crate) fn len(&self) -> usize {
         self.geo.len()
