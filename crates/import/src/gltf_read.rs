@@ -14,6 +14,7 @@ use crate::{ImportError, Imported, MeshOptions};
 
 mod deferred;
 mod direct;
+mod meshes;
 mod partial;
 
 pub(crate) use deferred::read_partial;
@@ -174,19 +175,19 @@ fn build(
     } else {
         None
     };
+    let buffers = load_buffers(doc, bin, file, files)?;
     let mut cx = Ctx {
         file,
         opts: *opts,
         triangles: 0,
         vertices: 0,
-        buffers: Vec::new(),
+        buffers: &buffers,
         glb,
         warnings: warnings
             .into_iter()
             .map(|w| format!("{file}: {w}"))
             .collect(),
     };
-    cx.load_buffers(doc, bin, files)?;
 
     let mut scene = Scene {
         name: stem(file),
@@ -200,10 +201,7 @@ fn build(
         let i = mat.index().unwrap_or(scene.materials.len());
         scene.materials.push(cx.material(&mat, i));
     }
-    for mesh in doc.meshes() {
-        let m = cx.mesh(&mesh, attrs)?;
-        scene.meshes.push(m);
-    }
+    scene.meshes = cx.meshes(doc, attrs)?;
     let mut skinned = false;
     for node in doc.nodes() {
         let i = node.index();
@@ -408,15 +406,71 @@ fn split_glb<'a>(
     }
 }
 
+/// The glTF buffers of `doc`: the GLB's BIN chunk `bin` borrowed from the file's bytes (read
+/// once, never copied), other buffers (data URIs, files in `files`) owned; each cut to its
+/// `byteLength`.
+fn load_buffers<'a>(
+    doc: &gltf::Document,
+    bin: Option<&'a [u8]>,
+    file: &str,
+    files: &dyn FileSource,
+) -> Result<Vec<Cow<'a, [u8]>>, ImportError> {
+    let err = |path: String, message: String| ImportError::Gltf {
+        file: file.to_string(),
+        path,
+        message,
+    };
+    let mut buffers = Vec::new();
+    for b in doc.buffers() {
+        let path = format!("buffers[{}]", b.index());
+        let data: Cow<'a, [u8]> = match b.source() {
+            gltf::buffer::Source::Bin => match bin {
+                Some(d) => Cow::Borrowed(d),
+                None => {
+                    return Err(err(
+                        path,
+                        "has no uri and there is no GLB BIN chunk to refer to".into(),
+                    ))
+                }
+            },
+            gltf::buffer::Source::Uri(uri) => Cow::Owned(match data_uri(uri) {
+                Some(Ok((_, d))) => d,
+                Some(Err(e)) => return Err(err(path + ".uri", e)),
+                None => {
+                    let rel = safe_relative(&percent_decode(uri))
+                        .map_err(|e| err(format!("{path}.uri"), e))?;
+                    files
+                        .read(&rel)
+                        .map_err(|e| err(format!("{path}.uri"), e))?
+                }
+            }),
+        };
+        let len = b.length();
+        if data.len() < len {
+            return Err(err(
+                path,
+                format!("byteLength is {len} but the data has {} bytes", data.len()),
+            ));
+        }
+        buffers.push(match data {
+            Cow::Borrowed(d) => Cow::Borrowed(&d[..len]),
+            Cow::Owned(mut d) => {
+                d.truncate(len);
+                Cow::Owned(d)
+            }
+        });
+    }
+    Ok(buffers)
+}
+
 struct Ctx<'a> {
     file: &'a str,
     opts: MeshOptions,
     /// Triangles and vertices of the primitives read so far (checked against the limits).
     triangles: u64,
     vertices: u64,
-    /// The glTF buffers: the GLB's BIN chunk borrowed from the file's bytes (read once, never
-    /// copied), other buffers (data URIs, files) owned.
-    buffers: Vec<Cow<'a, [u8]>>,
+    /// The glTF buffers ([`load_buffers`]), shared by the contexts reading meshes in parallel.
+    buffers: &'a [Cow<'a, [u8]>],
     /// The GLB read in part whose BIN chunk `buffers` holds only as far as it was fetched:
     /// the accessors [`direct`] names are read from its file instead.
     glb: Option<&'a PartialGlb>,
@@ -518,53 +572,6 @@ impl<'a> Ctx<'a> {
         let max = self.opts.limits.max_decoded as u64;
         if bytes > max {
             return Err(self.limit(at(), "decoded bytes", bytes, max, "max_decoded"));
-        }
-        Ok(())
-    }
-
-    fn load_buffers(
-        &mut self,
-        doc: &gltf::Document,
-        bin: Option<&'a [u8]>,
-        files: &dyn FileSource,
-    ) -> Result<(), ImportError> {
-        for b in doc.buffers() {
-            let path = format!("buffers[{}]", b.index());
-            let data: Cow<'a, [u8]> = match b.source() {
-                gltf::buffer::Source::Bin => match bin {
-                    Some(d) => Cow::Borrowed(d),
-                    None => {
-                        return Err(
-                            self.err(path, "has no uri and there is no GLB BIN chunk to refer to")
-                        )
-                    }
-                },
-                gltf::buffer::Source::Uri(uri) => Cow::Owned(match data_uri(uri) {
-                    Some(Ok((_, d))) => d,
-                    Some(Err(e)) => return Err(self.err(path + ".uri", e)),
-                    None => {
-                        let rel = safe_relative(&percent_decode(uri))
-                            .map_err(|e| self.err(format!("{path}.uri"), e))?;
-                        files
-                            .read(&rel)
-                            .map_err(|e| self.err(format!("{path}.uri"), e))?
-                    }
-                }),
-            };
-            let len = b.length();
-            if data.len() < len {
-                return Err(self.err(
-                    path,
-                    format!("byteLength is {len} but the data has {} bytes", data.len()),
-                ));
-            }
-            self.buffers.push(match data {
-                Cow::Borrowed(d) => Cow::Borrowed(&d[..len]),
-                Cow::Owned(mut d) => {
-                    d.truncate(len);
-                    Cow::Owned(d)
-                }
-            });
         }
         Ok(())
     }
@@ -795,6 +802,7 @@ impl<'a> Ctx<'a> {
         Ok(Values { data, comps })
     }
 
+    /// Read one mesh: its primitives of TRIANGLES with a POSITION, counted against the limits.
     fn mesh(&mut self, mesh: &gltf::Mesh, attrs: Attrs) -> Result<Mesh, ImportError> {
         let mi = mesh.index();
         let mut out = Mesh {
@@ -850,14 +858,11 @@ impl<'a> Ctx<'a> {
         path: &str,
     ) -> Result<(), ImportError> {
         let n = pos_acc.count();
-        let tris = match prim.indices() {
-            Some(a) => a.count() / 3,
-            None => n / 3,
-        } as u64;
+        let (tris, verts) = meshes::primitive_counts(prim, pos_acc);
         self.triangles = self.triangles.saturating_add(tris);
-        self.vertices = self.vertices.saturating_add(n as u64);
-        let lim = self.opts.limits;
-        if self.triangles > lim.max_triangles as u64 {
+        self.vertices = self.vertices.saturating_add(verts);
+        let (max_triangles, max_vertices) = meshes::caps(&self.opts.limits);
+        if self.triangles > max_triangles {
             let at = match prim.indices() {
                 Some(a) => format!(
                     "{path}.indices (accessors[{}] count {})",
@@ -873,12 +878,10 @@ impl<'a> Ctx<'a> {
                 at,
                 "triangles of the file's primitives",
                 self.triangles,
-                lim.max_triangles as u64,
+                max_triangles,
                 "max_triangles",
             ));
         }
-        // three distinct corners per triangle at most: more vertices than that is padding
-        let max_vertices = (lim.max_triangles as u64).saturating_mul(3);
         if self.vertices > max_vertices {
             return Err(self.limit(
                 format!(

@@ -12,7 +12,9 @@ use gltf::mesh::{Mode, Semantic};
 use levelgeom_scene::Scene;
 
 use super::partial::PartialGlb;
-use super::{attrs_of, build, direct, parse, read_document, split_glb, Attrs, Ctx, FileBytes};
+use super::{
+    attrs_of, build, direct, load_buffers, parse, read_document, split_glb, Attrs, Ctx, FileBytes,
+};
 use crate::files::NoFiles;
 use crate::{ImportError, Imported, MeshOptions};
 
@@ -149,7 +151,7 @@ fn views(
 }
 
 /// The primitives of `mesh` a read keeps, in order (as [`Ctx::mesh`] skips them).
-fn kept<'m>(mesh: &gltf::Mesh<'m>) -> impl Iterator<Item = gltf::Primitive<'m>> {
+pub(super) fn kept<'m>(mesh: &gltf::Mesh<'m>) -> impl Iterator<Item = gltf::Primitive<'m>> {
     mesh.primitives()
         .filter(|p| p.mode() == Mode::Triangles && p.get(&Semantic::Positions).is_some())
 }
@@ -182,17 +184,17 @@ impl Deferred {
                 message,
             }
         })?;
+        let buffers = load_buffers(&self.document, bin, &self.file, &NoFiles)?;
         let mut cx = Ctx {
             file: &self.file,
             opts: self.opts,
             triangles: 0,
             vertices: 0,
-            buffers: Vec::new(),
+            buffers: &buffers,
             // the positions and indices are not read again
             glb: None,
             warnings: Vec::new(),
         };
-        cx.load_buffers(&self.document, bin, &NoFiles)?;
         for (mesh, out) in self.document.meshes().zip(scene.meshes.iter_mut()) {
             let mi = mesh.index();
             if !wanted(mi) {

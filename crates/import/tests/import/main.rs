@@ -8,5 +8,6 @@ mod direct;
 mod gltf;
 mod hostile;
 mod obj;
+mod parallel;
 mod roundtrip;
 mod util;
