@@ -176,9 +176,14 @@ impl GeomSource<'_> {
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
-}
 
-impl GeomSource<'_> {
+    /// The range of the hollow primitive `key` and its mesh's pivot.
+    fn range(&self, key: usize) -> Result<&(Range<'_>, [f32; 3]), String> {
+        self.ranges
+            .get(key)
+            .ok_or_else(|| format!("no geometry range {key} in this level"))
+    }
+
     /// The positions and triangles of the hollow primitive `key`, those [`GeomSource::fill`]
     /// gives bit for bit (moved by the mesh's pivot), into `positions` and `indices` (cleared
     /// first, their capacity kept), without decoding its other attributes: what an import
@@ -192,10 +197,7 @@ impl GeomSource<'_> {
         positions: &mut Vec<[f32; 3]>,
         indices: &mut Vec<u32>,
     ) -> Result<(), String> {
-        let (range, c) = self
-            .ranges
-            .get(key)
-            .ok_or_else(|| format!("no geometry range {key} in this level"))?;
+        let (range, c) = self.range(key)?;
         range.shape_into(positions, indices);
         pivot::recentre(positions, *c);
         Ok(())
@@ -204,10 +206,7 @@ impl GeomSource<'_> {
 
 impl levelgeom_scene::PrimitiveSource for GeomSource<'_> {
     fn fill(&self, key: usize, out: &mut Primitive) -> Result<(), String> {
-        let (range, c) = self
-            .ranges
-            .get(key)
-            .ok_or_else(|| format!("no geometry range {key} in this level"))?;
+        let (range, c) = self.range(key)?;
         range.fill_into(out);
         pivot::recentre(&mut out.positions, *c);
         if !self.vertex_light {

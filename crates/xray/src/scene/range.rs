@@ -426,13 +426,19 @@ impl Range<'_> {
     /// (positions mirrored, winding reversed), into `positions` and `indices` (cleared
     /// first, their capacity kept): no other attribute is decoded.
     pub(super) fn shape_into(&self, positions: &mut Vec<[f32; 3]>, indices: &mut Vec<u32>) {
+        self.positions_into(positions);
+        self.triangles_into(indices);
+    }
+
+    /// The range's mirrored positions alone, as [`Range::fill_into`] gives them, into
+    /// `positions` (cleared first, its capacity kept).
+    fn positions_into(&self, positions: &mut Vec<[f32; 3]>) {
         positions.clear();
         positions.reserve(self.n);
         self.decoder
             .clone()
             .positions()
             .columns(self.raw, &mut Positions(positions));
-        self.triangles_into(indices);
     }
 
     /// The range decoded into a new primitive.
@@ -449,11 +455,7 @@ impl Range<'_> {
         &self,
         scratch: &mut Vec<[f32; 3]>,
     ) -> ([f32; 3], ([f64; 3], [f64; 3])) {
-        scratch.clear();
-        self.decoder
-            .clone()
-            .positions()
-            .columns(self.raw, &mut Positions(scratch));
+        self.positions_into(scratch);
         let c = pivot::centre(scratch);
         pivot::recentre(scratch, c);
         (c, levelgeom_scene::position_bounds(scratch.iter().copied()))
