@@ -105,7 +105,8 @@ pub fn abgr1555_to_rgba8(w: u16) -> [u8; 4] {
 
 /// [`abgr1555_to_rgba8`] (the pixel of docs/formats/argonaut-wad.md §6.1) in two lookups: the
 /// RGBA8 bits each byte of the word contributes, as little-endian words whose OR is the pixel.
-/// R (bits 0–4), B (10–14) and A (15) lie in one byte each; G's 5 bits `g = lo + 8·hi` straddle them (3 low, 2 high), and its widening
+/// R (bits 0–4), B (10–14) and A (15) lie in one byte each; G's 5 bits `g = lo + 8·hi` straddle
+/// them (3 low, 2 high), and its widening
 /// `(g << 3) | (g >> 2)` splits exactly into `(lo << 3) | (lo >> 2)` (bits 3–5 and 0) and
 /// `(hi << 6) | (hi << 1)` (bits 6–7 and 1–2), which do not overlap.
 const RGBA8_OF_LOW: [u32; 256] = rgba8_of_byte(false);
